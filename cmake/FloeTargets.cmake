@@ -1,0 +1,32 @@
+# The two helpers every floe target is built with, so all targets share flags and layout.
+
+set(FLOE_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+
+# floe_add_library(NAME SOURCES... [LINK libs...]): a static library of floe's own code.
+function(floe_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
+  target_compile_options(${name} PRIVATE ${FLOE_WARNINGS})
+  target_link_libraries(${name} PUBLIC ${ARG_LINK})
+  if(FLOE_PCH)
+    target_precompile_headers(${name} PRIVATE
+      <arrow/api.h> <arrow/result.h> <arrow/status.h> <nlohmann/json.hpp>
+      <parquet/arrow/writer.h> <parquet/arrow/reader.h>
+      <string> <vector> <map> <memory> <optional>)
+  endif()
+endfunction()
+
+# floe_add_test(NAME SOURCES...): one GoogleTest binary, registered with CTest.
+function(floe_add_test name)
+  add_executable(${name} ${ARGN})
+  target_compile_options(${name} PRIVATE ${FLOE_WARNINGS})
+  target_link_libraries(${name} PRIVATE floe floe_testing GTest::gtest GTest::gtest_main GTest::gmock)
+  if(FLOE_PCH)
+    target_precompile_headers(${name} PRIVATE
+      <arrow/api.h> <nlohmann/json.hpp> <gtest/gtest.h> <string> <vector> <memory>)
+  endif()
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600
+    ENVIRONMENT "FLOE_TEST_TMPDIR=${CMAKE_BINARY_DIR}/test-tmp")
+endfunction()

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs everything floe needs that is missing on this machine, and nothing else.
+# Idempotent: a second run checks and returns in about a second.
+#   - Debian packages (compiler, CMake, Ninja, nlohmann-json, SQLite, zlib, CLI11, GoogleTest, ...)
+#   - .venv with the pinned Python tools of requirements.txt (pyarrow brings Arrow C++/Parquet)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+debian_packages=(
+  cmake ninja-build g++ make ccache pkg-config
+  nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
+  python3-venv
+)
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' \
+    || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+python_bin="${FLOE_PYTHON:-python3}"
+stamp=".venv/.floe-requirements.sha256"
+wanted="$(sha256sum requirements.txt | cut -d' ' -f1)"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  echo "bootstrap: installing Python tools into .venv (requirements.txt)"
+  [ -x .venv/bin/python ] || "$python_bin" -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  # Unversioned names (libarrow.so -> libarrow.so.N) so the linker finds the wheel's libraries.
+  .venv/bin/python -c 'import pyarrow; pyarrow.create_library_symlinks()'
+  echo "$wanted" > "$stamp"
+fi

@@ -1,0 +1,115 @@
+#include "floe/spec/schema.h"
+
+#include <gtest/gtest.h>
+
+#include "floe/spec/schema_ddl.h"
+#include "floe/spec/table_metadata.h"
+#include "floe/testing/temp_directory.h"
+
+namespace floe {
+namespace {
+
+SchemaPtr NestedSchema() {
+  auto point = types::Struct({types::Required(5, "x", types::Double()),
+                              types::Optional(6, "y", types::Double())});
+  auto schema = Schema::Make(
+      3,
+      {types::Required(1, "id", types::Long()),
+       types::Optional(2, "points", types::List(4, point, true)),
+       types::Optional(3, "attrs", types::Map(7, types::String(), 8, types::String(), false)),
+       types::Optional(9, "price", types::Decimal(9, 2))},
+      {1});
+  return *schema;
+}
+
+TEST(SchemaTest, IndexesFullAndShortNames) {
+  auto schema = NestedSchema();
+  EXPECT_EQ(schema->FindFieldId("points.element.x"), 5);
+  EXPECT_EQ(schema->FindFieldId("points.x"), 5);  // short form without "element"
+  EXPECT_EQ(schema->FindFieldId("attrs.value"), 8);
+  EXPECT_EQ(schema->FindFieldId("attrs.key"), 7);
+  EXPECT_EQ(schema->FindColumnName(6), "points.element.y");
+  EXPECT_EQ(schema->FindParentId(5), 4);
+  EXPECT_EQ(schema->FindParentId(4), 2);
+  EXPECT_EQ(schema->HighestFieldId(), 9);
+  EXPECT_FALSE(schema->FindFieldId("nope").has_value());
+}
+
+TEST(SchemaTest, RejectsDuplicateIdsAndNames) {
+  EXPECT_FALSE(Schema::Make(0, {types::Required(1, "a", types::Int()),
+                                types::Required(1, "b", types::Int())})
+                   .ok());
+  EXPECT_FALSE(Schema::Make(0, {types::Required(1, "a", types::Int()),
+                                types::Required(2, "a", types::Int())})
+                   .ok());
+  // Identifier fields must be required primitives.
+  EXPECT_FALSE(Schema::Make(0, {types::Optional(1, "a", types::Int())}, {1}).ok());
+}
+
+TEST(SchemaTest, JsonRoundTripKeepsEverything) {
+  auto schema = NestedSchema();
+  std::string json = SchemaToJson(*schema);
+  EXPECT_NE(json.find("\"decimal(9, 2)\""), std::string::npos);
+  EXPECT_EQ(json.rfind("{\"type\":\"struct\",\"schema-id\":3,\"identifier-field-ids\":[1],", 0), 0u)
+      << json;
+  FLOE_ASSIGN_OR_FAIL(auto parsed, SchemaFromJson(json));
+  EXPECT_TRUE(parsed->SameStructure(*schema));
+  EXPECT_EQ(parsed->schema_id(), 3);
+  EXPECT_EQ(SchemaToJson(*parsed), json);
+}
+
+TEST(SchemaTest, ParsesEveryPrimitiveTypeName) {
+  for (const char* name :
+       {"boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
+        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant",
+        "geometry", "geography"}) {
+    FLOE_ASSIGN_OR_FAIL(auto type, PrimitiveType::FromString(name));
+    EXPECT_EQ(type->ToString(), name);
+  }
+  FLOE_ASSIGN_OR_FAIL(auto decimal, PrimitiveType::FromString("decimal(38,10)"));
+  EXPECT_EQ(decimal->ToString(), "decimal(38, 10)");
+  FLOE_ASSIGN_OR_FAIL(auto fixed, PrimitiveType::FromString("fixed[16]"));
+  EXPECT_EQ(fixed->ToString(), "fixed[16]");
+  FLOE_ASSIGN_OR_FAIL(auto geometry, PrimitiveType::FromString("geometry(EPSG:4326)"));
+  EXPECT_EQ(geometry->ToString(), "geometry(EPSG:4326)");
+  EXPECT_FALSE(PrimitiveType::FromString("decimal(39,1)").ok());
+  EXPECT_FALSE(PrimitiveType::FromString("fixed[0]").ok());
+  EXPECT_FALSE(PrimitiveType::FromString("strin").ok());
+  EXPECT_FALSE(IsWritable(TypeId::kVariant));
+  EXPECT_TRUE(IsWritable(TypeId::kTimestampTzNs));
+}
+
+TEST(SchemaTest, AssignsFreshIdsBreadthFirst) {
+  FLOE_ASSIGN_OR_FAIL(
+      auto schema,
+      ParseSchemaText("id long not null, s struct<a: int, b: list<string not null>>, m "
+                      "map<string, struct<x: int>>, `odd name` string comment 'c'"));
+  // Top-level fields first (1..4), then s's children (5, 6), then b's element (7), then the
+  // map's key and value (8, 9) and the value's field (10).
+  EXPECT_EQ(schema->FindFieldId("id"), 1);
+  EXPECT_EQ(schema->FindFieldId("s"), 2);
+  EXPECT_EQ(schema->FindFieldId("m"), 3);
+  EXPECT_EQ(schema->FindFieldId("odd name"), 4);
+  EXPECT_EQ(schema->FindFieldId("s.a"), 5);
+  EXPECT_EQ(schema->FindFieldId("s.b"), 6);
+  EXPECT_EQ(schema->FindFieldId("s.b.element"), 7);
+  EXPECT_EQ(schema->FindFieldId("m.key"), 8);
+  EXPECT_EQ(schema->FindFieldId("m.value"), 9);
+  EXPECT_EQ(schema->FindFieldId("m.value.x"), 10);
+  EXPECT_TRUE(schema->FindField(1)->required);
+  EXPECT_TRUE(static_cast<const ListType&>(*schema->FindField(6)->type).element().required);
+  EXPECT_EQ(schema->FindField(4)->doc, "c");
+}
+
+TEST(SchemaTest, SchemaTextErrorsNamePosition) {
+  auto result = ParseSchemaText("id long, name strng");
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("unknown type 'strng'"), std::string::npos);
+  EXPECT_FALSE(ParseSchemaText("id long,").ok());
+  EXPECT_FALSE(ParseSchemaText("s struct<a int").ok());
+  EXPECT_FALSE(ParseSchemaText("a int, a long").ok());
+  EXPECT_FALSE(ParseSchemaText("").ok());
+}
+
+}  // namespace
+}  // namespace floe

@@ -1,0 +1,85 @@
+// Table properties floe reads, each defined once with iceberg-java's key and default.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "arrow/result.h"
+
+namespace floe {
+
+using PropertyMap = std::map<std::string, std::string>;
+
+/// Parses a decimal integer the way Java's Integer.parseInt / Long.parseLong do: an optional
+/// sign, digits only, no surrounding spaces, and in range. nullopt otherwise.
+std::optional<int64_t> ParseJavaLong(std::string_view text);
+std::optional<int32_t> ParseJavaInt(std::string_view text);
+/// Java's Boolean.parseBoolean: "true" in any case is true, everything else false.
+bool ParseJavaBoolean(std::string_view text);
+
+/// A property whose value is an integer (int or long in iceberg-java).
+struct IntProperty {
+  std::string_view key;
+  int64_t default_value;
+  bool is_32_bit;  ///< True when iceberg-java reads it as an int.
+
+  /// The value, or the default when unset. A value iceberg-java would fail to parse gives
+  /// InvalidInput naming the property (never its value).
+  arrow::Result<int64_t> Parse(const PropertyMap& properties) const;
+  /// The value, or the default when unset or unparseable (for callers behind the gate).
+  int64_t Get(const PropertyMap& properties) const;
+};
+
+struct BoolProperty {
+  std::string_view key;
+  bool default_value;
+  bool Get(const PropertyMap& properties) const;
+};
+
+struct StringProperty {
+  std::string_view key;
+  std::string_view default_value;
+  std::string Get(const PropertyMap& properties) const;
+};
+
+namespace properties {
+// Writing data files.
+inline constexpr StringProperty kDefaultFileFormat{"write.format.default", "parquet"};
+inline constexpr IntProperty kTargetFileSizeBytes{"write.target-file-size-bytes", 536870912, false};
+inline constexpr StringProperty kDataPath{"write.data.path", ""};
+inline constexpr StringProperty kMetadataPath{"write.metadata.path", ""};
+inline constexpr BoolProperty kObjectStorageEnabled{"write.object-storage.enabled", false};
+inline constexpr BoolProperty kSparkFanoutEnabled{"write.spark.fanout.enabled", false};
+// Parquet.
+inline constexpr IntProperty kParquetRowGroupSizeBytes{"write.parquet.row-group-size-bytes",
+                                                       134217728, true};
+inline constexpr IntProperty kParquetPageSizeBytes{"write.parquet.page-size-bytes", 1048576, true};
+inline constexpr IntProperty kParquetPageRowLimit{"write.parquet.page-row-limit", 20000, true};
+inline constexpr IntProperty kParquetDictSizeBytes{"write.parquet.dict-size-bytes", 2097152, true};
+/// The code default is gzip; new tables get zstd written into their properties.
+inline constexpr StringProperty kParquetCompressionCodec{"write.parquet.compression-codec", "gzip"};
+inline constexpr StringProperty kParquetCompressionLevel{"write.parquet.compression-level", ""};
+// Metrics.
+inline constexpr StringProperty kMetricsDefault{"write.metadata.metrics.default", "truncate(16)"};
+inline constexpr std::string_view kMetricsColumnPrefix = "write.metadata.metrics.column.";
+inline constexpr IntProperty kMetricsMaxInferredColumns{
+    "write.metadata.metrics.max-inferred-column-defaults", 100, true};
+// Manifests and metadata.
+inline constexpr StringProperty kManifestCompressionCodec{"write.manifest.compression-codec", "gzip"};
+inline constexpr IntProperty kMetadataPreviousVersionsMax{"write.metadata.previous-versions-max",
+                                                          100, true};
+inline constexpr BoolProperty kMetadataDeleteAfterCommit{
+    "write.metadata.delete-after-commit.enabled", false};
+inline constexpr IntProperty kSummaryPartitionLimit{"write.summary.partition-limit", 0, true};
+// Commit retries.
+inline constexpr IntProperty kCommitNumRetries{"commit.retry.num-retries", 4, true};
+inline constexpr IntProperty kCommitMinRetryWaitMs{"commit.retry.min-wait-ms", 100, true};
+inline constexpr IntProperty kCommitMaxRetryWaitMs{"commit.retry.max-wait-ms", 60000, true};
+inline constexpr IntProperty kCommitTotalRetryTimeMs{"commit.retry.total-timeout-ms", 1800000,
+                                                     true};
+}  // namespace properties
+
+}  // namespace floe

@@ -1,0 +1,22 @@
+#include "floe/testing/temp_directory.h"
+
+#include <cstdlib>
+
+#include "floe/util/uuid.h"
+
+namespace floe::testing {
+
+TempDirectory::TempDirectory() {
+  const char* root = std::getenv("FLOE_TEST_TMPDIR");
+  std::filesystem::path base = root && *root ? std::filesystem::path(root)
+                                             : std::filesystem::temp_directory_path();
+  path_ = base / ("floe-" + Uuid::Random().ToString());
+  std::filesystem::create_directories(path_);
+}
+
+TempDirectory::~TempDirectory() {
+  std::error_code ignored;  // best effort: a leftover temp dir must not fail a test
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace floe::testing

@@ -1,0 +1,81 @@
+#include "floe/util/error.h"
+
+#include <memory>
+
+namespace floe {
+namespace {
+
+constexpr char kDetailTypeId[] = "floe::ErrorDetail";
+
+class ErrorDetail : public arrow::StatusDetail {
+ public:
+  explicit ErrorDetail(ErrorKind kind) : kind_(kind) {}
+  const char* type_id() const override { return kDetailTypeId; }
+  std::string ToString() const override { return std::string(ErrorKindName(kind_)); }
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+arrow::StatusCode CodeFor(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kNotSupported:
+      return arrow::StatusCode::NotImplemented;
+    case ErrorKind::kNoSuchTable:
+    case ErrorKind::kNoSuchNamespace:
+    case ErrorKind::kNotFound:
+      return arrow::StatusCode::KeyError;
+    case ErrorKind::kAlreadyExists:
+      return arrow::StatusCode::AlreadyExists;
+    case ErrorKind::kCommitFailed:
+    case ErrorKind::kCommitStateUnknown:
+      return arrow::StatusCode::IOError;
+    case ErrorKind::kInvalidMetadata:
+    case ErrorKind::kInvalidInput:
+    case ErrorKind::kValidationFailed:
+    case ErrorKind::kNamespaceNotEmpty:
+      return arrow::StatusCode::Invalid;
+    case ErrorKind::kUnknown:
+      break;
+  }
+  return arrow::StatusCode::UnknownError;
+}
+
+}  // namespace
+
+std::string_view ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kUnknown: return "Unknown";
+    case ErrorKind::kCommitFailed: return "CommitFailed";
+    case ErrorKind::kCommitStateUnknown: return "CommitStateUnknown";
+    case ErrorKind::kValidationFailed: return "ValidationFailed";
+    case ErrorKind::kNotSupported: return "NotSupported";
+    case ErrorKind::kNoSuchTable: return "NoSuchTable";
+    case ErrorKind::kNoSuchNamespace: return "NoSuchNamespace";
+    case ErrorKind::kAlreadyExists: return "AlreadyExists";
+    case ErrorKind::kNamespaceNotEmpty: return "NamespaceNotEmpty";
+    case ErrorKind::kInvalidMetadata: return "InvalidMetadata";
+    case ErrorKind::kInvalidInput: return "InvalidInput";
+    case ErrorKind::kNotFound: return "NotFound";
+  }
+  return "Unknown";
+}
+
+ErrorKind KindOf(const arrow::Status& status) {
+  if (status.ok() || status.detail() == nullptr) return ErrorKind::kUnknown;
+  if (std::string_view(status.detail()->type_id()) != kDetailTypeId) return ErrorKind::kUnknown;
+  return static_cast<const ErrorDetail&>(*status.detail()).kind();
+}
+
+arrow::Status MakeError(ErrorKind kind, std::string message) {
+  return arrow::Status(CodeFor(kind), std::move(message), std::make_shared<ErrorDetail>(kind));
+}
+
+arrow::Status WithContext(const arrow::Status& status, std::string_view context) {
+  if (status.ok()) return status;
+  return arrow::Status(status.code(), std::string(context) + ": " + status.message(),
+                       status.detail());
+}
+
+}  // namespace floe
