@@ -61,4 +61,9 @@ std::string SortOrderToJson(const SortOrder& order) {
   return json_internal::SortOrderToJsonValue(order).dump();
 }
 
+arrow::Result<SortOrderPtr> SortOrderFromJson(std::string_view text) {
+  ARROW_ASSIGN_OR_RAISE(auto json, json_internal::Parse(text, "sort order"));
+  return json_internal::SortOrderFromJsonValue(json);
+}
+
 }  // namespace floe

@@ -100,6 +100,7 @@ std::string PartitionSpecToJson(const PartitionSpec& spec);
 std::string PartitionFieldsToJson(const PartitionSpec& spec);
 arrow::Result<PartitionSpecPtr> PartitionSpecFromJson(std::string_view json);
 std::string SortOrderToJson(const SortOrder& order);
+arrow::Result<SortOrderPtr> SortOrderFromJson(std::string_view json);
 std::string SnapshotToJson(const Snapshot& snapshot);
 
 /// Properties iceberg-java removes from a new table's properties because they are stored in

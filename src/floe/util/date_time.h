@@ -39,4 +39,13 @@ constexpr int64_t FloorMod(int64_t value, int64_t divisor) {
 /// String.format("%04d-%02d-%02d") writes it (so year -1 is "-001").
 std::string FormatDate(int64_t days);
 
+/// DateTimeFormatter.ISO_LOCAL_DATE_TIME of an instant given in units since the epoch (UTC):
+/// "2017-11-16T22:31:08", fraction digits only when non-zero and without trailing zeros, years
+/// beyond 9999 with '+' and negative years with '-'. `units_per_second` is 1e6 or 1e9.
+std::string FormatIsoDateTime(int64_t value, int64_t units_per_second);
+
+/// java.time.LocalTime.toString of microseconds since midnight: "HH:mm", then ":ss" when
+/// seconds or the fraction are non-zero, then the fraction in groups of three digits.
+std::string FormatLocalTime(int64_t micros);
+
 }  // namespace floe

@@ -1,0 +1,121 @@
+// The Catalog interface: namespaces, tables, and the atomic swap of a table's metadata pointer.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arrow/result.h"
+#include "floe/io/file_io.h"
+#include "floe/spec/table_metadata.h"
+
+namespace floe {
+
+/// A namespace: one or more levels ("db" or "prod.db").
+using Namespace = std::vector<std::string>;
+
+/// A table's name: its namespace and its own name.
+struct TableIdentifier {
+  Namespace ns;
+  std::string name;
+
+  /// "level1.level2.table".
+  std::string ToString() const;
+  /// Parses "ns.table" (at least one namespace level; the last dotted part is the table).
+  /// Empty parts, NUL or control characters give InvalidInput.
+  static arrow::Result<TableIdentifier> Parse(std::string_view text);
+  bool operator==(const TableIdentifier&) const = default;
+  bool operator<(const TableIdentifier& other) const {
+    return std::tie(ns, name) < std::tie(other.ns, other.name);
+  }
+};
+
+/// Namespace levels joined with '.', as the SQL catalogs store them.
+std::string NamespaceToString(const Namespace& ns);
+/// Parses "a.b" into levels; checks every level like a table name.
+arrow::Result<Namespace> ParseNamespace(std::string_view text);
+
+/// A table as the catalog knows it: the location of its current metadata file and that file's
+/// content.
+struct TableState {
+  std::string metadata_location;
+  TableMetadataPtr metadata;
+};
+
+/// How to reach a catalog. `uri` selects the implementation:
+///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory)
+/// Credentials inside `uri` or `properties` never appear in errors or logs.
+struct CatalogOptions {
+  std::string uri;
+  std::string warehouse;  ///< A directory path or file:// URI; new tables go below it.
+  std::string name = "floe";
+  std::map<std::string, std::string> properties;
+};
+
+/// A catalog. Implementations are thread-safe unless they say otherwise.
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  /// Opens the catalog `options.uri` names. An unknown scheme gives InvalidInput.
+  static arrow::Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
+
+  virtual const std::string& name() const = 0;
+  /// The FileIO the catalog writes metadata with (and tables use by default).
+  virtual std::shared_ptr<FileIO> io() const = 0;
+
+  /// AlreadyExists when the namespace exists.
+  virtual arrow::Status CreateNamespace(const Namespace& ns,
+                                        const std::map<std::string, std::string>& properties) = 0;
+  /// Namespaces one level below `parent` (top-level ones when `parent` is empty), sorted.
+  virtual arrow::Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) = 0;
+  virtual arrow::Result<bool> NamespaceExists(const Namespace& ns) = 0;
+  /// NoSuchNamespace when absent.
+  virtual arrow::Result<std::map<std::string, std::string>> LoadNamespaceProperties(
+      const Namespace& ns) = 0;
+  virtual arrow::Status UpdateNamespaceProperties(
+      const Namespace& ns, const std::map<std::string, std::string>& updates,
+      const std::vector<std::string>& removals) = 0;
+  /// NoSuchNamespace when absent, NamespaceNotEmpty when it holds tables.
+  virtual arrow::Status DropNamespace(const Namespace& ns) = 0;
+
+  /// Tables directly in `ns`, sorted. NoSuchNamespace when absent.
+  virtual arrow::Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
+  /// Reads the current metadata. NoSuchTable when the table is unknown; InvalidMetadata (naming
+  /// the file) when its metadata cannot be read.
+  virtual arrow::Result<TableState> LoadTable(const TableIdentifier& id) = 0;
+  /// Writes `metadata` as the table's first metadata file and registers it. AlreadyExists
+  /// when the table exists, NoSuchNamespace when its namespace does not.
+  virtual arrow::Result<TableState> CreateTable(const TableIdentifier& id,
+                                                const TableMetadata& metadata) = 0;
+  /// Writes `updated` as a new metadata file and swaps the table's pointer from
+  /// `base.metadata_location` to it, atomically. Losing the race (the pointer moved) gives
+  /// CommitFailed and removes the file written; a failure after which the swap may or may not
+  /// have happened gives CommitStateUnknown and removes nothing.
+  virtual arrow::Result<TableState> CommitTable(const TableIdentifier& id, const TableState& base,
+                                                const TableMetadata& updated) = 0;
+  virtual arrow::Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  /// Removes the table from the catalog; its files stay (NoSuchTable when absent).
+  virtual arrow::Status DropTable(const TableIdentifier& id) = 0;
+
+  /// Where a new table's files go when no location is given:
+  /// `<namespace location or warehouse/ns levels>/<table>` (iceberg-java's JdbcCatalog).
+  virtual arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) = 0;
+
+ protected:
+  Catalog() = default;
+};
+
+/// The file name of the metadata version after `base_location` (`00000-<uuid>.metadata.json`
+/// for a new table), as iceberg-java's metastore catalogs name it.
+std::string NextMetadataFileName(const std::string& base_location);
+
+/// `uri` with any password or secret query parameter replaced by "***", for messages.
+std::string RedactUri(std::string_view uri);
+
+}  // namespace floe

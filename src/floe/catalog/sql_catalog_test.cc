@@ -1,0 +1,174 @@
+#include "floe/catalog/sql_catalog.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "floe/catalog/metadata_file.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+class SqlCatalogTest : public ::testing::Test {
+ protected:
+  CatalogOptions Options() const {
+    CatalogOptions options;
+    options.uri = "sqlite:///" + directory_.Child("catalog.db");
+    options.warehouse = directory_.Child("warehouse");
+    options.name = "test";
+    return options;
+  }
+
+  std::unique_ptr<Catalog> OpenCatalog() {
+    auto catalog = Catalog::Open(Options());
+    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    return std::move(*catalog);
+  }
+
+  TableMetadataPtr NewMetadata(const std::string& location) {
+    auto schema = ParseSchemaText("id long, name string");
+    auto metadata = NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
+                                     *SortOrder::Unsorted(), location, {});
+    return *metadata;
+  }
+
+  testing::TempDirectory directory_;
+};
+
+TEST_F(SqlCatalogTest, NamespacesCreateListPropertiesDrop) {
+  auto catalog = OpenCatalog();
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {{"owner", "floe"}}));
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db", "inner"}, {}));
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"other"}, {}));
+  EXPECT_EQ(KindOf(catalog->CreateNamespace({"db"}, {})), ErrorKind::kAlreadyExists);
+  FLOE_ASSIGN_OR_FAIL(auto top, catalog->ListNamespaces({}));
+  EXPECT_EQ(top, (std::vector<Namespace>{{"db"}, {"other"}}));
+  FLOE_ASSIGN_OR_FAIL(auto inner, catalog->ListNamespaces({"db"}));
+  EXPECT_EQ(inner, (std::vector<Namespace>{{"db", "inner"}}));
+  FLOE_ASSIGN_OR_FAIL(auto properties, catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(properties.at("owner"), "floe");
+  EXPECT_EQ(properties.at("exists"), "true");
+  FLOE_ASSERT_OK(catalog->UpdateNamespaceProperties({"db"}, {{"owner", "x"}, {"k", "v"}}, {"exists"}));
+  FLOE_ASSIGN_OR_FAIL(properties, catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(properties, (std::map<std::string, std::string>{{"k", "v"}, {"owner", "x"}}));
+  EXPECT_EQ(KindOf(catalog->DropNamespace({"db"})), ErrorKind::kNamespaceNotEmpty);
+  FLOE_ASSERT_OK(catalog->DropNamespace({"db", "inner"}));
+  FLOE_ASSERT_OK(catalog->DropNamespace({"other"}));
+  EXPECT_EQ(KindOf(catalog->DropNamespace({"other"})), ErrorKind::kNoSuchNamespace);
+  EXPECT_EQ(KindOf(catalog->LoadNamespaceProperties({"nope"}).status()),
+            ErrorKind::kNoSuchNamespace);
+}
+
+TEST_F(SqlCatalogTest, TablesCreateLoadListRenameDrop) {
+  auto catalog = OpenCatalog();
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "events"};
+  FLOE_ASSIGN_OR_FAIL(std::string location, catalog->DefaultTableLocation(id));
+  EXPECT_EQ(location, directory_.Child("warehouse") + "/db/events");
+  FLOE_ASSIGN_OR_FAIL(auto created, catalog->CreateTable(id, *NewMetadata(location)));
+  EXPECT_NE(created.metadata_location.find("/db/events/metadata/00000-"), std::string::npos);
+  EXPECT_EQ(KindOf(catalog->CreateTable(id, *NewMetadata(location)).status()),
+            ErrorKind::kAlreadyExists);
+  EXPECT_EQ(KindOf(catalog->CreateTable({{"nope"}, "t"}, *NewMetadata(location)).status()),
+            ErrorKind::kNoSuchNamespace);
+  FLOE_ASSIGN_OR_FAIL(auto loaded, catalog->LoadTable(id));
+  EXPECT_EQ(loaded.metadata_location, created.metadata_location);
+  EXPECT_EQ(loaded.metadata->table_uuid, created.metadata->table_uuid);
+  FLOE_ASSIGN_OR_FAIL(auto tables, catalog->ListTables({"db"}));
+  EXPECT_EQ(tables, (std::vector<TableIdentifier>{id}));
+  TableIdentifier renamed{{"db"}, "renamed"};
+  FLOE_ASSERT_OK(catalog->RenameTable(id, renamed));
+  EXPECT_EQ(KindOf(catalog->LoadTable(id).status()), ErrorKind::kNoSuchTable);
+  FLOE_ASSERT_OK(catalog->LoadTable(renamed).status());
+  FLOE_ASSERT_OK(catalog->DropTable(renamed));
+  EXPECT_EQ(KindOf(catalog->DropTable(renamed)), ErrorKind::kNoSuchTable);
+}
+
+TEST_F(SqlCatalogTest, TwoHandlesRacingForOnePointerExactlyOneWins) {
+  auto setup = OpenCatalog();
+  FLOE_ASSERT_OK(setup->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "t"};
+  FLOE_ASSIGN_OR_FAIL(auto base, setup->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+
+  constexpr int kHandles = 8;
+  std::vector<std::unique_ptr<Catalog>> handles;
+  for (int i = 0; i < kHandles; ++i) handles.push_back(OpenCatalog());
+  std::atomic<int> wins{0};
+  std::atomic<int> losses{0};
+  std::vector<std::thread> threads;
+  std::atomic<bool> go{false};
+  for (int i = 0; i < kHandles; ++i) {
+    threads.emplace_back([&, i] {
+      auto updated = std::make_shared<TableMetadata>(*base.metadata);
+      updated->properties["writer"] = std::to_string(i);
+      while (!go.load()) {
+      }
+      auto result = handles[static_cast<size_t>(i)]->CommitTable(id, base, *updated);
+      if (result.ok()) {
+        ++wins;
+      } else if (KindOf(result.status()) == ErrorKind::kCommitFailed) {
+        ++losses;
+      }
+    });
+  }
+  go = true;
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wins.load(), 1);
+  EXPECT_EQ(losses.load(), kHandles - 1);
+  FLOE_ASSIGN_OR_FAIL(auto current, setup->LoadTable(id));
+  EXPECT_NE(current.metadata_location, base.metadata_location);
+  EXPECT_EQ(current.metadata_location.substr(current.metadata_location.rfind('/') + 1, 6), "00001-");
+  // Only the winner's metadata file is left next to the first one.
+  FLOE_ASSIGN_OR_FAIL(auto files, setup->io()->List(directory_.Child("t") + "/metadata"));
+  EXPECT_EQ(files.size(), 2u);
+}
+
+TEST_F(SqlCatalogTest, StaleBaseLosesAndLeavesTableUnchanged) {
+  auto catalog = OpenCatalog();
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "t"};
+  FLOE_ASSIGN_OR_FAIL(auto base, catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  FLOE_ASSIGN_OR_FAIL(auto next, catalog->CommitTable(id, base, *base.metadata));
+  auto stale = catalog->CommitTable(id, base, *base.metadata);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(KindOf(stale.status()), ErrorKind::kCommitFailed);
+  FLOE_ASSIGN_OR_FAIL(auto current, catalog->LoadTable(id));
+  EXPECT_EQ(current.metadata_location, next.metadata_location);
+}
+
+TEST_F(SqlCatalogTest, MalformedMetadataFileIsNamedInTheError) {
+  auto catalog = OpenCatalog();
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "t"};
+  FLOE_ASSIGN_OR_FAIL(auto base, catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  FLOE_ASSERT_OK(catalog->io()->WriteAll(base.metadata_location, "{\"format-version\": 2, oops"));
+  auto loaded = catalog->LoadTable(id);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(KindOf(loaded.status()), ErrorKind::kInvalidMetadata);
+  EXPECT_NE(loaded.status().message().find(base.metadata_location), std::string::npos);
+  EXPECT_NE(loaded.status().message().find("db.t"), std::string::npos);
+}
+
+TEST(CatalogNamesTest, RejectsHostileNames) {
+  EXPECT_FALSE(TableIdentifier::Parse("t").ok());
+  EXPECT_FALSE(TableIdentifier::Parse("db..t").ok());
+  EXPECT_FALSE(TableIdentifier::Parse("db.a/b").ok());
+  EXPECT_FALSE(TableIdentifier::Parse("db.a\\b").ok());
+  EXPECT_FALSE(TableIdentifier::Parse(std::string("db.a\0b", 6)).ok());
+  EXPECT_FALSE(TableIdentifier::Parse("db.a\nb").ok());
+  EXPECT_FALSE(TableIdentifier::Parse("db." + std::string(300, 'x')).ok());
+  FLOE_ASSIGN_OR_FAIL(auto id, TableIdentifier::Parse("a.b.tëst"));
+  EXPECT_EQ(id.ns, (Namespace{"a", "b"}));
+  EXPECT_EQ(id.name, "tëst");
+  EXPECT_EQ(RedactUri("postgresql://user:hunter2@host/db?password=x&a=b"),
+            "postgresql://user:***@host/db?password=***&a=b");
+  EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json").substr(0, 6), "00042-");
+  EXPECT_EQ(NextMetadataFileName("").substr(0, 6), "00000-");
+}
+
+}  // namespace
+}  // namespace floe

@@ -1,0 +1,35 @@
+// The `floe` command's subcommands. Each registers itself on the app and runs against the
+// catalog the shared flags select.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "arrow/status.h"
+#include "floe/catalog/catalog.h"
+#include "floe/cli/catalog_resolution.h"
+
+namespace floe::cli {
+
+/// What every command shares: the catalog flags and a way to open the catalog.
+struct CommandContext {
+  CatalogFlags flags;
+  /// Opens the selected catalog (once).
+  arrow::Result<std::shared_ptr<Catalog>> OpenCatalog();
+  /// The action of the subcommand that was chosen.
+  std::function<arrow::Status()> action;
+
+ private:
+  std::shared_ptr<Catalog> catalog_;
+};
+
+/// Adds the catalog flags to `command`, so they work before or after its arguments.
+void AddCatalogFlags(CLI::App* command, CommandContext* context);
+
+void RegisterTableCommands(CLI::App& app, CommandContext* context);  // create, append, scan, drop, rename
+void RegisterInfoCommands(CLI::App& app, CommandContext* context);   // describe, snapshots, files, tables, namespaces
+
+}  // namespace floe::cli

@@ -1,0 +1,244 @@
+// describe, snapshots, files, tables, namespaces.
+#include <iostream>
+
+#include "floe/cli/commands.h"
+#include "floe/cli/output.h"
+#include "floe/manifest/manifest.h"
+#include "floe/scan/table_scan.h"
+#include "floe/table/table.h"
+#include "floe/transform/partition_path.h"
+#include "floe/util/date_time.h"
+#include "floe/util/error.h"
+#include "floe/util/secrets.h"
+
+namespace floe::cli {
+namespace {
+
+std::string TimeText(int64_t millis) { return FormatIsoDateTime(millis * 1000, 1000000) + "Z"; }
+
+void PrintFields(const std::vector<NestedField>& fields, int depth) {
+  for (const auto& field : fields) {
+    std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    std::string type = field.type->is_primitive() ? field.type->ToString()
+                       : field.type->id() == TypeId::kStruct ? "struct"
+                       : field.type->id() == TypeId::kList ? "list"
+                                                           : "map";
+    std::cout << "  " << indent << field.id << "  " << field.name << "  " << type
+              << (field.required ? "  required" : "") << (field.doc.empty() ? "" : "  -- " + field.doc)
+              << "\n";
+    if (field.type->id() == TypeId::kStruct) {
+      PrintFields(static_cast<const StructType&>(*field.type).fields(), depth + 1);
+    } else if (field.type->id() == TypeId::kList) {
+      PrintFields({static_cast<const ListType&>(*field.type).element()}, depth + 1);
+    } else if (field.type->id() == TypeId::kMap) {
+      const auto& map = static_cast<const MapType&>(*field.type);
+      PrintFields({map.key(), map.value()}, depth + 1);
+    }
+  }
+}
+
+std::string SpecText(const PartitionSpec& spec, const Schema& schema) {
+  if (spec.fields().empty()) return "unpartitioned";
+  std::string text;
+  for (const auto& field : spec.fields()) {
+    if (!text.empty()) text += ", ";
+    std::string source = schema.FindColumnName(field.source_id).value_or(std::to_string(field.source_id));
+    text += field.name + "=" + field.transform.ToString() + "(" + source + ") [" +
+            std::to_string(field.field_id) + "]";
+  }
+  return text;
+}
+
+arrow::Result<std::shared_ptr<Table>> LoadTable(CommandContext* context, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+  return Table::Load(catalog, id);
+}
+
+}  // namespace
+
+void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
+  {
+    auto* command = app.add_subcommand("describe", "Show a table's schema, spec, properties and state");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
+        const auto& metadata = *loaded->metadata();
+        auto schema = metadata.CurrentSchema();
+        std::cout << "table           " << loaded->id().ToString() << "\n"
+                  << "location        " << metadata.location << "\n"
+                  << "metadata        " << loaded->state().metadata_location << "\n"
+                  << "uuid            " << metadata.table_uuid << "\n"
+                  << "format version  " << metadata.format_version << "\n"
+                  << "last updated    " << TimeText(metadata.last_updated_ms) << "\n";
+        if (auto current = metadata.CurrentSnapshot()) {
+          std::cout << "current snapshot " << current->snapshot_id << " ("
+                    << current->summary.operation << " at " << TimeText(current->timestamp_ms)
+                    << ", " << current->summary.Get("total-records").value_or("?") << " records, "
+                    << current->summary.Get("total-data-files").value_or("?") << " data files)\n";
+        } else {
+          std::cout << "current snapshot none\n";
+        }
+        std::cout << "schema " << schema->schema_id() << ":\n";
+        PrintFields(schema->fields(), 0);
+        if (!schema->identifier_field_ids().empty()) {
+          std::cout << "identifier fields:";
+          for (int id : schema->identifier_field_ids()) std::cout << " " << schema->FindColumnName(id).value_or("?");
+          std::cout << "\n";
+        }
+        std::cout << "partition spec " << metadata.default_spec_id << ": "
+                  << SpecText(*metadata.DefaultSpec(), *schema) << "\n";
+        auto order = metadata.DefaultSortOrder();
+        std::cout << "sort order " << order->order_id << ": ";
+        if (order->IsUnsorted()) std::cout << "unsorted";
+        for (size_t i = 0; i < order->fields.size(); ++i) {
+          const auto& field = order->fields[i];
+          std::cout << (i ? ", " : "") << field.transform.ToString() << "("
+                    << schema->FindColumnName(field.source_id).value_or("?") << ") "
+                    << (field.direction == SortDirection::kAscending ? "asc" : "desc") << " "
+                    << (field.null_order == NullOrder::kNullsFirst ? "nulls first" : "nulls last");
+        }
+        std::cout << "\nproperties:\n";
+        for (const auto& [key, value] : metadata.properties) {
+          std::cout << "  " << key << " = " << PrintableProperty(key, value) << "\n";
+        }
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("snapshots", "List a table's snapshots");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
+        const auto& metadata = *loaded->metadata();
+        if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
+        for (const auto& snapshot : metadata.snapshots) {
+          bool current = metadata.current_snapshot_id == snapshot->snapshot_id;
+          std::cout << (current ? "* " : "  ") << snapshot->snapshot_id << "  "
+                    << TimeText(snapshot->timestamp_ms) << "  " << snapshot->summary.operation
+                    << "  parent " << (snapshot->parent_snapshot_id ? std::to_string(*snapshot->parent_snapshot_id) : "none");
+          if (snapshot->sequence_number > 0) std::cout << "  sequence " << snapshot->sequence_number;
+          std::cout << "\n   ";
+          for (const auto& [key, value] : snapshot->summary.properties) {
+            std::cout << " " << key << "=" << value;
+          }
+          std::cout << "\n";
+        }
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("files", "List the data files of a snapshot");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto snapshot = std::make_shared<int64_t>(-1);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--snapshot", *snapshot, "Snapshot id (default: current)");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
+        ScanOptions options;
+        if (*snapshot >= 0) options.snapshot_id = *snapshot;
+        ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(options));
+        ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+        auto schema = loaded->metadata()->CurrentSchema();
+        int64_t records = 0;
+        int64_t bytes = 0;
+        for (const auto& task : tasks) {
+          std::string partition = "-";
+          if (!task.spec->fields().empty()) {
+            auto type = task.spec->PartitionType(*schema);
+            if (type.ok()) partition = PartitionToPath(*task.spec, **type, task.file.partition);
+          }
+          std::cout << task.file.file_path << "  " << partition << "  "
+                    << task.file.record_count << " records  " << task.file.file_size_in_bytes
+                    << " bytes\n";
+          records += task.file.record_count;
+          bytes += task.file.file_size_in_bytes;
+        }
+        std::cout << "(" << tasks.size() << " files, " << records << " records, " << bytes
+                  << " bytes)\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("tables", "List the tables of a namespace");
+    AddCatalogFlags(command, context);
+    auto ns = std::make_shared<std::string>();
+    command->add_option("namespace", *ns, "NAMESPACE")->required();
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
+        for (const auto& table : tables) std::cout << table.ToString() << "\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("namespaces", "List, create or drop namespaces");
+    AddCatalogFlags(command, context);
+    auto parent = std::make_shared<std::string>();
+    auto create = std::make_shared<std::string>();
+    auto drop = std::make_shared<std::string>();
+    auto show = std::make_shared<std::string>();
+    auto properties = std::make_shared<std::vector<std::string>>();
+    command->add_option("parent", *parent, "List the namespaces below this one");
+    command->add_option("--create", *create, "Create this namespace");
+    command->add_option("--drop", *drop, "Drop this (empty) namespace");
+    command->add_option("--properties", *show, "Show this namespace's properties");
+    command->add_option("--property", *properties, "With --create: property KEY=VALUE");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        if (!create->empty()) {
+          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));
+          std::map<std::string, std::string> values;
+          for (const auto& pair : *properties) {
+            size_t equals = pair.find('=');
+            if (equals == std::string::npos || equals == 0) {
+              return MakeError(ErrorKind::kInvalidInput, "--property expects KEY=VALUE");
+            }
+            values[pair.substr(0, equals)] = pair.substr(equals + 1);
+          }
+          ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
+          std::cout << "created namespace " << *create << "\n";
+          return arrow::Status::OK();
+        }
+        if (!drop->empty()) {
+          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
+          ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
+          std::cout << "dropped namespace " << *drop << "\n";
+          return arrow::Status::OK();
+        }
+        if (!show->empty()) {
+          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*show));
+          ARROW_ASSIGN_OR_RAISE(auto values, catalog->LoadNamespaceProperties(ns));
+          for (const auto& [key, value] : values) {
+            std::cout << key << " = " << PrintableProperty(key, value) << "\n";
+          }
+          return arrow::Status::OK();
+        }
+        Namespace ns;
+        if (!parent->empty()) {
+          ARROW_ASSIGN_OR_RAISE(ns, ParseNamespace(*parent));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
+        for (const auto& child : namespaces) std::cout << NamespaceToString(child) << "\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,270 @@
+// create, append, scan, drop, rename.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "floe/cli/commands.h"
+#include "floe/cli/input_files.h"
+#include "floe/cli/output.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/table/table.h"
+#include "floe/util/error.h"
+#include "parquet/arrow/reader.h"
+
+namespace floe::cli {
+namespace {
+
+arrow::Result<std::map<std::string, std::string>> ParsePairs(const std::vector<std::string>& pairs,
+                                                              const std::string& flag) {
+  std::map<std::string, std::string> result;
+  for (const auto& pair : pairs) {
+    size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return MakeError(ErrorKind::kInvalidInput, flag + " expects KEY=VALUE, got '" +
+                                                     pair.substr(0, pair.find('=')) + "'");
+    }
+    result[pair.substr(0, equals)] = pair.substr(equals + 1);
+  }
+  return result;
+}
+
+arrow::Result<std::string> ReadTextArgument(const std::string& value) {
+  if (value.empty() || value[0] != '@') return value;
+  std::ifstream file(value.substr(1));
+  if (!file) return MakeError(ErrorKind::kInvalidInput, "cannot read " + value.substr(1));
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string WithThousands(int64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
+  parquet::arrow::FileReaderBuilder builder;
+  FLOE_RETURN_NOT_OK_CONTEXT(builder.OpenFile(path), "reading the schema of " + path);
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  FLOE_RETURN_NOT_OK_CONTEXT(builder.Build(&reader), "reading the schema of " + path);
+  std::shared_ptr<arrow::Schema> schema;
+  ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
+  return FromArrowSchemaAssigningIds(*schema);
+}
+
+}  // namespace
+
+void RegisterTableCommands(CLI::App& app, CommandContext* context) {
+  // floe create
+  {
+    auto* command = app.add_subcommand("create", "Create a table");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto schema = std::make_shared<std::string>();
+    auto schema_file = std::make_shared<std::string>();
+    auto partition_by = std::make_shared<std::string>();
+    auto properties = std::make_shared<std::vector<std::string>>();
+    auto location = std::make_shared<std::string>();
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--schema", *schema,
+                        "Columns as text (\"id long not null, name string, tags list<string>\"), "
+                        "Iceberg schema JSON, or @FILE holding either");
+    command->add_option("--schema-from", *schema_file, "Take the columns of this Parquet file");
+    command->add_option("--partition-by", *partition_by,
+                        "Partition fields, e.g. \"region, day(ts), bucket(16, id)\"");
+    command->add_option("--property", *properties, "Table property KEY=VALUE (repeatable)");
+    command->add_option("--location", *location, "Table location (default: under the warehouse)");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        SchemaPtr parsed;
+        if (!schema->empty() == !schema_file->empty()) {
+          return MakeError(ErrorKind::kInvalidInput, "give exactly one of --schema and --schema-from");
+        }
+        if (!schema->empty()) {
+          ARROW_ASSIGN_OR_RAISE(std::string text, ReadTextArgument(*schema));
+          ARROW_ASSIGN_OR_RAISE(parsed, ParseSchemaText(text));
+        } else {
+          ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        CreateTableOptions options;
+        options.schema = parsed;
+        ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
+        ARROW_ASSIGN_OR_RAISE(options.properties, ParsePairs(*properties, "--property"));
+        options.location = *location;
+        ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
+        if (!namespace_exists) {
+          ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
+          std::cout << "created namespace " << NamespaceToString(id.ns) << "\n";
+        }
+        ARROW_ASSIGN_OR_RAISE(auto created, Table::Create(catalog, id, options));
+        std::cout << "created table " << id.ToString() << " at " << created->metadata()->location
+                  << "\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+
+  // floe append
+  {
+    auto* command = app.add_subcommand("append", "Append Parquet or CSV files to a table");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto files = std::make_shared<std::vector<std::string>>();
+    auto options = std::make_shared<std::vector<std::string>>();
+    auto threads = std::make_shared<int>(1);
+    auto input_format = std::make_shared<std::string>("auto");
+    auto clustered = std::make_shared<bool>(false);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
+    command->add_option("--option", *options,
+                        "Write option KEY=VALUE overlaid on the table properties (repeatable)");
+    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->add_option("--input-format", *input_format, "auto, parquet or csv");
+    command->add_flag("--input-clustered", *clustered,
+                      "The input is grouped by partition (use the clustered writer)");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        AppendOptions append;
+        ARROW_ASSIGN_OR_RAISE(append.options, ParsePairs(*options, "--option"));
+        append.threads = *threads;
+        append.input_clustered = *clustered;
+        const bool tty = isatty(STDERR_FILENO);
+        auto started = std::chrono::steady_clock::now();
+        auto last = started - std::chrono::seconds(10);
+        std::string current_file;
+        append.progress = [&](const AppendProgress& progress) {
+          auto now = std::chrono::steady_clock::now();
+          if (now - last < std::chrono::milliseconds(tty ? 200 : 2000)) return;
+          last = now;
+          double seconds = std::chrono::duration<double>(now - started).count();
+          std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
+                    << WithThousands(progress.rows) << " rows read (" << current_file << ", "
+                    << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n") << std::flush;
+        };
+        ARROW_ASSIGN_OR_RAISE(auto input,
+                              OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                                             id.ToString(),
+                                             [&](const std::string& file) { current_file = file; }));
+        auto result = loaded->Append(*input, append);
+        if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
+        ARROW_RETURN_NOT_OK(result.status());
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cout << "appended " << WithThousands(result->rows) << " rows in "
+                  << result->data_files << " data file" << (result->data_files == 1 ? "" : "s")
+                  << " to " << id.ToString() << " as snapshot " << result->commit.snapshot->snapshot_id
+                  << " (" << seconds << " s";
+        if (result->commit.attempts > 1) {
+          std::cout << ", committed on attempt " << result->commit.attempts;
+        }
+        std::cout << ")\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+
+  // floe scan
+  {
+    auto* command = app.add_subcommand("scan", "Read a table's rows");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto columns = std::make_shared<std::string>();
+    auto snapshot = std::make_shared<int64_t>(-1);
+    auto as_of = std::make_shared<int64_t>(-1);
+    auto output = std::make_shared<OutputOptions>();
+    auto limit = std::make_shared<int64_t>(-1);
+    auto stats = std::make_shared<bool>(false);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--columns", *columns, "Comma-separated columns to read (default: all)");
+    command->add_option("--snapshot", *snapshot, "Read this snapshot id");
+    command->add_option("--as-of", *as_of, "Read the snapshot current at this time (ms since epoch)");
+    command->add_option("--format", output->format, "table (default), csv, jsonl or parquet");
+    command->add_option("--output", output->path, "Write to this file instead of stdout");
+    command->add_option("--limit", *limit, "At most this many rows");
+    command->add_flag("--stats", *stats, "Print files and bytes read to stderr");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        ScanOptions scan_options;
+        std::stringstream list(*columns);
+        for (std::string column; std::getline(list, column, ',');) {
+          if (!column.empty()) scan_options.columns.push_back(column);
+        }
+        if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
+        if (*as_of >= 0) scan_options.as_of_ms = *as_of;
+        ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));
+        ARROW_ASSIGN_OR_RAISE(auto reader, scan->ToRecordBatchReader());
+        OutputOptions options = *output;
+        if (*limit >= 0) options.limit = *limit;
+        arrow::Result<int64_t> rows;
+        if (!options.path.empty() && options.format != "parquet") {
+          std::ofstream file(options.path);
+          if (!file) return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
+          rows = WriteRows(*reader, *scan->projection(), options, file);
+        } else {
+          rows = WriteRows(*reader, *scan->projection(), options, std::cout);
+        }
+        ARROW_RETURN_NOT_OK(rows.status());
+        if (*stats) {
+          const auto& counters = *scan->stats();
+          std::cerr << "scan stats: files planned " << counters.files_planned << ", files read "
+                    << counters.files_read << ", bytes read " << counters.bytes_read
+                    << ", requests " << counters.requests << ", rows " << counters.rows << "\n";
+        }
+        return arrow::Status::OK();
+      };
+    });
+  }
+
+  // floe drop / rename
+  {
+    auto* command = app.add_subcommand("drop", "Remove a table from the catalog (its files stay)");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_RETURN_NOT_OK(catalog->DropTable(id));
+        std::cout << "dropped table " << id.ToString() << "\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("rename", "Rename a table");
+    AddCatalogFlags(command, context);
+    auto from = std::make_shared<std::string>();
+    auto to = std::make_shared<std::string>();
+    command->add_option("from", *from, "NAMESPACE.TABLE")->required();
+    command->add_option("to", *to, "NAMESPACE.TABLE")->required();
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto source, TableIdentifier::Parse(*from));
+        ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
+        std::cout << "renamed " << source.ToString() << " to " << target.ToString() << "\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+}
+
+}  // namespace floe::cli

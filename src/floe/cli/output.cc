@@ -1,0 +1,264 @@
+#include "floe/cli/output.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "arrow/array.h"
+#include "arrow/csv/writer.h"
+#include "arrow/io/file.h"
+#include "arrow/ipc/writer.h"
+#include "floe/spec/arrow_value.h"
+#include "floe/util/date_time.h"
+#include "floe/util/error.h"
+#include "floe/util/java_text.h"
+#include "parquet/arrow/writer.h"
+
+namespace floe::cli {
+namespace {
+
+// An Arrow output stream that writes to a std::ostream (stdout or a file).
+class StreamSink final : public arrow::io::OutputStream {
+ public:
+  explicit StreamSink(std::ostream* out) : out_(out) {}
+  arrow::Status Close() override {
+    closed_ = true;
+    out_->flush();
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    out_->write(static_cast<const char*>(data), nbytes);
+    position_ += nbytes;
+    return out_->good() ? arrow::Status::OK() : arrow::Status::IOError("write to output failed");
+  }
+
+ private:
+  std::ostream* out_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
+std::string FloatText(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end);
+}
+
+std::string Hex(const Bytes& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (uint8_t byte : bytes) {
+    text.push_back(kHex[byte >> 4]);
+    text.push_back(kHex[byte & 0x0F]);
+  }
+  return text;
+}
+
+std::string UuidText(const Bytes& bytes) {
+  std::string hex = Hex(bytes);
+  if (hex.size() != 32) return hex;
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+// A primitive value as text; `quote` wraps strings for nested displays.
+std::string PrimitiveText(const Value& value, const Type& type) {
+  if (IsNull(value)) return "null";
+  switch (type.id()) {
+    case TypeId::kFloat: return FloatText(std::get<float>(value));
+    case TypeId::kDouble: return FloatText(std::get<double>(value));
+    case TypeId::kTime: return FormatLocalTime(std::get<int64_t>(value));
+    case TypeId::kTimestamp: return FormatIsoDateTime(std::get<int64_t>(value), 1000000);
+    case TypeId::kTimestampTz: return FormatIsoDateTime(std::get<int64_t>(value), 1000000) + "+00:00";
+    case TypeId::kTimestampNs: return FormatIsoDateTime(std::get<int64_t>(value), 1000000000);
+    case TypeId::kTimestampTzNs: return FormatIsoDateTime(std::get<int64_t>(value), 1000000000) + "+00:00";
+    case TypeId::kUuid: return UuidText(std::get<Bytes>(value));
+    case TypeId::kBinary:
+    case TypeId::kFixed: {
+      const auto& bytes = std::get<Bytes>(value);
+      return Base64Encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    }
+    default: return ValueToString(value, type);
+  }
+}
+
+nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row, const Type& type) {
+  if (array.IsNull(row)) return nullptr;
+  switch (type.id()) {
+    case TypeId::kStruct: {
+      const auto& struct_array = static_cast<const arrow::StructArray&>(array);
+      nlohmann::ordered_json object = nlohmann::ordered_json::object();
+      const auto& fields = static_cast<const StructType&>(type).fields();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        object[fields[i].name] = JsonValue(*struct_array.field(static_cast<int>(i)), row, *fields[i].type);
+      }
+      return object;
+    }
+    case TypeId::kList: {
+      const auto& list = static_cast<const arrow::ListArray&>(array);
+      const auto& element = static_cast<const ListType&>(type).element();
+      nlohmann::ordered_json items = nlohmann::ordered_json::array();
+      for (int64_t i = list.value_offset(row); i < list.value_offset(row + 1); ++i) {
+        items.push_back(JsonValue(*list.values(), i, *element.type));
+      }
+      return items;
+    }
+    case TypeId::kMap: {
+      const auto& map = static_cast<const arrow::MapArray&>(array);
+      const auto& map_type = static_cast<const MapType&>(type);
+      nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+      for (int64_t i = map.value_offset(row); i < map.value_offset(row + 1); ++i) {
+        nlohmann::ordered_json entry;
+        entry["key"] = JsonValue(*map.keys(), i, *map_type.key().type);
+        entry["value"] = JsonValue(*map.items(), i, *map_type.value().type);
+        entries.push_back(std::move(entry));
+      }
+      return entries;
+    }
+    default:
+      break;
+  }
+  auto value = ValueFromArrow(array, row, type);
+  if (!value.ok()) return "?";
+  switch (type.id()) {
+    case TypeId::kBoolean: return std::get<bool>(*value);
+    case TypeId::kInt:
+      return std::get<int32_t>(*value);
+    case TypeId::kLong: return std::get<int64_t>(*value);
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double number = type.id() == TypeId::kFloat ? std::get<float>(*value) : std::get<double>(*value);
+      if (std::isfinite(number)) return number;
+      return PrimitiveText(*value, type);
+    }
+    default: return PrimitiveText(*value, type);
+  }
+}
+
+arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema& schema,
+                                  int64_t limit, std::ostream& out) {
+  const auto& fields = schema.fields();
+  std::vector<std::vector<std::string>> rows;
+  int64_t total = 0;
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) break;
+    for (int64_t row = 0; row < batch->num_rows(); ++row, ++total) {
+      if (total >= limit) continue;
+      std::vector<std::string> cells;
+      for (size_t column = 0; column < fields.size(); ++column) {
+        cells.push_back(FormatValue(*batch->column(static_cast<int>(column)), row, *fields[column].type));
+      }
+      rows.push_back(std::move(cells));
+    }
+  }
+  std::vector<size_t> widths;
+  for (const auto& field : fields) widths.push_back(field.name.size());
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], std::min<size_t>(row[i].size(), 60));
+  }
+  auto print_row = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      std::string cell = cells[i].size() > 60 ? cells[i].substr(0, 57) + "..." : cells[i];
+      out << (i == 0 ? "" : " | ") << cell << std::string(widths[i] - std::min(widths[i], cell.size()), ' ');
+    }
+    out << "\n";
+  };
+  std::vector<std::string> header;
+  for (const auto& field : fields) header.push_back(field.name);
+  print_row(header);
+  for (size_t i = 0; i < widths.size(); ++i) out << (i == 0 ? "" : "-+-") << std::string(widths[i], '-');
+  out << "\n";
+  for (const auto& row : rows) print_row(row);
+  out << "(" << total << " row" << (total == 1 ? "" : "s");
+  if (total > static_cast<int64_t>(rows.size())) out << ", showing " << rows.size();
+  out << ")\n";
+  return total;
+}
+
+}  // namespace
+
+std::string FormatValue(const arrow::Array& array, int64_t row, const Type& type) {
+  if (type.is_nested()) return JsonValue(array, row, type).dump();
+  auto value = ValueFromArrow(array, row, type);
+  if (!value.ok()) return "?";
+  return PrimitiveText(*value, type);
+}
+
+arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema& schema,
+                                 const OutputOptions& options, std::ostream& out) {
+  int64_t limit = options.limit.value_or(std::numeric_limits<int64_t>::max());
+  if (options.format == "table") {
+    return WriteTable(reader, schema, options.limit.value_or(100), out);
+  }
+  if (options.format == "jsonl") {
+    int64_t written = 0;
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (written < limit) {
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (!batch) break;
+      for (int64_t row = 0; row < batch->num_rows() && written < limit; ++row, ++written) {
+        nlohmann::ordered_json object = nlohmann::ordered_json::object();
+        for (size_t i = 0; i < schema.fields().size(); ++i) {
+          object[schema.fields()[i].name] =
+              JsonValue(*batch->column(static_cast<int>(i)), row, *schema.fields()[i].type);
+        }
+        out << object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+      }
+    }
+    return written;
+  }
+  if (options.format == "csv") {
+    for (const auto& field : schema.fields()) {
+      if (field.type->is_nested()) {
+        return MakeError(ErrorKind::kInvalidInput, "column '" + field.name +
+                                                       "' is nested, which CSV cannot hold: use "
+                                                       "--format jsonl or parquet, or --columns");
+      }
+    }
+    auto sink = std::make_shared<StreamSink>(&out);
+    ARROW_ASSIGN_OR_RAISE(auto writer, arrow::csv::MakeCSVWriter(sink, reader.schema()));
+    int64_t written = 0;
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (written < limit) {
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (!batch) break;
+      if (batch->num_rows() > limit - written) batch = batch->Slice(0, limit - written);
+      ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
+      written += batch->num_rows();
+    }
+    ARROW_RETURN_NOT_OK(writer->Close());
+    return written;
+  }
+  if (options.format == "parquet") {
+    if (options.path.empty()) {
+      return MakeError(ErrorKind::kInvalidInput, "--format parquet needs --output PATH");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.path));
+    ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*reader.schema(),
+                                                                        arrow::default_memory_pool(), file));
+    int64_t written = 0;
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (written < limit) {
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (!batch) break;
+      if (batch->num_rows() > limit - written) batch = batch->Slice(0, limit - written);
+      ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
+      written += batch->num_rows();
+    }
+    ARROW_RETURN_NOT_OK(writer->Close());
+    ARROW_RETURN_NOT_OK(file->Close());
+    return written;
+  }
+  return MakeError(ErrorKind::kInvalidInput,
+                   "--format must be table, csv, jsonl or parquet, not '" + options.format + "'");
+}
+
+}  // namespace floe::cli

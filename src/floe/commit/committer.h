@@ -1,0 +1,47 @@
+// The committer: collects the TaskCommit messages of a write's tasks as they finish and commits
+// exactly once, or aborts and deletes every file the tasks wrote.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/commit/fast_append.h"
+
+namespace floe {
+
+/// Thread-safe: tasks on several threads may hand in messages at once.
+class Committer {
+ public:
+  /// A committer appending to the table `target` names, whose state at plan time was `base`.
+  Committer(CommitTarget target, TableState base);
+  ~Committer();
+
+  /// Takes ownership of a task's files: first the locations (so they can be deleted whatever
+  /// happens next), then the manifest's data files. A corrupt message gives InvalidMetadata;
+  /// the locations read before the corruption stay owned.
+  arrow::Status Add(std::string_view message);
+
+  /// Commits everything added as one append snapshot. On a cleanable failure the data files of
+  /// every message are deleted; after CommitStateUnknown nothing is.
+  arrow::Result<CommitReport> Commit();
+
+  /// Deletes the files of every message received (the job failed); commits nothing. Returns the
+  /// number of files that could not be deleted (logged, never an error).
+  int Abort();
+
+  int64_t files() const;
+  int64_t records() const;
+
+ private:
+  CommitTarget target_;
+  TableState base_;
+  mutable std::mutex mutex_;
+  std::vector<std::string> owned_locations_;
+  std::vector<DataFile> data_files_;
+  bool done_ = false;
+};
+
+}  // namespace floe

@@ -1,0 +1,32 @@
+// Appending data files: new manifests for the files, kept on top of the parent's manifests
+// (iceberg-java's FastAppend). Appends never conflict: they always rebase.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "floe/commit/snapshot_producer.h"
+
+namespace floe {
+
+class FastAppend final : public SnapshotProducer {
+ public:
+  explicit FastAppend(CommitTarget target) : SnapshotProducer(std::move(target)) {}
+
+  /// Adds a data file written with spec `file.spec_id`.
+  void AppendFile(DataFile file) { files_.push_back(std::move(file)); }
+  size_t file_count() const { return files_.size(); }
+
+ protected:
+  std::string Operation() const override { return operations::kAppend; }
+  arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
+                                                 const Snapshot* parent) override;
+  void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) override;
+
+ private:
+  std::vector<DataFile> files_;
+  /// The manifests holding the new files, written on the first attempt and reused.
+  std::optional<std::vector<ManifestFile>> new_manifests_;
+};
+
+}  // namespace floe

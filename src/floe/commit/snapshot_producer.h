@@ -1,0 +1,90 @@
+// The commit protocol every snapshot-producing operation shares: new manifests, a manifest list,
+// new metadata and the catalog's compare-and-swap, with iceberg-java's refresh-and-retry loop.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/commit/snapshot_summary.h"
+#include "floe/manifest/manifest.h"
+#include "floe/spec/table_properties.h"
+
+namespace floe {
+
+/// Where and how an operation commits.
+struct CommitTarget {
+  std::shared_ptr<Catalog> catalog;
+  TableIdentifier id;
+  std::shared_ptr<FileIO> io;
+};
+
+/// What a successful commit produced.
+struct CommitReport {
+  TableState state;      ///< The table after the commit.
+  SnapshotPtr snapshot;  ///< The new snapshot.
+  int attempts = 0;      ///< 1 when the first swap won; more after lost races.
+};
+
+/// Retry settings (commit.retry.* with iceberg-java's defaults).
+struct RetryPolicy {
+  int num_retries = 4;
+  int64_t min_wait_ms = 100;
+  int64_t max_wait_ms = 60000;
+  int64_t total_timeout_ms = 1800000;
+  static RetryPolicy FromProperties(const PropertyMap& properties);
+};
+
+/// Base of the operations (append, overwrite, ...). Not thread-safe; commit once.
+class SnapshotProducer {
+ public:
+  virtual ~SnapshotProducer() = default;
+
+  /// Commits the operation, starting from `base` (the state the operation read). Retries lost
+  /// races (CommitFailed) with exponential backoff and jitter, re-applying to the refreshed
+  /// table; a ValidationFailed or other error ends the loop at once. On a cleanable failure the
+  /// manifests and manifest lists this operation wrote are deleted; after CommitStateUnknown
+  /// nothing is deleted. Data files are never rewritten.
+  arrow::Result<CommitReport> Commit(const TableState& base);
+
+  int64_t snapshot_id() const { return snapshot_id_; }
+  /// Every metadata file (manifest or manifest list) this producer wrote.
+  const std::vector<std::string>& written_files() const { return written_; }
+
+ protected:
+  explicit SnapshotProducer(CommitTarget target);
+
+  /// The operation name for the summary ("append", "overwrite", ...).
+  virtual std::string Operation() const = 0;
+  /// The manifests of the new snapshot on top of `base`, whose branch head is `parent` (null
+  /// for the first snapshot). Runs on every attempt: validate here, and reuse manifests that
+  /// do not depend on the base.
+  virtual arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
+                                                         const Snapshot* parent) = 0;
+  /// Fills the operation's part of the summary (files added, removed, custom properties).
+  virtual void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) = 0;
+
+  /// Writes a manifest of `entries` to the table's metadata directory as
+  /// `<commit uuid>-m<k>.avro`; its summary records this snapshot.
+  arrow::Result<ManifestFile> WriteManifest(const TableMetadata& base, const PartitionSpec& spec,
+                                            const std::vector<ManifestEntry>& entries,
+                                            ManifestContent content = ManifestContent::kData);
+  /// Reads the manifests of a snapshot's manifest list.
+  arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
+
+  const CommitTarget& target() const { return target_; }
+
+ private:
+  arrow::Result<CommitReport> Attempt(const TableState& base, int attempt);
+  void DeleteUncommitted(const std::set<std::string>& keep);
+
+  CommitTarget target_;
+  int64_t snapshot_id_;
+  std::string commit_uuid_;
+  int manifest_count_ = 0;
+  std::vector<std::string> written_;
+};
+
+}  // namespace floe

@@ -1,0 +1,25 @@
+// The eligibility gate: decides at plan time, before any file exists, whether floe can write a
+// table the way iceberg-java would. It is an allow list: anything not known to be reproduced
+// declines, with reasons that name properties (never their values).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "floe/spec/table_metadata.h"
+#include "floe/spec/table_properties.h"
+
+namespace floe {
+
+/// The gate's answer. `reasons` is empty exactly when the write is supported; reasons are sorted.
+struct GateResult {
+  std::vector<std::string> reasons;
+  bool supported() const { return reasons.empty(); }
+  /// "supported" or "unsupported: reason; reason".
+  std::string ToString() const;
+};
+
+/// Checks a write to `metadata`'s table with per-write `options` overlaid on its properties.
+GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options);
+
+}  // namespace floe

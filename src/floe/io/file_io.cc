@@ -1,0 +1,224 @@
+#include "floe/io/file_io.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "arrow/filesystem/localfs.h"
+#include "arrow/filesystem/mockfs.h"
+#include "arrow/io/memory.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+constexpr std::string_view kFilePrefix = "file:";
+constexpr std::string_view kMemoryPrefix = "memory://";
+
+// The local path of a plain path or a file: URI (file:/a, file:///a, file://localhost/a).
+std::string LocalPath(std::string_view location) {
+  if (location.substr(0, kFilePrefix.size()) != kFilePrefix) return std::string(location);
+  std::string_view rest = location.substr(kFilePrefix.size());
+  if (rest.substr(0, 2) == "//") {
+    rest.remove_prefix(2);
+    size_t slash = rest.find('/');
+    rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
+  }
+  return std::string(rest);
+}
+
+class ArrowFileIO final : public FileIO {
+ public:
+  ArrowFileIO()
+      : local_(std::make_shared<arrow::fs::LocalFileSystem>()),
+        memory_(std::make_shared<arrow::fs::internal::MockFileSystem>(
+            std::chrono::system_clock::now())) {}
+
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& location) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    auto file = target.fs->OpenInputFile(target.path);
+    if (!file.ok()) return NotFoundOr(file.status(), location);
+    return file;
+  }
+
+  arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& location) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    auto parent = std::filesystem::path(target.path).parent_path().string();
+    if (!parent.empty()) {
+      FLOE_RETURN_NOT_OK_CONTEXT(target.fs->CreateDir(parent, /*recursive=*/true),
+                                 "creating directory for " + location);
+    }
+    auto stream = target.fs->OpenOutputStream(target.path);
+    if (!stream.ok()) return WithContext(stream.status(), "creating " + location);
+    return stream;
+  }
+
+  arrow::Status Delete(const std::string& location) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    auto status = target.fs->DeleteFile(target.path);
+    if (!status.ok()) return NotFoundOr(status, location);
+    return status;
+  }
+
+  arrow::Result<bool> Exists(const std::string& location) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    ARROW_ASSIGN_OR_RAISE(auto info, target.fs->GetFileInfo(target.path));
+    return info.type() != arrow::fs::FileType::NotFound;
+  }
+
+  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(prefix));
+    arrow::fs::FileSelector selector;
+    selector.base_dir = target.path;
+    selector.recursive = true;
+    selector.allow_not_found = true;
+    ARROW_ASSIGN_OR_RAISE(auto infos, target.fs->GetFileInfo(selector));
+    std::vector<FileInfo> files;
+    for (const auto& info : infos) {
+      if (info.type() != arrow::fs::FileType::File) continue;
+      FileInfo file;
+      file.location = target.memory ? std::string(kMemoryPrefix) + info.path()
+                                    : Relocate(prefix, target.path, info.path());
+      file.size = info.size();
+      file.modified_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             info.mtime().time_since_epoch())
+                             .count();
+      files.push_back(std::move(file));
+    }
+    std::sort(files.begin(), files.end(),
+              [](const FileInfo& a, const FileInfo& b) { return a.location < b.location; });
+    return files;
+  }
+
+  arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    ARROW_ASSIGN_OR_RAISE(auto source, Resolve(from));
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(to));
+    if (source.memory || target.memory) {
+      ARROW_ASSIGN_OR_RAISE(bool exists, Exists(to));
+      if (exists) return MakeError(ErrorKind::kAlreadyExists, to + " already exists");
+      return memory_->Move(source.path, target.path);
+    }
+    // renameat2(RENAME_NOREPLACE) is atomic on local file systems: exactly one of several
+    // concurrent renames to the same target wins.
+    if (::renameat2(AT_FDCWD, source.path.c_str(), AT_FDCWD, target.path.c_str(),
+                    RENAME_NOREPLACE) != 0) {
+      int error = errno;
+      if (error == EEXIST) return MakeError(ErrorKind::kAlreadyExists, to + " already exists");
+      return arrow::Status::IOError("renaming ", from, " to ", to, ": ", std::strerror(error));
+    }
+    return arrow::Status::OK();
+  }
+
+ private:
+  struct Target {
+    arrow::fs::FileSystem* fs;
+    std::string path;
+    bool memory;
+  };
+
+  arrow::Result<Target> Resolve(const std::string& location) {
+    if (location.substr(0, kMemoryPrefix.size()) == kMemoryPrefix) {
+      return Target{memory_.get(), location.substr(kMemoryPrefix.size()), true};
+    }
+    std::string scheme = LocationScheme(location);
+    if (scheme != "file") {
+      return MakeError(ErrorKind::kNotSupported,
+                       "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
+    }
+    std::string path = LocalPath(location);
+    if (path.empty() || path[0] != '/') {
+      return MakeError(ErrorKind::kInvalidInput, "location '" + location + "' is not absolute");
+    }
+    return Target{local_.get(), path, false};
+  }
+
+  // A listed path in the spelling of the prefix the caller used (path or file: URI).
+  static std::string Relocate(const std::string& prefix, const std::string& prefix_path,
+                              const std::string& path) {
+    if (prefix == prefix_path) return path;
+    std::string base = prefix;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    std::string base_path = prefix_path;
+    while (base_path.size() > 1 && base_path.back() == '/') base_path.pop_back();
+    return base + path.substr(base_path.size());
+  }
+
+  static arrow::Status NotFoundOr(const arrow::Status& status, const std::string& location) {
+    if (status.IsIOError() && status.message().find("o such file") != std::string::npos) {
+      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+    }
+    if (status.IsIOError() && status.message().find("ot found") != std::string::npos) {
+      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+    }
+    return WithContext(status, location);
+  }
+
+  std::shared_ptr<arrow::fs::LocalFileSystem> local_;
+  std::shared_ptr<arrow::fs::internal::MockFileSystem> memory_;
+};
+
+}  // namespace
+
+arrow::Result<std::string> FileIO::ReadAll(const std::string& location) {
+  ARROW_ASSIGN_OR_RAISE(auto file, OpenInput(location));
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_ASSIGN_OR_RAISE(auto buffer, file->ReadAt(0, size));
+  return buffer->ToString();
+}
+
+arrow::Status FileIO::WriteAll(const std::string& location, std::string_view bytes) {
+  ARROW_ASSIGN_OR_RAISE(auto stream, OpenOutput(location));
+  ARROW_RETURN_NOT_OK(stream->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+  return stream->Close();
+}
+
+arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
+  return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>());
+}
+
+std::string LocationScheme(std::string_view location) {
+  // A scheme is letters, digits, '+', '-' or '.' before ':' (RFC 3986), starting with a letter.
+  size_t colon = location.find(':');
+  if (colon == std::string_view::npos || colon == 0) return "file";
+  for (size_t i = 0; i < colon; ++i) {
+    char c = location[i];
+    bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
+              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+    if (!ok) return "file";
+  }
+  std::string scheme(location.substr(0, colon));
+  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return scheme;
+}
+
+std::string StripTrailingSlash(std::string location) {
+  while (location.size() > 1 && location.back() == '/') {
+    if (location.size() >= 3 && location.compare(location.size() - 3, 3, "://") == 0) break;
+    location.pop_back();
+  }
+  return location;
+}
+
+bool IsLocationUnder(std::string_view location, std::string_view directory) {
+  auto normalise = [](std::string_view text) {
+    std::string path = LocationScheme(text) == "file" ? LocalPath(text) : std::string(text);
+    return std::filesystem::path(path).lexically_normal().string();
+  };
+  std::string child = normalise(location);
+  std::string parent = normalise(directory);
+  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+  if (LocationScheme(location) != LocationScheme(directory)) return false;
+  if (child == parent) return true;
+  return child.size() > parent.size() && child.compare(0, parent.size(), parent) == 0 &&
+         child[parent.size()] == '/';
+}
+
+}  // namespace floe

@@ -1,0 +1,74 @@
+// FileIO: how floe reads, writes, lists and deletes files, whatever the storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arrow/io/interfaces.h"
+#include "arrow/result.h"
+
+namespace floe {
+
+/// A file found by FileIO::List.
+struct FileInfo {
+  std::string location;
+  int64_t size = 0;
+  int64_t modified_ms = 0;  ///< Last modification, milliseconds since the epoch.
+};
+
+/// Storage access by location (a local path, a file:// URI, or another scheme the
+/// implementation supports). Implementations are thread-safe: tasks on a thread pool share one.
+/// Copying is disabled; share through std::shared_ptr<FileIO>.
+class FileIO {
+ public:
+  virtual ~FileIO() = default;
+  FileIO(const FileIO&) = delete;
+  FileIO& operator=(const FileIO&) = delete;
+
+  /// Opens a file for reading. A missing file gives NotFound naming the location.
+  virtual arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& location) = 0;
+  /// Creates a file for writing, replacing any file at the location; parent directories are
+  /// created as needed.
+  virtual arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& location) = 0;
+  /// Deletes a file. Deleting a missing file gives NotFound.
+  virtual arrow::Status Delete(const std::string& location) = 0;
+  virtual arrow::Result<bool> Exists(const std::string& location) = 0;
+  /// Every file (not directory) under `prefix`, recursively, in location order. A missing
+  /// prefix gives an empty list.
+  virtual arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) = 0;
+  /// Renames `from` to `to`, failing with AlreadyExists if `to` exists. Atomic where the
+  /// storage allows it; NotSupported where it cannot be made atomic (object stores).
+  virtual arrow::Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
+
+  /// Reads a whole file.
+  arrow::Result<std::string> ReadAll(const std::string& location);
+  /// Writes a whole file (replacing any file at the location).
+  arrow::Status WriteAll(const std::string& location, std::string_view bytes);
+
+ protected:
+  FileIO() = default;
+};
+
+/// FileIO over Arrow's file systems: local paths and file:// URIs today (the scheme decides).
+/// `memory://` locations go to one in-memory file system shared by the FileIO (for tests).
+arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
+
+/// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The gate and
+/// the writer both use this one function.
+std::string LocationScheme(std::string_view location);
+
+/// `location` without trailing slashes, except a bare "scheme://" (iceberg-java's
+/// LocationUtil.stripTrailingSlash).
+std::string StripTrailingSlash(std::string location);
+
+/// True when `location` is `directory` itself or lies below it (compared after normalising
+/// file:// URIs to paths and removing "." and ".." segments). Used so that cleanup never
+/// deletes outside a table's own location.
+bool IsLocationUnder(std::string_view location, std::string_view directory);
+
+}  // namespace floe

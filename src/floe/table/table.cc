@@ -1,0 +1,211 @@
+#include "floe/table/table.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "floe/commit/committer.h"
+#include "floe/util/error.h"
+#include "floe/write/batch_conformer.h"
+#include "floe/write/write_task.h"
+
+namespace floe {
+
+Table::Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state)
+    : catalog_(std::move(catalog)), id_(std::move(id)), state_(std::move(state)) {}
+
+arrow::Result<std::shared_ptr<Table>> Table::Load(std::shared_ptr<Catalog> catalog,
+                                                  const TableIdentifier& id) {
+  ARROW_ASSIGN_OR_RAISE(auto state, catalog->LoadTable(id));
+  return std::make_shared<Table>(std::move(catalog), id, std::move(state));
+}
+
+arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> catalog,
+                                                    const TableIdentifier& id,
+                                                    const CreateTableOptions& options) {
+  if (!options.schema) return MakeError(ErrorKind::kInvalidInput, "a new table needs a schema");
+  std::string location = options.location;
+  if (location.empty()) {
+    ARROW_ASSIGN_OR_RAISE(location, catalog->DefaultTableLocation(id));
+  }
+  auto spec = options.spec ? options.spec : PartitionSpec::Unpartitioned();
+  auto order = options.sort_order ? options.sort_order : SortOrder::Unsorted();
+  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(*options.schema, *spec, *order, location,
+                                                        options.properties));
+  ARROW_ASSIGN_OR_RAISE(auto state, catalog->CreateTable(id, *metadata));
+  return std::make_shared<Table>(std::move(catalog), id, std::move(state));
+}
+
+arrow::Status Table::Refresh() {
+  ARROW_ASSIGN_OR_RAISE(state_, catalog_->LoadTable(id_));
+  return arrow::Status::OK();
+}
+
+GateResult Table::ExplainWrite(const PropertyMap& options) const {
+  return CheckWrite(*state_.metadata, options);
+}
+
+arrow::Result<std::unique_ptr<TableScan>> Table::NewScan(ScanOptions options) const {
+  return TableScan::Make(io(), state_.metadata, std::move(options));
+}
+
+namespace {
+
+// A bounded queue of batches from the reading thread to the task threads.
+class BatchQueue {
+ public:
+  explicit BatchQueue(size_t capacity) : capacity_(capacity) {}
+
+  // False when the queue was cancelled.
+  bool Push(std::shared_ptr<arrow::RecordBatch> batch) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    space_.wait(lock, [&] { return queue_.size() < capacity_ || cancelled_; });
+    if (cancelled_) return false;
+    queue_.push_back(std::move(batch));
+    ready_.notify_one();
+    return true;
+  }
+  // nullptr once closed and drained, or cancelled.
+  std::shared_ptr<arrow::RecordBatch> Pop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
+    if (cancelled_ || queue_.empty()) return nullptr;
+    auto batch = std::move(queue_.front());
+    queue_.pop_front();
+    space_.notify_one();
+    return batch;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+  void Cancel() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cancelled_ = true;
+    ready_.notify_all();
+    space_.notify_all();
+  }
+
+ private:
+  size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::condition_variable space_;
+  std::deque<std::shared_ptr<arrow::RecordBatch>> queue_;
+  bool closed_ = false;
+  bool cancelled_ = false;
+};
+
+}  // namespace
+
+arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
+                                          const AppendOptions& options) {
+  // Plan time: the gate first, then everything the tasks need. Nothing is written yet.
+  GateResult gate = CheckWrite(*state_.metadata, options.options);
+  if (!gate.supported()) {
+    return MakeError(ErrorKind::kNotSupported,
+                     "floe declines to write table " + id_.ToString() + ": " + gate.ToString());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto conformer, BatchConformer::Make(*input.schema(),
+                                                             state_.metadata->CurrentSchema(),
+                                                             id_.ToString()));
+  ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*state_.metadata, options.options,
+                                                   options.input_clustered));
+  const int threads = std::max(1, options.threads);
+  Committer committer(CommitTarget{catalog_, id_, io()}, state_);
+
+  std::vector<std::unique_ptr<WriteTask>> tasks;
+  for (int i = 0; i < threads; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(plan, io(), i, i));
+    tasks.push_back(std::move(task));
+  }
+
+  BatchQueue queue(static_cast<size_t>(threads) * 2);
+  std::mutex error_mutex;
+  arrow::Status first_error;
+  auto fail = [&](const arrow::Status& status) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (first_error.ok()) first_error = status;
+    queue.Cancel();
+  };
+  // Each task hands its message to the committer as soon as it finishes.
+  auto run_task = [&](WriteTask* task) {
+    while (auto batch = queue.Pop()) {
+      auto status = task->Write(batch);
+      if (!status.ok()) {
+        fail(status);
+        return;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error.ok()) return;
+    }
+    auto message = task->Finish();
+    if (!message.ok()) {
+      fail(message.status());
+      return;
+    }
+    auto added = committer.Add(*message);
+    if (!added.ok()) {
+      fail(added);
+      return;
+    }
+    task->Acknowledge();
+  };
+
+  std::vector<std::thread> workers;
+  if (threads > 1) {
+    for (auto& task : tasks) workers.emplace_back(run_task, task.get());
+  }
+  AppendProgress progress;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto status = input.ReadNext(&batch);
+    if (!status.ok()) {
+      fail(WithContext(status, "reading the input"));
+      break;
+    }
+    if (!batch) break;
+    auto conformed = conformer->Conform(*batch);
+    if (!conformed.ok()) {
+      fail(conformed.status());
+      break;
+    }
+    if (threads > 1) {
+      if (!queue.Push(std::move(*conformed))) break;
+    } else {
+      auto written = tasks[0]->Write(*conformed);
+      if (!written.ok()) {
+        fail(written);
+        break;
+      }
+    }
+    progress.rows += batch->num_rows();
+    progress.batches += 1;
+    if (options.progress) options.progress(progress);
+  }
+  queue.Close();
+  if (threads > 1) {
+    for (auto& worker : workers) worker.join();
+  } else if (first_error.ok()) {
+    run_task(tasks[0].get());
+  }
+  if (!first_error.ok()) {
+    // The job failed: files of finished tasks go with the committer, the others with their
+    // tasks' guards.
+    committer.Abort();
+    tasks.clear();
+    return first_error;
+  }
+  AppendResult result;
+  result.rows = progress.rows;
+  result.data_files = committer.files();
+  ARROW_ASSIGN_OR_RAISE(result.commit, committer.Commit());
+  state_ = result.commit.state;
+  return result;
+}
+
+}  // namespace floe

@@ -1,0 +1,70 @@
+// One Parquet data file: written batch by batch, cut into row groups by size, closed into a
+// DataFile with iceberg-java's metrics.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "arrow/memory_pool.h"
+#include "arrow/type_fwd.h"
+#include "floe/io/file_io.h"
+#include "floe/manifest/data_file.h"
+#include "floe/spec/schema.h"
+#include "floe/write/metrics.h"
+#include "floe/write/metrics_config.h"
+#include "floe/write/parquet_settings.h"
+
+namespace parquet::arrow {
+class FileWriter;
+}
+
+namespace floe {
+
+/// What every data file of one write shares. Immutable; shared by a task's writers.
+struct DataWriterContext {
+  std::shared_ptr<FileIO> io;
+  SchemaPtr schema;                             ///< The write schema (field ids).
+  std::shared_ptr<arrow::Schema> arrow_schema;  ///< ToArrowSchema(*schema).
+  ParquetSettings settings;
+  std::shared_ptr<const MetricsConfig> metrics;
+  int sort_order_id = 0;
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+};
+
+/// Not thread-safe. The file at `location` is created by Open; deleting it on failure is the
+/// caller's job (the task's cleanup guard knows every location).
+class ParquetDataWriter {
+ public:
+  static arrow::Result<std::unique_ptr<ParquetDataWriter>> Open(
+      std::shared_ptr<const DataWriterContext> context, std::string location);
+  ~ParquetDataWriter();
+
+  /// Appends rows; the batch must have the context's Arrow schema.
+  arrow::Status Write(const arrow::RecordBatch& batch);
+  /// Bytes written so far plus an estimate of the open row group's buffered bytes (what
+  /// iceberg-java's Parquet appender reports as its length).
+  int64_t Length() const;
+  int64_t row_count() const { return row_count_; }
+  const std::string& location() const { return location_; }
+
+  /// Writes the footer and returns the file as a DataFile (content, path, format, record count,
+  /// size, metrics, split offsets and sort order id set; partition left to the caller).
+  arrow::Result<DataFile> Close();
+  /// Closes the stream without a valid footer (best effort). The file stays for the owner to
+  /// delete.
+  void Abort();
+
+ private:
+  ParquetDataWriter() = default;
+
+  std::shared_ptr<const DataWriterContext> context_;
+  std::string location_;
+  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::unique_ptr<arrow::ProxyMemoryPool> pool_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  std::unique_ptr<FloatMetricsTracker> floats_;
+  int64_t row_count_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace floe

@@ -1,0 +1,309 @@
+#include "floe/write/metrics.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "arrow/array.h"
+#include "arrow/record_batch.h"
+#include "floe/spec/value.h"
+#include "floe/util/error.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+#include "parquet/statistics.h"
+
+namespace floe {
+namespace {
+
+// Byte length of the UTF-8 sequence starting with `lead`.
+size_t SequenceLength(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;  // invalid byte: count it alone
+}
+
+// Byte offsets of the first `count` code points (offsets.size() - 1 code points found).
+std::vector<size_t> CodePointOffsets(const std::string& value, size_t count) {
+  std::vector<size_t> offsets = {0};
+  size_t position = 0;
+  while (position < value.size() && offsets.size() <= count) {
+    position = std::min(value.size(), position + SequenceLength(static_cast<unsigned char>(value[position])));
+    offsets.push_back(position);
+  }
+  return offsets;
+}
+
+uint32_t DecodeCodePoint(const std::string& value, size_t offset, size_t length) {
+  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(value[offset + i])); };
+  switch (length) {
+    case 1: return byte(0);
+    case 2: return ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F);
+    case 3: return ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+    default: return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
+  }
+}
+
+std::string EncodeCodePoint(uint32_t code_point) {
+  std::string out;
+  if (code_point < 0x80) {
+    out.push_back(static_cast<char>(code_point));
+  } else if (code_point < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else if (code_point < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  }
+  return out;
+}
+
+int CompareDoubles(double left, double right) {
+  return CompareValues(Value(left), Value(right));
+}
+
+// Field ids whose values sit inside a list or map (no counts or bounds for them).
+std::set<int> IdsInsideRepeated(const Schema& schema) {
+  std::set<int> ids;
+  for (int id : schema.AllFieldIds()) {
+    std::optional<int> parent = schema.FindParentId(id);
+    while (parent) {
+      const NestedField* field = schema.FindField(*parent);
+      if (field && (field->type->id() == TypeId::kList || field->type->id() == TypeId::kMap)) {
+        ids.insert(id);
+        break;
+      }
+      parent = schema.FindParentId(*parent);
+    }
+  }
+  return ids;
+}
+
+// A Parquet plain-encoded statistic as an Iceberg value of `type`.
+arrow::Result<Value> StatisticToValue(const std::string& encoded, parquet::Type::type physical,
+                                      const Type& type) {
+  const auto* data = reinterpret_cast<const uint8_t*>(encoded.data());
+  if (type.id() == TypeId::kDecimal) {
+    __int128 unscaled = 0;
+    if (physical == parquet::Type::INT32 && encoded.size() == 4) {
+      int32_t value;
+      std::memcpy(&value, data, 4);
+      unscaled = value;
+    } else if (physical == parquet::Type::INT64 && encoded.size() == 8) {
+      int64_t value;
+      std::memcpy(&value, data, 8);
+      unscaled = value;
+    } else {
+      ARROW_ASSIGN_OR_RAISE(unscaled, DecimalFromBytes(data, encoded.size()));
+    }
+    return Value(Decimal{unscaled});
+  }
+  if (type.id() == TypeId::kBoolean) return Value(!encoded.empty() && (data[0] & 1) != 0);
+  if (type.id() == TypeId::kLong && physical == parquet::Type::INT32 && encoded.size() == 4) {
+    int32_t value;
+    std::memcpy(&value, data, 4);
+    return Value(int64_t{value});
+  }
+  return FromBinary(data, encoded.size(), type);
+}
+
+}  // namespace
+
+std::string TruncateStringLower(const std::string& value, int length) {
+  auto offsets = CodePointOffsets(value, static_cast<size_t>(length));
+  if (offsets.size() <= static_cast<size_t>(length)) return value;  // fewer code points
+  return value.substr(0, offsets[static_cast<size_t>(length)]);
+}
+
+std::optional<std::string> TruncateStringUpper(const std::string& value, int length) {
+  auto offsets = CodePointOffsets(value, static_cast<size_t>(length));
+  if (offsets.size() <= static_cast<size_t>(length) || offsets[static_cast<size_t>(length)] == value.size()) {
+    return value;  // at most `length` code points: kept unchanged
+  }
+  for (int i = length - 1; i >= 0; --i) {
+    size_t start = offsets[static_cast<size_t>(i)];
+    size_t size = offsets[static_cast<size_t>(i) + 1] - start;
+    uint32_t code_point = DecodeCodePoint(value, start, size);
+    uint32_t next = code_point == 0xD7FF ? 0xE000 : code_point + 1;  // skip surrogates
+    if (code_point == 0x10FFFF) continue;                           // overflow: move left
+    return value.substr(0, start) + EncodeCodePoint(next);
+  }
+  return std::nullopt;
+}
+
+std::string TruncateBinaryLower(const std::string& value, int length) {
+  return value.size() <= static_cast<size_t>(length) ? value : value.substr(0, static_cast<size_t>(length));
+}
+
+std::optional<std::string> TruncateBinaryUpper(const std::string& value, int length) {
+  if (value.size() <= static_cast<size_t>(length)) return value;
+  std::string truncated = value.substr(0, static_cast<size_t>(length));
+  for (int i = length - 1; i >= 0; --i) {
+    auto byte = static_cast<unsigned char>(truncated[static_cast<size_t>(i)]);
+    if (byte != 0xFF) {
+      truncated[static_cast<size_t>(i)] = static_cast<char>(byte + 1);
+      return truncated.substr(0, static_cast<size_t>(i) + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+FloatMetricsTracker::FloatMetricsTracker(const Schema& schema) {
+  std::function<void(const NestedField&, std::vector<int>)> visit =
+      [&](const NestedField& field, std::vector<int> path) {
+        if (field.type->id() == TypeId::kFloat || field.type->id() == TypeId::kDouble) {
+          leaves_.push_back({path, field.id, field.type->id() == TypeId::kFloat});
+          stats_[field.id] = Stats();
+        } else if (field.type->id() == TypeId::kStruct) {
+          const auto& children = static_cast<const StructType&>(*field.type).fields();
+          for (size_t i = 0; i < children.size(); ++i) {
+            auto child_path = path;
+            child_path.push_back(static_cast<int>(i));
+            visit(children[i], child_path);
+          }
+        }
+      };
+  for (size_t i = 0; i < schema.fields().size(); ++i) visit(schema.fields()[i], {static_cast<int>(i)});
+}
+
+void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
+  for (const auto& leaf : leaves_) {
+    std::shared_ptr<arrow::Array> array = batch.column(leaf.path[0]);
+    for (size_t depth = 1; depth < leaf.path.size() && array; ++depth) {
+      auto flattened = static_cast<const arrow::StructArray&>(*array).GetFlattenedField(leaf.path[depth]);
+      array = flattened.ok() ? *flattened : nullptr;
+    }
+    if (!array) continue;
+    Stats& stats = stats_[leaf.field_id];
+    auto fold = [&](double value) {
+      if (std::isnan(value)) {
+        ++stats.nan_count;
+        return;
+      }
+      if (!stats.lower || CompareDoubles(value, *stats.lower) < 0) stats.lower = value;
+      if (!stats.upper || CompareDoubles(value, *stats.upper) > 0) stats.upper = value;
+    };
+    const int64_t length = array->length();
+    if (leaf.is_float) {
+      const auto& values = static_cast<const arrow::FloatArray&>(*array);
+      for (int64_t i = 0; i < length; ++i) {
+        if (values.IsValid(i)) fold(values.Value(i));
+      }
+    } else {
+      const auto& values = static_cast<const arrow::DoubleArray&>(*array);
+      for (int64_t i = 0; i < length; ++i) {
+        if (values.IsValid(i)) fold(values.Value(i));
+      }
+    }
+  }
+}
+
+arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
+                             const MetricsConfig& config, const FloatMetricsTracker& floats,
+                             DataFile* file) {
+  const auto* parquet_schema = footer.schema();
+  std::set<int> inside_repeated = IdsInsideRepeated(schema);
+  struct Accumulated {
+    int64_t size = 0;
+    int64_t values = 0;
+    int64_t nulls = 0;
+    bool stats_complete = true;
+    std::optional<Value> lower;
+    std::optional<Value> upper;
+    parquet::Type::type physical = parquet::Type::BOOLEAN;
+  };
+  std::map<int, Accumulated> columns;
+  file->split_offsets.clear();
+  for (int group = 0; group < footer.num_row_groups(); ++group) {
+    auto row_group = footer.RowGroup(group);
+    if (row_group->num_columns() > 0) {
+      auto first = row_group->ColumnChunk(0);
+      int64_t offset = first->has_dictionary_page() && first->dictionary_page_offset() > 0
+                           ? std::min(first->dictionary_page_offset(), first->data_page_offset())
+                           : first->data_page_offset();
+      file->split_offsets.push_back(offset);
+    }
+    for (int column = 0; column < row_group->num_columns(); ++column) {
+      int field_id = parquet_schema->Column(column)->schema_node()->field_id();
+      const NestedField* field = schema.FindField(field_id);
+      if (field == nullptr) continue;
+      auto chunk = row_group->ColumnChunk(column);
+      Accumulated& accumulated = columns[field_id];
+      accumulated.physical = chunk->type();
+      accumulated.size += chunk->total_compressed_size();
+      accumulated.values += chunk->num_values();
+      auto statistics = chunk->statistics();
+      if (statistics == nullptr || !statistics->HasNullCount()) {
+        accumulated.stats_complete = false;
+        continue;
+      }
+      accumulated.nulls += statistics->null_count();
+      if (statistics->HasMinMax()) {
+        auto lower = StatisticToValue(statistics->EncodeMin(), chunk->type(), *field->type);
+        auto upper = StatisticToValue(statistics->EncodeMax(), chunk->type(), *field->type);
+        if (lower.ok() && (!accumulated.lower || CompareValues(*lower, *accumulated.lower) < 0)) {
+          accumulated.lower = *lower;
+        }
+        if (upper.ok() && (!accumulated.upper || CompareValues(*upper, *accumulated.upper) > 0)) {
+          accumulated.upper = *upper;
+        }
+      }
+    }
+  }
+  std::sort(file->split_offsets.begin(), file->split_offsets.end());
+  for (const auto& [field_id, accumulated] : columns) {
+    MetricsMode mode = config.ModeOf(field_id);
+    if (mode.kind == MetricsMode::Kind::kNone) continue;
+    file->column_sizes[field_id] = accumulated.size;
+    if (inside_repeated.count(field_id)) continue;  // iceberg-java ≥ 1.9: sizes only
+    const NestedField* field = schema.FindField(field_id);
+    TypeId type = field->type->id();
+    const bool floating = type == TypeId::kFloat || type == TypeId::kDouble;
+    if (!floating && !accumulated.stats_complete) continue;
+    file->value_counts[field_id] = accumulated.values;
+    file->null_value_counts[field_id] = accumulated.nulls;
+    if (floating) {
+      auto found = floats.stats().find(field_id);
+      const FloatMetricsTracker::Stats empty;
+      const auto& stats = found == floats.stats().end() ? empty : found->second;
+      file->nan_value_counts[field_id] = stats.nan_count;
+      if (mode.kind == MetricsMode::Kind::kCounts || !stats.lower) continue;
+      if (type == TypeId::kFloat) {
+        file->lower_bounds[field_id] = ToBinary(Value(static_cast<float>(*stats.lower)), *field->type);
+        file->upper_bounds[field_id] = ToBinary(Value(static_cast<float>(*stats.upper)), *field->type);
+      } else {
+        file->lower_bounds[field_id] = ToBinary(Value(*stats.lower), *field->type);
+        file->upper_bounds[field_id] = ToBinary(Value(*stats.upper), *field->type);
+      }
+      continue;
+    }
+    if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower || !accumulated.upper) continue;
+    Bytes lower = ToBinary(*accumulated.lower, *field->type);
+    Bytes upper = ToBinary(*accumulated.upper, *field->type);
+    if (mode.kind == MetricsMode::Kind::kTruncate &&
+        (type == TypeId::kString || type == TypeId::kBinary)) {
+      std::string lower_text(lower.begin(), lower.end());
+      std::string upper_text(upper.begin(), upper.end());
+      bool text = type == TypeId::kString;
+      std::string truncated_lower = text ? TruncateStringLower(lower_text, mode.length)
+                                         : TruncateBinaryLower(lower_text, mode.length);
+      auto truncated_upper = text ? TruncateStringUpper(upper_text, mode.length)
+                                  : TruncateBinaryUpper(upper_text, mode.length);
+      file->lower_bounds[field_id] = Bytes(truncated_lower.begin(), truncated_lower.end());
+      if (truncated_upper) file->upper_bounds[field_id] = Bytes(truncated_upper->begin(), truncated_upper->end());
+      continue;
+    }
+    file->lower_bounds[field_id] = std::move(lower);
+    file->upper_bounds[field_id] = std::move(upper);
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace floe

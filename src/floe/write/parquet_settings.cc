@@ -1,0 +1,141 @@
+#include "floe/write/parquet_settings.h"
+
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/util/error.h"
+#include "parquet/properties.h"
+
+namespace floe {
+namespace {
+
+struct CodecInfo {
+  const char* name;
+  arrow::Compression::type type;
+  int min_level;
+  int max_level;
+  bool has_level;
+};
+
+// Codecs both iceberg-java (parquet-java's CompressionCodecName) and Arrow write identically.
+constexpr CodecInfo kCodecs[] = {
+    {"uncompressed", arrow::Compression::UNCOMPRESSED, 0, 0, false},
+    {"snappy", arrow::Compression::SNAPPY, 0, 0, false},
+    {"gzip", arrow::Compression::GZIP, 0, 9, true},
+    {"zstd", arrow::Compression::ZSTD, 1, 22, true},
+    {"brotli", arrow::Compression::BROTLI, 0, 11, true},
+};
+
+const CodecInfo* FindCodec(const std::string& name) {
+  std::string lower = name;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& codec : kCodecs) {
+    if (lower == codec.name) return &codec;
+  }
+  return nullptr;
+}
+
+arrow::Result<int64_t> PositiveInt(const PropertyMap& properties, const IntProperty& property) {
+  ARROW_ASSIGN_OR_RAISE(int64_t value, property.Parse(properties));
+  if (value <= 0) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "property " + std::string(property.key) + " must be a positive integer");
+  }
+  return value;
+}
+
+}  // namespace
+
+arrow::Result<ParquetSettings> ParquetSettings::FromProperties(const PropertyMap& properties) {
+  ParquetSettings settings;
+  settings.codec = properties::kParquetCompressionCodec.Get(properties);
+  const CodecInfo* codec = FindCodec(settings.codec);
+  if (codec == nullptr) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "property " + std::string(properties::kParquetCompressionCodec.key) +
+                         " names a codec floe does not write");
+  }
+  settings.codec = codec->name;
+  std::string level = properties::kParquetCompressionLevel.Get(properties);
+  if (!level.empty()) {
+    auto parsed = ParseJavaInt(level);
+    if (!parsed) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "property " + std::string(properties::kParquetCompressionLevel.key) +
+                           " is not a 32-bit integer");
+    }
+    // Both writers ignore the level of codecs without one.
+    if (codec->has_level) {
+      if (*parsed < codec->min_level || *parsed > codec->max_level) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "property " + std::string(properties::kParquetCompressionLevel.key) +
+                             " is outside the range of codec " + codec->name);
+      }
+      settings.compression_level = *parsed;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(settings.row_group_size_bytes,
+                        PositiveInt(properties, properties::kParquetRowGroupSizeBytes));
+  ARROW_ASSIGN_OR_RAISE(settings.page_size_bytes,
+                        PositiveInt(properties, properties::kParquetPageSizeBytes));
+  ARROW_ASSIGN_OR_RAISE(settings.page_row_limit,
+                        PositiveInt(properties, properties::kParquetPageRowLimit));
+  ARROW_ASSIGN_OR_RAISE(settings.dict_size_bytes,
+                        PositiveInt(properties, properties::kParquetDictSizeBytes));
+  return settings;
+}
+
+std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties() const {
+  const CodecInfo* info = FindCodec(codec);
+  parquet::WriterProperties::Builder builder;
+  builder.compression(info ? info->type : arrow::Compression::ZSTD);
+  if (compression_level) builder.compression_level(*compression_level);
+  builder.data_pagesize(page_size_bytes);
+  builder.max_rows_per_page(page_row_limit);
+  builder.dictionary_pagesize_limit(dict_size_bytes);
+  builder.data_page_version(parquet::ParquetDataPageVersion::V1);
+  builder.version(parquet::ParquetVersion::PARQUET_2_6);
+  // Row groups are cut by size by the data-file writer, not by Arrow's row count.
+  builder.max_row_group_length(std::numeric_limits<int64_t>::max());
+  builder.enable_statistics();
+  builder.max_statistics_size(std::numeric_limits<size_t>::max());
+  builder.enable_page_checksum();
+  builder.created_by("floe version " FLOE_VERSION);
+  return builder.build();
+}
+
+std::string ParquetSettings::ToJson() const {
+  nlohmann::ordered_json json;
+  json["codec"] = codec;
+  if (compression_level) json["compression-level"] = *compression_level;
+  json["row-group-size-bytes"] = row_group_size_bytes;
+  json["page-size-bytes"] = page_size_bytes;
+  json["page-row-limit"] = page_row_limit;
+  json["dict-size-bytes"] = dict_size_bytes;
+  return json.dump();
+}
+
+arrow::Result<ParquetSettings> ParquetSettings::FromJson(std::string_view text) {
+  auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    return MakeError(ErrorKind::kInvalidInput, "Parquet settings are not a JSON object");
+  }
+  ParquetSettings settings;
+  try {
+    settings.codec = json.at("codec").get<std::string>();
+    if (json.contains("compression-level")) settings.compression_level = json["compression-level"].get<int>();
+    settings.row_group_size_bytes = json.at("row-group-size-bytes").get<int64_t>();
+    settings.page_size_bytes = json.at("page-size-bytes").get<int64_t>();
+    settings.page_row_limit = json.at("page-row-limit").get<int64_t>();
+    settings.dict_size_bytes = json.at("dict-size-bytes").get<int64_t>();
+  } catch (const nlohmann::json::exception& error) {
+    return MakeError(ErrorKind::kInvalidInput, std::string("Parquet settings: ") + error.what());
+  }
+  if (FindCodec(settings.codec) == nullptr) {
+    return MakeError(ErrorKind::kInvalidInput, "Parquet settings: unknown codec");
+  }
+  return settings;
+}
+
+}  // namespace floe

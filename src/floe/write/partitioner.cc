@@ -1,0 +1,175 @@
+#include "floe/write/partitioner.h"
+
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "arrow/array.h"
+#include "arrow/compute/api.h"
+#include "arrow/record_batch.h"
+#include "floe/spec/arrow_value.h"
+#include "floe/transform/partition_path.h"
+#include "floe/transform/transform_kernels.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+// Appends one row's value of a transformed partition column to a grouping key. Values that
+// iceberg-java's partition keys consider equal give equal bytes: NaNs are canonicalised, while
+// -0.0 and 0.0 stay apart (Double.equals compares bits).
+void AppendKeyPart(const arrow::Array& array, int64_t row, std::string* key) {
+  if (array.IsNull(row)) {
+    key->push_back('\0');
+    return;
+  }
+  key->push_back('\1');
+  switch (array.type_id()) {
+    case arrow::Type::FLOAT: {
+      float value = static_cast<const arrow::FloatArray&>(array).Value(row);
+      if (std::isnan(value)) value = std::numeric_limits<float>::quiet_NaN();
+      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
+      return;
+    }
+    case arrow::Type::DOUBLE: {
+      double value = static_cast<const arrow::DoubleArray&>(array).Value(row);
+      if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
+      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
+      return;
+    }
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY: {
+      auto view = static_cast<const arrow::BinaryArray&>(array).GetView(row);
+      uint32_t size = static_cast<uint32_t>(view.size());
+      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+      key->append(view.data(), view.size());
+      return;
+    }
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY: {
+      auto view = static_cast<const arrow::LargeBinaryArray&>(array).GetView(row);
+      uint32_t size = static_cast<uint32_t>(view.size());
+      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+      key->append(view.data(), view.size());
+      return;
+    }
+    case arrow::Type::BOOL:
+      key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1' : '\0');
+      return;
+    default: {
+      // Fixed-width values: the raw bytes.
+      const auto& fixed = static_cast<const arrow::FixedWidthType&>(*array.type());
+      int width = fixed.bit_width() / 8;
+      const uint8_t* values = array.data()->GetValues<uint8_t>(1, 0);
+      key->append(reinterpret_cast<const char*>(values + (array.offset() + row) * width),
+                  static_cast<size_t>(width));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+arrow::Result<std::unique_ptr<Partitioner>> Partitioner::Make(SchemaPtr schema,
+                                                              PartitionSpecPtr spec) {
+  std::unique_ptr<Partitioner> partitioner(new Partitioner());
+  ARROW_ASSIGN_OR_RAISE(partitioner->partition_type_, spec->PartitionType(*schema));
+  for (const auto& field : spec->fields()) {
+    // The path of child indices from the top-level column to the source.
+    std::vector<int> path;
+    std::optional<int> current = field.source_id;
+    std::vector<int> chain;
+    while (current) {
+      chain.push_back(*current);
+      current = schema->FindParentId(*current);
+    }
+    if (schema->FindField(field.source_id) == nullptr) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "partition field '" + field.name + "' has no source column in the schema");
+    }
+    const std::vector<NestedField>* level = &schema->fields();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (level == nullptr) {
+        return MakeError(ErrorKind::kInvalidInput, "partition field '" + field.name +
+                                                       "' has a source inside a list or map");
+      }
+      int index = -1;
+      for (size_t i = 0; i < level->size(); ++i) {
+        if ((*level)[i].id == *it) index = static_cast<int>(i);
+      }
+      if (index < 0) {
+        return MakeError(ErrorKind::kInvalidInput, "partition field '" + field.name +
+                                                       "' has a source inside a list or map");
+      }
+      path.push_back(index);
+      const auto& type = (*level)[static_cast<size_t>(index)].type;
+      level = type->id() == TypeId::kStruct ? &static_cast<const StructType&>(*type).fields()
+                                            : nullptr;
+    }
+    partitioner->source_paths_.push_back(std::move(path));
+    partitioner->source_types_.push_back(schema->FindField(field.source_id)->type);
+  }
+  partitioner->schema_ = std::move(schema);
+  partitioner->spec_ = std::move(spec);
+  return partitioner;
+}
+
+std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
+  return PartitionToPath(*spec_, *partition_type_, partition);
+}
+
+arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
+    const std::shared_ptr<arrow::RecordBatch>& batch) const {
+  std::vector<Group> groups;
+  if (spec_->fields().empty()) {
+    groups.push_back(Group{"", {}, batch});
+    return groups;
+  }
+  // Transformed partition columns.
+  std::vector<std::shared_ptr<arrow::Array>> values;
+  for (size_t i = 0; i < spec_->fields().size(); ++i) {
+    const auto& path = source_paths_[i];
+    std::shared_ptr<arrow::Array> source = batch->column(path[0]);
+    for (size_t depth = 1; depth < path.size(); ++depth) {
+      ARROW_ASSIGN_OR_RAISE(source,
+                            static_cast<const arrow::StructArray&>(*source).GetFlattenedField(path[depth]));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto transformed,
+                          ApplyTransform(spec_->fields()[i].transform, *source_types_[i], source));
+    values.push_back(std::move(transformed));
+  }
+  const int64_t rows = batch->num_rows();
+  std::unordered_map<std::string, size_t> index;
+  std::vector<std::vector<int64_t>> members;
+  std::string key;
+  for (int64_t row = 0; row < rows; ++row) {
+    key.clear();
+    for (const auto& column : values) AppendKeyPart(*column, row, &key);
+    auto [found, inserted] = index.emplace(key, groups.size());
+    if (inserted) {
+      Group group;
+      group.key = key;
+      for (size_t i = 0; i < values.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(Value value, ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
+        group.partition.push_back(std::move(value));
+      }
+      groups.push_back(std::move(group));
+      members.emplace_back();
+    }
+    members[found->second].push_back(row);
+  }
+  if (groups.size() == 1) {
+    groups[0].rows = batch;
+    return groups;
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    arrow::Int64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.AppendValues(members[i]));
+    ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+    groups[i].rows = taken.record_batch();
+  }
+  return groups;
+}
+
+}  // namespace floe

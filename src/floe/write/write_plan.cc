@@ -1,0 +1,95 @@
+#include "floe/write/write_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "floe/util/error.h"
+#include "floe/util/uuid.h"
+
+namespace floe {
+
+std::string_view WriterModeName(WriterMode mode) {
+  switch (mode) {
+    case WriterMode::kUnpartitioned: return "unpartitioned";
+    case WriterMode::kClustered: return "clustered";
+    case WriterMode::kFanout: return "fanout";
+  }
+  return "unpartitioned";
+}
+
+arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(const TableMetadata& metadata,
+                                                                const PropertyMap& options,
+                                                                bool input_clustered) {
+  auto plan = std::make_shared<WritePlan>();
+  plan->format_version = metadata.format_version;
+  plan->table_location = metadata.location;
+  plan->schema = metadata.CurrentSchema();
+  plan->spec = metadata.DefaultSpec();
+  plan->sort_order = metadata.DefaultSortOrder();
+  plan->properties = metadata.properties;
+  for (const auto& [key, value] : options) plan->properties[key] = value;
+  ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromProperties(plan->properties));
+  ARROW_ASSIGN_OR_RAISE(plan->target_file_size_bytes,
+                        properties::kTargetFileSizeBytes.Parse(plan->properties));
+  if (plan->target_file_size_bytes <= 0) {
+    return MakeError(ErrorKind::kInvalidInput, "property write.target-file-size-bytes must be positive");
+  }
+  if (plan->spec->IsUnpartitioned()) {
+    plan->mode = WriterMode::kUnpartitioned;
+  } else if (properties::kSparkFanoutEnabled.Get(plan->properties) || !input_clustered) {
+    plan->mode = WriterMode::kFanout;
+  } else {
+    plan->mode = WriterMode::kClustered;
+  }
+  plan->operation_id = Uuid::Random().ToString();
+  return std::shared_ptr<const WritePlan>(std::move(plan));
+}
+
+std::string WritePlan::Serialize() const {
+  nlohmann::ordered_json json;
+  json["format-version"] = format_version;
+  json["table-location"] = table_location;
+  json["schema"] = nlohmann::ordered_json::parse(SchemaToJson(*schema));
+  json["spec"] = nlohmann::ordered_json::parse(PartitionSpecToJson(*spec));
+  json["sort-order"] = nlohmann::ordered_json::parse(SortOrderToJson(*sort_order));
+  json["properties"] = properties;
+  json["parquet"] = nlohmann::ordered_json::parse(parquet.ToJson());
+  json["mode"] = std::string(WriterModeName(mode));
+  json["target-file-size-bytes"] = target_file_size_bytes;
+  json["operation-id"] = operation_id;
+  return json.dump();
+}
+
+arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(std::string_view text) {
+  auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  auto bad = [](const std::string& why) {
+    return MakeError(ErrorKind::kInvalidInput, "write plan: " + why);
+  };
+  if (json.is_discarded() || !json.is_object()) return bad("not a JSON object");
+  auto plan = std::make_shared<WritePlan>();
+  try {
+    plan->format_version = json.at("format-version").get<int>();
+    plan->table_location = json.at("table-location").get<std::string>();
+    ARROW_ASSIGN_OR_RAISE(plan->schema, SchemaFromJson(json.at("schema").dump()));
+    ARROW_ASSIGN_OR_RAISE(plan->spec, PartitionSpecFromJson(json.at("spec").dump()));
+    plan->properties = json.at("properties").get<PropertyMap>();
+    ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromJson(json.at("parquet").dump()));
+    std::string mode = json.at("mode").get<std::string>();
+    if (mode == "unpartitioned") {
+      plan->mode = WriterMode::kUnpartitioned;
+    } else if (mode == "clustered") {
+      plan->mode = WriterMode::kClustered;
+    } else if (mode == "fanout") {
+      plan->mode = WriterMode::kFanout;
+    } else {
+      return bad("unknown writer mode '" + mode + "'");
+    }
+    plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
+    plan->operation_id = json.at("operation-id").get<std::string>();
+    ARROW_ASSIGN_OR_RAISE(plan->sort_order, SortOrderFromJson(json.at("sort-order").dump()));
+  } catch (const nlohmann::json::exception& error) {
+    return bad(error.what());
+  }
+  return std::shared_ptr<const WritePlan>(std::move(plan));
+}
+
+}  // namespace floe

@@ -1,0 +1,45 @@
+// A WritePlan: everything a write task needs, fixed at plan time and serialisable, so tasks can
+// run anywhere (threads here; other processes or engines' executors later).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "arrow/result.h"
+#include "floe/spec/table_metadata.h"
+#include "floe/write/parquet_settings.h"
+
+namespace floe {
+
+enum class WriterMode { kUnpartitioned, kClustered, kFanout };
+
+std::string_view WriterModeName(WriterMode mode);
+
+/// Immutable; share as std::shared_ptr<const WritePlan>.
+struct WritePlan {
+  int format_version = 2;
+  std::string table_location;
+  SchemaPtr schema;
+  PartitionSpecPtr spec;
+  SortOrderPtr sort_order;
+  /// Table properties overlaid with the write's options.
+  PropertyMap properties;
+  ParquetSettings parquet;
+  WriterMode mode = WriterMode::kUnpartitioned;
+  int64_t target_file_size_bytes = 536870912;
+  /// Embedded in every data file name, so files of different writes never collide.
+  std::string operation_id;
+
+  /// Builds a plan for the table's current schema, default spec and sort order. `options`
+  /// overlay the table properties. Invalid property values give InvalidInput naming the
+  /// property. `input_clustered` says the input arrives grouped by partition (then the
+  /// clustered writer is used unless write.spark.fanout.enabled is true).
+  static arrow::Result<std::shared_ptr<const WritePlan>> Make(const TableMetadata& metadata,
+                                                              const PropertyMap& options,
+                                                              bool input_clustered);
+
+  std::string Serialize() const;
+  static arrow::Result<std::shared_ptr<const WritePlan>> Deserialize(std::string_view text);
+};
+
+}  // namespace floe

@@ -1,0 +1,158 @@
+#include "floe/write/write_task.h"
+
+#include <algorithm>
+
+#include "arrow/record_batch.h"
+#include "floe/manifest/manifest.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/util/error.h"
+#include "floe/util/log.h"
+#include "floe/write/task_commit.h"
+
+namespace floe {
+namespace {
+
+// iceberg-java's ClusteredWriter message, so applications that match on it keep working.
+constexpr char kNotClusteredMessage[] =
+    "Incoming records violate the writer assumption that records are clustered by spec and by "
+    "partition within each spec. Either cluster the incoming records or switch to fanout "
+    "writers.\nEncountered records that belong to already closed files:\n";
+
+// PartitionSpec.toString(): "[\n  1000: name: transform(source)\n]".
+std::string SpecText(const PartitionSpec& spec) {
+  std::string text = "[";
+  for (const auto& field : spec.fields()) {
+    text += "\n  " + std::to_string(field.field_id) + ": " + field.name + ": " +
+            field.transform.ToString() + "(" + std::to_string(field.source_id) + ")";
+  }
+  if (!spec.fields().empty()) text += "\n";
+  return text + "]";
+}
+
+}  // namespace
+
+arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(std::shared_ptr<const WritePlan> plan,
+                                                          std::shared_ptr<FileIO> io,
+                                                          int partition_id, int64_t attempt_id,
+                                                          arrow::MemoryPool* pool) {
+  if (partition_id < 0 || attempt_id < 0) {
+    return arrow::Status::Invalid(
+        "a write task needs its own non-negative partition id and attempt id (they name its files)");
+  }
+  std::unique_ptr<WriteTask> task(new WriteTask());
+  auto context = std::make_shared<DataWriterContext>();
+  context->io = io;
+  context->schema = plan->schema;
+  ARROW_ASSIGN_OR_RAISE(context->arrow_schema, ToArrowSchema(*plan->schema));
+  context->settings = plan->parquet;
+  context->metrics = std::make_shared<const MetricsConfig>(
+      MetricsConfig::Make(*plan->schema, plan->properties, *plan->sort_order));
+  context->sort_order_id = plan->sort_order->order_id;
+  context->pool = pool;
+  task->context_ = std::move(context);
+  auto locations = std::make_shared<const LocationProvider>(plan->table_location, plan->properties);
+  task->factory_ = std::make_unique<OutputFileFactory>(std::move(locations), partition_id,
+                                                       attempt_id, plan->operation_id);
+  ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
+  task->plan_ = std::move(plan);
+  return task;
+}
+
+WriteTask::~WriteTask() {
+  if (!acknowledged_) {
+    AbortWriters();
+    DeleteWrittenFiles();
+  }
+}
+
+void WriteTask::AbortWriters() {
+  for (auto& [key, writer] : open_) writer->Abort();
+  open_.clear();
+}
+
+int WriteTask::DeleteWrittenFiles() {
+  int failures = 0;
+  for (const auto& location : factory_->locations()) {
+    auto status = context_->io->Delete(location);
+    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
+      ++failures;
+      Log(LogLevel::kWarning, "could not delete " + location + " of a failed write task: " +
+                                  status.message());
+    }
+  }
+  return failures;
+}
+
+arrow::Result<RollingDataWriter*> WriteTask::WriterFor(const Partitioner::Group& group) {
+  auto found = open_.find(group.key);
+  if (found != open_.end()) return found->second.get();
+  if (plan_->mode == WriterMode::kClustered) {
+    // A new partition closes the previous one; coming back to a closed one is an error.
+    for (auto& [key, writer] : open_) {
+      ARROW_ASSIGN_OR_RAISE(auto files, writer->Close());
+      for (auto& file : files) completed_.push_back(std::move(file));
+      closed_keys_.insert(key);
+    }
+    open_.clear();
+    if (closed_keys_.count(group.key)) {
+      return arrow::Status::Invalid(kNotClusteredMessage, "partition '",
+                                    partitioner_->PathOf(group.partition), "' in spec ",
+                                    SpecText(*plan_->spec));
+    }
+  }
+  std::string path = partitioner_->unpartitioned() ? "" : partitioner_->PathOf(group.partition);
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        RollingDataWriter::Make(context_, factory_.get(), std::move(path),
+                                                group.partition, plan_->target_file_size_bytes));
+  RollingDataWriter* raw = writer.get();
+  open_.emplace(group.key, std::move(writer));
+  return raw;
+}
+
+arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (finished_) return arrow::Status::Invalid("write task already finished");
+  if (!batch->schema()->Equals(*context_->arrow_schema, /*check_metadata=*/false)) {
+    return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
+                                  " does not match the write schema");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch));
+  for (const auto& group : groups) {
+    ARROW_ASSIGN_OR_RAISE(RollingDataWriter* writer, WriterFor(group));
+    ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
+  }
+  rows_written_ += batch->num_rows();
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::string> WriteTask::Finish() {
+  if (finished_) return arrow::Status::Invalid("write task already finished");
+  finished_ = true;
+  for (auto& [key, writer] : open_) {
+    ARROW_ASSIGN_OR_RAISE(auto files, writer->Close());
+    for (auto& file : files) completed_.push_back(std::move(file));
+  }
+  open_.clear();
+  // Output order must not depend on map iteration: files sorted by path.
+  std::sort(completed_.begin(), completed_.end(),
+            [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
+  TaskCommit message;
+  message.locations = factory_->locations();
+  if (!completed_.empty()) {
+    ManifestWriteOptions options;
+    options.format_version = 2;
+    options.schema = plan_->schema;
+    options.spec = plan_->spec;
+    ARROW_ASSIGN_OR_RAISE(auto writer, ManifestWriter::Make(options));
+    for (const auto& file : completed_) {
+      ManifestEntry entry;
+      entry.status = EntryStatus::kAdded;
+      entry.data_file = file;
+      ARROW_RETURN_NOT_OK(writer->Add(entry));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto encoded, writer->Finish());
+    message.manifest = std::move(encoded.bytes);
+  }
+  return EncodeTaskCommit(message);
+}
+
+}  // namespace floe

@@ -1,0 +1,68 @@
+// A write task: turns record batches into data files for one slice of a write's input and
+// hands them over as one TaskCommit message.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "arrow/memory_pool.h"
+#include "arrow/type_fwd.h"
+#include "floe/io/file_io.h"
+#include "floe/write/partitioner.h"
+#include "floe/write/rolling_writer.h"
+#include "floe/write/write_plan.h"
+
+namespace floe {
+
+/// Owns every file it writes until the receiver acknowledges its message: destroyed (or
+/// failed) before Acknowledge(), it deletes every location its writers were handed
+/// (abort-on-drop). Not thread-safe; one task per thread.
+class WriteTask {
+ public:
+  /// `partition_id` and `attempt_id` must be non-negative and unique per task attempt of the
+  /// write: they are part of every file name. A task refuses to run without them.
+  static arrow::Result<std::unique_ptr<WriteTask>> Make(
+      std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
+      int64_t attempt_id, arrow::MemoryPool* pool = arrow::default_memory_pool());
+  ~WriteTask();
+  WriteTask(const WriteTask&) = delete;
+  WriteTask& operator=(const WriteTask&) = delete;
+
+  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). In clustered mode,
+  /// rows of a partition whose file was already closed give iceberg-java's error.
+  arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// Closes every file and returns the encoded TaskCommit message (data files sorted by path).
+  /// The task still owns the files until Acknowledge().
+  arrow::Result<std::string> Finish();
+  /// The receiver took the message: the task stops owning its files.
+  void Acknowledge() { acknowledged_ = true; }
+  /// Deletes every file the task was handed a location for (best effort, logged); returns how
+  /// many deletions failed. Called by the destructor when not acknowledged.
+  int DeleteWrittenFiles();
+
+  /// Every location handed to this task's writers so far.
+  std::vector<std::string> locations() const { return factory_->locations(); }
+  int64_t rows_written() const { return rows_written_; }
+
+ private:
+  WriteTask() = default;
+  arrow::Result<RollingDataWriter*> WriterFor(const Partitioner::Group& group);
+  void AbortWriters();
+
+  std::shared_ptr<const WritePlan> plan_;
+  std::shared_ptr<const DataWriterContext> context_;
+  std::unique_ptr<OutputFileFactory> factory_;
+  std::unique_ptr<Partitioner> partitioner_;
+  // Fanout: one open writer per partition key. Clustered and unpartitioned: at most one.
+  std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;
+  std::set<std::string> closed_keys_;
+  std::vector<DataFile> completed_;
+  int64_t rows_written_ = 0;
+  bool finished_ = false;
+  bool acknowledged_ = false;
+};
+
+}  // namespace floe
