@@ -88,6 +88,27 @@ std::string PrimitiveText(const Value& value, const Type& type) {
   }
 }
 
+// Width on a terminal, counting code points rather than bytes.
+size_t DisplayWidth(const std::string& text) {
+  size_t width = 0;
+  for (char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
+  }
+  return width;
+}
+
+// The longest prefix of `text` that fits `width` code points.
+std::string Clip(const std::string& text, size_t width) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      if (count == width) return text.substr(0, i);
+      ++count;
+    }
+  }
+  return text;
+}
+
 nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row, const Type& type) {
   if (array.IsNull(row)) return nullptr;
   switch (type.id()) {
@@ -160,14 +181,17 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
     }
   }
   std::vector<size_t> widths;
-  for (const auto& field : fields) widths.push_back(field.name.size());
+  for (const auto& field : fields) widths.push_back(DisplayWidth(field.name));
   for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], std::min<size_t>(row[i].size(), 60));
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], std::min<size_t>(DisplayWidth(row[i]), 60));
+    }
   }
   auto print_row = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
-      std::string cell = cells[i].size() > 60 ? cells[i].substr(0, 57) + "..." : cells[i];
-      out << (i == 0 ? "" : " | ") << cell << std::string(widths[i] - std::min(widths[i], cell.size()), ' ');
+      std::string cell = DisplayWidth(cells[i]) > 60 ? Clip(cells[i], 57) + "..." : cells[i];
+      out << (i == 0 ? "" : " | ") << cell
+          << std::string(widths[i] - std::min(widths[i], DisplayWidth(cell)), ' ');
     }
     out << "\n";
   };

@@ -44,7 +44,7 @@ class ArrowFileIO final : public FileIO {
       const std::string& location) override {
     ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
     auto file = target.fs->OpenInputFile(target.path);
-    if (!file.ok()) return NotFoundOr(file.status(), location);
+    if (!file.ok()) return NotFoundOr(target, file.status(), location);
     return file;
   }
 
@@ -64,7 +64,7 @@ class ArrowFileIO final : public FileIO {
   arrow::Status Delete(const std::string& location) override {
     ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
     auto status = target.fs->DeleteFile(target.path);
-    if (!status.ok()) return NotFoundOr(status, location);
+    if (!status.ok()) return NotFoundOr(target, status, location);
     return status;
   }
 
@@ -151,11 +151,11 @@ class ArrowFileIO final : public FileIO {
     return base + path.substr(base_path.size());
   }
 
-  static arrow::Status NotFoundOr(const arrow::Status& status, const std::string& location) {
-    if (status.IsIOError() && status.message().find("o such file") != std::string::npos) {
-      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
-    }
-    if (status.IsIOError() && status.message().find("ot found") != std::string::npos) {
+  // A missing file is NotFound; anything else keeps Arrow's error with the location.
+  static arrow::Status NotFoundOr(const Target& target, const arrow::Status& status,
+                                  const std::string& location) {
+    auto info = target.fs->GetFileInfo(target.path);
+    if (info.ok() && info->type() == arrow::fs::FileType::NotFound) {
       return MakeError(ErrorKind::kNotFound, "file not found: " + location);
     }
     return WithContext(status, location);

@@ -104,6 +104,15 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
     }
     case arrow::Type::LIST:
     case arrow::Type::MAP: {
+      // Files written from large or view lists read back as those types (the footer keeps the
+      // writer's Arrow schema); bring them to the 32-bit offsets Iceberg's Arrow form uses.
+      if (array->type_id() != target_type->id()) {
+        std::shared_ptr<arrow::DataType> plain =
+            target_type->id() == arrow::Type::LIST ? arrow::list(array->type()->field(0))
+                                                   : array->type();
+        ARROW_ASSIGN_OR_RAISE(auto converted, arrow::compute::Cast(*array, plain));
+        return Project(converted, target, path);
+      }
       const auto& source = static_cast<const arrow::ListArray&>(*array);
       std::shared_ptr<arrow::Array> values;
       if (target_type->id() == arrow::Type::LIST) {
@@ -205,7 +214,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const PartitionSpec& spec, std::shared_ptr<ScanStats> stats) {
   const std::string& location = file.file_path;
   auto opened = io->OpenInput(location);
-  if (!opened.ok()) return WithContext(opened.status(), "data file of the table is missing or unreadable");
+  if (!opened.ok()) return WithContext(opened.status(), "reading a data file of the table");
   auto counted = std::make_shared<CountingFile>(*opened, stats);
   parquet::arrow::FileReaderBuilder builder;
   FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted), "data file " + location);

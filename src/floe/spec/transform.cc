@@ -128,7 +128,9 @@ TypePtr Transform::ResultType(const TypePtr& source) const {
 }
 
 bool Transform::PreservesOrder() const {
-  return kind_ != TransformKind::kBucket && kind_ != TransformKind::kUnknown;
+  // iceberg-java: bucket, void and unknown transforms do not preserve order.
+  return kind_ != TransformKind::kBucket && kind_ != TransformKind::kVoid &&
+         kind_ != TransformKind::kUnknown;
 }
 
 }  // namespace floe

@@ -4,6 +4,7 @@
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
 #include "arrow/record_batch.h"
+#include "arrow/util/decimal.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
 
@@ -142,6 +143,17 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
         result = *cast;
       }
       break;
+    }
+  }
+  if (result->type_id() == arrow::Type::DECIMAL128) {
+    // Parsers (CSV) and some producers hand over decimals wider than their declared precision.
+    const auto& decimals = static_cast<const arrow::Decimal128Array&>(*result);
+    int32_t precision = static_cast<const arrow::Decimal128Type&>(*result->type()).precision();
+    for (int64_t i = 0; i < decimals.length(); ++i) {
+      if (decimals.IsValid(i) && !arrow::Decimal128(decimals.GetValue(i)).FitsInPrecision(precision)) {
+        return Bad(table, path, "value " + decimals.FormatValue(i) + " does not fit " +
+                                    result->type()->ToString());
+      }
     }
   }
   if (!target.nullable() && result->null_count() > 0) {

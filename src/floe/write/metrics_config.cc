@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <deque>
 
 namespace floe {
 
@@ -38,69 +37,70 @@ std::string MetricsMode::ToString() const {
 
 namespace {
 
-// The ids TypeUtil.getProjectedIds counts: primitive leaves, plus list elements / map keys and
-// values when they are primitive (struct ids are not counted).
-int CountProjectedIds(const std::vector<NestedField>& fields) {
-  int count = 0;
-  for (const auto& field : fields) {
-    switch (field.type->id()) {
-      case TypeId::kStruct:
-        count += CountProjectedIds(static_cast<const StructType&>(*field.type).fields());
-        break;
-      case TypeId::kList: {
-        const auto& element = static_cast<const ListType&>(*field.type).element();
-        count += element.type->is_primitive() ? 1 : CountProjectedIds({element});
-        break;
-      }
-      case TypeId::kMap: {
-        const auto& map = static_cast<const MapType&>(*field.type);
-        count += map.key().type->is_primitive() ? 1 : CountProjectedIds({map.key()});
-        count += map.value().type->is_primitive() ? 1 : CountProjectedIds({map.value()});
-        break;
-      }
-      default:
-        count += 1;
-        break;
-    }
-  }
-  return count;
+bool MetricsEligible(const Type& type) {
+  return type.is_primitive() || type.id() == TypeId::kVariant;
 }
 
-// The first `limit` primitive field ids, breadth-first per struct: a struct's primitive fields
-// in order, then its nested children (list element, then map key, then map value).
-std::vector<int> FirstPrimitiveIds(const std::vector<NestedField>& top, int limit) {
-  std::vector<int> ids;
-  std::deque<const std::vector<NestedField>*> queue = {&top};
-  // Children of lists and maps as field lists; a deque keeps their addresses stable.
-  std::deque<std::vector<NestedField>> synthetic;
-  while (!queue.empty() && static_cast<int>(ids.size()) < limit) {
-    const auto* fields = queue.front();
-    queue.pop_front();
-    for (const auto& field : *fields) {
-      if (field.type->is_primitive()) {
-        if (static_cast<int>(ids.size()) < limit) ids.push_back(field.id);
+// The number of ids iceberg-java's TypeUtil.getProjectedIds returns: primitive (and variant)
+// fields of structs, a list's element when the element is primitive, and a map's key and value
+// when the value is primitive.
+int CountProjectedIds(const Type& type) {
+  switch (type.id()) {
+    case TypeId::kStruct: {
+      int count = 0;
+      for (const auto& field : static_cast<const StructType&>(type).fields()) {
+        count += field.type->is_nested() ? CountProjectedIds(*field.type) : 1;
       }
+      return count;
     }
-    for (const auto& field : *fields) {
-      switch (field.type->id()) {
-        case TypeId::kStruct:
-          queue.push_back(&static_cast<const StructType&>(*field.type).fields());
-          break;
-        case TypeId::kList:
-          synthetic.push_back({static_cast<const ListType&>(*field.type).element()});
-          queue.push_back(&synthetic.back());
-          break;
-        case TypeId::kMap:
-          synthetic.push_back({static_cast<const MapType&>(*field.type).key(),
-                               static_cast<const MapType&>(*field.type).value()});
-          queue.push_back(&synthetic.back());
-          break;
-        default:
-          break;
-      }
+    case TypeId::kList: {
+      const auto& element = static_cast<const ListType&>(type).element();
+      return element.type->is_nested() ? CountProjectedIds(*element.type) : 1;
     }
+    case TypeId::kMap: {
+      const auto& map = static_cast<const MapType&>(type);
+      int count = CountProjectedIds(*map.key().type) * map.key().type->is_nested();
+      if (map.value().type->is_nested()) return count + CountProjectedIds(*map.value().type);
+      return count + 2;
+    }
+    default:
+      return 0;
   }
-  return ids;
+}
+
+// iceberg-java's MetricsConfig.limitFieldIds: a struct's eligible fields in order, then each
+// field's children depth-first (a list's element, a map's key and value), until `limit` ids.
+void LimitFieldIds(const Type& type, size_t limit, std::vector<int>* ids) {
+  switch (type.id()) {
+    case TypeId::kStruct: {
+      const auto& fields = static_cast<const StructType&>(type).fields();
+      for (const auto& field : fields) {
+        if (ids->size() >= limit) return;
+        if (MetricsEligible(*field.type)) ids->push_back(field.id);
+      }
+      for (const auto& field : fields) {
+        if (ids->size() >= limit) return;
+        LimitFieldIds(*field.type, limit, ids);
+      }
+      return;
+    }
+    case TypeId::kList: {
+      const auto& element = static_cast<const ListType&>(type).element();
+      if (ids->size() < limit && MetricsEligible(*element.type)) ids->push_back(element.id);
+      LimitFieldIds(*element.type, limit, ids);
+      return;
+    }
+    case TypeId::kMap: {
+      const auto& map = static_cast<const MapType&>(type);
+      if (ids->size() < limit && MetricsEligible(*map.key().type)) ids->push_back(map.key().id);
+      if (ids->size() < limit && MetricsEligible(*map.value().type)) ids->push_back(map.value().id);
+      LimitFieldIds(*map.key().type, limit, ids);
+      LimitFieldIds(*map.value().type, limit, ids);
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 }  // namespace
@@ -115,25 +115,29 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
   } else {
     int64_t limit = properties::kMetricsMaxInferredColumns.Get(properties);
     if (limit < 0) limit = properties::kMetricsMaxInferredColumns.default_value;
-    if (CountProjectedIds(schema.fields()) <= limit) {
+    if (CountProjectedIds(*schema.as_struct()) <= limit) {
       config.default_mode_ = kDefault;
     } else {
       config.default_mode_ = MetricsMode::None();
-      for (int id : FirstPrimitiveIds(schema.fields(), static_cast<int>(limit))) {
-        config.column_modes_[id] = kDefault;
-      }
+      std::vector<int> ids;
+      LimitFieldIds(*schema.as_struct(), static_cast<size_t>(limit), &ids);
+      for (int id : ids) config.column_modes_[id] = kDefault;
     }
   }
   if (config.default_mode_.kind == MetricsMode::Kind::kNone ||
       config.default_mode_.kind == MetricsMode::Kind::kCounts) {
-    for (const auto& field : sort_order.fields) config.column_modes_[field.source_id] = kDefault;
+    // SortOrderUtil.orderPreservingSortedColumns: sort fields whose transform keeps order.
+    for (const auto& field : sort_order.fields) {
+      if (field.transform.PreservesOrder()) config.column_modes_[field.source_id] = kDefault;
+    }
   }
   const std::string prefix(properties::kMetricsColumnPrefix);
   for (auto it = properties.lower_bound(prefix); it != properties.end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     auto id = schema.FindFieldId(std::string_view(it->first).substr(prefix.size()));
     if (!id) continue;  // iceberg-java ignores columns that are not in the schema
-    config.column_modes_[*id] = MetricsMode::Parse(it->second).value_or(kDefault);
+    // An invalid mode falls back to the table's default mode (MetricsConfig.parseMode).
+    config.column_modes_[*id] = MetricsMode::Parse(it->second).value_or(config.default_mode_);
   }
   return config;
 }

@@ -1,0 +1,46 @@
+# floe's entry points. `make demo` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+JOBS ?= 2
+BUILD_DEBUG := build/debug
+BUILD_RELEASE := build/release
+PYTHON := .venv/bin/python
+# Arrow's wheel libraries are not instrumented; their containers trip ASan's container checks.
+export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test bench clean
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+$(BUILD_DEBUG)/build.ninja: | bootstrap
+	cmake -S . -B $(BUILD_DEBUG) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=address,undefined
+
+$(BUILD_RELEASE)/build.ninja: | bootstrap
+	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_BUILD_TESTS=OFF
+
+build-debug: bootstrap $(BUILD_DEBUG)/build.ninja
+	cmake --build $(BUILD_DEBUG) -j$(JOBS)
+
+build-release: bootstrap $(BUILD_RELEASE)/build.ninja
+	cmake --build $(BUILD_RELEASE) -j$(JOBS)
+
+## The main job: generate data, create a table in ./warehouse, append, inspect, scan, read with pyiceberg.
+demo: build-release
+	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
+
+## Every test: unit tests (ASan+UBSan debug build) and the interop tests against pyiceberg/pyarrow.
+test: unit-test interop-test
+
+unit-test: build-debug
+	cd $(BUILD_DEBUG) && ctest --output-on-failure
+
+interop-test: build-debug
+	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q tests/interop
+
+## Benchmarks (release build): writes bench/results/.
+bench: build-release
+	$(PYTHON) bench/write/write_benchmark.py --floe $(BUILD_RELEASE)/src/floe/cli/floe
+
+clean:
+	rm -rf build

@@ -1,0 +1,161 @@
+#include "floe/write/write_task.h"
+
+#include <filesystem>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "arrow/api.h"
+#include "arrow/io/file.h"
+#include "floe/manifest/manifest.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/write/task_commit.h"
+#include "parquet/arrow/reader.h"
+
+namespace floe {
+namespace {
+
+class WriteTaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto io = MakeArrowFileIO();
+    ASSERT_TRUE(io.ok());
+    io_ = *io;
+  }
+
+  std::shared_ptr<const WritePlan> Plan(const std::string& partition_by, PropertyMap properties = {},
+                                        bool clustered = false) {
+    auto schema = ParseSchemaText("id long not null, region string, score double");
+    auto spec = ParsePartitionBy(partition_by, **schema);
+    auto metadata = NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(),
+                                     directory_.Child("table"), std::move(properties));
+    auto plan = WritePlan::Make(**metadata, {}, clustered);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    return *plan;
+  }
+
+  // Rows id = start..start+count-1 with region r<id % partitions> (names that need escaping).
+  std::shared_ptr<arrow::RecordBatch> Rows(const WritePlan& plan, int64_t start, int64_t count,
+                                           int partitions) {
+    arrow::Int64Builder ids;
+    arrow::StringBuilder regions;
+    arrow::DoubleBuilder scores;
+    for (int64_t i = start; i < start + count; ++i) {
+      EXPECT_TRUE(ids.Append(i).ok());
+      EXPECT_TRUE(regions.Append("r/" + std::to_string(i % partitions) + " ü").ok());
+      EXPECT_TRUE(scores.Append(i % 7 == 0 ? -0.0 : 0.5 * static_cast<double>(i)).ok());
+    }
+    auto schema = ToArrowSchema(*plan.schema);
+    return arrow::RecordBatch::Make(*schema, count,
+                                    {*ids.Finish(), *regions.Finish(), *scores.Finish()});
+  }
+
+  std::vector<DataFile> Decode(const std::string& message) {
+    auto decoded = DecodeTaskCommit(message);
+    EXPECT_TRUE(decoded.ok());
+    if (decoded->manifest.empty()) return {};
+    auto manifest = ReadManifest(decoded->manifest);
+    EXPECT_TRUE(manifest.ok()) << manifest.status().ToString();
+    std::vector<DataFile> files;
+    for (auto& entry : manifest->entries) files.push_back(entry.data_file);
+    return files;
+  }
+
+  int64_t RowsInFile(const std::string& path) {
+    auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(path), arrow::default_memory_pool());
+    return (*reader)->parquet_reader()->metadata()->num_rows();
+  }
+
+  testing::TempDirectory directory_;
+  std::shared_ptr<FileIO> io_;
+};
+
+TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
+  auto plan = Plan("region");
+  ASSERT_EQ(plan->mode, WriterMode::kFanout);
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 3, 17));
+  for (int batch = 0; batch < 4; ++batch) FLOE_ASSERT_OK(task->Write(Rows(*plan, batch * 2500, 2500, 9)));
+  FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+  task->Acknowledge();
+  auto files = Decode(message);
+  ASSERT_EQ(files.size(), 9u);
+  int64_t total = 0;
+  std::regex name(".*/data/region=r%2F[0-8]\\+%C3%BC/00003-17-" + plan->operation_id + "-0000[1-9]\\.parquet");
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_TRUE(std::regex_match(files[i].file_path, name)) << files[i].file_path;
+    if (i > 0) EXPECT_LT(files[i - 1].file_path, files[i].file_path);
+    EXPECT_EQ(files[i].record_count, RowsInFile(files[i].file_path));
+    EXPECT_EQ(files[i].file_size_in_bytes, static_cast<int64_t>(std::filesystem::file_size(files[i].file_path)));
+    ASSERT_EQ(files[i].partition.size(), 1u);
+    total += files[i].record_count;
+    // Metrics: ids 1..3 have counts; the double column has NaN counts and -0.0 lower bounds.
+    EXPECT_EQ(files[i].value_counts.at(1), files[i].record_count);
+    EXPECT_EQ(files[i].null_value_counts.at(2), 0);
+    EXPECT_EQ(files[i].nan_value_counts.at(3), 0);
+  }
+  EXPECT_EQ(total, 10000);
+}
+
+TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
+  auto plan = Plan("region");
+  std::vector<std::string> locations;
+  {
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1));
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 5000, 8)));
+    locations = task->locations();
+    ASSERT_EQ(locations.size(), 8u);
+    for (const auto& location : locations) EXPECT_TRUE(std::filesystem::exists(location));
+  }
+  for (const auto& location : locations) EXPECT_FALSE(std::filesystem::exists(location)) << location;
+  // Finished but never acknowledged: still the task's files.
+  {
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 2));
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100, 8)));
+    FLOE_ASSERT_OK(task->Finish().status());
+    locations = task->locations();
+  }
+  for (const auto& location : locations) EXPECT_FALSE(std::filesystem::exists(location)) << location;
+}
+
+TEST_F(WriteTaskTest, RefusesToRunWithoutIds) {
+  auto plan = Plan("region");
+  EXPECT_FALSE(WriteTask::Make(plan, io_, -1, 0).ok());
+  EXPECT_FALSE(WriteTask::Make(plan, io_, 0, -1).ok());
+}
+
+TEST_F(WriteTaskTest, ClusteredFailsWithIcebergJavaMessageOnOutOfOrderPartitions) {
+  auto plan = Plan("region", {}, /*clustered=*/true);
+  ASSERT_EQ(plan->mode, WriterMode::kClustered);
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 1, 8)));   // r/0
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 1, 1, 8)));   // r/1 closes r/0
+  auto status = task->Write(Rows(*plan, 8, 1, 8));     // r/0 again
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "Incoming records violate the writer assumption that records are clustered by spec "
+            "and by partition within each spec. Either cluster the incoming records or switch to "
+            "fanout writers.\nEncountered records that belong to already closed files:\npartition "
+            "'region=r%2F0+%C3%BC' in spec [\n  1000: region: identity(2)\n]");
+}
+
+TEST_F(WriteTaskTest, RollsOnTheThousandRowGrid) {
+  auto plan = Plan("", {{"write.target-file-size-bytes", "1"}});
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 2500, 1)));
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 2500, 1500, 1)));
+  FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+  task->Acknowledge();
+  auto files = Decode(message);
+  ASSERT_EQ(files.size(), 4u);
+  for (const auto& file : files) EXPECT_EQ(file.record_count, 1000);
+  // The roll on the last row opened a fifth file, which was empty and deleted (iceberg-java's
+  // RollingFileWriter uses up that file number too).
+  auto locations = task->locations();
+  ASSERT_EQ(locations.size(), 5u);
+  EXPECT_FALSE(std::filesystem::exists(locations.back()));
+}
+
+}  // namespace
+}  // namespace floe

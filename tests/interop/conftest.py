@@ -1,0 +1,66 @@
+"""Shared fixtures: the floe binary under test, a fresh warehouse with its SQLite catalog, and
+pyiceberg's SqlCatalog on the same catalog file."""
+
+import os
+import pathlib
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "data"))
+
+FLOE = os.environ.get("FLOE_BIN", str(pathlib.Path(__file__).parents[2] / "build/debug/src/floe/cli/floe"))
+
+
+class Floe:
+    """Runs the floe command against one warehouse."""
+
+    def __init__(self, warehouse: pathlib.Path):
+        self.warehouse = warehouse
+        self.catalog_db = warehouse / "catalog.db"
+
+    def run(self, *args, check=True, env=None):
+        command = [FLOE, *map(str, args), "--warehouse", str(self.warehouse)]
+        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        if check and result.returncode != 0:
+            raise AssertionError(f"floe {' '.join(map(str, args))} failed ({result.returncode}):\n{result.stderr}")
+        return result
+
+    def fail(self, *args):
+        result = self.run(*args, check=False)
+        assert result.returncode != 0, f"floe {args} should have failed:\n{result.stdout}"
+        lines = [line for line in result.stderr.splitlines() if line.startswith("floe: error:")]
+        assert len(lines) == 1, f"expected one error line:\n{result.stderr}"
+        return lines[0]
+
+    def metadata_location(self, table: str) -> str:
+        namespace, name = table.rsplit(".", 1)
+        with sqlite3.connect(self.catalog_db) as connection:
+            row = connection.execute(
+                "SELECT metadata_location FROM iceberg_tables WHERE table_namespace=? AND table_name=?",
+                (namespace, name),
+            ).fetchone()
+        return row[0] if row else None
+
+
+@pytest.fixture
+def floe(tmp_path):
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    return Floe(warehouse)
+
+
+@pytest.fixture
+def pyiceberg_catalog(floe):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    # Let floe create the catalog tables first, as the embedded default would.
+    floe.run("namespaces")
+    return SqlCatalog("floe", uri=f"sqlite:///{floe.catalog_db}", warehouse=f"file://{floe.warehouse}")
+
+
+def files_under(directory: pathlib.Path) -> set:
+    return {str(p) for p in directory.rglob("*") if p.is_file()}
