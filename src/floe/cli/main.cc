@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "floe " FLOE_VERSION);
   floe::cli::CommandContext context;
+  // The catalog flags work before the command name too ("floe --warehouse w scan t").
+  floe::cli::AddCatalogFlags(&app, &context);
   floe::cli::RegisterTableCommands(app, &context);
   floe::cli::RegisterInfoCommands(app, &context);
   try {
