@@ -3,12 +3,10 @@
 #include <cstdio>
 
 #include "floe/util/error.h"
+#include "floe/util/java_text.h"
 
 namespace floe::avro {
 namespace {
-
-bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::string Quote(const std::string& text) { return "\"" + text + "\""; }
 
@@ -66,7 +64,7 @@ AvroNodePtr StructSchema(const StructType& type, const std::string& record_name)
   for (const auto& field : type.fields()) {
     AvroField avro_field;
     bool valid = IsValidAvroName(field.name);
-    avro_field.name = valid ? field.name : SanitizeAvroName(field.name);
+    avro_field.name = valid ? field.name : MakeCompatibleName(field.name);
     avro_field.type = Optionally(TypeSchema(*field.type, field.id), !field.required);
     avro_field.doc = field.doc;
     if (!field.required) avro_field.default_json = "null";
@@ -115,41 +113,6 @@ arrow::Status WrongShape(const Type& type) {
 }
 
 }  // namespace
-
-bool IsValidAvroName(const std::string& name) {
-  if (name.empty()) return false;
-  if (!(IsAsciiLetter(name[0]) || name[0] == '_')) return false;
-  for (size_t i = 1; i < name.size(); ++i) {
-    char c = name[i];
-    if (!(IsAsciiLetter(c) || IsAsciiDigit(c) || c == '_')) return false;
-  }
-  return true;
-}
-
-std::string SanitizeAvroName(const std::string& name) {
-  std::string result;
-  auto sanitize_char = [&](unsigned char c) {
-    if (IsAsciiDigit(static_cast<char>(c))) {
-      result += "_";
-      result.push_back(static_cast<char>(c));
-    } else {
-      char buffer[8];
-      std::snprintf(buffer, sizeof(buffer), "_x%X", c);
-      result += buffer;
-    }
-  };
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    bool keep = i == 0 ? (IsAsciiLetter(c) || c == '_')
-                       : (IsAsciiLetter(c) || IsAsciiDigit(c) || c == '_');
-    if (keep) {
-      result.push_back(c);
-    } else {
-      sanitize_char(static_cast<unsigned char>(c));
-    }
-  }
-  return result;
-}
 
 int DecimalRequiredBytes(int precision) {
   // The smallest n with 2^(8n-1) > 10^precision.

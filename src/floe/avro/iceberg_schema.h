@@ -18,12 +18,6 @@ namespace floe::avro {
 /// of "k<key id>_v<value id>" records with logicalType "map", and iceberg-java's logical types.
 AvroNodePtr ToAvroSchema(const StructType& type, const std::string& record_name);
 
-/// Avro's name rules (iceberg-java's AvroSchemaUtil.validAvroName / sanitize): a name that
-/// starts with a letter or '_' and continues with letters, digits or '_' is kept; otherwise a
-/// leading digit becomes "_<digit>" and every other bad character "_x<HEX>".
-bool IsValidAvroName(const std::string& name);
-std::string SanitizeAvroName(const std::string& name);
-
 /// An Iceberg primitive value as the Avro datum its schema expects (decimals as fixed bytes of
 /// the type's minimal width, uuid as 16 fixed bytes).
 Datum ValueToDatum(const Value& value, const Type& type);

@@ -1,8 +1,14 @@
 #include "floe/util/java_text.h"
 
 #include <charconv>
+#include <clocale>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cwctype>
+#include <vector>
+
+#include <locale.h>
 
 namespace floe {
 namespace {
@@ -49,7 +55,98 @@ std::string JavaFloatingToString(T value) {
   return JavaFormat(buffer, static_cast<size_t>(end - buffer), std::signbit(value));
 }
 
+// UTF-16 code units of UTF-8 text (invalid bytes map to themselves as units).
+std::vector<char16_t> Utf16Units(std::string_view text) {
+  std::vector<char16_t> units;
+  size_t i = 0;
+  while (i < text.size()) {
+    auto lead = static_cast<unsigned char>(text[i]);
+    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > text.size()) {
+      units.push_back(lead);
+      ++i;
+      continue;
+    }
+    char32_t code_point = length == 1 ? lead : lead & (0xFF >> (length + 1));
+    for (size_t k = 1; k < length; ++k) code_point = (code_point << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (code_point >= 0x10000) {
+      code_point -= 0x10000;
+      units.push_back(static_cast<char16_t>(0xD800 + (code_point >> 10)));
+      units.push_back(static_cast<char16_t>(0xDC00 + (code_point & 0x3FF)));
+    } else {
+      units.push_back(static_cast<char16_t>(code_point));
+    }
+    i += length;
+  }
+  return units;
+}
+
+// Java's Character.isLetter / isDigit for one UTF-16 unit, from the C library's Unicode tables.
+locale_t Utf8Locale() {
+  static locale_t locale = [] {
+    locale_t created = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+    return created ? created : newlocale(LC_CTYPE_MASK, "C", static_cast<locale_t>(0));
+  }();
+  return locale;
+}
+bool IsJavaDigit(char16_t unit) { return unit >= '0' && unit <= '9'; }
+bool IsJavaLetter(char16_t unit) {
+  if (unit < 0x80) return (unit >= 'a' && unit <= 'z') || (unit >= 'A' && unit <= 'Z');
+  if (unit >= 0xD800 && unit <= 0xDFFF) return false;  // surrogates are never letters
+  return iswalpha_l(static_cast<wint_t>(unit), Utf8Locale()) != 0;
+}
+
+void AppendUtf16Unit(char16_t unit, std::string* out) {
+  if (unit < 0x80) {
+    out->push_back(static_cast<char>(unit));
+  } else if (unit < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (unit >> 6)));
+    out->push_back(static_cast<char>(0x80 | (unit & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xE0 | (unit >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((unit >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (unit & 0x3F)));
+  }
+}
+
 }  // namespace
+
+bool IsValidAvroName(std::string_view name) {
+  auto units = Utf16Units(name);
+  if (units.empty()) return false;
+  if (!(IsJavaLetter(units[0]) || units[0] == '_')) return false;
+  for (size_t i = 1; i < units.size(); ++i) {
+    if (!(IsJavaLetter(units[i]) || IsJavaDigit(units[i]) || units[i] == '_')) return false;
+  }
+  return true;
+}
+
+std::string MakeCompatibleName(std::string_view name) {
+  if (IsValidAvroName(name)) return std::string(name);
+  auto units = Utf16Units(name);
+  std::string result;
+  auto sanitize = [&](char16_t unit) {
+    if (IsJavaDigit(unit)) {
+      result.push_back('_');
+      result.push_back(static_cast<char>(unit));
+    } else {
+      char buffer[16];
+      std::snprintf(buffer, sizeof(buffer), "_x%X", static_cast<unsigned>(unit));
+      result += buffer;
+    }
+  };
+  for (size_t i = 0; i < units.size(); ++i) {
+    char16_t unit = units[i];
+    bool keep = i == 0 ? (IsJavaLetter(unit) || unit == '_')
+                       : (IsJavaLetter(unit) || IsJavaDigit(unit) || unit == '_');
+    if (keep) {
+      AppendUtf16Unit(unit, &result);
+    } else {
+      sanitize(unit);
+    }
+  }
+  return result;
+}
 
 std::string JavaUrlEncode(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";

@@ -18,6 +18,14 @@ std::string JavaDoubleToString(double value);
 /// Float.toString, with the same rules over float's shortest digits.
 std::string JavaFloatToString(float value);
 
+/// Avro's name rules as iceberg-java applies them (AvroSchemaUtil.validAvroName / sanitize, also
+/// used for Parquet field names by makeCompatibleName). A valid name starts with a letter or '_'
+/// and continues with letters, digits or '_' ("letter" in Java's Unicode sense, per UTF-16 unit,
+/// so characters beyond the BMP never count). Otherwise each offending UTF-16 unit becomes
+/// "_<digit>" (a digit in first position) or "_x<HEX>" (upper-case, unpadded).
+bool IsValidAvroName(std::string_view name);
+std::string MakeCompatibleName(std::string_view name);
+
 /// Standard Base64 with '=' padding (RFC 4648 §4).
 std::string Base64Encode(std::string_view bytes);
 

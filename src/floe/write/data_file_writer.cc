@@ -5,10 +5,54 @@
 #include "arrow/util/key_value_metadata.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
+#include "floe/util/java_text.h"
+#include "parquet/arrow/schema.h"
+#include "parquet/exception.h"
+#include "parquet/schema.h"
 #include "parquet/arrow/writer.h"
 #include "parquet/file_writer.h"
 
 namespace floe {
+namespace {
+
+bool HasNanosecondTimestamps(const Schema& schema) {
+  for (int id : schema.AllFieldIds()) {
+    TypeId type = schema.FindField(id)->type->id();
+    if (type == TypeId::kTimestampNs || type == TypeId::kTimestampTzNs) return true;
+  }
+  return false;
+}
+
+// A copy of a Parquet schema node with iceberg-java's names: the root renamed, and column and
+// struct field names made Avro-compatible (list and map structure keeps Arrow's standard names,
+// which are iceberg-java's too).
+parquet::schema::NodePtr IcebergNames(const parquet::schema::Node& node, const std::string& name,
+                                      bool top) {
+  if (node.is_primitive()) {
+    const auto& primitive = static_cast<const parquet::schema::PrimitiveNode&>(node);
+    return parquet::schema::PrimitiveNode::Make(name, node.repetition(), node.logical_type(),
+                                                primitive.physical_type(), primitive.type_length(),
+                                                node.field_id());
+  }
+  const auto& group = static_cast<const parquet::schema::GroupNode&>(node);
+  // Children of LIST and MAP groups are structural ("list", "key_value", "element", ...).
+  bool structural = node.logical_type() &&
+                    (node.logical_type()->is_list() || node.logical_type()->is_map());
+  parquet::schema::NodeVector children;
+  for (int i = 0; i < group.field_count(); ++i) {
+    const auto& child = *group.field(i);
+    std::string child_name = structural || (!top && node.repetition() == parquet::Repetition::REPEATED)
+                                 ? child.name()
+                                 : MakeCompatibleName(child.name());
+    children.push_back(IcebergNames(child, child_name, false));
+  }
+  auto logical_type = node.logical_type();
+  if (logical_type && logical_type->is_none()) logical_type = nullptr;
+  return parquet::schema::GroupNode::Make(name, node.repetition(), children, logical_type,
+                                          node.field_id());
+}
+
+}  // namespace
 
 arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
     std::shared_ptr<const DataWriterContext> context, std::string location) {
@@ -20,16 +64,26 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   // A pool of its own, so the open row group's buffered bytes can be measured.
   writer->pool_ = std::make_unique<arrow::ProxyMemoryPool>(ctx.pool);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  auto opened = parquet::arrow::FileWriter::Open(*ctx.arrow_schema, writer->pool_.get(),
-                                                 writer->stream_, ctx.settings.ToWriterProperties(),
-                                                 arrow_properties);
-  if (!opened.ok()) return WithContext(opened.status(), "opening data file " + writer->location_);
-  writer->writer_ = std::move(*opened);
+  auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema));
+  // The Parquet schema iceberg-java writes: root "table", names made Avro-compatible.
+  std::shared_ptr<parquet::SchemaDescriptor> descriptor;
+  FLOE_RETURN_NOT_OK_CONTEXT(parquet::arrow::ToParquetSchema(ctx.arrow_schema.get(), *properties,
+                                                             *arrow_properties, &descriptor),
+                             "data file " + writer->location_);
   // iceberg-java records the write schema in the footer.
+  auto footer = arrow::key_value_metadata({"iceberg.schema"}, {SchemaToJson(*ctx.schema)});
+  std::unique_ptr<parquet::ParquetFileWriter> file_writer;
+  try {
+    auto root = std::static_pointer_cast<parquet::schema::GroupNode>(
+        IcebergNames(*descriptor->schema_root(), "table", /*top=*/true));
+    file_writer = parquet::ParquetFileWriter::Open(writer->stream_, root, properties, footer);
+  } catch (const parquet::ParquetException& error) {
+    return arrow::Status::IOError("opening data file ", writer->location_, ": ", error.what());
+  }
   FLOE_RETURN_NOT_OK_CONTEXT(
-      writer->writer_->AddKeyValueMetadata(
-          arrow::key_value_metadata({"iceberg.schema"}, {SchemaToJson(*ctx.schema)})),
-      "data file " + writer->location_);
+      parquet::arrow::FileWriter::Make(writer->pool_.get(), std::move(file_writer), ctx.arrow_schema,
+                                       arrow_properties, &writer->writer_),
+      "opening data file " + writer->location_);
   FLOE_RETURN_NOT_OK_CONTEXT(writer->writer_->NewBufferedRowGroup(),
                              "data file " + writer->location_);
   writer->floats_ = std::make_unique<FloatMetricsTracker>(*ctx.schema);

@@ -86,7 +86,8 @@ arrow::Result<ParquetSettings> ParquetSettings::FromProperties(const PropertyMap
   return settings;
 }
 
-std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties() const {
+std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
+    bool nanosecond_timestamps) const {
   const CodecInfo* info = FindCodec(codec);
   parquet::WriterProperties::Builder builder;
   builder.compression(info ? info->type : arrow::Compression::ZSTD);
@@ -95,7 +96,8 @@ std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties()
   builder.max_rows_per_page(page_row_limit);
   builder.dictionary_pagesize_limit(dict_size_bytes);
   builder.data_page_version(parquet::ParquetDataPageVersion::V1);
-  builder.version(parquet::ParquetVersion::PARQUET_2_6);
+  builder.version(nanosecond_timestamps ? parquet::ParquetVersion::PARQUET_2_6
+                                        : parquet::ParquetVersion::PARQUET_1_0);
   // Row groups are cut by size by the data-file writer, not by Arrow's row count.
   builder.max_row_group_length(std::numeric_limits<int64_t>::max());
   builder.enable_statistics();

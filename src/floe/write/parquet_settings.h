@@ -31,8 +31,11 @@ struct ParquetSettings {
   static arrow::Result<ParquetSettings> FromProperties(const PropertyMap& properties);
 
   /// The Parquet writer properties: codec and level, data page size and row limit, dictionary
-  /// page size, data page v1, statistics on and untruncated, page checksums on.
-  std::shared_ptr<parquet::WriterProperties> ToWriterProperties() const;
+  /// page size, data page v1, statistics on and untruncated, page checksums on. Files are
+  /// written as format 1.0 like parquet-java's default writer (so dictionary pages are labelled
+  /// PLAIN_DICTIONARY), unless `nanosecond_timestamps`: Arrow can only keep nanoseconds in
+  /// format 2.6 files.
+  std::shared_ptr<parquet::WriterProperties> ToWriterProperties(bool nanosecond_timestamps) const;
 
   /// As JSON (for WritePlan), and back.
   std::string ToJson() const;

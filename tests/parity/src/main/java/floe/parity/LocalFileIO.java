@@ -5,7 +5,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -33,8 +32,11 @@ public class LocalFileIO implements FileIO {
   public LocalFileIO() {}
 
   static Path toPath(String location) {
-    if (location.startsWith("file:")) {
-      return Paths.get(URI.create(location.startsWith("file://") ? location : "file://" + location.substring(5)));
+    // Locations are taken literally (no %-decoding), like Hadoop's Path and pyarrow do.
+    if (location.startsWith("file://")) {
+      return Paths.get(location.substring("file://".length()));
+    } else if (location.startsWith("file:")) {
+      return Paths.get(location.substring("file:".length()));
     }
     return Paths.get(location);
   }

@@ -1,0 +1,261 @@
+package floe.parity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ParityManifestAccess;
+import org.apache.iceberg.ParityManifestAccess.LiveEntry;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.transforms.Transform;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.FileMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+
+/** {@code dump}: decode a table's current snapshot with iceberg-java and print it as JSON. */
+final class DumpCommand {
+  private DumpCommand() {}
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  static JsonNode run(JsonNode request) throws IOException {
+    JsonNode loc = request.get("metadata_location");
+    if (loc == null || !loc.isTextual()) {
+      throw new IllegalArgumentException("dump request needs \"metadata_location\" (string)");
+    }
+    boolean rows = request.path("rows").asBoolean(false);
+    return dump(loc.textValue(), rows);
+  }
+
+  static ObjectNode dump(String metadataLocation, boolean withRows) throws IOException {
+    FileIO io = new LocalFileIO();
+    StaticTableOperations ops = new StaticTableOperations(metadataLocation, io);
+    TableMetadata metadata = ops.current();
+    Table table = new BaseTable(ops, metadataLocation);
+    Snapshot snapshot = metadata.currentSnapshot();
+
+    ObjectNode out = NODES.objectNode();
+    out.put("format_version", metadata.formatVersion());
+    if (snapshot == null) {
+      out.putNull("current_snapshot_id");
+      out.putNull("snapshot_summary");
+    } else {
+      out.put("current_snapshot_id", snapshot.snapshotId());
+      out.set("snapshot_summary", stringMap(snapshot.summary()));
+    }
+    out.set("schema", Harness.MAPPER.readTree(SchemaParser.toJson(metadata.schema())));
+    out.put("default_spec_id", metadata.defaultSpecId());
+    out.put("default_sort_order_id", metadata.defaultSortOrderId());
+
+    List<ObjectNode> files = new ArrayList<>();
+    if (snapshot != null) {
+      Map<Integer, PartitionSpec> specs = metadata.specsById();
+      for (ManifestFile manifest : snapshot.dataManifests(io)) {
+        for (LiveEntry entry : ParityManifestAccess.liveDataEntries(manifest, io, specs)) {
+          files.add(fileJson(io, specs, entry));
+        }
+      }
+    }
+    files.sort(Comparator.comparing(n -> n.get("path").asText()));
+    ArrayNode filesNode = out.putArray("files");
+    files.forEach(filesNode::add);
+
+    if (withRows) {
+      ArrayNode rowsNode = out.putArray("rows");
+      if (snapshot != null) {
+        Types.StructType struct = metadata.schema().asStruct();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+          for (Record record : records) {
+            rowsNode.add(JsonValues.genericToJson(struct, record));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static ObjectNode fileJson(FileIO io, Map<Integer, PartitionSpec> specs, LiveEntry entry) {
+    DataFile file = entry.file();
+    ObjectNode n = NODES.objectNode();
+    n.put("path", file.location());
+    n.put("format", file.format().name());
+    n.put("content", file.content().id());
+    n.put("spec_id", file.specId());
+    putNullable(n, "sort_order_id", file.sortOrderId());
+    n.put("record_count", file.recordCount());
+    n.put("file_size_in_bytes", file.fileSizeInBytes());
+
+    PartitionSpec spec = specs.get(file.specId());
+    ArrayNode partition = n.putArray("partition");
+    StructLike pdata = file.partition();
+    List<Types.NestedField> ptypes = spec.partitionType().fields();
+    for (int i = 0; i < spec.fields().size(); i++) {
+      PartitionField field = spec.fields().get(i);
+      Type type = ptypes.get(i).type();
+      Object value = pdata.get(i, type.typeId().javaClass());
+      ObjectNode p = partition.addObject();
+      p.put("name", field.name());
+      p.put("transform", field.transform().toString());
+      p.put("value_bytes", value == null ? null : JsonValues.hex(Conversions.toByteBuffer(type, value)));
+      @SuppressWarnings("unchecked")
+      Transform<Object, Object> t = (Transform<Object, Object>) field.transform();
+      p.put("human", t.toHumanString(type, value));
+    }
+    n.put("partition_path", spec.partitionToPath(pdata));
+
+    n.set("column_sizes", longMap(file.columnSizes()));
+    n.set("value_counts", longMap(file.valueCounts()));
+    n.set("null_value_counts", longMap(file.nullValueCounts()));
+    n.set("nan_value_counts", longMap(file.nanValueCounts()));
+    n.set("lower_bounds", bytesMap(file.lowerBounds()));
+    n.set("upper_bounds", bytesMap(file.upperBounds()));
+    if (file.splitOffsets() == null) {
+      n.putNull("split_offsets");
+    } else {
+      ArrayNode a = n.putArray("split_offsets");
+      file.splitOffsets().forEach(a::add);
+    }
+    if (file.equalityFieldIds() == null) {
+      n.putNull("equality_ids");
+    } else {
+      ArrayNode a = n.putArray("equality_ids");
+      file.equalityFieldIds().forEach(a::add);
+    }
+    putNullable(n, "first_row_id", file.firstRowId());
+    putNullable(n, "data_sequence_number", entry.dataSequenceNumber());
+    putNullable(n, "file_sequence_number", entry.fileSequenceNumber());
+    n.put("status", entry.status());
+    putNullable(n, "snapshot_id", entry.snapshotId());
+    n.set("parquet_footer", footer(io, file));
+    return n;
+  }
+
+  private static JsonNode footer(FileIO io, DataFile file) {
+    if (!"PARQUET".equals(file.format().name())) {
+      return NODES.nullNode();
+    }
+    org.apache.iceberg.io.InputFile in = io.newInputFile(file.location());
+    ParquetReadOptions options = ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(in), options)) {
+      ParquetMetadata footer = reader.getFooter();
+      FileMetaData meta = footer.getFileMetaData();
+      ObjectNode f = NODES.objectNode();
+      f.put("created_by", meta.getCreatedBy());
+      f.set("key_value_metadata", stringMap(meta.getKeyValueMetaData()));
+      f.put("root_name", meta.getSchema().getName());
+      f.put("row_groups", footer.getBlocks().size());
+      // extras (not in the brief): per-row-group row counts and the set of column codecs
+      ArrayNode rgRows = f.putArray("row_group_row_counts");
+      TreeSet<String> codecs = new TreeSet<>();
+      for (BlockMetaData block : footer.getBlocks()) {
+        rgRows.add(block.getRowCount());
+        for (ColumnChunkMetaData col : block.getColumns()) {
+          codecs.add(col.getCodec().name());
+        }
+      }
+      ArrayNode codecsNode = f.putArray("codecs");
+      codecs.forEach(codecsNode::add);
+      return f;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Cannot read Parquet footer of " + file.location(), e);
+    }
+  }
+
+  private static void putNullable(ObjectNode n, String key, Number value) {
+    if (value == null) {
+      n.putNull(key);
+    } else if (value instanceof Integer) {
+      n.put(key, value.intValue());
+    } else {
+      n.put(key, value.longValue());
+    }
+  }
+
+  static JsonNode stringMap(Map<String, String> map) {
+    if (map == null) {
+      return NODES.nullNode();
+    }
+    ObjectNode o = NODES.objectNode();
+    new TreeMap<>(map).forEach(o::put);
+    return o;
+  }
+
+  private static JsonNode longMap(Map<Integer, Long> map) {
+    if (map == null) {
+      return NODES.nullNode();
+    }
+    ObjectNode o = NODES.objectNode();
+    new TreeMap<>(map).forEach((k, v) -> o.put(String.valueOf(k), v));
+    return o;
+  }
+
+  private static JsonNode bytesMap(Map<Integer, ByteBuffer> map) {
+    if (map == null) {
+      return NODES.nullNode();
+    }
+    ObjectNode o = NODES.objectNode();
+    new TreeMap<>(map).forEach((k, v) -> o.put(String.valueOf(k), JsonValues.hex(v)));
+    return o;
+  }
+
+  /** parquet-java InputFile over an iceberg InputFile (no Hadoop FileSystem involved). */
+  static final class ParquetInput implements org.apache.parquet.io.InputFile {
+    private final org.apache.iceberg.io.InputFile file;
+
+    ParquetInput(org.apache.iceberg.io.InputFile file) {
+      this.file = file;
+    }
+
+    @Override
+    public long getLength() {
+      return file.getLength();
+    }
+
+    @Override
+    public org.apache.parquet.io.SeekableInputStream newStream() {
+      org.apache.iceberg.io.SeekableInputStream stream = file.newStream();
+      return new DelegatingSeekableInputStream(stream) {
+        @Override
+        public long getPos() throws IOException {
+          return stream.getPos();
+        }
+
+        @Override
+        public void seek(long newPos) throws IOException {
+          stream.seek(newPos);
+        }
+      };
+    }
+  }
+}
