@@ -17,7 +17,7 @@ $(BUILD_DEBUG)/build.ninja: | bootstrap
 	cmake -S . -B $(BUILD_DEBUG) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=address,undefined
 
 $(BUILD_RELEASE)/build.ninja: | bootstrap
-	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_BUILD_TESTS=OFF
+	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_BUILD_TESTS=OFF -DFLOE_BUILD_BENCHMARKS=ON
 
 build-debug: bootstrap $(BUILD_DEBUG)/build.ninja
 	cmake --build $(BUILD_DEBUG) -j$(JOBS)

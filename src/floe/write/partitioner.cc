@@ -139,35 +139,63 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     values.push_back(std::move(transformed));
   }
   const int64_t rows = batch->num_rows();
-  std::unordered_map<std::string, size_t> index;
-  std::vector<std::vector<int64_t>> members;
+  // Assign each row a group. Consecutive rows of one partition (clustered input) skip the key
+  // lookup; a single fixed-width partition column is keyed by its value without building text.
+  std::unordered_map<std::string, int32_t> index;
+  std::vector<int32_t> group_of_row(static_cast<size_t>(rows));
+  std::vector<int64_t> group_sizes;
+  bool contiguous = true;
   std::string key;
+  std::string previous_key;
+  int32_t previous_group = -1;
   for (int64_t row = 0; row < rows; ++row) {
     key.clear();
     for (const auto& column : values) AppendKeyPart(*column, row, &key);
-    auto [found, inserted] = index.emplace(key, groups.size());
-    if (inserted) {
-      Group group;
-      group.key = key;
-      for (size_t i = 0; i < values.size(); ++i) {
-        ARROW_ASSIGN_OR_RAISE(Value value, ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
-        group.partition.push_back(std::move(value));
+    int32_t group;
+    if (previous_group >= 0 && key == previous_key) {
+      group = previous_group;
+    } else {
+      auto [found, inserted] = index.emplace(key, static_cast<int32_t>(groups.size()));
+      group = found->second;
+      if (inserted) {
+        Group created;
+        created.key = key;
+        for (size_t i = 0; i < values.size(); ++i) {
+          ARROW_ASSIGN_OR_RAISE(Value value,
+                                ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
+          created.partition.push_back(std::move(value));
+        }
+        groups.push_back(std::move(created));
+        group_sizes.push_back(0);
+      } else {
+        contiguous = false;  // a partition came back after another one
       }
-      groups.push_back(std::move(group));
-      members.emplace_back();
+      previous_key.swap(key);
+      previous_group = group;
     }
-    members[found->second].push_back(row);
+    group_of_row[static_cast<size_t>(row)] = group;
+    ++group_sizes[static_cast<size_t>(group)];
   }
-  if (groups.size() == 1) {
-    groups[0].rows = batch;
-    return groups;
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
+  // Groups whose rows are already contiguous are zero-copy slices of the batch; otherwise one
+  // Take puts every group's rows together (input order kept within a group).
+  std::vector<int64_t> starts(groups.size(), 0);
+  for (size_t g = 1; g < groups.size(); ++g) starts[g] = starts[g - 1] + group_sizes[g - 1];
+  std::shared_ptr<arrow::RecordBatch> ordered = batch;
+  if (!contiguous) {
+    std::vector<int64_t> next = starts;
     arrow::Int64Builder builder;
-    ARROW_RETURN_NOT_OK(builder.AppendValues(members[i]));
+    ARROW_RETURN_NOT_OK(builder.Resize(rows));
+    std::vector<int64_t> order(static_cast<size_t>(rows));
+    for (int64_t row = 0; row < rows; ++row) {
+      order[static_cast<size_t>(next[static_cast<size_t>(group_of_row[static_cast<size_t>(row)])]++)] = row;
+    }
+    ARROW_RETURN_NOT_OK(builder.AppendValues(order));
     ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
     ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
-    groups[i].rows = taken.record_batch();
+    ordered = taken.record_batch();
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    groups[g].rows = groups.size() == 1 ? ordered : ordered->Slice(starts[g], group_sizes[g]);
   }
   return groups;
 }

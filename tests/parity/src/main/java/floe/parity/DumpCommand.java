@@ -70,9 +70,12 @@ final class DumpCommand {
     if (snapshot == null) {
       out.putNull("current_snapshot_id");
       out.putNull("snapshot_summary");
+      out.putNull("snapshot_operation");
     } else {
       out.put("current_snapshot_id", snapshot.snapshotId());
+      // Snapshot.summary() does not contain "operation"; it is reported separately.
       out.set("snapshot_summary", stringMap(snapshot.summary()));
+      out.put("snapshot_operation", snapshot.operation());
     }
     out.set("schema", Harness.MAPPER.readTree(SchemaParser.toJson(metadata.schema())));
     out.put("default_spec_id", metadata.defaultSpecId());

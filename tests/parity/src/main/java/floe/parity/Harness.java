@@ -66,9 +66,8 @@ public final class Harness {
           result = TransformCommand.run(request);
           break;
         default:
-          System.err.println("unknown command: " + command + " (expected write, dump or transform)");
-          System.exit(2);
-          return;
+          throw new HarnessExit(
+              2, "unknown command: " + command + " (expected write, dump or transform)");
       }
     } catch (HarnessExit e) {
       ObjectNode err = MAPPER.createObjectNode();

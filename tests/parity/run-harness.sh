@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run the iceberg-java parity harness:  run-harness.sh write|dump|transform <request.json>
+# Prints one JSON object on stdout (exit 0 ok, 1 error, 2 usage, 3 clustered writer rejected the
+# row order). Builds the harness first if the jar is missing.
+# Environment: JAVA_HOME (JDK 17+), PARITY_LOG_LEVEL (slf4j level, default error), MVN_FLAGS.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 write|dump|transform <request.json>" >&2
+  exit 2
+fi
+if [[ ! -f "$HERE/target/parity-harness.jar" || ! -d "$HERE/target/lib" ]]; then
+  echo "building parity harness (mvn package)..." >&2
+  mvn -q -T 1 ${MVN_FLAGS:-} -f "$HERE/pom.xml" package -DskipTests >&2
+fi
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+opts=(-Xmx1g -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+# JDK major version from the JDK's release file (cheap), else from `java -version`.
+release="$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")/release"
+if [[ -f "$release" ]]; then
+  major="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release")"
+else
+  major="$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
+fi
+if [[ "${major%%.*}" =~ ^[0-9]+$ ]] && (( ${major%%.*} >= 23 )); then
+  opts+=(--sun-misc-unsafe-memory-access=allow)   # caffeine's Unsafe use warns on JDK 23+
+fi
+exec "$JAVA" "${opts[@]}" -cp "$HERE/target/parity-harness.jar:$HERE/target/lib/*" \
+  floe.parity.Harness "$1" "$2"
