@@ -8,7 +8,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test bench clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test bench clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -29,14 +29,20 @@ build-release: bootstrap $(BUILD_RELEASE)/build.ninja
 demo: build-release
 	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
 
-## Every test: unit tests (ASan+UBSan debug build) and the interop tests against pyiceberg/pyarrow.
-test: unit-test interop-test
+## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow, and
+## the parity tests against iceberg-java.
+test: unit-test interop-test parity-test
 
 unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest --output-on-failure
 
 interop-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q tests/interop
+
+parity-test: build-debug
+	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) \
+	FLOE_TRANSFORM_PROBE=$(abspath $(BUILD_DEBUG)/tests/parity/floe_transform_probe) \
+	$(PYTHON) -m pytest -q tests/parity
 
 ## Benchmarks (release build): writes bench/results/.
 bench: build-release

@@ -10,7 +10,7 @@ cd "$root"
 debian_packages=(
   cmake ninja-build g++ make ccache pkg-config
   nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
-  python3-venv
+  python3-venv maven default-jdk-headless
 )
 missing=()
 for package in "${debian_packages[@]}"; do
@@ -36,4 +36,13 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; 
   # Unversioned names (libarrow.so -> libarrow.so.N) so the linker finds the wheel's libraries.
   .venv/bin/python -c 'import pyarrow; pyarrow.create_library_symlinks()'
   echo "$wanted" > "$stamp"
+fi
+
+# The iceberg-java parity harness (tests/parity): rebuilt when its sources change.
+harness_stamp="tests/parity/target/.floe-sources.sha256"
+harness_wanted="$(cat tests/parity/pom.xml $(find tests/parity/src -type f | sort) | sha256sum | cut -d' ' -f1)"
+if [ ! -f tests/parity/target/parity-harness.jar ] || [ "$(cat "$harness_stamp" 2>/dev/null)" != "$harness_wanted" ]; then
+  echo "bootstrap: building the iceberg-java parity harness (Maven)"
+  mvn -q -B -T 1 -f tests/parity/pom.xml package -DskipTests
+  echo "$harness_wanted" > "$harness_stamp"
 fi

@@ -40,7 +40,7 @@ arrow::Status Floor(const Options& options, int64_t* rows) {
   ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.out + "/floor.parquet"));
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(
                                          *reader->schema(), &pool, file,
-                                         settings.ToWriterProperties(false),
+                                         settings.ToWriterProperties(false, &pool),
                                          parquet::ArrowWriterProperties::Builder().build()));
   ARROW_RETURN_NOT_OK(writer->NewBufferedRowGroup());
   std::shared_ptr<arrow::RecordBatch> batch;

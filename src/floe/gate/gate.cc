@@ -78,6 +78,15 @@ const std::vector<Rule>& Rules() {
           if (field.transform.kind() == TransformKind::kUnknown) {
             reasons->push_back("partition field " + field.name + " uses an unknown transform");
           }
+          // iceberg-java >= 1.10 writes fixed partition values into manifests with Avro's bytes
+          // encoding under a fixed schema (ValueWriters.fixedBuffers), which other readers
+          // cannot decode; floe cannot write what both it and they read.
+          const NestedField* source = schema->FindField(field.source_id);
+          if (field.transform.kind() == TransformKind::kIdentity && source != nullptr &&
+              source->type->id() == TypeId::kFixed) {
+            reasons->push_back("partition field " + field.name +
+                               " is an identity partition of a fixed column");
+          }
         }
       },
       // Storage: only schemes floe's FileIO writes, with the default location provider.

@@ -22,9 +22,9 @@ avro::Datum OptionalBytes(const std::optional<Bytes>& value) {
   return value ? avro::Datum(std::string(value->begin(), value->end())) : avro::Datum();
 }
 
-// Metric maps are written as arrays of {key, value} records (int keys), null when empty.
+// Metric maps are written as arrays of {key, value} records (int keys); an empty map is an empty
+// array, as iceberg-java's writers produce it (never null).
 avro::Datum LongMap(const std::map<int, int64_t>& map) {
-  if (map.empty()) return avro::Datum();
   avro::ArrayDatum array;
   for (const auto& [key, value] : map) {
     array.items.emplace_back(avro::RecordDatum{{avro::Datum(int32_t{key}), avro::Datum(value)}});
@@ -32,13 +32,24 @@ avro::Datum LongMap(const std::map<int, int64_t>& map) {
   return avro::Datum(std::move(array));
 }
 avro::Datum BytesMap(const std::map<int, Bytes>& map) {
-  if (map.empty()) return avro::Datum();
   avro::ArrayDatum array;
   for (const auto& [key, value] : map) {
     array.items.emplace_back(avro::RecordDatum{
         {avro::Datum(int32_t{key}), avro::Datum(std::string(value.begin(), value.end()))}});
   }
   return avro::Datum(std::move(array));
+}
+
+// BigDecimal.precision(): the number of decimal digits of the unscaled value (1 for zero).
+int DecimalDigits(__int128 unscaled) {
+  unsigned __int128 magnitude = unscaled < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(unscaled)
+                                             : static_cast<unsigned __int128>(unscaled);
+  int digits = 1;
+  while (magnitude >= 10) {
+    magnitude /= 10;
+    ++digits;
+  }
+  return digits;
 }
 
 bool IsNaN(const Value& value) {
@@ -165,6 +176,17 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
     if (!ValueMatchesType(value, *partition_fields[i].type)) {
       return arrow::Status::Invalid("data file ", file.file_path, ": partition value ", i,
                                     " is not a ", partition_fields[i].type->ToString());
+    }
+    if (const auto* decimal = std::get_if<Decimal>(&value)) {
+      // A truncated decimal can outgrow its precision; iceberg-java then fails to write the
+      // manifest (DecimalUtil), and so does floe, with its message.
+      const auto& type = static_cast<const PrimitiveType&>(*partition_fields[i].type);
+      if (DecimalDigits(decimal->unscaled) > type.precision()) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "Cannot write value as decimal(" + std::to_string(type.precision()) + "," +
+                             std::to_string(type.scale()) + "), too large: " +
+                             DecimalToPlainString(decimal->unscaled, type.scale()));
+      }
     }
     // Partition summaries cover every entry written, live or deleted (iceberg-java).
     auto& summary = summary_.partitions[i];

@@ -3,6 +3,7 @@
 #include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
+#include "arrow/extension_type.h"
 #include "arrow/io/interfaces.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
@@ -72,6 +73,15 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
                                                      const arrow::Field& target,
                                                      const std::string& path) {
   const auto& target_type = target.type();
+  if (target_type->id() == arrow::Type::EXTENSION) {
+    const auto& extension = static_cast<const arrow::ExtensionType&>(*target_type);
+    std::shared_ptr<arrow::Array> storage = array;
+    if (storage->type_id() == arrow::Type::EXTENSION) {
+      storage = static_cast<const arrow::ExtensionArray&>(*storage).storage();
+    }
+    ARROW_ASSIGN_OR_RAISE(storage, Project(storage, *target.WithType(extension.storage_type()), path));
+    return arrow::ExtensionType::WrapArray(target_type, storage);
+  }
   switch (target_type->id()) {
     case arrow::Type::STRUCT: {
       const auto& source = static_cast<const arrow::StructArray&>(*array);

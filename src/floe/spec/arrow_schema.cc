@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "arrow/extension/uuid.h"
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/util/error.h"
@@ -172,7 +173,9 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ToArrowType(const Type& type) {
     case TypeId::kTimestampNs: return arrow::timestamp(arrow::TimeUnit::NANO);
     case TypeId::kTimestampTzNs: return arrow::timestamp(arrow::TimeUnit::NANO, "UTC");
     case TypeId::kString: return arrow::utf8();
-    case TypeId::kUuid: return arrow::fixed_size_binary(16);
+    // The arrow.uuid extension type: Parquet files get the UUID logical type (as iceberg-java
+    // writes it), and readers see uuids rather than anonymous 16-byte values.
+    case TypeId::kUuid: return arrow::extension::uuid();
     case TypeId::kFixed:
       return arrow::fixed_size_binary(static_cast<const PrimitiveType&>(type).length());
     case TypeId::kBinary: return arrow::binary();

@@ -16,7 +16,7 @@ inline constexpr char kParquetFieldIdKey[] = "PARQUET:field_id";
 
 /// The Arrow type an Iceberg type is read and written as: int32/int64/float/double, decimal128,
 /// date32, time64[us], timestamp[us|ns] (with "UTC" for the tz types), utf8, binary,
-/// fixed_size_binary(L) (uuid as fixed_size_binary(16)), struct, list (element field "element")
+/// fixed_size_binary(L), the arrow.uuid extension type for uuid, struct, list (element field "element")
 /// and map ("key"/"value"). v3 types that floe cannot write give NotSupported.
 arrow::Result<std::shared_ptr<arrow::DataType>> ToArrowType(const Type& type);
 arrow::Result<std::shared_ptr<arrow::Field>> ToArrowField(const NestedField& field);

@@ -1,6 +1,7 @@
 #include "floe/spec/arrow_value.h"
 
 #include "arrow/array.h"
+#include "arrow/extension_type.h"
 #include "arrow/scalar.h"
 #include "arrow/util/decimal.h"
 #include "floe/spec/arrow_schema.h"
@@ -100,8 +101,14 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& va
     case TypeId::kUuid:
     case TypeId::kFixed: {
       const auto& bytes = std::get<Bytes>(value);
-      return std::static_pointer_cast<arrow::Scalar>(std::make_shared<arrow::FixedSizeBinaryScalar>(
-          arrow::Buffer::FromString(std::string(bytes.begin(), bytes.end())), arrow_type));
+      auto storage_type = arrow_type->id() == arrow::Type::EXTENSION
+                              ? static_cast<const arrow::ExtensionType&>(*arrow_type).storage_type()
+                              : arrow_type;
+      auto storage = std::make_shared<arrow::FixedSizeBinaryScalar>(
+          arrow::Buffer::FromString(std::string(bytes.begin(), bytes.end())), storage_type);
+      if (arrow_type->id() != arrow::Type::EXTENSION) return std::static_pointer_cast<arrow::Scalar>(storage);
+      return std::static_pointer_cast<arrow::Scalar>(
+          std::make_shared<arrow::ExtensionScalar>(std::move(storage), arrow_type));
     }
     case TypeId::kDecimal: {
       __int128 unscaled = std::get<Decimal>(value).unscaled;

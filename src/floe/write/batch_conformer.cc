@@ -3,6 +3,7 @@
 #include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
+#include "arrow/extension_type.h"
 #include "arrow/record_batch.h"
 #include "arrow/util/decimal.h"
 #include "floe/spec/arrow_schema.h"
@@ -22,6 +23,11 @@ std::string Join(const std::string& path, const std::string& name) {
 
 arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target,
                         const std::string& table, const std::string& path) {
+  if (target.type()->id() == arrow::Type::EXTENSION) {
+    // Written as its storage type (uuid: 16 fixed bytes).
+    return CheckType(input, *target.WithType(static_cast<const arrow::ExtensionType&>(*target.type()).storage_type()),
+                     table, path);
+  }
   const arrow::DataType& target_type = *target.type();
   const arrow::DataType* source = &input;
   if (source->id() == arrow::Type::DICTIONARY) {
@@ -81,6 +87,12 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
   std::shared_ptr<arrow::Array> array = input;
   if (array->type_id() == arrow::Type::EXTENSION) {
     array = static_cast<const arrow::ExtensionArray&>(*array).storage();
+  }
+  if (target.type()->id() == arrow::Type::EXTENSION) {
+    const auto& extension = static_cast<const arrow::ExtensionType&>(*target.type());
+    ARROW_ASSIGN_OR_RAISE(auto storage,
+                          ConformArray(array, *target.WithType(extension.storage_type()), table, path));
+    return arrow::ExtensionType::WrapArray(target.type(), storage);
   }
   const auto& target_type = target.type();
   std::shared_ptr<arrow::Array> result;

@@ -64,7 +64,8 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   // A pool of its own, so the open row group's buffered bytes can be measured.
   writer->pool_ = std::make_unique<arrow::ProxyMemoryPool>(ctx.pool);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema));
+  auto properties =
+      ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema), writer->pool_.get());
   // The Parquet schema iceberg-java writes: root "table", names made Avro-compatible.
   std::shared_ptr<parquet::SchemaDescriptor> descriptor;
   FLOE_RETURN_NOT_OK_CONTEXT(parquet::arrow::ToParquetSchema(ctx.arrow_schema.get(), *properties,
@@ -96,14 +97,17 @@ ParquetDataWriter::~ParquetDataWriter() {
 
 arrow::Status ParquetDataWriter::Write(const arrow::RecordBatch& batch) {
   if (batch.num_rows() == 0) return arrow::Status::OK();
+  if (row_group_full_) {
+    // Started only when rows follow, so no file ends with an empty row group.
+    FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
+    row_group_full_ = false;
+  }
   floats_->Update(batch);
   FLOE_RETURN_NOT_OK_CONTEXT(writer_->WriteRecordBatch(batch), "writing data file " + location_);
   row_count_ += batch.num_rows();
   // Cut the row group once its buffered bytes reach the target (iceberg-java checks its
   // buffered size the same way, at intervals).
-  if (pool_->bytes_allocated() >= context_->settings.row_group_size_bytes) {
-    FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
-  }
+  row_group_full_ = pool_->bytes_allocated() >= context_->settings.row_group_size_bytes;
   return arrow::Status::OK();
 }
 

@@ -64,6 +64,7 @@ class ParquetDataWriter {
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
   std::unique_ptr<FloatMetricsTracker> floats_;
   int64_t row_count_ = 0;
+  bool row_group_full_ = false;
   bool closed_ = false;
 };
 

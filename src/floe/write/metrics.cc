@@ -65,8 +65,14 @@ std::string EncodeCodePoint(uint32_t code_point) {
   return out;
 }
 
+// Double.compare for non-NaN values: -0.0 orders below 0.0.
 int CompareDoubles(double left, double right) {
-  return CompareValues(Value(left), Value(right));
+  if (left < right) return -1;
+  if (left > right) return 1;
+  bool left_negative = std::signbit(left);
+  bool right_negative = std::signbit(right);
+  if (left_negative == right_negative) return 0;
+  return left_negative ? -1 : 1;
 }
 
 // Field ids whose values sit inside a list or map (no counts or bounds for them).
@@ -174,13 +180,21 @@ FloatMetricsTracker::FloatMetricsTracker(const Schema& schema) {
 }
 
 void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
+  const int64_t rows = batch.num_rows();
+  std::vector<uint8_t> present;
   for (const auto& leaf : leaves_) {
+    // Walk down the structs, keeping the rows whose every parent is present.
+    present.assign(static_cast<size_t>(rows), 1);
     std::shared_ptr<arrow::Array> array = batch.column(leaf.path[0]);
-    for (size_t depth = 1; depth < leaf.path.size() && array; ++depth) {
-      auto flattened = static_cast<const arrow::StructArray&>(*array).GetFlattenedField(leaf.path[depth]);
-      array = flattened.ok() ? *flattened : nullptr;
+    for (size_t depth = 1; depth < leaf.path.size(); ++depth) {
+      const auto& parent = static_cast<const arrow::StructArray&>(*array);
+      if (parent.null_count() > 0) {
+        for (int64_t row = 0; row < rows; ++row) {
+          if (parent.IsNull(row)) present[static_cast<size_t>(row)] = 0;
+        }
+      }
+      array = parent.field(leaf.path[depth]);  // offset-adjusted to the parent
     }
-    if (!array) continue;
     Stats& stats = stats_[leaf.field_id];
     auto fold = [&](double value) {
       if (std::isnan(value)) {
@@ -190,16 +204,15 @@ void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
       if (!stats.lower || CompareDoubles(value, *stats.lower) < 0) stats.lower = value;
       if (!stats.upper || CompareDoubles(value, *stats.upper) > 0) stats.upper = value;
     };
-    const int64_t length = array->length();
-    if (leaf.is_float) {
-      const auto& values = static_cast<const arrow::FloatArray&>(*array);
-      for (int64_t i = 0; i < length; ++i) {
-        if (values.IsValid(i)) fold(values.Value(i));
-      }
-    } else {
-      const auto& values = static_cast<const arrow::DoubleArray&>(*array);
-      for (int64_t i = 0; i < length; ++i) {
-        if (values.IsValid(i)) fold(values.Value(i));
+    for (int64_t row = 0; row < rows; ++row) {
+      if (!present[static_cast<size_t>(row)]) continue;
+      ++stats.value_count;
+      if (array->IsNull(row)) {
+        ++stats.null_count;
+      } else if (leaf.is_float) {
+        fold(static_cast<const arrow::FloatArray&>(*array).Value(row));
+      } else {
+        fold(static_cast<const arrow::DoubleArray&>(*array).Value(row));
       }
     }
   }
@@ -223,6 +236,7 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
   file->split_offsets.clear();
   for (int group = 0; group < footer.num_row_groups(); ++group) {
     auto row_group = footer.RowGroup(group);
+    if (row_group->num_rows() == 0) continue;  // carries no values or statistics
     if (row_group->num_columns() > 0) {
       auto first = row_group->ColumnChunk(0);
       int64_t offset = first->has_dictionary_page() && first->dictionary_page_offset() > 0
@@ -266,13 +280,13 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
     const NestedField* field = schema.FindField(field_id);
     TypeId type = field->type->id();
     const bool floating = type == TypeId::kFloat || type == TypeId::kDouble;
-    if (!floating && !accumulated.stats_complete) continue;
-    file->value_counts[field_id] = accumulated.values;
-    file->null_value_counts[field_id] = accumulated.nulls;
     if (floating) {
+      // iceberg-java takes float and double counts from its value writers, not the footer.
       auto found = floats.stats().find(field_id);
       const FloatMetricsTracker::Stats empty;
       const auto& stats = found == floats.stats().end() ? empty : found->second;
+      file->value_counts[field_id] = stats.value_count;
+      file->null_value_counts[field_id] = stats.null_count;
       file->nan_value_counts[field_id] = stats.nan_count;
       if (mode.kind == MetricsMode::Kind::kCounts || !stats.lower) continue;
       if (type == TypeId::kFloat) {
@@ -284,6 +298,9 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
       }
       continue;
     }
+    if (!accumulated.stats_complete) continue;
+    file->value_counts[field_id] = accumulated.values;
+    file->null_value_counts[field_id] = accumulated.nulls;
     if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower || !accumulated.upper) continue;
     Bytes lower = ToBinary(*accumulated.lower, *field->type);
     Bytes upper = ToBinary(*accumulated.upper, *field->type);

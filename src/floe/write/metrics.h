@@ -18,8 +18,10 @@ class FileMetaData;
 
 namespace floe {
 
-/// Tracks NaN counts and bounds of the float and double columns that get metrics (leaves
-/// reachable through structs only). Not thread-safe; one per file.
+/// Tracks the metrics iceberg-java's Parquet value writers keep for float and double columns
+/// (leaves reachable through structs only): they count only the slots where every parent struct
+/// is present (a null parent writes nothing for its children), and bound values without NaN.
+/// Not thread-safe; one per file.
 class FloatMetricsTracker {
  public:
   explicit FloatMetricsTracker(const Schema& schema);
@@ -28,6 +30,8 @@ class FloatMetricsTracker {
   void Update(const arrow::RecordBatch& batch);
 
   struct Stats {
+    int64_t value_count = 0;  ///< Values and nulls written under present parents.
+    int64_t null_count = 0;
     int64_t nan_count = 0;
     std::optional<double> lower;  ///< By Double.compare: -0.0 < 0.0; NaN excluded.
     std::optional<double> upper;

@@ -87,9 +87,10 @@ arrow::Result<ParquetSettings> ParquetSettings::FromProperties(const PropertyMap
 }
 
 std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
-    bool nanosecond_timestamps) const {
+    bool nanosecond_timestamps, arrow::MemoryPool* pool) const {
   const CodecInfo* info = FindCodec(codec);
   parquet::WriterProperties::Builder builder;
+  builder.memory_pool(pool);
   builder.compression(info ? info->type : arrow::Compression::ZSTD);
   if (compression_level) builder.compression_level(*compression_level);
   builder.data_pagesize(page_size_bytes);

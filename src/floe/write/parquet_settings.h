@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "arrow/memory_pool.h"
 #include "arrow/result.h"
 #include "floe/spec/table_properties.h"
 
@@ -35,7 +36,10 @@ struct ParquetSettings {
   /// written as format 1.0 like parquet-java's default writer (so dictionary pages are labelled
   /// PLAIN_DICTIONARY), unless `nanosecond_timestamps`: Arrow can only keep nanoseconds in
   /// format 2.6 files.
-  std::shared_ptr<parquet::WriterProperties> ToWriterProperties(bool nanosecond_timestamps) const;
+  /// Column writers allocate their buffers from `pool` (so a file's buffered bytes can be
+  /// measured through it).
+  std::shared_ptr<parquet::WriterProperties> ToWriterProperties(bool nanosecond_timestamps,
+                                                                arrow::MemoryPool* pool) const;
 
   /// As JSON (for WritePlan), and back.
   std::string ToJson() const;

@@ -1,0 +1,474 @@
+"""Parity: floe's data files must be what iceberg-java writes for the same rows and settings.
+
+For every case the same input rows are written twice, by floe (`floe append`) and by
+iceberg-java's own writers (the harness in this directory, same schema/spec/sort order/properties
+taken from floe's table, same partition id, task id and operation id), and then both tables'
+manifests are decoded by iceberg-java (`dump`). Tier-1 properties of every data file must be
+equal: rows, partition values and path, record count, every metric (value/null/NaN counts, lower
+and upper bounds, which columns have sizes), spec id, sort order id. Tier-2 differences (file
+sizes, column size values, split offsets, footer details) are collected in a report:
+build/parity-report.json.
+"""
+
+import collections
+import dataclasses
+import datetime
+import decimal
+import json
+import math
+import pathlib
+import random
+import uuid as uuidlib
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT, TRANSFORM_PROBE
+from arrow_compare import differences
+
+REPORT = collections.defaultdict(list)
+TIER1_FILE_FIELDS = ["spec_id", "sort_order_id", "record_count", "partition_path", "content",
+                     "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds",
+                     "upper_bounds", "equality_ids"]
+
+# ---------------------------------------------------------------------------------------------
+# Values chosen to break things.
+UTC = datetime.timezone.utc
+INT = [0, 1, -1, 2**31 - 1, -2**31, None, 42, 7, -8, 100]
+LONG = [0, -1, 2**63 - 1, -2**63, None, 34, 1000, -1001, 5, 6]
+FLOAT = [0.0, -0.0, math.nan, 1.5, -1e-5, 1e7, None, math.inf, -math.inf, 3.25]
+DOUBLE = [0.0, -0.0, math.nan, 1.5, -1e-5, 1e7, None, 2.5e-310, -123.456, 1e300]
+DEC = [decimal.Decimal(v) if v is not None else None for v in
+       ["0.00", "-0.01", "9999999.99", "-9999999.99", None, "14.20", "10.65", "-10.65", "0.50", "1.00"]]
+DEC38 = [decimal.Decimal(v) if v is not None else None for v in
+         ["0E-10", "-1E-10", "9999999999999999999999999999.9999999999", "-12345678901234567890.1234567890",
+          None, "1.0000000000", "42.4200000000", "-0.0000000001", "7.0000000001", "3.1415926535"]]
+DATE = [-719162, -1, 0, 17486, 2932896, None, -365, -366, 2147483647, -2147483648 + 1]
+TIME = [0, 1, 86399999999, 81068000000, None, 60000000, 100000, 123450, 3600000000, 43200000000]
+TS = [-1, 0, -3599000001, -86399000001, -31535999000001, 1510871468000000, None,
+      253402300799999999, -62135596800000000, 1510871468123456]
+TSNS = [-1, 0, -999999999, 1510871468000001001, None, -3599000000000001, 86400000000000,
+        -86400000000000, 1, 999]
+STRING = ["", "a", "héllo wörld", "emoji 😀 here", "a/b c", "null", None, "x=y&z%25",
+          "日本語テキスト", "a\u0000b"]
+BINARY = [b"", b"\x00\x01\x02\x03", b"\xff\xff\xff", None, b"abc", b"\x80", b"\x00", b"zz", b"\xfe\xff", b"q"]
+FIXED = [b"\x00\x01\x02\x03", b"\xff\xff\xff\xff", None, b"abcd", b"\x00\x00\x00\x00", b"\x7f\x80\x81\x82",
+         b"wxyz", b"1234", b"\xfe\xfe\xfe\xfe", b"zzzz"]
+UUID = [uuidlib.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7"), None, uuidlib.UUID(int=0),
+        uuidlib.UUID(int=2**128 - 1), uuidlib.UUID("00000000-0000-0000-0000-000000000001"),
+        uuidlib.UUID("80000000-0000-0000-0000-000000000000"), uuidlib.UUID(int=12345),
+        uuidlib.UUID(int=2**64), uuidlib.UUID(int=2**127), uuidlib.UUID(int=99)]
+BOOL = [True, False, None, True, False, True, False, None, True, False]
+
+ARROW = {
+    "int": (pa.int32(), INT), "long": (pa.int64(), LONG), "float": (pa.float32(), FLOAT),
+    "double": (pa.float64(), DOUBLE), "decimal(9, 2)": (pa.decimal128(9, 2), DEC),
+    "decimal(38, 10)": (pa.decimal128(38, 10), DEC38), "date": (pa.date32(), DATE),
+    "time": (pa.time64("us"), TIME), "timestamp": (pa.timestamp("us"), TS),
+    "timestamptz": (pa.timestamp("us", tz="UTC"), TS), "timestamp_ns": (pa.timestamp("ns"), TSNS),
+    "timestamptz_ns": (pa.timestamp("ns", tz="UTC"), TSNS), "string": (pa.string(), STRING),
+    "binary": (pa.binary(), BINARY), "fixed[4]": (pa.binary(4), FIXED), "uuid": (pa.uuid(), UUID),
+    "boolean": (pa.bool_(), BOOL),
+}
+
+
+def column(type_name: str, rows: int, rng: random.Random, spread: int = 10) -> pa.Array:
+    arrow_type, values = ARROW[type_name]
+    picked = [values[rng.randrange(min(spread, len(values)))] for _ in range(rows)]
+    if type_name == "uuid":
+        return pa.array([v.bytes if v is not None else None for v in picked], pa.binary(16)).cast(pa.uuid())
+    if type_name == "time":
+        return pa.array(picked, pa.int64()).cast(pa.time64("us"))
+    if type_name.startswith("timestamp"):
+        return pa.array(picked, pa.int64()).cast(arrow_type)
+    if type_name == "date":
+        return pa.array(picked, pa.int32()).cast(pa.date32())
+    return pa.array(picked, arrow_type)
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    columns: list                      # [(name, iceberg type text, generator)] generator(rows, rng) -> Array
+    partition_by: str = ""
+    properties: dict = dataclasses.field(default_factory=dict)
+    mode: str = "fanout"               # fanout | clustered | unpartitioned
+    rows: int = 3000
+    sort_by: list = None               # input order for clustered writes
+    sort_order: str = ""               # floe --property is not a sort order: see sorted case
+    expect_files_at_least: int = 1
+    expect_failure: str = ""           # both engines must fail, with this text
+
+
+def prim(name, type_name, spread=10):
+    return (name, type_name, lambda rows, rng: column(type_name, rows, rng, spread))
+
+
+def ids(rows, rng):
+    return pa.array(range(rows), pa.int64())
+
+
+ALL_PRIMITIVES = [("id", "long not null", ids)] + [
+    prim(f"c_{t.replace('(', '_').replace(')', '').replace(', ', '_').replace('[', '_').replace(']', '')}", t)
+    for t in ["boolean", "int", "long", "float", "double", "decimal(9, 2)", "decimal(38, 10)", "date",
+              "time", "timestamp", "timestamptz", "string", "binary", "fixed[4]", "uuid"]]
+
+
+def nested(rows, rng):
+    city = column("string", rows, rng)
+    zips = column("int", rows, rng)
+    point = pa.StructArray.from_arrays([column("double", rows, rng), column("float", rows, rng)],
+                                       names=["x", "y"])
+    mask = pa.array([rng.random() < 0.1 for _ in range(rows)])
+    return pa.StructArray.from_arrays([city, zips, point], names=["city", "zip", "point"], mask=mask)
+
+
+def list_column(rows, rng):
+    offsets = [0]
+    for _ in range(rows):
+        offsets.append(offsets[-1] + rng.randrange(4))
+    values = column("string", offsets[-1], rng)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
+
+
+def map_column(rows, rng):
+    offsets = [0]
+    for _ in range(rows):
+        offsets.append(offsets[-1] + rng.randrange(3))
+    keys = pa.array([f"k{i % 7}" for i in range(offsets[-1])])
+    values = column("double", offsets[-1], rng)
+    return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), keys, values)
+
+
+NESTED = [("id", "long not null", ids), ("region", "string", lambda r, g: column("string", r, g)),
+          ("s", "struct<city: string, zip: int, point: struct<x: double, y: float>>", nested),
+          ("tags", "list<string>", list_column), ("attrs", "map<string, double>", map_column)]
+
+CASES = [
+    Case("unpartitioned_every_type", ALL_PRIMITIVES, mode="unpartitioned"),
+    Case("unpartitioned_v1", ALL_PRIMITIVES[:8], properties={"format-version": "1"}, mode="unpartitioned"),
+    Case("unpartitioned_v3_nanos", [("id", "long not null", ids), prim("ns", "timestamp_ns"),
+                                    prim("nstz", "timestamptz_ns"), prim("s", "string")],
+         properties={"format-version": "3"}, mode="unpartitioned"),
+    Case("identity_int", ALL_PRIMITIVES[:4], "c_int"),
+    Case("identity_long", ALL_PRIMITIVES[:4], "c_long"),
+    Case("identity_string_escaping", [("id", "long not null", ids), prim("name", "string")], "name"),
+    Case("identity_date_extremes", [("id", "long not null", ids), prim("d", "date")], "d"),
+    Case("identity_timestamp", [("id", "long not null", ids), prim("ts", "timestamp")], "ts"),
+    Case("identity_timestamptz", [("id", "long not null", ids), prim("ts", "timestamptz")], "ts"),
+    Case("identity_float_signed_zero_nan", [("id", "long not null", ids), prim("f", "float")], "f"),
+    Case("identity_double_signed_zero_nan", [("id", "long not null", ids), prim("d", "double")], "d"),
+    Case("identity_boolean", [("id", "long not null", ids), prim("b", "boolean")], "b"),
+    Case("identity_decimal", [("id", "long not null", ids), prim("m", "decimal(9, 2)")], "m"),
+    Case("identity_binary_uuid", [("id", "long not null", ids), prim("bin", "binary"),
+                                  prim("u", "uuid", 4)], "bin, u"),
+    Case("identity_time", [("id", "long not null", ids), prim("t", "time")], "t"),
+    Case("bucket_numbers", [("id", "long not null", ids), prim("i", "int"), prim("l", "long"),
+                            prim("m", "decimal(38, 10)")],
+         "bucket(4, i), bucket(3, l), bucket(2, m)", rows=4000),
+    Case("bucket_times", [("id", "long not null", ids), prim("d", "date"), prim("ts", "timestamptz"),
+                          prim("t", "time")],
+         "bucket(2, d), bucket(3, ts), bucket(2, t)", rows=4000),
+    Case("bucket_bytes_and_text", [("id", "long not null", ids), prim("s", "string"), prim("b", "binary"),
+                                   prim("u", "uuid"), prim("f", "fixed[4]")],
+         "bucket(5, s), bucket(2, b), bucket(3, u), bucket(2, f)", rows=4000),
+    Case("truncate_numbers", [("id", "long not null", ids), prim("i", "int"), prim("l", "long"),
+                              ("m", "decimal(9, 2)", lambda rows, rng: pa.array(
+                                  [DEC[i % 10] if i % 10 not in (3,) else None for i in range(rows)],
+                                  pa.decimal128(9, 2)))],
+         "truncate(10, i), truncate(100, l), truncate(50, m)"),
+    # -9999999.99 truncates to -10000000.00, too wide for decimal(9, 2): iceberg-java fails to write
+    # the manifest; floe must fail the same way (and leave nothing behind).
+    Case("truncate_decimal_overflow_fails", [("id", "long not null", ids), prim("m", "decimal(9, 2)", 4)],
+         "truncate(50, m)", expect_failure="Cannot write value as decimal(9,2), too large: -10000000.00"),
+    Case("truncate_text_and_bytes", [("id", "long not null", ids), prim("s", "string"), prim("b", "binary")],
+         "truncate(3, s), truncate(2, b)"),
+    Case("time_transforms_timestamp", [("id", "long not null", ids), prim("ts", "timestamp")],
+         "year(ts), month(ts), day(ts), hour(ts)"),
+    Case("time_transforms_timestamptz", [("id", "long not null", ids), prim("ts", "timestamptz")],
+         "hour(ts)"),
+    Case("time_transforms_date", [("id", "long not null", ids), prim("d", "date")],
+         "year(d), month(d), day(d)"),
+    Case("time_transforms_nanos_v3", [("id", "long not null", ids), prim("ts", "timestamp_ns")],
+         "day(ts), hour(ts), bucket(4, ts)", properties={"format-version": "3"}),
+    Case("multi_field_spec", [("id", "long not null", ids), prim("ts", "timestamptz"), prim("name", "string")],
+         "day(ts), bucket(8, id), truncate(2, name)", rows=5000),
+    Case("nested_columns_partitioned", NESTED, "region"),
+    Case("nested_partition_source_in_struct", NESTED, "s.city, bucket(4, s.zip)"),
+    Case("clustered_twelve_partitions", [("id", "long not null", ids), prim("d", "date"), prim("v", "string")],
+         "d", mode="clustered", sort_by=["d"]),
+    Case("fanout_with_rolling", [("id", "long not null", ids), prim("s", "string"), prim("x", "double")],
+         "bucket(8, id)", properties={"write.target-file-size-bytes": "4096"}, rows=20000),
+    Case("unpartitioned_rolling", [("id", "long not null", ids), prim("s", "string")],
+         properties={"write.target-file-size-bytes": "2048"}, mode="unpartitioned", rows=10000),
+    Case("metrics_none_default_with_overrides", ALL_PRIMITIVES[:10], "c_int",
+         properties={"write.metadata.metrics.default": "none",
+                     "write.metadata.metrics.column.c_long": "counts",
+                     "write.metadata.metrics.column.c_double": "full",
+                     "write.metadata.metrics.column.id": "truncate(2)"}),
+    Case("metrics_counts", NESTED, properties={"write.metadata.metrics.default": "counts"},
+         mode="unpartitioned"),
+    Case("metrics_truncate_4_and_full_strings", [("id", "long not null", ids), prim("s", "string"),
+                                                 prim("b", "binary")],
+         properties={"write.metadata.metrics.default": "truncate(4)",
+                     "write.metadata.metrics.column.b": "full"}, mode="unpartitioned"),
+    Case("metrics_inferred_column_cap", NESTED + [prim("e1", "int"), prim("e2", "long")],
+         properties={"write.metadata.metrics.max-inferred-column-defaults": "4"}, mode="unpartitioned"),
+    Case("codec_and_page_settings", ALL_PRIMITIVES[:6], "c_boolean",
+         properties={"write.parquet.compression-codec": "snappy",
+                     "write.parquet.page-row-limit": "100", "write.parquet.page-size-bytes": "4096",
+                     "write.parquet.row-group-size-bytes": "65536",
+                     "write.parquet.dict-size-bytes": "1024"}),
+    Case("empty_input", [("id", "long not null", ids), prim("s", "string")], "s", rows=0,
+         expect_files_at_least=0),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def with_field_ids(table: pa.Table, schema_json: dict) -> pa.Table:
+    """The same table with each (nested) field carrying PARQUET:field_id from an Iceberg schema."""
+
+    def annotate(field: pa.Field, iceberg: dict) -> pa.Field:
+        type_ = field.type
+        itype = iceberg["type"]
+        if pa.types.is_struct(type_):
+            children = [annotate(type_.field(i), next(f for f in itype["fields"] if f["name"] == type_.field(i).name))
+                        for i in range(type_.num_fields)]
+            type_ = pa.struct(children)
+        elif pa.types.is_list(type_):
+            element = {"type": itype["element"], "id": itype["element-id"]}
+            type_ = pa.list_(annotate(type_.value_field.with_name("element"), element))
+        elif pa.types.is_map(type_):
+            key = annotate(type_.key_field, {"type": itype["key"], "id": itype["key-id"]})
+            value = annotate(type_.item_field, {"type": itype["value"], "id": itype["value-id"]})
+            type_ = pa.map_(key, value)
+        return pa.field(field.name, type_, field.nullable, metadata={"PARQUET:field_id": str(iceberg["id"])})
+
+    fields = [annotate(table.schema.field(i), next(f for f in schema_json["fields"] if f["name"] == table.schema.field(i).name))
+              for i in range(table.num_columns)]
+    schema = pa.schema(fields)
+    return pa.Table.from_arrays([table.column(i).cast(fields[i].type) for i in range(table.num_columns)],
+                                schema=schema)
+
+
+def make_input(case: Case) -> pa.Table:
+    rng = random.Random(hash(case.name) & 0xFFFFFFFF)
+    arrays, fields = [], []
+    for name, type_text, generator in case.columns:
+        array = generator(case.rows, rng)
+        nullable = "not null" not in type_text
+        arrays.append(array)
+        fields.append(pa.field(name, array.type, nullable))
+    table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    if case.sort_by:
+        table = table.sort_by([(c, "ascending") for c in case.sort_by])
+    return table
+
+
+def by_field_id(table: pa.Table) -> pa.Table:
+    """Columns renamed to their field ids (the two writers may name Parquet columns differently)."""
+    names = [table.schema.field(i).metadata[b"PARQUET:field_id"].decode() if table.schema.field(i).metadata else table.schema.field(i).name
+             for i in range(table.num_columns)]
+    return table.rename_columns(names)
+
+
+def unordered_maps(table: pa.Table) -> pa.Table:
+    """Map columns as lists of entries sorted by key: map order carries no meaning (iceberg-java
+    reads maps into hash maps, which reorder entries)."""
+    columns = []
+    for column in table.columns:
+        if pa.types.is_map(column.type):
+            rows = [None if entries is None else sorted(entries, key=lambda kv: repr(kv[0]))
+                    for entries in column.to_pylist()]
+            column = pa.array(rows, pa.list_(pa.struct([("key", column.type.key_type),
+                                                        ("value", column.type.item_type)])))
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
+
+
+def read_sorted(path: str) -> pa.Table:
+    table = unordered_maps(by_field_id(pq.read_table(path)))
+    return table.sort_by([(table.column_names[0], "ascending")])
+
+
+def compare_files(case_name: str, floe_file: dict, java_file: dict, problems: list):
+    name = pathlib.Path(java_file["path"]).name
+    for key in TIER1_FILE_FIELDS:
+        if floe_file.get(key) != java_file.get(key):
+            problems.append(f"{name}: {key}: floe {floe_file.get(key)} != java {java_file.get(key)}")
+    if [p["value_bytes"] for p in floe_file["partition"]] != [p["value_bytes"] for p in java_file["partition"]]:
+        problems.append(f"{name}: partition values: floe {floe_file['partition']} != java {java_file['partition']}")
+    floe_sizes = sorted((floe_file.get("column_sizes") or {}).keys())
+    java_sizes = sorted((java_file.get("column_sizes") or {}).keys())
+    if floe_sizes != java_sizes:
+        problems.append(f"{name}: column_sizes ids: floe {floe_sizes} != java {java_sizes}")
+    rows_floe = read_sorted(floe_file["path"])
+    rows_java = read_sorted(java_file["path"])
+    diff = differences(rows_floe, rows_java)
+    if diff:
+        problems.append(f"{name}: rows differ: {diff}")
+    # Tier 2: recorded, never failed on.
+    for key in ["file_size_in_bytes", "split_offsets", "column_sizes"]:
+        if floe_file.get(key) != java_file.get(key):
+            REPORT[case_name].append({"file": name, "field": key})
+    floe_footer, java_footer = floe_file.get("parquet_footer", {}), java_file.get("parquet_footer", {})
+    for key in ["root_name", "codecs", "row_groups"]:
+        if floe_footer.get(key) != java_footer.get(key):
+            REPORT[case_name].append({"file": name, "field": f"footer.{key}",
+                                      "floe": floe_footer.get(key), "java": java_footer.get(key)})
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_parity(case: Case, floe, harness, tmp_path):
+    table_name = f"parity.{case.name}"
+    schema_text = ", ".join(f"`{name}` {type_text}" for name, type_text, _ in case.columns)
+    create = ["create", table_name, "--schema", schema_text]
+    if case.partition_by:
+        create += ["--partition-by", case.partition_by]
+    for key, value in case.properties.items():
+        create += ["--property", f"{key}={value}"]
+    floe.run(*create)
+    metadata = json.loads(pathlib.Path(floe.metadata_location(table_name)).read_text())
+    schema_json = metadata["schemas"][0]
+
+    data = with_field_ids(make_input(case), schema_json)
+    input_path = tmp_path / "input.parquet"
+    pq.write_table(data, input_path)
+
+    # floe writes: one task (partition id 0, attempt 0); the writer must run, not decline.
+    append = ["append", table_name, input_path]
+    if case.mode == "clustered":
+        append.append("--input-clustered")
+    if case.expect_failure:
+        before = floe.metadata_location(table_name)
+        result = floe.run(*append, check=False)
+        assert result.returncode != 0 and case.expect_failure in result.stderr, result.stderr
+        assert "declines" not in result.stderr
+        assert floe.metadata_location(table_name) == before
+        assert not list((pathlib.Path(metadata["location"]) / "data").rglob("*.parquet"))
+        java = harness.run("write", {
+            "table_location": str(tmp_path / "java_table"), "format_version": metadata["format-version"],
+            "schema": schema_json, "partition_spec": metadata["partition-specs"][0],
+            "properties": dict(metadata["properties"]), "mode": case.mode,
+            "input_files": [str(input_path)], "partition_id": 0, "task_id": 0, "operation_id": "op"},
+            expect_error=True)
+        assert case.expect_failure in json.dumps(java)
+        return
+    result = floe.run(*append)
+    assert f"appended {case.rows:,} rows" in result.stdout, result.stdout + result.stderr
+    floe_dump = harness.run("dump", {"metadata_location": floe.metadata_location(table_name)})
+    floe_files = floe_dump["files"]
+    assert len(floe_files) >= case.expect_files_at_least
+    operation_id = pathlib.Path(floe_files[0]["path"]).name.split("-", 2)[2][:36] if floe_files else "op"
+
+    # iceberg-java writes the same rows with the same settings.
+    properties = dict(metadata["properties"])
+    java = harness.run("write", {
+        "table_location": str(tmp_path / "java_table"),
+        "format_version": metadata["format-version"],
+        "schema": schema_json,
+        "partition_spec": metadata["partition-specs"][0],
+        "sort_order": metadata["sort-orders"][0],
+        "properties": properties,
+        "mode": "unpartitioned" if not metadata["partition-specs"][0]["fields"] else case.mode,
+        "input_files": [str(input_path)],
+        "partition_id": 0, "task_id": 0, "operation_id": operation_id,
+    })
+    java_files = java["files"]
+
+    problems = []
+    # Files pair up by name: same partition directory, partition id, task id, operation id and
+    # file counter.
+    floe_by_name = {pathlib.Path(f["path"]).relative_to(pathlib.Path(metadata["location"])).as_posix(): f
+                    for f in floe_files}
+    java_by_name = {pathlib.Path(f["path"]).relative_to(tmp_path / "java_table").as_posix(): f
+                    for f in java_files}
+    # Within a partition, files pair up in the order they were opened (their file counters). The
+    # names themselves are tier 2: both writers roll on the same 1000-row grid, but floe splits a
+    # batch by partition before writing while iceberg-java goes row by row, so the counters
+    # interleave differently when several partitions roll.
+    floe_by_partition = collections.defaultdict(list)
+    java_by_partition = collections.defaultdict(list)
+    for f in sorted(floe_files, key=lambda f: f["path"]):
+        floe_by_partition[f["partition_path"]].append(f)
+    for f in sorted(java_files, key=lambda f: f["path"]):
+        java_by_partition[f["partition_path"]].append(f)
+    if sorted(floe_by_partition) != sorted(java_by_partition):
+        problems.append(f"partitions differ: floe {sorted(floe_by_partition)} java {sorted(java_by_partition)}")
+    for partition in floe_by_partition:
+        if len(floe_by_partition[partition]) != len(java_by_partition.get(partition, [])):
+            problems.append(f"partition {partition}: floe wrote {len(floe_by_partition[partition])} files, "
+                            f"java {len(java_by_partition.get(partition, []))}")
+    pairs = [(a, b) for p in floe_by_partition for a, b in zip(floe_by_partition[p], java_by_partition.get(p, []))]
+    if sorted(floe_by_name) != sorted(java_by_name):
+        REPORT[case.name].append({"field": "file names", "floe": sorted(floe_by_name)[:5],
+                                  "java": sorted(java_by_name)[:5]})
+    for floe_file, java_file in pairs:
+        compare_files(case.name, floe_file, java_file, problems)
+
+    # Snapshot summaries: the same counts (sizes are tier 2).
+    for key in ["added-data-files", "added-records", "changed-partition-count", "total-records",
+                "total-data-files", "total-delete-files", "total-position-deletes", "total-equality-deletes"]:
+        if floe_dump["snapshot_summary"].get(key) != java["snapshot_summary"].get(key):
+            problems.append(f"summary {key}: floe {floe_dump['snapshot_summary'].get(key)} != "
+                            f"java {java['snapshot_summary'].get(key)}")
+    assert floe_dump.get("snapshot_operation") == java.get("snapshot_operation")
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_transforms_match_iceberg_java_over_the_value_range(harness, tmp_path):
+    """floe's transform kernels against iceberg-java's Transforms for every accepted type."""
+    import subprocess
+
+    cases = []
+    for type_name, transforms in [
+        ("int", ["bucket[16]", "truncate[10]", "identity"]), ("long", ["bucket[16]", "truncate[10]"]),
+        ("date", ["year", "month", "day", "bucket[16]"]),
+        ("timestamp", ["year", "month", "day", "hour", "bucket[16]"]),
+        ("timestamptz", ["year", "month", "day", "hour"]),
+        ("timestamp_ns", ["year", "month", "day", "hour", "bucket[16]"]),
+        ("string", ["bucket[16]", "truncate[3]"]), ("decimal(9, 2)", ["bucket[16]", "truncate[50]"]),
+    ]:
+        arrow_type, values = ARROW[type_name]
+        for transform in transforms:
+            cases.append((type_name, transform, values))
+    rng = random.Random(5)
+    extra_ts = [rng.randrange(-2**62, 2**62) for _ in range(200)]
+    extra_ts += [((rng.randrange(-10**7, 10**7)) * 1_000_000) - 1 for _ in range(200)]  # .999999 quirk
+    for transform in ["year", "month", "day", "hour"]:
+        cases.append(("timestamp", transform, extra_ts))
+    extra_dates = [rng.randrange(-2**31, 2**31) for _ in range(300)]
+    for transform in ["year", "month", "day"]:
+        cases.append(("date", transform, extra_dates))
+
+    def as_json(type_name, v):
+        if v is None:
+            return None
+        if isinstance(v, decimal.Decimal):
+            return str(v)
+        return v
+
+    request = {"cases": [{"type": t, "transform": x, "values": [as_json(t, v) for v in vals]}
+                         for t, x, vals in cases]}
+    java = harness.run("transform", request)["results"]
+    # floe computes the same with its own kernels (tests/parity/transform_probe.cc).
+    path = tmp_path / "transform-request.json"
+    path.write_text(json.dumps(request))
+    floe_result = subprocess.run([TRANSFORM_PROBE, str(path)], capture_output=True, text=True)
+    assert floe_result.returncode == 0, floe_result.stderr
+    ours = json.loads(floe_result.stdout)["results"]
+    mismatches = []
+    for (type_name, transform, values), theirs_case, ours_case in zip(cases, java, ours):
+        for value, theirs, mine in zip(values, theirs_case, ours_case):
+            if theirs["value"] != mine["value"] or theirs["human"] != mine["human"]:
+                mismatches.append(f"{transform}({type_name} {value}): java {theirs} floe {mine}")
+    assert not mismatches, "\n".join(mismatches[:30])
+
+
+def teardown_module(module):
+    out = ROOT / "build" / "parity-report.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(REPORT, indent=2, default=str) + "\n")
