@@ -46,7 +46,7 @@ parity-test: build-debug
 
 ## Benchmarks (release build): writes bench/results/.
 bench: build-release
-	$(PYTHON) bench/write/write_benchmark.py --floe $(BUILD_RELEASE)/src/floe/cli/floe
+	$(PYTHON) bench/write/run_write_benchmark.py
 
 clean:
 	rm -rf build

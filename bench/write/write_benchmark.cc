@@ -2,12 +2,12 @@
 // same batches, same settings, no Iceberg work) or floe (an append through the real write
 // path: gate, tasks, data files, manifests, commit). Prints one JSON line; the driver
 // bench/write/run_write_benchmark.py runs every arm and writes the report.
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -133,11 +133,18 @@ int main(int argc, char** argv) {
     std::cerr << "floe_write_benchmark: " << status.ToString() << "\n";
     return 1;
   }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
+  // Peak resident memory of this process image (VmHWM; ru_maxrss would carry the forking
+  // parent's peak across exec).
+  double peak_mb = 0;
+  {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("VmHWM:", 0) == 0) peak_mb = std::stod(line.substr(6)) / 1024.0;
+    }
+  }
   std::printf("{\"arm\": \"%s\", \"layout\": \"%s\", \"threads\": %d, \"rows\": %lld, \"seconds\": %.4f, "
               "\"rows_per_s\": %.0f, \"peak_rss_mb\": %.1f}\n",
               options.arm.c_str(), options.layout.c_str(), options.threads, static_cast<long long>(rows),
-              seconds, static_cast<double>(rows) / seconds, usage.ru_maxrss / 1024.0);
+              seconds, static_cast<double>(rows) / seconds, peak_mb);
   return 0;
 }

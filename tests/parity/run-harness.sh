@@ -14,7 +14,7 @@ if [[ ! -f "$HERE/target/parity-harness.jar" || ! -d "$HERE/target/lib" ]]; then
   mvn -q -T 1 ${MVN_FLAGS:-} -f "$HERE/pom.xml" package -DskipTests >&2
 fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-opts=(-Xmx1g -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+opts=(-Xmx${HARNESS_XMX:-1g} -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 # JDK major version from the JDK's release file (cheap), else from `java -version`.
 release="$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")/release"
 if [[ -f "$release" ]]; then

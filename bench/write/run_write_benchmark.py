@@ -1,0 +1,173 @@
+"""The write benchmark (issue: the native writer): floe against the floor and other writers.
+
+A deterministic lineitem-like data set (bench/write/lineitem.cc; 16 columns, ship dates over
+--days days, rising through the rows) is written three ways:
+  unpartitioned; clustered by day(l_shipdate) (input arrives grouped by day, clustered writer);
+  fanout by bucket(16, l_orderkey) + day(l_shipdate) (fanout writer).
+Arms, all in this one run, each in its own process so peak memory is its own:
+  floor         Arrow's Parquet writer alone: same batches, same settings, one file, no Iceberg
+  floe 1t, 2t   an append through floe's write path (gate, tasks, files, manifests, commit)
+  pyiceberg     Table.append of the same rows, loaded into memory first (load not timed)
+  iceberg-java  the parity harness writing the rows with iceberg-java 1.11's writers (its time
+                includes JVM start and reading the input file)
+Prints rows/s, peak memory and each arm's time ratio to the floor, and writes
+bench/results/write.{json,md}.
+
+    make bench          # or: .venv/bin/python bench/write/run_write_benchmark.py --rows 10000000
+"""
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BENCH = ROOT / "build/release/bench/floe_write_benchmark"
+LAYOUTS = {"unpartitioned": "", "clustered": "day(l_shipdate)", "fanout": "bucket(16, l_orderkey), day(l_shipdate)"}
+
+
+def run_arm(args, arm, layout, threads, rows, work):
+    out = work / f"{arm}-{layout}-{threads}-{rows}"
+    result = subprocess.run([str(BENCH), "--arm", arm, "--layout", layout, "--threads", str(threads),
+                             "--rows", str(rows), "--days", str(args.days), "--out", str(out)],
+                            capture_output=True, text=True, check=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return json.loads(result.stdout)
+
+
+def pyiceberg_arm(input_path, layout, rows, work):
+    code = f"""
+import json, time
+import pyarrow.parquet as pq
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.partitioning import PartitionSpec, PartitionField
+from pyiceberg.transforms import DayTransform, BucketTransform
+data = pq.read_table({str(input_path)!r})
+catalog = SqlCatalog("bench", uri="sqlite:///{work}/py-{layout}.db", warehouse="file://{work}/py-{layout}")
+catalog.create_namespace("b")
+table = catalog.create_table("b.t", schema=data.schema)
+layout = {layout!r}
+if layout != "unpartitioned":
+    with table.update_spec() as update:
+        if layout == "fanout":
+            update.add_field("l_orderkey", BucketTransform(16), "l_orderkey_bucket")
+        update.add_field("l_shipdate", DayTransform(), "l_shipdate_day")
+started = time.perf_counter()
+table.append(data)
+seconds = time.perf_counter() - started
+peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
+print(json.dumps({{"seconds": seconds, "peak_rss_mb": int(peak) / 1024}}))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if result.returncode != 0:
+        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr else "failed"}
+    measured = json.loads(result.stdout)
+    return {"arm": "pyiceberg", "layout": layout, "threads": 1, "rows": rows, "seconds": measured["seconds"],
+            "rows_per_s": rows / measured["seconds"], "peak_rss_mb": measured["peak_rss_mb"]}
+
+
+def java_arm(input_path, layout, rows, work, schema_json, spec_json):
+    request = {"table_location": str(work / f"java-{layout}"), "format_version": 2, "schema": schema_json,
+               "partition_spec": spec_json, "properties": {"write.parquet.compression-codec": "zstd"},
+               "mode": {"unpartitioned": "unpartitioned", "clustered": "clustered", "fanout": "fanout"}[layout],
+               "input_files": [str(input_path)], "partition_id": 0, "task_id": 0, "operation_id": "bench"}
+    path = work / f"java-{layout}.json"
+    path.write_text(json.dumps(request))
+    env = dict(os.environ, HARNESS_XMX="8g")
+    started = time.perf_counter()
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", str(ROOT / "tests/parity/run-harness.sh"), "write", str(path)],
+                            capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(work / f"java-{layout}", ignore_errors=True)
+    if result.returncode != 0:
+        return {"error": result.stdout[-300:] + result.stderr[-300:]}
+    peak_kb = int(result.stderr.strip().splitlines()[-1])
+    return {"arm": "iceberg-java", "layout": layout, "threads": 1, "rows": rows, "seconds": seconds,
+            "rows_per_s": rows / seconds, "peak_rss_mb": peak_kb / 1024}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--small-rows", type=int, default=1_000_000, help="second size, for floe's peak memory")
+    parser.add_argument("--days", type=int, default=31)
+    parser.add_argument("--skip", nargs="*", default=[], help="arms to skip: pyiceberg iceberg-java")
+    parser.add_argument("--results", type=pathlib.Path, default=ROOT / "bench/results")
+    args = parser.parse_args()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="floe-write-bench-"))
+    rows_out = []
+    try:
+        input_dir = work / "input"
+        subprocess.run([str(BENCH), "--arm", "write-input", "--rows", str(args.rows), "--days", str(args.days),
+                        "--out", str(input_dir)], check=True, capture_output=True)
+        input_path = input_dir / "lineitem.parquet"
+        # The Iceberg schema with field ids, for the Java arm: floe's own table of the same rows.
+        meta_work = work / "schema"
+        subprocess.run([str(ROOT / "build/release/src/floe/cli/floe"), "create", "b.t", "--schema",
+                        "l_orderkey long not null, l_partkey long not null, l_suppkey long not null, "
+                        "l_linenumber int not null, l_quantity decimal(15, 2), l_extendedprice decimal(15, 2), "
+                        "l_discount decimal(15, 2), l_tax decimal(15, 2), l_returnflag string, l_linestatus string, "
+                        "l_shipdate date, l_commitdate date, l_receiptdate date, l_shipinstruct string, "
+                        "l_shipmode string, l_comment string", "--warehouse", str(meta_work)],
+                       check=True, capture_output=True)
+        schema_json = json.loads(next((meta_work / "b/t/metadata").glob("*.json")).read_text())["schemas"][0]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        ids = {f["name"]: f["id"] for f in schema_json["fields"]}
+        table = pq.read_table(input_path)
+        table = table.cast(pa.schema([f.with_metadata({"PARQUET:field_id": str(ids[f.name])}) for f in table.schema]))
+        java_input = input_dir / "lineitem-ids.parquet"
+        pq.write_table(table, java_input)
+        del table
+
+        for layout, partition_by in LAYOUTS.items():
+            floor = run_arm(args, "floor", layout, 1, args.rows, work)
+            arms = [floor]
+            arms.append(run_arm(args, "floe", layout, 1, args.rows, work))
+            arms.append(run_arm(args, "floe", layout, 2, args.rows, work))
+            small = run_arm(args, "floe", layout, 1, args.small_rows, work)
+            small["arm"] = "floe (small)"
+            arms.append(small)
+            if "pyiceberg" not in args.skip:
+                arms.append(pyiceberg_arm(input_path, layout, args.rows, work))
+            if "iceberg-java" not in args.skip:
+                spec_fields = []
+                if layout == "fanout":
+                    spec_fields.append({"name": "l_orderkey_bucket", "transform": "bucket[16]",
+                                        "source-id": ids["l_orderkey"], "field-id": 1000})
+                if layout != "unpartitioned":
+                    spec_fields.append({"name": "l_shipdate_day", "transform": "day",
+                                        "source-id": ids["l_shipdate"], "field-id": 1000 + len(spec_fields)})
+                arms.append(java_arm(java_input, layout, args.rows, work, schema_json,
+                                     {"spec-id": 0, "fields": spec_fields}))
+            for arm in arms:
+                if "error" in arm:
+                    print(f"{layout:14s} arm failed: {arm['error']}")
+                    continue
+                arm["ratio_to_floor"] = arm["seconds"] / floor["seconds"] if arm["rows"] == floor["rows"] else None
+                rows_out.append(arm)
+                ratio = f"{arm['ratio_to_floor']:.2f}" if arm["ratio_to_floor"] else "-"
+                print(f"{layout:14s} {arm['arm']:13s} threads={arm['threads']} rows={arm['rows']:>10,} "
+                      f"{arm['rows_per_s']:>12,.0f} rows/s  peak {arm['peak_rss_mb']:8.1f} MB  time/floor {ratio}")
+        args.results.mkdir(parents=True, exist_ok=True)
+        report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": rows_out}
+        (args.results / "write.json").write_text(json.dumps(report, indent=2) + "\n")
+        lines = ["| layout | arm | threads | rows | rows/s | peak MB | time / floor |", "|---|---|---|---|---|---|---|"]
+        for arm in rows_out:
+            ratio = f"{arm['ratio_to_floor']:.2f}" if arm["ratio_to_floor"] else "-"
+            lines.append(f"| {arm['layout']} | {arm['arm']} | {arm['threads']} | {arm['rows']:,} | "
+                         f"{arm['rows_per_s']:,.0f} | {arm['peak_rss_mb']:.0f} | {ratio} |")
+        (args.results / "write.md").write_text("\n".join(lines) + "\n")
+        print(f"wrote {args.results / 'write.json'} and write.md")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
