@@ -13,6 +13,7 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/table/table.h"
 #include "floe/util/error.h"
+#include "floe/write/limited_memory_pool.h"
 #include "parquet/arrow/reader.h"
 
 namespace floe::cli {
@@ -125,8 +126,11 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto threads = std::make_shared<int>(1);
     auto input_format = std::make_shared<std::string>("auto");
     auto clustered = std::make_shared<bool>(false);
+    auto memory_limit = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
     command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
+    command->add_option("--memory-limit", *memory_limit,
+                        "Memory the write tasks may use together, e.g. 2G (default: no limit)");
     command->add_option("--option", *options,
                         "Write option KEY=VALUE overlaid on the table properties (repeatable)");
     command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
@@ -142,6 +146,9 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(append.options, ParsePairs(*options, "--option"));
         append.threads = *threads;
         append.input_clustered = *clustered;
+        if (!memory_limit->empty()) {
+          ARROW_ASSIGN_OR_RAISE(append.memory_limit, ParseByteSize(*memory_limit));
+        }
         const bool tty = isatty(STDERR_FILENO);
         auto started = std::chrono::steady_clock::now();
         auto last = started - std::chrono::seconds(10);

@@ -8,6 +8,7 @@
 #include "floe/commit/committer.h"
 #include "floe/util/error.h"
 #include "floe/write/batch_conformer.h"
+#include "floe/write/limited_memory_pool.h"
 #include "floe/write/write_task.h"
 
 namespace floe {
@@ -111,14 +112,24 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
   ARROW_ASSIGN_OR_RAISE(auto conformer, BatchConformer::Make(*input.schema(),
                                                              state_.metadata->CurrentSchema(),
                                                              id_.ToString()));
-  ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*state_.metadata, options.options,
-                                                   options.input_clustered));
+  ARROW_ASSIGN_OR_RAISE(auto planned, WritePlan::Make(*state_.metadata, options.options,
+                                                      options.input_clustered));
   const int threads = std::max(1, options.threads);
+  std::shared_ptr<LimitedMemoryPool> limited;
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+  if (options.memory_limit > 0) {
+    limited = std::make_shared<LimitedMemoryPool>(pool, options.memory_limit);
+    pool = limited.get();
+    auto budgeted = std::make_shared<WritePlan>(*planned);
+    budgeted->task_buffer_budget_bytes = options.memory_limit / 2 / threads;
+    planned = std::move(budgeted);
+  }
+  std::shared_ptr<const WritePlan> plan = planned;
   Committer committer(CommitTarget{catalog_, id_, io()}, state_);
 
   std::vector<std::unique_ptr<WriteTask>> tasks;
   for (int i = 0; i < threads; ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(plan, io(), i, i));
+    ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(plan, io(), i, i, pool));
     tasks.push_back(std::move(task));
   }
 

@@ -38,6 +38,9 @@ struct AppendOptions {
   int threads = 1;
   /// The input arrives grouped by partition (then the clustered writer may be used).
   bool input_clustered = false;
+  /// Bytes the write tasks may allocate together (0: no limit). Past it a task fails with an
+  /// error saying so; half of it is the tasks' budget for buffered row groups.
+  int64_t memory_limit = 0;
   std::function<void(const AppendProgress&)> progress;
 };
 

@@ -101,13 +101,24 @@ arrow::Status ParquetDataWriter::Write(const arrow::RecordBatch& batch) {
     // Started only when rows follow, so no file ends with an empty row group.
     FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
     row_group_full_ = false;
+    row_group_rows_ = 0;
   }
   floats_->Update(batch);
   FLOE_RETURN_NOT_OK_CONTEXT(writer_->WriteRecordBatch(batch), "writing data file " + location_);
   row_count_ += batch.num_rows();
+  row_group_rows_ += batch.num_rows();
   // Cut the row group once its buffered bytes reach the target (iceberg-java checks its
   // buffered size the same way, at intervals).
   row_group_full_ = pool_->bytes_allocated() >= context_->settings.row_group_size_bytes;
+  return arrow::Status::OK();
+}
+
+arrow::Status ParquetDataWriter::FlushRowGroup() {
+  if (row_group_rows_ == 0 || row_group_full_) return arrow::Status::OK();
+  // Arrow writes the buffered row group out and opens the next one at once; if no row follows,
+  // the file ends with an empty row group (metrics skip it; see docs/divergences.md).
+  FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
+  row_group_rows_ = 0;
   return arrow::Status::OK();
 }
 

@@ -45,6 +45,11 @@ class ParquetDataWriter {
   /// iceberg-java's Parquet appender reports as its length).
   int64_t Length() const;
   int64_t row_count() const { return row_count_; }
+  /// Bytes the writer holds in memory (the open row group's pages, encoders and dictionaries).
+  int64_t BufferedBytes() const { return pool_->bytes_allocated(); }
+  /// Writes out the open row group now (if it has rows), releasing its memory. Used to keep a
+  /// fanout task's many open files within its memory budget.
+  arrow::Status FlushRowGroup();
   const std::string& location() const { return location_; }
 
   /// Writes the footer and returns the file as a DataFile (content, path, format, record count,
@@ -64,6 +69,7 @@ class ParquetDataWriter {
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
   std::unique_ptr<FloatMetricsTracker> floats_;
   int64_t row_count_ = 0;
+  int64_t row_group_rows_ = 0;
   bool row_group_full_ = false;
   bool closed_ = false;
 };

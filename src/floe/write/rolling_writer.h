@@ -57,8 +57,10 @@ class RollingDataWriter {
 
   const std::vector<Value>& partition() const { return partition_; }
   const std::string& partition_path() const { return partition_path_; }
-  /// The current file's estimated length (for memory accounting).
-  int64_t CurrentLength() const { return current_ ? current_->Length() : 0; }
+  /// Bytes the open file holds in memory.
+  int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
+  /// Writes out the open file's buffered row group (see ParquetDataWriter::FlushRowGroup).
+  arrow::Status FlushRowGroup() { return current_ ? current_->FlushRowGroup() : arrow::Status::OK(); }
 
  private:
   RollingDataWriter() = default;

@@ -56,6 +56,7 @@ std::string WritePlan::Serialize() const {
   json["mode"] = std::string(WriterModeName(mode));
   json["target-file-size-bytes"] = target_file_size_bytes;
   json["operation-id"] = operation_id;
+  json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
   return json.dump();
 }
 
@@ -85,6 +86,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(std::stri
     }
     plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
     plan->operation_id = json.at("operation-id").get<std::string>();
+    plan->task_buffer_budget_bytes = json.value("task-buffer-budget-bytes", kDefaultTaskBufferBudget);
     ARROW_ASSIGN_OR_RAISE(plan->sort_order, SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {
     return bad(error.what());

@@ -1,6 +1,7 @@
 #include "floe/write/write_task.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "arrow/record_batch.h"
 #include "floe/manifest/manifest.h"
@@ -54,6 +55,7 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(std::shared_ptr<const 
   task->factory_ = std::make_unique<OutputFileFactory>(std::move(locations), partition_id,
                                                        attempt_id, plan->operation_id);
   ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
+  task->buffer_budget_ = plan->task_buffer_budget_bytes;
   task->plan_ = std::move(plan);
   return task;
 }
@@ -115,21 +117,55 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
     return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
                                   " does not match the write schema");
   }
-  ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch));
-  for (const auto& group : groups) {
-    ARROW_ASSIGN_OR_RAISE(RollingDataWriter* writer, WriterFor(group));
-    ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
-  }
+  auto status = [&]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch));
+    for (const auto& group : groups) {
+      ARROW_ASSIGN_OR_RAISE(RollingDataWriter* writer, WriterFor(group));
+      ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
+    }
+    return KeepWithinBudget();
+  }();
+  if (!status.ok()) return ExplainOutOfMemory(status);
   rows_written_ += batch->num_rows();
   return arrow::Status::OK();
+}
+
+arrow::Status WriteTask::KeepWithinBudget() {
+  if (buffer_budget_ <= 0 || open_.size() < 2) return arrow::Status::OK();
+  int64_t total = 0;
+  std::vector<std::pair<int64_t, RollingDataWriter*>> sizes;
+  for (auto& [key, writer] : open_) {
+    int64_t bytes = writer->BufferedBytes();
+    total += bytes;
+    sizes.emplace_back(bytes, writer.get());
+  }
+  if (total <= buffer_budget_) return arrow::Status::OK();
+  // Write out the largest row groups until three quarters of the budget remain in use.
+  std::sort(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [bytes, writer] : sizes) {
+    if (total <= buffer_budget_ / 4 * 3) break;
+    ARROW_RETURN_NOT_OK(writer->FlushRowGroup());
+    total -= bytes - writer->BufferedBytes();
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
+  if (!status.IsOutOfMemory()) return status;
+  return arrow::Status::OutOfMemory(
+      "write task ran out of memory with ", open_.size(), " open data file",
+      open_.size() == 1 ? "" : "s", " (", status.message(),
+      "): raise --memory-limit, write fewer partitions per task (more tasks, or input grouped by "
+      "partition with --input-clustered), or lower write.parquet.row-group-size-bytes");
 }
 
 arrow::Result<std::string> WriteTask::Finish() {
   if (finished_) return arrow::Status::Invalid("write task already finished");
   finished_ = true;
   for (auto& [key, writer] : open_) {
-    ARROW_ASSIGN_OR_RAISE(auto files, writer->Close());
-    for (auto& file : files) completed_.push_back(std::move(file));
+    auto files = writer->Close();
+    if (!files.ok()) return ExplainOutOfMemory(files.status());
+    for (auto& file : *files) completed_.push_back(std::move(file));
   }
   open_.clear();
   // Output order must not depend on map iteration: files sorted by path.

@@ -32,7 +32,11 @@ class WriteTask {
   WriteTask& operator=(const WriteTask&) = delete;
 
   /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). In clustered mode,
-  /// rows of a partition whose file was already closed give iceberg-java's error.
+  /// rows of a partition whose file was already closed give iceberg-java's error. When the open
+  /// files' buffered row groups together pass the task's buffer budget, the largest are written
+  /// out early, so a fanout task's memory stays bounded whatever the input size. A memory pool
+  /// that refuses an allocation fails the task with an error naming the budget and what to
+  /// change.
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
   /// Closes every file and returns the encoded TaskCommit message (data files sorted by path).
   /// The task still owns the files until Acknowledge().
@@ -51,6 +55,8 @@ class WriteTask {
   WriteTask() = default;
   arrow::Result<RollingDataWriter*> WriterFor(const Partitioner::Group& group);
   void AbortWriters();
+  arrow::Status KeepWithinBudget();
+  arrow::Status ExplainOutOfMemory(const arrow::Status& status) const;
 
   std::shared_ptr<const WritePlan> plan_;
   std::shared_ptr<const DataWriterContext> context_;
@@ -60,6 +66,7 @@ class WriteTask {
   std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;
   std::set<std::string> closed_keys_;
   std::vector<DataFile> completed_;
+  int64_t buffer_budget_ = 0;
   int64_t rows_written_ = 0;
   bool finished_ = false;
   bool acknowledged_ = false;
