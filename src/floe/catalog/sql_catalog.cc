@@ -297,7 +297,11 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
     return MakeError(ErrorKind::kAlreadyExists, "table '" + id.ToString() + "' already exists");
   }
   std::string location = NewMetadataFileLocation(metadata, "");
-  ARROW_RETURN_NOT_OK(WriteMetadataFile(*io_, location, metadata));
+  auto written = WriteMetadataFile(*io_, location, metadata);
+  if (!written.ok()) {
+    (void)io_->Delete(location);  // best effort: a partial file references nothing
+    return written;
+  }
   std::vector<SqlValue> params = {name_, NamespaceToString(id.ns), id.name, location};
   std::string sql =
       has_type_column_
@@ -321,7 +325,11 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
 arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id, const TableState& base,
                                                   const TableMetadata& updated) {
   std::string location = NewMetadataFileLocation(updated, base.metadata_location);
-  ARROW_RETURN_NOT_OK(WriteMetadataFile(*io_, location, updated));
+  auto written = WriteMetadataFile(*io_, location, updated);
+  if (!written.ok()) {
+    (void)io_->Delete(location);  // best effort: a partial file references nothing
+    return written;
+  }
   auto changed = database_->Execute(
       "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE "
       "catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?" +

@@ -31,5 +31,6 @@ void AddCatalogFlags(CLI::App* command, CommandContext* context);
 
 void RegisterTableCommands(CLI::App& app, CommandContext* context);  // create, append, scan, drop, rename
 void RegisterInfoCommands(CLI::App& app, CommandContext* context);   // describe, snapshots, files, tables, namespaces
+void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context);  // explain-write, remove-orphans
 
 }  // namespace floe::cli

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   floe::cli::AddCatalogFlags(&app, &context);
   floe::cli::RegisterTableCommands(app, &context);
   floe::cli::RegisterInfoCommands(app, &context);
+  floe::cli::RegisterMaintenanceCommands(app, &context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

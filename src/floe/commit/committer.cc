@@ -1,29 +1,49 @@
 #include "floe/commit/committer.h"
 
+#include "floe/io/file_io.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/write/task_commit.h"
 
 namespace floe {
 
-Committer::Committer(CommitTarget target, TableState base)
-    : target_(std::move(target)), base_(std::move(base)) {}
+Committer::Committer(CommitTarget target, TableState base, std::string data_location)
+    : target_(std::move(target)), base_(std::move(base)), data_location_(std::move(data_location)) {}
 
 Committer::~Committer() {
   if (!done_) Abort();
 }
 
+arrow::Status Committer::OutsideDataLocation(const std::string& location) const {
+  return MakeError(ErrorKind::kInvalidMetadata,
+                   "task commit message for table " + target_.id.ToString() + " names " + location +
+                       ", which is outside the write's data location " + data_location_);
+}
+
 arrow::Status Committer::Add(std::string_view message) {
   ARROW_ASSIGN_OR_RAISE(auto locations, DecodeTaskCommitLocations(message));
+  std::string outside;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
-    for (auto& location : locations) owned_locations_.push_back(std::move(location));
+    for (auto& location : locations) {
+      if (IsLocationUnder(location, data_location_)) {
+        owned_locations_.push_back(std::move(location));
+      } else if (outside.empty()) {
+        outside = std::move(location);
+      }
+    }
   }
+  if (!outside.empty()) return OutsideDataLocation(outside);
   ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeTaskCommit(message));
   if (decoded.manifest.empty()) return arrow::Status::OK();
   auto manifest = ReadManifest(decoded.manifest);
   if (!manifest.ok()) return WithContext(manifest.status(), "task commit message");
+  for (const auto& entry : manifest->entries) {
+    if (!IsLocationUnder(entry.data_file.file_path, data_location_)) {
+      return OutsideDataLocation(entry.data_file.file_path);
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& entry : manifest->entries) data_files_.push_back(std::move(entry.data_file));
   return arrow::Status::OK();
@@ -40,7 +60,8 @@ arrow::Result<CommitReport> Committer::Commit() {
     for (const auto& location : owned_locations_) {
       auto status = target_.io->Delete(location);
       if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-        Log(LogLevel::kWarning, "could not delete " + location + " after a failed commit");
+        Log(LogLevel::kWarning,
+            "could not delete " + location + " after a failed commit: " + status.message());
       }
     }
   }
@@ -55,7 +76,8 @@ int Committer::Abort() {
     auto status = target_.io->Delete(location);
     if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
       ++failures;
-      Log(LogLevel::kWarning, "could not delete " + location + " of an aborted write");
+      Log(LogLevel::kWarning,
+          "could not delete " + location + " of an aborted write: " + status.message());
     }
   }
   owned_locations_.clear();

@@ -16,12 +16,15 @@ namespace floe {
 class Committer {
  public:
   /// A committer appending to the table `target` names, whose state at plan time was `base`.
-  Committer(CommitTarget target, TableState base);
+  /// Only files under `data_location` (the write's data location) are accepted from tasks and
+  /// ever deleted: a corrupt or hostile message cannot make the committer delete anything else.
+  Committer(CommitTarget target, TableState base, std::string data_location);
   ~Committer();
 
   /// Takes ownership of a task's files: first the locations (so they can be deleted whatever
-  /// happens next), then the manifest's data files. A corrupt message gives InvalidMetadata;
-  /// the locations read before the corruption stay owned.
+  /// happens next), then the manifest's data files. A corrupt message, or one naming a file
+  /// outside the data location, gives InvalidMetadata; the locations of the message that are
+  /// under the data location stay owned.
   arrow::Status Add(std::string_view message);
 
   /// Commits everything added as one append snapshot. On a cleanable failure the data files of
@@ -36,8 +39,11 @@ class Committer {
   int64_t records() const;
 
  private:
+  arrow::Status OutsideDataLocation(const std::string& location) const;
+
   CommitTarget target_;
   TableState base_;
+  std::string data_location_;
   mutable std::mutex mutex_;
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;

@@ -1,6 +1,7 @@
 #include "floe/gate/gate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include "floe/io/file_io.h"
@@ -18,6 +19,41 @@ using Rule = std::function<void(const GateContext&, std::vector<std::string>*)>;
 
 bool HasPrefix(const std::string& text, std::string_view prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// write.parquet.* keys floe's writer reproduces, and the values it reproduces them with. The
+// settings that shape bytes (codec, level, sizes) are checked by ParquetSettings::FromProperties,
+// the writer's own parser.
+// iceberg-java reads boolean properties with Boolean.parseBoolean: "true" in any case is true,
+// everything else false.
+bool IsTrue(const std::string& value) {
+  return value.size() == 4 && std::equal(value.begin(), value.end(), "true", [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+bool IsFalse(const std::string& value) { return !IsTrue(value); }
+
+bool ParquetPropertyReproduced(const std::string& key, const std::string& value) {
+  static const std::vector<std::string> kTranslated = {
+      "write.parquet.compression-codec", "write.parquet.compression-level",
+      "write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
+      "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"};
+  if (std::find(kTranslated.begin(), kTranslated.end(), key) != kTranslated.end()) return true;
+  // Accepted only at iceberg-java's defaults (the values floe's writer behaves like).
+  if (key == "write.parquet.row-group-check-min-record-count") return value == "100";
+  if (key == "write.parquet.row-group-check-max-record-count") return value == "10000";
+  if (key == "write.parquet.page-version") return value == "v1";
+  if (HasPrefix(key, "write.parquet.bloom-filter-enabled.column.")) return IsFalse(value);
+  if (HasPrefix(key, "write.parquet.stats-enabled.column.")) return IsTrue(value);
+  if (key == "write.parquet.shred-variants") return IsFalse(value);
+  // Only read when bloom filters or variant shredding are on, and both are declined above.
+  if (key == "write.parquet.bloom-filter-max-bytes" ||
+      HasPrefix(key, "write.parquet.bloom-filter-fpp.column.") ||
+      HasPrefix(key, "write.parquet.bloom-filter-ndv.column.") ||
+      key == "write.parquet.variant-inference-buffer-size") {
+    return true;
+  }
+  return false;
 }
 
 void CheckTypes(const NestedField& field, const std::string& path, std::vector<std::string>* reasons) {
@@ -82,6 +118,10 @@ const std::vector<Rule>& Rules() {
           // encoding under a fixed schema (ValueWriters.fixedBuffers), which other readers
           // cannot decode; floe cannot write what both it and they read.
           const NestedField* source = schema->FindField(field.source_id);
+          if (source == nullptr) {
+            reasons->push_back("partition field " + field.name +
+                               " has a source column that is not in the current schema");
+          }
           if (field.transform.kind() == TransformKind::kIdentity && source != nullptr &&
               source->type->id() == TypeId::kFixed) {
             reasons->push_back("partition field " + field.name +
@@ -95,7 +135,10 @@ const std::vector<Rule>& Rules() {
         std::string location = data_path.empty() ? context.metadata.location : data_path;
         std::string scheme = LocationScheme(location);
         if (scheme != "file" && scheme != "memory") {
-          reasons->push_back("the table location's storage scheme " + scheme + " is not supported");
+          // Named by where it comes from, never by the property's value.
+          reasons->push_back(data_path.empty()
+                                 ? "the table location's storage scheme " + scheme + " is not supported"
+                                 : "property write.data.path names a storage scheme floe does not write");
         }
         if (properties::kObjectStorageEnabled.Get(context.effective)) {
           reasons->push_back("property write.object-storage.enabled is true");
@@ -117,21 +160,27 @@ const std::vector<Rule>& Rules() {
           reasons->push_back("property write.target-file-size-bytes must be a positive integer");
         }
       },
-      // Unknown keys in the namespaces that shape file bytes.
+      // Keys in the namespaces that shape file bytes: only the vetted ones, with values floe
+      // reproduces. Unknown keys (including ones a future Iceberg adds) decline.
       [](const GateContext& context, std::vector<std::string>* reasons) {
-        static const std::vector<std::string> kKnownParquet = {
-            "write.parquet.compression-codec", "write.parquet.compression-level",
-            "write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
-            "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"};
         for (const auto& [key, value] : context.effective) {
-          if (HasPrefix(key, "write.parquet.") &&
-              std::find(kKnownParquet.begin(), kKnownParquet.end(), key) == kKnownParquet.end()) {
-            reasons->push_back("property " + key + " is not supported");
-          } else if (HasPrefix(key, "parquet.")) {
-            reasons->push_back("property " + key + " is not supported");
-          } else if (HasPrefix(key, "encryption.")) {
+          if (HasPrefix(key, "write.parquet.")) {
+            if (!ParquetPropertyReproduced(key, value)) {
+              reasons->push_back("property " + key + " is not supported");
+            }
+          } else if (HasPrefix(key, "write.delete.parquet.")) {
+            continue;  // delete files only; an append writes none
+          } else if (HasPrefix(key, "parquet.") || HasPrefix(key, "encryption.")) {
             reasons->push_back("property " + key + " is not supported");
           }
+        }
+      },
+      // Row lineage, snapshot id inheritance and the like are metadata floe writes itself; a
+      // format version floe does not know cannot be answered for.
+      [](const GateContext& context, std::vector<std::string>* reasons) {
+        if (context.metadata.format_version < 1 || context.metadata.format_version > kMaxFormatVersion) {
+          reasons->push_back("format version " + std::to_string(context.metadata.format_version) +
+                             " is not supported");
         }
       },
   };

@@ -57,6 +57,75 @@ TEST(GateTest, DeclinesStorageFloeCannotWrite) {
   EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"write.location-provider.impl", "x"}}).supported());
 }
 
+// The rules not covered above, each on its accepted and its declined side.
+TEST(GateTest, DeclinesUnknownTransformsSpecsThatDoNotBindAndUnknownFormatVersions) {
+  auto base = Metadata("id long, s string", "bucket(4, id)");
+  ASSERT_TRUE(CheckWrite(*base, {}).supported());
+
+  TableMetadata unknown_transform = *base;
+  PartitionField zorder{1, 1000, "id_zorder", *Transform::Parse("zorder")};
+  unknown_transform.specs = {std::make_shared<PartitionSpec>(0, std::vector{zorder})};
+  GateResult result = CheckWrite(unknown_transform, {});
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("partition field id_zorder uses an unknown transform"),
+            std::string::npos)
+      << result.ToString();
+
+  TableMetadata unbound = *base;  // bucket over a source id the schema does not have
+  PartitionField orphan{42, 1000, "gone_bucket", *Transform::Parse("bucket[4]")};
+  unbound.specs = {std::make_shared<PartitionSpec>(0, std::vector{orphan})};
+  EXPECT_FALSE(CheckWrite(unbound, {}).supported());
+
+  for (int version : {1, 2, 3}) {
+    auto versioned = *base;
+    versioned.format_version = version;
+    EXPECT_TRUE(CheckWrite(versioned, {}).supported()) << version;
+  }
+  TableMetadata future = *base;
+  future.format_version = 4;
+  result = CheckWrite(future, {});
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("format version 4"), std::string::npos);
+
+  TableMetadata encrypted = *base;
+  encrypted.encryption_keys_json = R"([{"key-id":"k","encrypted-key-metadata":"AA=="}])";
+  result = CheckWrite(encrypted, {});
+  ASSERT_FALSE(result.supported());
+  EXPECT_EQ(result.ToString().find("AA=="), std::string::npos);
+
+  EXPECT_TRUE(CheckWrite(*base, {{"write.format.default", "PARQUET"}}).supported());
+  EXPECT_FALSE(CheckWrite(*base, {{"write.target-file-size-bytes", "0"}}).supported());
+  EXPECT_TRUE(CheckWrite(*base, {{"write.object-storage.enabled", "false"}}).supported());
+}
+
+// write.parquet.* keys floe does not translate are accepted only at the values that leave the
+// bytes as floe writes them; unknown keys in that namespace (a future Iceberg's) decline.
+TEST(GateTest, AcceptsParquetKeysOnlyAtValuesFloeReproduces) {
+  const std::vector<std::pair<std::string, std::string>> accepted = {
+      {"write.parquet.bloom-filter-enabled.column.id", "false"},
+      {"write.parquet.bloom-filter-enabled.column.id", "FALSE"},
+      {"write.parquet.stats-enabled.column.id", "true"},
+      {"write.parquet.page-version", "v1"},
+      {"write.parquet.row-group-check-min-record-count", "100"},
+      {"write.parquet.bloom-filter-fpp.column.id", "0.01"},
+      {"write.delete.parquet.compression-codec", "gzip"}};
+  for (const auto& [key, value] : accepted) {
+    EXPECT_TRUE(CheckWrite(*Metadata("id long", ""), {{key, value}}).supported()) << key << "=" << value;
+  }
+  const std::vector<std::pair<std::string, std::string>> declined = {
+      {"write.parquet.bloom-filter-enabled.column.id", "true"},
+      {"write.parquet.stats-enabled.column.id", "false"},
+      {"write.parquet.page-version", "v2"},
+      {"write.parquet.row-group-check-max-record-count", "5"},
+      {"write.parquet.some-future-setting", "1"},
+      {"parquet.enable.dictionary", "false"}};
+  for (const auto& [key, value] : declined) {
+    GateResult result = CheckWrite(*Metadata("id long", ""), {{key, value}});
+    ASSERT_FALSE(result.supported()) << key << "=" << value;
+    EXPECT_NE(result.ToString().find(key), std::string::npos) << result.ToString();
+  }
+}
+
 // The gate and the writer read Parquet settings through one function: every value one accepts
 // the other accepts, and every value one refuses the other refuses.
 TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {

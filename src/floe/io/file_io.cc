@@ -207,6 +207,11 @@ std::string StripTrailingSlash(std::string location) {
   return location;
 }
 
+std::string CanonicalLocation(std::string_view location) {
+  if (LocationScheme(location) != "file") return std::string(location);
+  return std::filesystem::path(LocalPath(location)).lexically_normal().string();
+}
+
 bool IsLocationUnder(std::string_view location, std::string_view directory) {
   auto normalise = [](std::string_view text) {
     std::string path = LocationScheme(text) == "file" ? LocalPath(text) : std::string(text);

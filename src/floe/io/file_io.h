@@ -66,6 +66,10 @@ std::string LocationScheme(std::string_view location);
 /// LocationUtil.stripTrailingSlash).
 std::string StripTrailingSlash(std::string location);
 
+/// A location in one spelling for comparisons: local paths and file: URIs become normalised
+/// absolute paths; other schemes are returned unchanged.
+std::string CanonicalLocation(std::string_view location);
+
 /// True when `location` is `directory` itself or lies below it (compared after normalising
 /// file:// URIs to paths and removing "." and ".." segments). Used so that cleanup never
 /// deletes outside a table's own location.

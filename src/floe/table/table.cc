@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "floe/commit/committer.h"
+#include "floe/io/location_provider.h"
 #include "floe/util/error.h"
 #include "floe/write/batch_conformer.h"
 #include "floe/write/limited_memory_pool.h"
@@ -125,7 +126,8 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
     planned = std::move(budgeted);
   }
   std::shared_ptr<const WritePlan> plan = planned;
-  Committer committer(CommitTarget{catalog_, id_, io()}, state_);
+  Committer committer(CommitTarget{catalog_, id_, io()}, state_,
+                      LocationProvider(plan->table_location, plan->properties).data_location());
 
   std::vector<std::unique_ptr<WriteTask>> tasks;
   for (int i = 0; i < threads; ++i) {

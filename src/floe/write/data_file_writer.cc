@@ -146,8 +146,9 @@ arrow::Result<DataFile> ParquetDataWriter::Close() {
 
 void ParquetDataWriter::Abort() {
   closed_ = true;
-  // Deliberately ignored: the file is being abandoned and its owner deletes it.
-  (void)stream_->Close();
+  // Deliberately ignored: the file is being abandoned and its owner deletes it. No stream when
+  // opening it was what failed.
+  if (stream_) (void)stream_->Close();
 }
 
 }  // namespace floe

@@ -85,7 +85,9 @@ TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
   std::regex name(".*/data/region=r%2F[0-8]\\+%C3%BC/00003-17-" + plan->operation_id + "-0000[1-9]\\.parquet");
   for (size_t i = 0; i < files.size(); ++i) {
     EXPECT_TRUE(std::regex_match(files[i].file_path, name)) << files[i].file_path;
-    if (i > 0) EXPECT_LT(files[i - 1].file_path, files[i].file_path);
+    if (i > 0) {
+      EXPECT_LT(files[i - 1].file_path, files[i].file_path);
+    }
     EXPECT_EQ(files[i].record_count, RowsInFile(files[i].file_path));
     EXPECT_EQ(files[i].file_size_in_bytes, static_cast<int64_t>(std::filesystem::file_size(files[i].file_path)));
     ASSERT_EQ(files[i].partition.size(), 1u);
