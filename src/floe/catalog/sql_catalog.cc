@@ -4,6 +4,7 @@
 
 #include "floe/catalog/metadata_file.h"
 #include "floe/util/error.h"
+#include "floe/util/test_hooks.h"
 
 namespace floe {
 namespace {
@@ -330,6 +331,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id, con
     (void)io_->Delete(location);  // best effort: a partial file references nothing
     return written;
   }
+  TestPausePoint("swap");
   auto changed = database_->Execute(
       "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE "
       "catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?" +

@@ -24,6 +24,9 @@ void AddCatalogFlags(CLI::App* command, CommandContext* context) {
                       "Warehouse directory or file:// URI (env FLOE_WAREHOUSE; default ./warehouse)");
   command->add_option("--catalog-name", context->flags.name,
                       "Catalog name in the SQL catalog tables (env FLOE_CATALOG_NAME; default floe)");
+  command->add_option("--catalog-property", context->flags.properties,
+                      "Catalog property KEY=VALUE (repeatable), e.g. credentials for the catalog "
+                      "or its storage; never printed");
 }
 
 }  // namespace floe::cli

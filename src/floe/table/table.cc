@@ -8,6 +8,7 @@
 #include "floe/commit/committer.h"
 #include "floe/io/location_provider.h"
 #include "floe/util/error.h"
+#include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
 #include "floe/write/limited_memory_pool.h"
 #include "floe/write/write_task.h"
@@ -195,6 +196,7 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
         fail(written);
         break;
       }
+      if (progress.batches == 0) TestPausePoint("write");
     }
     progress.rows += batch->num_rows();
     progress.batches += 1;
@@ -213,6 +215,7 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
     tasks.clear();
     return first_error;
   }
+  TestPausePoint("commit");
   AppendResult result;
   result.rows = progress.rows;
   result.data_files = committer.files();
