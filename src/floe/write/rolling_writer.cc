@@ -15,13 +15,20 @@ OutputFileFactory::OutputFileFactory(std::shared_ptr<const LocationProvider> loc
       attempt_id_(attempt_id),
       operation_id_(std::move(operation_id)) {}
 
-std::string OutputFileFactory::NewLocation(const std::string& partition_path) {
+arrow::Result<std::string> OutputFileFactory::NewLocation(const std::string& partition_path,
+                                                          FileIO& io) {
   std::lock_guard<std::mutex> lock(mutex_);
   char name[512];
   std::snprintf(name, sizeof(name), "%05d-%lld-%s-%05lld.parquet", partition_id_,
                 static_cast<long long>(attempt_id_), operation_id_.c_str(),
                 static_cast<long long>(++file_count_));
   std::string location = locations_->NewDataLocation(partition_path, name);
+  ARROW_ASSIGN_OR_RAISE(bool exists, io.Exists(location));
+  if (exists) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "data file " + location +
+                         " already exists: each attempt of a write task needs its own attempt id");
+  }
   handed_out_.push_back(location);
   return location;
 }
@@ -45,8 +52,8 @@ arrow::Result<std::unique_ptr<RollingDataWriter>> RollingDataWriter::Make(
 }
 
 arrow::Status RollingDataWriter::OpenFile() {
-  ARROW_ASSIGN_OR_RAISE(current_,
-                        ParquetDataWriter::Open(context_, factory_->NewLocation(partition_path_)));
+  ARROW_ASSIGN_OR_RAISE(std::string location, factory_->NewLocation(partition_path_, *context_->io));
+  ARROW_ASSIGN_OR_RAISE(current_, ParquetDataWriter::Open(context_, std::move(location)));
   return arrow::Status::OK();
 }
 

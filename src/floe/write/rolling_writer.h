@@ -21,8 +21,11 @@ class OutputFileFactory {
   OutputFileFactory(std::shared_ptr<const LocationProvider> locations, int partition_id,
                     int64_t attempt_id, std::string operation_id);
 
-  /// A new, unique data file location in `partition_path` (empty when unpartitioned).
-  std::string NewLocation(const std::string& partition_path);
+  /// A new, unique data file location in `partition_path` (empty when unpartitioned), recorded
+  /// as this task's. A file already at that location (another attempt that reused this one's
+  /// partition and attempt ids) gives AlreadyExists and is not recorded, so this task's cleanup
+  /// never deletes it; iceberg-java's OutputFile.create() refuses the same way.
+  arrow::Result<std::string> NewLocation(const std::string& partition_path, FileIO& io);
   /// Every location handed out so far, in order.
   std::vector<std::string> locations() const;
 

@@ -1,5 +1,6 @@
 #include "floe/write/write_task.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -11,6 +12,7 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
 #include "floe/write/task_commit.h"
 #include "parquet/arrow/reader.h"
 
@@ -119,6 +121,37 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
     locations = task->locations();
   }
   for (const auto& location : locations) EXPECT_FALSE(std::filesystem::exists(location)) << location;
+}
+
+// A retried task (same partition id, new attempt id) writes new names; one that reuses an
+// attempt id whose files exist fails and never touches them.
+TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
+  auto plan = Plan("region");
+  FLOE_ASSIGN_OR_FAIL(auto first, WriteTask::Make(plan, io_, 3, 0));
+  FLOE_ASSERT_OK(first->Write(Rows(*plan, 0, 2000, 8)));
+  FLOE_ASSIGN_OR_FAIL(std::string message, first->Finish());
+  first->Acknowledge();  // the committer owns these now
+  std::vector<std::string> earlier = first->locations();
+  ASSERT_EQ(earlier.size(), 8u);
+
+  FLOE_ASSIGN_OR_FAIL(auto retry, WriteTask::Make(plan, io_, 3, 1));
+  FLOE_ASSERT_OK(retry->Write(Rows(*plan, 0, 2000, 8)));
+  FLOE_ASSERT_OK(retry->Finish().status());
+  retry->Acknowledge();
+  for (const auto& location : retry->locations()) {
+    EXPECT_EQ(std::find(earlier.begin(), earlier.end(), location), earlier.end()) << location;
+    EXPECT_TRUE(std::filesystem::exists(location));
+  }
+
+  {
+    FLOE_ASSIGN_OR_FAIL(auto reused, WriteTask::Make(plan, io_, 3, 0));
+    auto written = reused->Write(Rows(*plan, 0, 2000, 8));
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(KindOf(written), ErrorKind::kAlreadyExists);
+    EXPECT_NE(written.message().find("already exists"), std::string::npos);
+  }  // dropped unacknowledged: its guard deletes only what it created
+  for (const auto& location : earlier) EXPECT_TRUE(std::filesystem::exists(location)) << location;
+  EXPECT_EQ(Decode(message).size(), 8u);
 }
 
 TEST_F(WriteTaskTest, RefusesToRunWithoutIds) {
