@@ -1,0 +1,378 @@
+#include "floe/expr/evaluators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "arrow/array.h"
+#include "arrow/array/util.h"
+#include "floe/spec/arrow_value.h"
+#include "floe/transform/transform_kernels.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+constexpr size_t kInLimit = 200;
+
+bool IsNaNValue(const Value& value) {
+  if (const float* f = std::get_if<float>(&value)) return std::isnan(*f);
+  if (const double* d = std::get_if<double>(&value)) return std::isnan(*d);
+  return false;
+}
+
+bool IsZero(const Value& value) {
+  if (const float* f = std::get_if<float>(&value)) return *f == 0.0f;
+  if (const double* d = std::get_if<double>(&value)) return *d == 0.0;
+  return false;
+}
+
+// Bounds are ordered like iceberg-java (-0.0 < 0.0) but rows compare by IEEE 754 (-0.0 ==
+// 0.0): comparing a bound with a literal treats the two zeros as equal, which is what makes a
+// bound decision agree with the rows it bounds.
+int Compare(const Value& bound, const Value& literal) {
+  if (IsZero(bound) && IsZero(literal)) return 0;
+  return CompareValues(bound, literal);
+}
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool EqualMightMatch(const ColumnSummary& summary, const Value& literal) {
+  if (summary.lower && Compare(*summary.lower, literal) > 0) return false;
+  if (summary.upper && Compare(*summary.upper, literal) < 0) return false;
+  return true;
+}
+
+}  // namespace
+
+bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
+  switch (filter.op) {
+    case Operation::kTrue: return true;
+    case Operation::kFalse: return false;
+    case Operation::kAnd: return MightMatch(*filter.left, lookup) && MightMatch(*filter.right, lookup);
+    case Operation::kOr: return MightMatch(*filter.left, lookup) || MightMatch(*filter.right, lookup);
+    case Operation::kNot: return true;  // bound filters have no NOT; never prune on one
+    default: break;
+  }
+  const ColumnSummary* summary = lookup(filter.field_id);
+  if (summary == nullptr) return true;
+  const ColumnSummary& s = *summary;
+  switch (filter.op) {
+    case Operation::kIsNull: return s.has_null != false;
+    case Operation::kNotNull: return s.all_null != true;
+    case Operation::kIsNaN: return s.has_nan != false && s.all_null != true;
+    case Operation::kNotNaN: return s.all_nan != true;
+    default: break;
+  }
+  // Every other predicate needs a non-null value; all but != and NOT IN a non-NaN one.
+  if (s.all_null == true) return false;
+  const bool negative = filter.op == Operation::kNotEq || filter.op == Operation::kNotIn ||
+                        filter.op == Operation::kNotStartsWith;
+  if (s.all_nan == true && !negative) return false;
+  switch (filter.op) {
+    case Operation::kLt: return !s.lower || Compare(*s.lower, filter.value()) < 0;
+    case Operation::kLtEq: return !s.lower || Compare(*s.lower, filter.value()) <= 0;
+    case Operation::kGt: return !s.upper || Compare(*s.upper, filter.value()) > 0;
+    case Operation::kGtEq: return !s.upper || Compare(*s.upper, filter.value()) >= 0;
+    case Operation::kEq: return EqualMightMatch(s, filter.value());
+    case Operation::kIn: {
+      if (filter.values.size() > kInLimit) return true;
+      for (const auto& value : filter.values) {
+        if (EqualMightMatch(s, value)) return true;
+      }
+      return false;
+    }
+    case Operation::kNotEq:
+      // Only a summary of one value can show that every row equals the literal.
+      return !(s.exact && s.lower && s.has_nan != true && Compare(*s.lower, filter.value()) == 0);
+    case Operation::kNotIn: {
+      if (!s.exact || !s.lower || s.has_nan == true) return true;
+      for (const auto& value : filter.values) {
+        if (Compare(*s.lower, value) == 0) return false;
+      }
+      return true;
+    }
+    case Operation::kStartsWith: {
+      const auto* prefix = std::get_if<std::string>(&filter.value());
+      if (prefix == nullptr) return true;
+      // Bounds cut to the prefix's length bracket every value's prefix (byte order is code
+      // point order in UTF-8).
+      if (s.lower) {
+        if (const auto* lower = std::get_if<std::string>(&*s.lower)) {
+          if (lower->compare(0, prefix->size(), *prefix) > 0) return false;
+        }
+      }
+      if (s.upper) {
+        if (const auto* upper = std::get_if<std::string>(&*s.upper)) {
+          if (upper->compare(0, prefix->size(), *prefix) < 0) return false;
+        }
+      }
+      return true;
+    }
+    case Operation::kNotStartsWith: {
+      const auto* prefix = std::get_if<std::string>(&filter.value());
+      if (prefix == nullptr || !s.exact || !s.lower) return true;
+      const auto* value = std::get_if<std::string>(&*s.lower);
+      return value == nullptr || !StartsWith(*value, *prefix);
+    }
+    default:
+      return true;
+  }
+}
+
+namespace {
+
+std::optional<Value> DecodeBound(const std::map<int, Bytes>& bounds, int field_id, const Type& type) {
+  auto found = bounds.find(field_id);
+  if (found == bounds.end()) return std::nullopt;
+  auto value = FromBinary(found->second.data(), found->second.size(), type);
+  if (!value.ok() || IsNull(*value) || IsNaNValue(*value)) return std::nullopt;
+  return *value;
+}
+
+std::optional<int64_t> Count(const std::map<int, int64_t>& counts, int field_id) {
+  auto found = counts.find(field_id);
+  if (found == counts.end()) return std::nullopt;
+  return found->second;
+}
+
+bool IsFloating(const Type& type) {
+  return type.id() == TypeId::kFloat || type.id() == TypeId::kDouble;
+}
+
+}  // namespace
+
+ColumnSummary SummaryFromMetrics(const DataFile& file, int field_id, const Type& type) {
+  ColumnSummary summary;
+  summary.lower = DecodeBound(file.lower_bounds, field_id, type);
+  summary.upper = DecodeBound(file.upper_bounds, field_id, type);
+  auto values = Count(file.value_counts, field_id);
+  auto nulls = Count(file.null_value_counts, field_id);
+  auto nans = Count(file.nan_value_counts, field_id);
+  if (nulls) summary.has_null = *nulls > 0;
+  if (values && nulls) summary.all_null = *nulls == *values;
+  if (nans) {
+    summary.has_nan = *nans > 0;
+    if (values) summary.all_nan = *nans == *values;
+  } else if (!IsFloating(type)) {
+    summary.has_nan = false;
+    summary.all_nan = false;
+  }
+  return summary;
+}
+
+ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& field, const Type& type) {
+  ColumnSummary summary;
+  if (field.lower_bound) {
+    auto value = FromBinary(field.lower_bound->data(), field.lower_bound->size(), type);
+    if (value.ok() && !IsNull(*value) && !IsNaNValue(*value)) summary.lower = *value;
+  }
+  if (field.upper_bound) {
+    auto value = FromBinary(field.upper_bound->data(), field.upper_bound->size(), type);
+    if (value.ok() && !IsNull(*value) && !IsNaNValue(*value)) summary.upper = *value;
+  }
+  summary.has_null = field.contains_null;
+  std::optional<bool> has_nan = field.contains_nan;
+  if (!IsFloating(type)) has_nan = false;
+  summary.has_nan = has_nan;
+  // No bound means no non-null, non-NaN value at all (a bound that did not decode is not that).
+  const bool no_bound = !field.lower_bound && !field.upper_bound;
+  if (no_bound && has_nan == false) summary.all_null = field.contains_null;
+  if (no_bound && has_nan == true && !field.contains_null) summary.all_nan = true;
+  return summary;
+}
+
+ColumnSummary SummaryFromValue(const Value& value, const Type& type) {
+  ColumnSummary summary;
+  summary.exact = true;
+  const bool null = IsNull(value);
+  const bool nan = IsNaNValue(value);
+  summary.has_null = null;
+  summary.all_null = null;
+  summary.has_nan = nan;
+  summary.all_nan = nan;
+  if (!null && !nan) {
+    summary.lower = value;
+    summary.upper = value;
+  }
+  (void)type;
+  return summary;
+}
+
+arrow::Result<Value> TransformValue(const Transform& transform, const TypePtr& source,
+                                   const Value& value) {
+  ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(value, *source));
+  ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*scalar, 1));
+  ARROW_ASSIGN_OR_RAISE(auto result, ApplyTransform(transform, *source, array));
+  TypePtr result_type = transform.ResultType(source);
+  return ValueFromArrow(*result, 0, *result_type);
+}
+
+namespace {
+
+// Subtracts or adds one unit of a date, time or timestamp value; nullopt at the type's edge.
+std::optional<Value> Step(const Value& value, int direction) {
+  if (const int32_t* v = std::get_if<int32_t>(&value)) {
+    int64_t next = int64_t{*v} + direction;
+    if (next < INT32_MIN || next > INT32_MAX) return std::nullopt;
+    return Value{static_cast<int32_t>(next)};
+  }
+  if (const int64_t* v = std::get_if<int64_t>(&value)) {
+    if ((direction < 0 && *v == INT64_MIN) || (direction > 0 && *v == INT64_MAX)) return std::nullopt;
+    return Value{*v + direction};
+  }
+  return std::nullopt;
+}
+
+bool IsTemporal(TransformKind kind) {
+  return kind == TransformKind::kYear || kind == TransformKind::kMonth ||
+         kind == TransformKind::kDay || kind == TransformKind::kHour;
+}
+
+// Widens a temporal partition value for files that old writers partitioned by truncating
+// pre-1970 values toward zero (their value is one above the floor).
+bool NeedsPreEpochFix(const Transform& transform, const Value& result) {
+  if (!IsTemporal(transform.kind())) return false;
+  const int32_t* v = std::get_if<int32_t>(&result);
+  return v != nullptr && *v < 0;
+}
+
+Value PlusOne(const Value& result) { return Value{std::get<int32_t>(result) + 1}; }
+
+arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const PartitionField& field,
+                                              const TypePtr& source_type, const TypePtr& result_type) {
+  const Transform& transform = field.transform;
+  const Type& source = *source_type;
+  auto make = [&](Operation op, std::vector<Value> values = {}) {
+    return MakeBoundPredicate(op, field.field_id, result_type, std::move(values), field.name);
+  };
+  if (transform.kind() == TransformKind::kVoid || transform.kind() == TransformKind::kUnknown) {
+    return AlwaysTrue();
+  }
+  switch (predicate.op) {
+    case Operation::kIsNull:
+    case Operation::kNotNull:
+      return make(predicate.op);
+    case Operation::kIsNaN:
+    case Operation::kNotNaN:
+      return transform.kind() == TransformKind::kIdentity ? make(predicate.op) : AlwaysTrue();
+    default:
+      break;
+  }
+  if (transform.kind() == TransformKind::kIdentity) return make(predicate.op, predicate.values);
+
+  auto apply = [&](const Value& value) { return TransformValue(transform, source_type, value); };
+  const bool bucket = transform.kind() == TransformKind::kBucket;
+  const bool truncate = transform.kind() == TransformKind::kTruncate;
+  switch (predicate.op) {
+    case Operation::kEq:
+    case Operation::kIn: {
+      std::vector<Value> results;
+      for (const auto& value : predicate.values) {
+        ARROW_ASSIGN_OR_RAISE(auto r, apply(value));
+        results.push_back(r);
+        if (NeedsPreEpochFix(transform, r)) results.push_back(PlusOne(r));
+      }
+      std::sort(results.begin(), results.end(),
+                [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
+      results.erase(std::unique(results.begin(), results.end(),
+                                [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
+                    results.end());
+      if (results.size() == 1) return make(Operation::kEq, std::move(results));
+      return make(Operation::kIn, std::move(results));
+    }
+    default:
+      break;
+  }
+  if (bucket) return AlwaysTrue();
+  // truncate and the temporal transforms keep order (non-decreasing).
+  switch (predicate.op) {
+    case Operation::kLt:
+    case Operation::kLtEq: {
+      Value bound = predicate.value();
+      if (predicate.op == Operation::kLt && IsTemporal(transform.kind())) {
+        // x < v is x <= v - 1 unit for dates and timestamps.
+        auto stepped = Step(bound, -1);
+        if (!stepped) return AlwaysFalse();
+        bound = *stepped;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto r, apply(bound));
+      if (NeedsPreEpochFix(transform, r)) r = PlusOne(r);
+      return make(Operation::kLtEq, {r});
+    }
+    case Operation::kGt:
+    case Operation::kGtEq: {
+      Value bound = predicate.value();
+      if (predicate.op == Operation::kGt && IsTemporal(transform.kind())) {
+        auto stepped = Step(bound, 1);
+        if (!stepped) return AlwaysFalse();
+        bound = *stepped;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto r, apply(bound));
+      return make(Operation::kGtEq, {r});
+    }
+    case Operation::kStartsWith: {
+      if (!truncate || source.id() != TypeId::kString) return AlwaysTrue();
+      const auto& prefix = std::get<std::string>(predicate.value());
+      ARROW_ASSIGN_OR_RAISE(auto r, apply(predicate.value()));
+      // A prefix at least as long as the width pins the partition value.
+      if (std::get<std::string>(r).size() < prefix.size()) return make(Operation::kEq, {r});
+      return make(Operation::kStartsWith, {r});
+    }
+    default:
+      return AlwaysTrue();
+  }
+}
+
+arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter, const PartitionSpec& spec,
+                                     const Schema& schema,
+                                     const std::vector<TypePtr>& result_types) {
+  switch (filter->op) {
+    case Operation::kTrue:
+    case Operation::kFalse:
+      return filter;
+    case Operation::kAnd: {
+      ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
+      ARROW_ASSIGN_OR_RAISE(auto right, Project(filter->right, spec, schema, result_types));
+      return MakeAnd(left, right);
+    }
+    case Operation::kOr: {
+      ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
+      ARROW_ASSIGN_OR_RAISE(auto right, Project(filter->right, spec, schema, result_types));
+      return MakeOr(left, right);
+    }
+    case Operation::kNot:
+      return AlwaysTrue();
+    default:
+      break;
+  }
+  ExpressionPtr projected = AlwaysTrue();
+  const NestedField* source = schema.FindField(filter->field_id);
+  if (source == nullptr) return projected;
+  for (size_t i = 0; i < spec.fields().size(); ++i) {
+    const auto& field = spec.fields()[i];
+    if (field.source_id != filter->field_id || !result_types[i]) continue;
+    auto one = ProjectPredicate(*filter, field, source->type, result_types[i]);
+    // A literal the kernels cannot transform prunes nothing.
+    projected = MakeAnd(projected, one.ok() ? *one : AlwaysTrue());
+  }
+  return projected;
+}
+
+}  // namespace
+
+arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter, const PartitionSpec& spec,
+                                              const Schema& schema) {
+  std::vector<TypePtr> result_types;
+  for (const auto& field : spec.fields()) {
+    const NestedField* source = schema.FindField(field.source_id);
+    result_types.push_back(source && field.transform.CanTransform(*source->type)
+                               ? field.transform.ResultType(source->type)
+                               : nullptr);
+  }
+  return Project(filter, spec, schema, result_types);
+}
+
+}  // namespace floe
