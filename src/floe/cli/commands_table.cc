@@ -195,13 +195,21 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto limit = std::make_shared<int64_t>(-1);
     auto stats = std::make_shared<bool>(false);
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--columns", *columns, "Comma-separated columns to read (default: all)");
+    auto where = std::make_shared<std::string>();
+    command->add_option("--columns", *columns,
+                        "Comma-separated columns to read (default: all); nested fields by dotted "
+                        "name, e.g. items.price (only their Parquet leaves are read)");
+    command->add_option("--where", *where,
+                        "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
+                        "NULL\" (prunes manifests, files and row groups)");
     command->add_option("--snapshot", *snapshot, "Read this snapshot id");
     command->add_option("--as-of", *as_of, "Read the snapshot current at this time (ms since epoch)");
     command->add_option("--format", output->format, "table (default), csv, jsonl or parquet");
     command->add_option("--output", output->path, "Write to this file instead of stdout");
     command->add_option("--limit", *limit, "At most this many rows");
-    command->add_flag("--stats", *stats, "Print files and bytes read to stderr");
+    command->add_flag("--stats", *stats,
+                      "Print what was pruned and read (manifests, files, row groups, bytes, "
+                      "requests, rows) to stderr");
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
@@ -212,6 +220,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         for (std::string column; std::getline(list, column, ',');) {
           if (!column.empty()) scan_options.columns.push_back(column);
         }
+        scan_options.filter = *where;
         if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
         if (*as_of >= 0) scan_options.as_of_ms = *as_of;
         ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));
@@ -228,10 +237,16 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         }
         ARROW_RETURN_NOT_OK(rows.status());
         if (*stats) {
-          const auto& counters = *scan->stats();
-          std::cerr << "scan stats: files planned " << counters.files_planned << ", files read "
-                    << counters.files_read << ", bytes read " << counters.bytes_read
-                    << ", requests " << counters.requests << ", rows " << counters.rows << "\n";
+          const auto& c = *scan->stats();
+          std::cerr << "scan stats: manifests=" << c.manifests_total
+                    << " manifests_skipped=" << c.manifests_skipped
+                    << " files_planned=" << c.files_planned
+                    << " files_skipped_by_partition=" << c.files_skipped_by_partition
+                    << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
+                    << " files_read=" << c.files_read << " row_groups_read=" << c.row_groups_read
+                    << " row_groups_skipped=" << c.row_groups_skipped
+                    << " bytes_read=" << c.bytes_read << " requests=" << c.requests
+                    << " rows_read=" << c.rows_read << " rows=" << c.rows << "\n";
         }
         return arrow::Status::OK();
       };

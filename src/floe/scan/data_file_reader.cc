@@ -1,16 +1,25 @@
 #include "floe/scan/data_file_reader.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
 #include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
 #include "arrow/extension_type.h"
 #include "arrow/io/interfaces.h"
+#include "floe/expr/evaluators.h"
+#include "floe/expr/row_filter.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/file_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/statistics.h"
 
 namespace floe {
 namespace {
@@ -149,25 +158,264 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
   }
 }
 
+// The leaves of `file_field` that `wanted` (the same field in the read schema) needs: only the
+// paths to the fields the read schema keeps. A struct none of whose wanted children the file
+// holds still contributes one leaf, so its own nulls survive.
+void SelectLeaves(const parquet::arrow::SchemaField& file_field, const NestedField& wanted,
+                  std::vector<int>* leaves) {
+  if (file_field.is_leaf()) {
+    leaves->push_back(file_field.column_index);
+    return;
+  }
+  switch (wanted.type->id()) {
+    case TypeId::kStruct: {
+      const auto& children = static_cast<const StructType&>(*wanted.type).fields();
+      size_t before = leaves->size();
+      for (const auto& child : file_field.children) {
+        int id = ArrowFieldId(*child.field);
+        for (const auto& wanted_child : children) {
+          if (wanted_child.id == id) SelectLeaves(child, wanted_child, leaves);
+        }
+      }
+      if (leaves->size() == before && !file_field.children.empty()) {
+        const parquet::arrow::SchemaField* first = &file_field.children.front();
+        while (!first->is_leaf() && !first->children.empty()) first = &first->children.front();
+        if (first->is_leaf()) leaves->push_back(first->column_index);
+      }
+      return;
+    }
+    case TypeId::kList:
+      if (file_field.children.size() == 1) {
+        SelectLeaves(file_field.children[0], static_cast<const ListType&>(*wanted.type).element(),
+                     leaves);
+        return;
+      }
+      break;
+    case TypeId::kMap: {
+      const parquet::arrow::SchemaField* entries =
+          file_field.children.size() == 1 ? &file_field.children[0] : &file_field;
+      if (entries->children.size() == 2) {
+        const auto& map = static_cast<const MapType&>(*wanted.type);
+        CollectLeaves(entries->children[0], leaves);  // keys, always whole
+        SelectLeaves(entries->children[1], map.value(), leaves);
+        return;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  CollectLeaves(file_field, leaves);
+}
+
+// Parquet statistics of one row group column as a summary in the Iceberg type's terms.
+std::optional<ColumnSummary> RowGroupSummary(const parquet::ColumnChunkMetaData& chunk,
+                                             const parquet::ColumnDescriptor& column,
+                                             const Type& type) {
+  if (!chunk.is_stats_set()) return std::nullopt;
+  auto statistics = chunk.statistics();
+  if (!statistics) return std::nullopt;
+  ColumnSummary summary;
+  if (statistics->HasNullCount()) {
+    summary.has_null = statistics->null_count() > 0;
+    summary.all_null = statistics->num_values() == 0 && statistics->null_count() > 0;
+  }
+  const bool floating = type.id() == TypeId::kFloat || type.id() == TypeId::kDouble;
+  if (!floating) {
+    summary.has_nan = false;
+    summary.all_nan = false;
+  }
+  if (!statistics->HasMinMax()) return summary;
+  auto logical = column.logical_type();
+  std::optional<Value> min;
+  std::optional<Value> max;
+  auto big_endian = [](const uint8_t* data, size_t size) -> std::optional<Value> {
+    auto unscaled = DecimalFromBytes(data, size);
+    if (!unscaled.ok()) return std::nullopt;
+    return Value{Decimal{*unscaled}};
+  };
+  switch (column.physical_type()) {
+    case parquet::Type::BOOLEAN: {
+      const auto& typed = static_cast<const parquet::BoolStatistics&>(*statistics);
+      if (type.id() == TypeId::kBoolean) {
+        min = Value{typed.min()};
+        max = Value{typed.max()};
+      }
+      break;
+    }
+    case parquet::Type::INT32: {
+      const auto& typed = static_cast<const parquet::Int32Statistics&>(*statistics);
+      if (type.id() == TypeId::kInt || type.id() == TypeId::kDate) {
+        min = Value{typed.min()};
+        max = Value{typed.max()};
+      } else if (type.id() == TypeId::kLong) {
+        min = Value{int64_t{typed.min()}};
+        max = Value{int64_t{typed.max()}};
+      } else if (type.id() == TypeId::kDecimal && logical->is_decimal()) {
+        min = Value{Decimal{typed.min()}};
+        max = Value{Decimal{typed.max()}};
+      }
+      break;
+    }
+    case parquet::Type::INT64: {
+      const auto& typed = static_cast<const parquet::Int64Statistics&>(*statistics);
+      bool usable = type.id() == TypeId::kLong;
+      if (type.id() == TypeId::kDecimal && logical->is_decimal()) {
+        min = Value{Decimal{typed.min()}};
+        max = Value{Decimal{typed.max()}};
+        break;
+      }
+      if (IsTimestamp(type.id()) && logical->is_timestamp()) {
+        auto unit = static_cast<const parquet::TimestampLogicalType&>(*logical).time_unit();
+        bool nanos = type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
+        usable = unit == (nanos ? parquet::LogicalType::TimeUnit::NANOS
+                                : parquet::LogicalType::TimeUnit::MICROS);
+      }
+      if (type.id() == TypeId::kTime && logical->is_time()) {
+        usable = static_cast<const parquet::TimeLogicalType&>(*logical).time_unit() ==
+                 parquet::LogicalType::TimeUnit::MICROS;
+      }
+      if (usable) {
+        min = Value{typed.min()};
+        max = Value{typed.max()};
+      }
+      break;
+    }
+    case parquet::Type::FLOAT: {
+      const auto& typed = static_cast<const parquet::FloatStatistics&>(*statistics);
+      if (type.id() == TypeId::kFloat) {
+        min = Value{typed.min()};
+        max = Value{typed.max()};
+      } else if (type.id() == TypeId::kDouble) {
+        min = Value{double{typed.min()}};
+        max = Value{double{typed.max()}};
+      }
+      break;
+    }
+    case parquet::Type::DOUBLE: {
+      const auto& typed = static_cast<const parquet::DoubleStatistics&>(*statistics);
+      if (type.id() == TypeId::kDouble) {
+        min = Value{typed.min()};
+        max = Value{typed.max()};
+      }
+      break;
+    }
+    case parquet::Type::BYTE_ARRAY: {
+      const auto& typed = static_cast<const parquet::ByteArrayStatistics&>(*statistics);
+      const auto& low = typed.min();
+      const auto& high = typed.max();
+      if (type.id() == TypeId::kString) {
+        min = Value{std::string(reinterpret_cast<const char*>(low.ptr), low.len)};
+        max = Value{std::string(reinterpret_cast<const char*>(high.ptr), high.len)};
+      } else if (type.id() == TypeId::kBinary) {
+        min = Value{Bytes(low.ptr, low.ptr + low.len)};
+        max = Value{Bytes(high.ptr, high.ptr + high.len)};
+      } else if (type.id() == TypeId::kDecimal && logical->is_decimal()) {
+        min = big_endian(low.ptr, low.len);
+        max = big_endian(high.ptr, high.len);
+      }
+      break;
+    }
+    case parquet::Type::FIXED_LEN_BYTE_ARRAY: {
+      const auto& typed = static_cast<const parquet::FLBAStatistics&>(*statistics);
+      size_t length = static_cast<size_t>(column.type_length());
+      const uint8_t* low = typed.min().ptr;
+      const uint8_t* high = typed.max().ptr;
+      if (type.id() == TypeId::kFixed || type.id() == TypeId::kUuid) {
+        min = Value{Bytes(low, low + length)};
+        max = Value{Bytes(high, high + length)};
+      } else if (type.id() == TypeId::kDecimal && logical->is_decimal()) {
+        min = big_endian(low, length);
+        max = big_endian(high, length);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  auto nan = [](const std::optional<Value>& value) {
+    if (!value) return true;
+    if (const float* f = std::get_if<float>(&*value)) return std::isnan(*f);
+    if (const double* d = std::get_if<double>(&*value)) return std::isnan(*d);
+    return false;
+  };
+  // Some writers let NaN into float statistics; such bounds bound nothing.
+  if (!nan(min) && !nan(max)) {
+    summary.lower = min;
+    summary.upper = max;
+  }
+  return summary;
+}
+
+// The leaf column of a primitive field id, or -1.
+int LeafColumnOf(const std::vector<parquet::arrow::SchemaField>& fields, int field_id) {
+  for (const auto& field : fields) {
+    if (field.is_leaf() && ArrowFieldId(*field.field) == field_id) return field.column_index;
+    // Filters never reach into lists or maps: only descend through structs.
+    if (!field.is_leaf() && field.field->type()->id() == arrow::Type::STRUCT) {
+      int found = LeafColumnOf(field.children, field_id);
+      if (found >= 0) return found;
+    }
+  }
+  return -1;
+}
+
 class ProjectingReader final : public arrow::RecordBatchReader {
  public:
   ProjectingReader(std::unique_ptr<parquet::arrow::FileReader> file_reader,
                    std::unique_ptr<arrow::RecordBatchReader> batches,
-                   std::shared_ptr<arrow::Schema> output, std::vector<int> source_index,
+                   std::shared_ptr<arrow::Schema> read, std::shared_ptr<arrow::Schema> output,
+                   std::vector<int> source_index,
                    std::vector<std::shared_ptr<arrow::Scalar>> constants, int64_t row_count,
-                   std::string location, std::shared_ptr<ScanStats> stats)
+                   ExpressionPtr filter, std::string location, std::shared_ptr<ScanStats> stats)
       : file_reader_(std::move(file_reader)),
         batches_(std::move(batches)),
+        read_(std::move(read)),
         output_(std::move(output)),
         source_index_(std::move(source_index)),
         constants_(std::move(constants)),
         rows_left_(row_count),
+        filter_(std::move(filter)),
         location_(std::move(location)),
         stats_(std::move(stats)) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_; }
 
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> read;
+      ARROW_RETURN_NOT_OK(ReadProjected(&read));
+      if (!read) {
+        *out = nullptr;
+        return arrow::Status::OK();
+      }
+      if (stats_) stats_->rows_read += read->num_rows();
+      if (filter_ && filter_->op != Operation::kTrue) {
+        auto filtered = FilterBatch(*filter_, read);
+        if (!filtered.ok()) return WithContext(filtered.status(), "filtering data file " + location_);
+        read = std::move(*filtered);
+        if (read->num_rows() == 0) continue;
+      }
+      // The output's fields out of the read schema's, by field id at every depth.
+      arrow::ArrayVector columns;
+      for (const auto& field : output_->fields()) {
+        int id = ArrowFieldId(*field);
+        int index = -1;
+        for (int c = 0; c < read_->num_fields(); ++c) {
+          if (ArrowFieldId(*read_->field(c)) == id) index = c;
+        }
+        ARROW_ASSIGN_OR_RAISE(auto column, Project(read->column(index), *field, field->name()));
+        columns.push_back(std::move(column));
+      }
+      if (stats_) stats_->rows += read->num_rows();
+      *out = arrow::RecordBatch::Make(output_, read->num_rows(), std::move(columns));
+      return arrow::Status::OK();
+    }
+  }
+
+ private:
+  // The next batch in the read schema's shape.
+  arrow::Status ReadProjected(std::shared_ptr<arrow::RecordBatch>* out) {
     std::shared_ptr<arrow::RecordBatch> batch;
     int64_t rows = 0;
     if (batches_) {
@@ -179,7 +427,7 @@ class ProjectingReader final : public arrow::RecordBatchReader {
       }
       rows = batch->num_rows();
     } else {
-      // No column of the file is needed: produce the file's row count.
+      // No column of the file is needed: produce the selected row groups' row count.
       if (rows_left_ <= 0) {
         *out = nullptr;
         return arrow::Status::OK();
@@ -189,7 +437,7 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     }
     arrow::ArrayVector columns;
     for (size_t i = 0; i < source_index_.size(); ++i) {
-      const auto& field = output_->field(static_cast<int>(i));
+      const auto& field = read_->field(static_cast<int>(i));
       if (source_index_[i] >= 0) {
         ARROW_ASSIGN_OR_RAISE(auto column, Project(batch->column(source_index_[i]), *field, field->name()));
         columns.push_back(std::move(column));
@@ -201,18 +449,18 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         columns.push_back(std::move(column));
       }
     }
-    if (stats_) stats_->rows += rows;
-    *out = arrow::RecordBatch::Make(output_, rows, std::move(columns));
+    *out = arrow::RecordBatch::Make(read_, rows, std::move(columns));
     return arrow::Status::OK();
   }
 
- private:
   std::unique_ptr<parquet::arrow::FileReader> file_reader_;
   std::unique_ptr<arrow::RecordBatchReader> batches_;
+  std::shared_ptr<arrow::Schema> read_;
   std::shared_ptr<arrow::Schema> output_;
   std::vector<int> source_index_;
   std::vector<std::shared_ptr<arrow::Scalar>> constants_;
   int64_t rows_left_;
+  ExpressionPtr filter_;
   std::string location_;
   std::shared_ptr<ScanStats> stats_;
 };
@@ -220,9 +468,10 @@ class ProjectingReader final : public arrow::RecordBatchReader {
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
-    std::shared_ptr<FileIO> io, const DataFile& file, const Schema& projection,
+    std::shared_ptr<FileIO> io, const DataFile& file, const DataFileReadOptions& options,
     const PartitionSpec& spec, std::shared_ptr<ScanStats> stats) {
   const std::string& location = file.file_path;
+  const Schema& projection = *options.read_schema;
   auto opened = io->OpenInput(location);
   if (!opened.ok()) return WithContext(opened.status(), "reading a data file of the table");
   auto counted = std::make_shared<CountingFile>(*opened, stats);
@@ -235,17 +484,18 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   FLOE_RETURN_NOT_OK_CONTEXT(builder.Build(&reader), "data file " + location);
   if (stats) stats->files_read += 1;
 
-  ARROW_ASSIGN_OR_RAISE(auto output, ToArrowSchema(projection));
+  ARROW_ASSIGN_OR_RAISE(auto read_schema, ToArrowSchema(projection));
+  ARROW_ASSIGN_OR_RAISE(auto output_schema, ToArrowSchema(*options.output_schema));
   const auto& fields = reader->manifest().schema_fields;
   std::vector<int> leaves;
   std::vector<int> source_index(projection.fields().size(), -1);
   std::vector<std::shared_ptr<arrow::Scalar>> constants(projection.fields().size());
   std::vector<bool> found(projection.fields().size(), false);
   for (size_t i = 0; i < projection.fields().size(); ++i) {
-    int id = projection.fields()[i].id;
+    const NestedField& wanted = projection.fields()[i];
     for (const auto& field : fields) {
-      if (ArrowFieldId(*field.field) == id) {
-        CollectLeaves(field, &leaves);
+      if (ArrowFieldId(*field.field) == wanted.id) {
+        SelectLeaves(field, wanted, &leaves);
         found[i] = true;
         break;
       }
@@ -254,33 +504,68 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     // Identity-partition values live in the manifest when the file does not hold the column.
     for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
       const auto& partition_field = spec.fields()[p];
-      if (partition_field.source_id == id &&
+      if (partition_field.source_id == wanted.id &&
           partition_field.transform.kind() == TransformKind::kIdentity) {
-        ARROW_ASSIGN_OR_RAISE(constants[i],
-                              ValueToArrowScalar(file.partition[p], *projection.fields()[i].type));
+        ARROW_ASSIGN_OR_RAISE(constants[i], ValueToArrowScalar(file.partition[p], *wanted.type));
       }
     }
   }
+  std::sort(leaves.begin(), leaves.end());
+  leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+
+  // Row groups whose statistics show that no row matches the filter are not read.
+  auto metadata = reader->parquet_reader()->metadata();
+  std::vector<int> row_groups;
+  int64_t rows_selected = 0;
+  const bool filtering = options.filter && options.filter->op != Operation::kTrue;
+  std::set<int> filter_ids;
+  if (filtering) filter_ids = ReferencedFieldIds(*options.filter);
+  for (int g = 0; g < metadata->num_row_groups(); ++g) {
+    auto row_group = metadata->RowGroup(g);
+    if (filtering) {
+      std::map<int, ColumnSummary> summaries;
+      for (int id : filter_ids) {
+        const NestedField* field = projection.FindField(id);
+        int column = field ? LeafColumnOf(fields, id) : -1;
+        if (column < 0) continue;
+        auto summary = RowGroupSummary(*row_group->ColumnChunk(column),
+                                       *metadata->schema()->Column(column), *field->type);
+        if (summary) summaries[id] = std::move(*summary);
+      }
+      SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+        auto it = summaries.find(id);
+        return it == summaries.end() ? nullptr : &it->second;
+      };
+      if (!MightMatch(*options.filter, lookup)) {
+        if (stats) stats->row_groups_skipped += 1;
+        continue;
+      }
+    }
+    row_groups.push_back(g);
+    rows_selected += row_group->num_rows();
+  }
+  if (stats) stats->row_groups_read += static_cast<int64_t>(row_groups.size());
+
   std::unique_ptr<arrow::RecordBatchReader> batches;
-  if (!leaves.empty()) {
-    std::vector<int> row_groups(static_cast<size_t>(reader->num_row_groups()));
-    for (size_t g = 0; g < row_groups.size(); ++g) row_groups[g] = static_cast<int>(g);
+  if (!leaves.empty() && !row_groups.empty()) {
     auto result = reader->GetRecordBatchReader(row_groups, leaves);
     if (!result.ok()) return WithContext(result.status(), "data file " + location);
     batches = std::move(*result);
     // The reader returns columns in file order: find each projected column by its field id.
-    const auto& read_schema = *batches->schema();
+    const auto& file_schema = *batches->schema();
     for (size_t i = 0; i < projection.fields().size(); ++i) {
       if (!found[i]) continue;
-      for (int c = 0; c < read_schema.num_fields(); ++c) {
-        if (ArrowFieldId(*read_schema.field(c)) == projection.fields()[i].id) source_index[i] = c;
+      for (int c = 0; c < file_schema.num_fields(); ++c) {
+        if (ArrowFieldId(*file_schema.field(c)) == projection.fields()[i].id) source_index[i] = c;
       }
     }
+  } else if (!leaves.empty()) {
+    rows_selected = 0;  // every row group pruned
   }
-  int64_t row_count = reader->parquet_reader()->metadata()->num_rows();
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ProjectingReader>(
-      std::move(reader), std::move(batches), std::move(output), std::move(source_index),
-      std::move(constants), row_count, location, std::move(stats)));
+      std::move(reader), std::move(batches), std::move(read_schema), std::move(output_schema),
+      std::move(source_index), std::move(constants), rows_selected, options.filter, location,
+      std::move(stats)));
 }
 
 }  // namespace floe

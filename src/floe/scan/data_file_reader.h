@@ -7,6 +7,7 @@
 #include <string>
 
 #include "arrow/record_batch.h"
+#include "floe/expr/expression.h"
 #include "floe/io/file_io.h"
 #include "floe/manifest/data_file.h"
 #include "floe/spec/partition_spec.h"
@@ -16,20 +17,39 @@ namespace floe {
 
 /// Counters for what a scan read (shared by the readers of one scan; thread-safe to update).
 struct ScanStats {
-  std::atomic<int64_t> files_planned{0};
+  std::atomic<int64_t> manifests_total{0};
+  std::atomic<int64_t> manifests_skipped{0};  ///< by their partition summaries
+  std::atomic<int64_t> files_planned{0};      ///< live data files left after pruning
+  std::atomic<int64_t> files_skipped_by_partition{0};
+  std::atomic<int64_t> files_skipped_by_metrics{0};
   std::atomic<int64_t> files_read{0};
+  std::atomic<int64_t> row_groups_read{0};
+  std::atomic<int64_t> row_groups_skipped{0};  ///< by Parquet statistics
   std::atomic<int64_t> bytes_read{0};
   std::atomic<int64_t> requests{0};
-  std::atomic<int64_t> rows{0};
+  std::atomic<int64_t> rows_read{0};      ///< decoded from the files
+  std::atomic<int64_t> rows{0};           ///< returned after the filter
 };
 
-/// Opens `file` and returns its rows as batches of `projection` (a subset of the table schema,
-/// by field id). Columns the file lacks read as nulls, or as the file's identity-partition
-/// value when the column is an identity partition source of `spec`; promoted types (int to
-/// long, float to double, wider decimals) are cast. A file that cannot be read gives an error
-/// naming it.
+/// What to read from one data file.
+struct DataFileReadOptions {
+  /// The fields to decode (a pruned table schema, see SelectFields): the output's plus the
+  /// filter's. Only their Parquet leaves are read.
+  SchemaPtr read_schema;
+  /// The fields returned (a subset of read_schema by id).
+  SchemaPtr output_schema;
+  /// Rows must satisfy this bound, NOT-free filter; null or TRUE keeps every row. It also
+  /// prunes row groups by their Parquet statistics.
+  ExpressionPtr filter;
+};
+
+/// Opens `file` and returns its rows as batches of the output schema, matching columns by field
+/// id at every depth (never by name or position). Columns the file lacks read as nulls, or as
+/// the file's identity-partition value when the column is an identity partition source of
+/// `spec`; promoted types (int to long, float to double, wider decimals) are cast. A file that
+/// cannot be read gives an error naming it.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
-    std::shared_ptr<FileIO> io, const DataFile& file, const Schema& projection,
+    std::shared_ptr<FileIO> io, const DataFile& file, const DataFileReadOptions& options,
     const PartitionSpec& spec, std::shared_ptr<ScanStats> stats);
 
 }  // namespace floe

@@ -1,5 +1,12 @@
 #include "floe/scan/table_scan.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "floe/expr/binder.h"
+#include "floe/expr/evaluators.h"
+#include "floe/expr/parser.h"
 #include "floe/manifest/manifest.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
@@ -10,11 +17,12 @@ namespace {
 // Chains the readers of several files, opening each only when the previous one is exhausted.
 class ChainedReader final : public arrow::RecordBatchReader {
  public:
-  ChainedReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> tasks, SchemaPtr projection,
-                std::shared_ptr<arrow::Schema> schema, std::shared_ptr<ScanStats> stats)
+  ChainedReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> tasks,
+                DataFileReadOptions options, std::shared_ptr<arrow::Schema> schema,
+                std::shared_ptr<ScanStats> stats)
       : io_(std::move(io)),
         tasks_(std::move(tasks)),
-        projection_(std::move(projection)),
+        options_(std::move(options)),
         schema_(std::move(schema)),
         stats_(std::move(stats)) {}
 
@@ -28,7 +36,7 @@ class ChainedReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = tasks_[next_++];
-        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, *projection_, *task.spec, stats_));
+        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec, stats_));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -43,7 +51,7 @@ class ChainedReader final : public arrow::RecordBatchReader {
  private:
   std::shared_ptr<FileIO> io_;
   std::vector<FileScanTask> tasks_;
-  SchemaPtr projection_;
+  DataFileReadOptions options_;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<ScanStats> stats_;
   size_t next_ = 0;
@@ -75,18 +83,44 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   if (scan->snapshot_ && scan->snapshot_->schema_id && (options.snapshot_id || options.as_of_ms)) {
     if (auto snapshot_schema = metadata->SchemaById(*scan->snapshot_->schema_id)) schema = snapshot_schema;
   }
+  scan->schema_ = schema;
+  if (!options.filter.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFilter(options.filter));
+    ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *schema));
+    scan->filter_ = RewriteNot(bound);
+  }
   if (options.columns.empty()) {
     scan->projection_ = schema;
   } else {
-    std::vector<NestedField> fields;
+    std::set<int> ids;
+    std::vector<int> top_level_order;  // top-level ancestors, in the order first named
     for (const auto& name : options.columns) {
-      const NestedField* field = schema->fields().empty() ? nullptr : schema->as_struct()->FieldByName(name);
-      if (field == nullptr) {
-        return MakeError(ErrorKind::kInvalidInput, "no column '" + name + "' in the table schema");
+      auto id = schema->FindFieldId(name);
+      if (!id) return MakeError(ErrorKind::kInvalidInput, "no column '" + name + "' in the table schema");
+      ids.insert(*id);
+      int top = *id;
+      while (auto parent = schema->FindParentId(top)) top = *parent;
+      if (std::find(top_level_order.begin(), top_level_order.end(), top) == top_level_order.end()) {
+        top_level_order.push_back(top);
       }
-      fields.push_back(*field);
     }
-    ARROW_ASSIGN_OR_RAISE(scan->projection_, Schema::Make(schema->schema_id(), std::move(fields)));
+    SchemaPtr selected = SelectFields(*schema, ids);
+    std::vector<NestedField> ordered;
+    for (int top : top_level_order) {
+      for (const auto& field : selected->fields()) {
+        if (field.id == top) ordered.push_back(field);
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(scan->projection_, Schema::Make(schema->schema_id(), std::move(ordered)));
+  }
+  // Decoded: what is returned plus what the filter reads (pruned the same way, so a filter
+  // column inside a struct the projection pruned never collides with a top-level name).
+  std::set<int> read_ids = ReferencedFieldIds(*scan->filter_);
+  if (read_ids.empty()) {
+    scan->read_schema_ = scan->projection_;
+  } else {
+    for (int id : scan->projection_->AllFieldIds()) read_ids.insert(id);
+    scan->read_schema_ = SelectFields(*schema, read_ids);
   }
   scan->io_ = std::move(io);
   scan->metadata_ = std::move(metadata);
@@ -111,7 +145,50 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       manifests.push_back(std::move(manifest));
     }
   }
+  const bool filtering = filter_->op != Operation::kTrue;
+  const std::set<int> filter_ids = ReferencedFieldIds(*filter_);
+  if (filter_->op == Operation::kFalse) manifests.clear();
+  // The filter projected onto each spec, and the spec's partition type, made once per spec.
+  struct SpecFilter {
+    ExpressionPtr projected;
+    std::shared_ptr<const StructType> partition_type;
+  };
+  std::map<int, SpecFilter> spec_filters;
+  auto spec_filter = [&](const PartitionSpec& spec) -> const SpecFilter& {
+    auto found = spec_filters.find(spec.spec_id());
+    if (found != spec_filters.end()) return found->second;
+    SpecFilter made;
+    auto projected = ProjectInclusive(filter_, spec, *schema_);
+    made.projected = projected.ok() ? *projected : AlwaysTrue();
+    auto type = spec.PartitionType(*schema_);
+    if (type.ok()) made.partition_type = *type;
+    if (!made.partition_type) made.projected = AlwaysTrue();
+    return spec_filters.emplace(spec.spec_id(), std::move(made)).first->second;
+  };
+  auto lookup_in = [](const std::map<int, ColumnSummary>& summaries) {
+    return SummaryLookup([&summaries](int id) -> const ColumnSummary* {
+      auto it = summaries.find(id);
+      return it == summaries.end() ? nullptr : &it->second;
+    });
+  };
+  stats_->manifests_total += static_cast<int64_t>(manifests.size());
   for (const auto& manifest : manifests) {
+    auto manifest_spec = metadata_->SpecById(manifest.partition_spec_id);
+    if (filtering && manifest_spec && !manifest.partitions.empty()) {
+      const SpecFilter& pruning = spec_filter(*manifest_spec);
+      const auto& fields = manifest_spec->fields();
+      std::map<int, ColumnSummary> summaries;
+      for (size_t i = 0; i < fields.size() && i < manifest.partitions.size() &&
+                         pruning.partition_type;
+           ++i) {
+        summaries[fields[i].field_id] = SummaryFromPartitionSummary(
+            manifest.partitions[i], *pruning.partition_type->fields()[i].type);
+      }
+      if (!MightMatch(*pruning.projected, lookup_in(summaries))) {
+        stats_->manifests_skipped += 1;
+        continue;
+      }
+    }
     ARROW_ASSIGN_OR_RAISE(std::string bytes, io_->ReadAll(manifest.manifest_path));
     auto spec = metadata_->SpecById(manifest.partition_spec_id);
     std::shared_ptr<const StructType> partition_type;
@@ -134,6 +211,31 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
                          "snapshot " + std::to_string(snapshot_->snapshot_id) +
                              " has delete files, which floe cannot apply yet");
       }
+      if (filtering) {
+        const DataFile& file = entry.data_file;
+        const SpecFilter& pruning = spec_filter(*spec);
+        std::map<int, ColumnSummary> partition;
+        for (size_t i = 0; i < spec->fields().size() && i < file.partition.size() &&
+                           pruning.partition_type;
+             ++i) {
+          partition[spec->fields()[i].field_id] =
+              SummaryFromValue(file.partition[i], *pruning.partition_type->fields()[i].type);
+        }
+        if (!MightMatch(*pruning.projected, lookup_in(partition))) {
+          stats_->files_skipped_by_partition += 1;
+          continue;
+        }
+        std::map<int, ColumnSummary> metrics;
+        for (int id : filter_ids) {
+          if (const NestedField* field = schema_->FindField(id)) {
+            metrics[id] = SummaryFromMetrics(file, id, *field->type);
+          }
+        }
+        if (file.record_count == 0 || !MightMatch(*filter_, lookup_in(metrics))) {
+          stats_->files_skipped_by_metrics += 1;
+          continue;
+        }
+      }
       tasks.push_back(FileScanTask{std::move(entry.data_file), spec});
     }
   }
@@ -144,8 +246,9 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*projection_));
+  DataFileReadOptions options{read_schema_, projection_, filter_};
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
-      io_, std::move(tasks), projection_, std::move(schema), stats_));
+      io_, std::move(tasks), std::move(options), std::move(schema), stats_));
 }
 
 }  // namespace floe

@@ -15,8 +15,14 @@
 namespace floe {
 
 struct ScanOptions {
-  /// Column names to read (full dotted names of top-level columns); empty reads all.
+  /// Columns to return, by full dotted name or iceberg-java's short form (items.price for
+  /// items.element.price): a nested field returns only that field inside its parents, and only
+  /// its Parquet leaves are read. Top-level columns come in the order first named. Empty
+  /// returns every column.
   std::vector<std::string> columns;
+  /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It prunes
+  /// manifests, data files and row groups, and is applied to the rows read.
+  std::string filter;
   /// Read this snapshot instead of the current one.
   std::optional<int64_t> snapshot_id;
   /// Read the snapshot current at this time (milliseconds since the epoch).
@@ -40,11 +46,16 @@ class TableScan {
 
   /// The snapshot read (null for a table without snapshots).
   const SnapshotPtr& snapshot() const { return snapshot_; }
+  /// The schema of the rows returned.
   const SchemaPtr& projection() const { return projection_; }
+  /// The bound filter (TRUE when there is none).
+  const ExpressionPtr& filter() const { return filter_; }
   const std::shared_ptr<ScanStats>& stats() const { return stats_; }
 
-  /// The live data files of the snapshot, in manifest order. Delete files are not applied yet:
-  /// a snapshot with live delete files gives NotSupported rather than wrong rows.
+  /// The live data files of the snapshot that might hold matching rows, in manifest order:
+  /// manifests are pruned by their partition summaries, files by their partition tuple and
+  /// column metrics. Delete files are not applied yet: a snapshot with live delete files gives
+  /// NotSupported rather than wrong rows.
   arrow::Result<std::vector<FileScanTask>> PlanFiles();
   /// The rows of every planned file, file after file.
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ToRecordBatchReader();
@@ -55,7 +66,10 @@ class TableScan {
   std::shared_ptr<FileIO> io_;
   TableMetadataPtr metadata_;
   SnapshotPtr snapshot_;
-  SchemaPtr projection_;
+  SchemaPtr schema_;       // the snapshot's schema
+  SchemaPtr projection_;   // returned
+  SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
+  ExpressionPtr filter_ = AlwaysTrue();
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();
 };
 

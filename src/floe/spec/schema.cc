@@ -213,3 +213,59 @@ std::vector<NestedField> AssignFreshIds(const std::vector<NestedField>& fields,
 }
 
 }  // namespace floe
+
+namespace floe {
+namespace {
+
+std::optional<NestedField> Prune(const NestedField& field, const std::set<int>& ids) {
+  if (ids.count(field.id)) return field;
+  const Type& type = *field.type;
+  switch (type.id()) {
+    case TypeId::kStruct: {
+      std::vector<NestedField> kept;
+      for (const auto& child : static_cast<const StructType&>(type).fields()) {
+        if (auto pruned = Prune(child, ids)) kept.push_back(std::move(*pruned));
+      }
+      if (kept.empty()) return std::nullopt;
+      NestedField result = field;
+      result.type = std::make_shared<StructType>(std::move(kept));
+      return result;
+    }
+    case TypeId::kList: {
+      auto element = Prune(static_cast<const ListType&>(type).element(), ids);
+      if (!element) return std::nullopt;
+      NestedField result = field;
+      result.type = std::make_shared<ListType>(std::move(*element));
+      return result;
+    }
+    case TypeId::kMap: {
+      const auto& map = static_cast<const MapType&>(type);
+      auto key = Prune(map.key(), ids);
+      auto value = Prune(map.value(), ids);
+      if (!key && !value) return std::nullopt;
+      NestedField result = field;
+      result.type = std::make_shared<MapType>(map.key(), value ? *value : map.value());
+      return result;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+SchemaPtr SelectFields(const Schema& schema, const std::set<int>& ids) {
+  std::vector<NestedField> kept;
+  for (const auto& field : schema.fields()) {
+    if (auto pruned = Prune(field, ids)) kept.push_back(std::move(*pruned));
+  }
+  std::vector<int> identifiers;
+  for (int id : schema.identifier_field_ids()) {
+    if (ids.count(id)) identifiers.push_back(id);
+  }
+  auto made = Schema::Make(schema.schema_id(), std::move(kept), std::move(identifiers));
+  // Pruning a valid schema keeps it valid.
+  return made.ok() ? *made : nullptr;
+}
+
+}  // namespace floe

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,12 @@ class Schema {
 };
 
 using SchemaPtr = std::shared_ptr<const Schema>;
+
+/// iceberg-java's TypeUtil.select: the schema pruned to the fields `ids` name, at any depth. A
+/// selected field keeps its whole type; an unselected struct, list or map with a selected
+/// descendant is kept with only the paths to those descendants (a map always keeps its key).
+/// Same schema id and identifier fields that survive.
+SchemaPtr SelectFields(const Schema& schema, const std::set<int>& ids);
 
 /// A copy of `fields` with every field id (at any depth) assigned afresh from 1, in the
 /// breadth-first order iceberg-java's TypeUtil.assignFreshIds uses for a new table: a struct's

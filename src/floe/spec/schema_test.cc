@@ -113,3 +113,32 @@ TEST(SchemaTest, SchemaTextErrorsNamePosition) {
 
 }  // namespace
 }  // namespace floe
+
+namespace floe {
+namespace {
+
+TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
+  auto schema = *ParseSchemaText(
+      "id long not null, s struct<a: int, b: struct<c: string, d: double>>, "
+      "items list<struct<price: decimal(9, 2), name: string>>, attrs map<string, struct<v: int, w: int>>, "
+      "tags list<string>");
+  auto select = [&](std::initializer_list<const char*> names) {
+    std::set<int> ids;
+    for (const char* name : names) ids.insert(*schema->FindFieldId(name));
+    return SelectFields(*schema, ids)->as_struct()->ToString();
+  };
+  EXPECT_EQ(select({"id"}), "struct<1: id: required long>");
+  EXPECT_EQ(select({"s.b.d"}), "struct<2: s: optional struct<7: b: optional struct<9: d: optional double>>>");
+  EXPECT_EQ(select({"s.b"}),
+            "struct<2: s: optional struct<7: b: optional struct<8: c: optional string, 9: d: optional double>>>");
+  // Short names: items.price is items.element.price, attrs.w is attrs.value.w.
+  EXPECT_EQ(select({"items.price"}),
+            "struct<3: items: optional list<struct<11: price: optional decimal(9, 2)>>>");
+  EXPECT_EQ(select({"attrs.w"}),
+            "struct<4: attrs: optional map<string, struct<16: w: optional int>>>");
+  EXPECT_EQ(select({"tags"}), "struct<5: tags: optional list<string>>");
+  EXPECT_EQ(select({}), "struct<>");
+}
+
+}  // namespace
+}  // namespace floe
