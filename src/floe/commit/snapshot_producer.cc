@@ -167,6 +167,15 @@ arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
                  elapsed < policy.total_timeout_ms;
     if (!retry) {
       DeleteUncommitted({});
+      if (kind == ErrorKind::kCommitFailed) {
+        return WithContext(report.status(),
+                           "gave up after " + std::to_string(attempt) +
+                               " attempts (commit.retry.num-retries=" +
+                               std::to_string(policy.num_retries) +
+                               ", commit.retry.total-timeout-ms=" +
+                               std::to_string(policy.total_timeout_ms) +
+                               "; raise them for many concurrent writers)");
+      }
       return report.status();
     }
     // min(min_wait * 2^(k-1), max_wait) plus up to 10% jitter (iceberg-java's Tasks).
