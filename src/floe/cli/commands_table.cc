@@ -64,6 +64,27 @@ arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+void PrintRowLevel(const char* verb, const TableIdentifier& id, const RowLevelResult& result) {
+  if (!result.committed) {
+    std::cout << "no row of " << id.ToString() << " matched; nothing committed\n";
+    return;
+  }
+  std::cout << verb << " " << WithThousands(result.rows_removed) << " rows of " << id.ToString()
+            << ": removed " << result.files_removed << " data file"
+            << (result.files_removed == 1 ? "" : "s");
+  if (result.files_rewritten > 0) std::cout << " (" << result.files_rewritten << " rewritten)";
+  std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
+            << result.data_files_written << " data file" << (result.data_files_written == 1 ? "" : "s")
+            << " as snapshot " << result.commit.snapshot->snapshot_id << " ("
+            << result.commit.snapshot->summary.operation;
+  if (result.commit.attempts > 1) std::cout << ", committed on attempt " << result.commit.attempts;
+  std::cout << ")\n";
+}
+
+}  // namespace
+
 void RegisterTableCommands(CLI::App& app, CommandContext* context) {
   // floe create
   {
@@ -137,12 +158,18 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     command->add_option("--input-format", *input_format, "auto, parquet or csv");
     command->add_flag("--input-clustered", *clustered,
                       "The input is grouped by partition (use the clustered writer)");
+    auto mode = std::make_shared<std::string>("append");
+    command->add_option("--mode", *mode,
+                        "append (default) or dynamic-overwrite: replace the partitions the new "
+                        "rows fall in (validated under --option isolation-level=serializable|snapshot)")
+        ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
         AppendOptions append;
+        append.replace_partitions = *mode == "dynamic-overwrite";
         ARROW_ASSIGN_OR_RAISE(append.options, ParsePairs(*options, "--option"));
         append.threads = *threads;
         append.input_clustered = *clustered;
@@ -170,7 +197,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
         ARROW_RETURN_NOT_OK(result.status());
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::cout << "appended " << WithThousands(result->rows) << " rows in "
+        std::cout << (append.replace_partitions ? "overwrote partitions with " : "appended ")
+                  << WithThousands(result->rows) << " rows in "
                   << result->data_files << " data file" << (result->data_files == 1 ? "" : "s")
                   << " to " << id.ToString() << " as snapshot " << result->commit.snapshot->snapshot_id
                   << " (" << seconds << " s";
@@ -178,6 +206,71 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
           std::cout << ", committed on attempt " << result->commit.attempts;
         }
         std::cout << ")\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+
+  // floe delete / overwrite
+  {
+    auto* command = app.add_subcommand(
+        "delete", "Delete the rows matching a filter (copy-on-write: files with matches are rewritten)");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto where = std::make_shared<std::string>();
+    auto options = std::make_shared<std::vector<std::string>>();
+    auto threads = std::make_shared<int>(1);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")->required();
+    command->add_option("--option", *options, "Write option KEY=VALUE for rewritten files (repeatable)");
+    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        AppendOptions write;
+        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        write.threads = *threads;
+        ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
+        PrintRowLevel("deleted", id, result);
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand(
+        "overwrite", "Replace the rows matching a filter with the rows of Parquet or CSV files");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto files = std::make_shared<std::vector<std::string>>();
+    auto where = std::make_shared<std::string>();
+    auto options = std::make_shared<std::vector<std::string>>();
+    auto threads = std::make_shared<int>(1);
+    auto input_format = std::make_shared<std::string>("auto");
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
+    command->add_option("--where", *where,
+                        "Rows replaced: every file holding one must match wholly, and every new "
+                        "row must match")
+        ->required();
+    command->add_option("--option", *options,
+                        "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
+    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->add_option("--input-format", *input_format, "auto, parquet or csv");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        AppendOptions write;
+        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        write.threads = *threads;
+        ARROW_ASSIGN_OR_RAISE(auto input,
+                              OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                                             id.ToString(), [](const std::string&) {}));
+        ARROW_ASSIGN_OR_RAISE(auto result, loaded->Overwrite(*input, *where, write));
+        PrintRowLevel("overwrote", id, result);
         return arrow::Status::OK();
       };
     });

@@ -53,9 +53,26 @@ arrow::Result<CommitReport> Committer::Commit() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
   done_ = true;
-  FastAppend append(target_);
-  for (const auto& file : data_files_) append.AppendFile(file);
-  auto report = append.Commit(base_);
+  arrow::Result<CommitReport> report;
+  if (overwrite_) {
+    OverwriteFiles overwrite(target_);
+    for (const auto& file : data_files_) overwrite.AddFile(file);
+    for (const auto& path : overwrite_->delete_paths) overwrite.DeleteFile(path);
+    if (overwrite_->replace_partitions) overwrite.ReplacePartitions();
+    overwrite.ValidateFromSnapshot(overwrite_->read_snapshot_id);
+    if (overwrite_->conflict_filter) {
+      overwrite.ConflictDetectionFilter(overwrite_->conflict_filter, overwrite_->schema);
+    }
+    // iceberg-java's Spark writes: serializable checks new data and new deletes, snapshot only
+    // new deletes.
+    if (overwrite_->isolation == IsolationLevel::kSerializable) overwrite.ValidateNoConflictingData();
+    overwrite.ValidateNoConflictingDeletes();
+    report = overwrite.Commit(base_);
+  } else {
+    FastAppend append(target_);
+    for (const auto& file : data_files_) append.AppendFile(file);
+    report = append.Commit(base_);
+  }
   if (!report.ok() && KindOf(report.status()) != ErrorKind::kCommitStateUnknown) {
     for (const auto& location : owned_locations_) {
       auto status = target_.io->Delete(location);

@@ -4,13 +4,29 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "floe/commit/fast_append.h"
+#include "floe/commit/overwrite_files.h"
 
 namespace floe {
+
+/// What an overwrite commits besides the tasks' new files (see OverwriteFiles).
+struct OverwriteRequest {
+  /// Data files the operation removes (copy-on-write rewrites, static overwrites).
+  std::vector<std::string> delete_paths;
+  /// Dynamic overwrite: replace the partitions the new files fall in.
+  bool replace_partitions = false;
+  /// The snapshot the operation read (nullopt: an empty table).
+  std::optional<int64_t> read_snapshot_id;
+  /// The rows it read (bound, NOT-free, over `schema`); null: every row.
+  ExpressionPtr conflict_filter;
+  SchemaPtr schema;
+  IsolationLevel isolation = IsolationLevel::kSerializable;
+};
 
 /// Thread-safe: tasks on several threads may hand in messages at once.
 class Committer {
@@ -27,8 +43,11 @@ class Committer {
   /// under the data location stay owned.
   arrow::Status Add(std::string_view message);
 
-  /// Commits everything added as one append snapshot. On a cleanable failure the data files of
-  /// every message are deleted; after CommitStateUnknown nothing is.
+  /// Makes the commit an overwrite instead of an append.
+  void SetOverwrite(OverwriteRequest request) { overwrite_ = std::move(request); }
+
+  /// Commits everything added as one snapshot (an append, or the overwrite set). On a cleanable
+  /// failure the data files of every message are deleted; after CommitStateUnknown nothing is.
   arrow::Result<CommitReport> Commit();
 
   /// Deletes the files of every message received (the job failed); commits nothing. Returns the
@@ -47,6 +66,7 @@ class Committer {
   mutable std::mutex mutex_;
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;
+  std::optional<OverwriteRequest> overwrite_;
   bool done_ = false;
 };
 

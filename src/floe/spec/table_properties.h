@@ -80,6 +80,12 @@ inline constexpr IntProperty kCommitMinRetryWaitMs{"commit.retry.min-wait-ms", 1
 inline constexpr IntProperty kCommitMaxRetryWaitMs{"commit.retry.max-wait-ms", 60000, true};
 inline constexpr IntProperty kCommitTotalRetryTimeMs{"commit.retry.total-timeout-ms", 1800000,
                                                      true};
+// Isolation of row-level operations (serializable or snapshot), as iceberg-java's Spark
+// writes read them; `isolation-level` is the write option of a dynamic overwrite.
+inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level", "serializable"};
+inline constexpr StringProperty kUpdateIsolationLevel{"write.update.isolation-level", "serializable"};
+inline constexpr StringProperty kMergeIsolationLevel{"write.merge.isolation-level", "serializable"};
+inline constexpr StringProperty kIsolationLevelOption{"isolation-level", "serializable"};
 }  // namespace properties
 
 }  // namespace floe

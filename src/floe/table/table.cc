@@ -103,14 +103,32 @@ class BatchQueue {
 
 }  // namespace
 
-arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
-                                          const AppendOptions& options) {
-  // Plan time: the gate first, then everything the tasks need. Nothing is written yet.
-  GateResult gate = CheckWrite(*state_.metadata, options.options);
+arrow::Status Table::CheckGate(const PropertyMap& options) const {
+  GateResult gate = CheckWrite(*state_.metadata, options);
   if (!gate.supported()) {
     return MakeError(ErrorKind::kNotSupported,
                      "floe declines to write table " + id_.ToString() + ": " + gate.ToString());
   }
+  return arrow::Status::OK();
+}
+
+arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
+                                          const AppendOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  if (!options.replace_partitions) return Write(input, options, std::nullopt, nullptr);
+  // A dynamic overwrite: the new files replace the partitions they fall in.
+  OverwriteRequest request;
+  request.replace_partitions = true;
+  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  std::string level = properties::kIsolationLevelOption.Get(options.options);
+  ARROW_ASSIGN_OR_RAISE(request.isolation, ParseIsolationLevel(level, "isolation-level"));
+  return Write(input, options, std::move(request), nullptr);
+}
+
+arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input, const AppendOptions& options,
+                                         std::optional<OverwriteRequest> overwrite,
+                                         const RowCheck& check_rows) {
+  // Plan time: the gate ran; now everything the tasks need. Nothing is written yet.
   ARROW_ASSIGN_OR_RAISE(auto conformer, BatchConformer::Make(*input.schema(),
                                                              state_.metadata->CurrentSchema(),
                                                              id_.ToString()));
@@ -129,6 +147,7 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
   std::shared_ptr<const WritePlan> plan = planned;
   Committer committer(CommitTarget{catalog_, id_, io()}, state_,
                       LocationProvider(plan->table_location, plan->properties).data_location());
+  if (overwrite) committer.SetOverwrite(std::move(*overwrite));
 
   std::vector<std::unique_ptr<WriteTask>> tasks;
   for (int i = 0; i < threads; ++i) {
@@ -187,6 +206,13 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
     if (!conformed.ok()) {
       fail(conformed.status());
       break;
+    }
+    if (check_rows) {
+      auto checked = check_rows(**conformed);
+      if (!checked.ok()) {
+        fail(checked);
+        break;
+      }
     }
     if (threads > 1) {
       if (!queue.Push(std::move(*conformed))) break;

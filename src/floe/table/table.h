@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "arrow/record_batch.h"
 #include "floe/catalog/catalog.h"
+#include "floe/commit/committer.h"
 #include "floe/commit/snapshot_producer.h"
 #include "floe/gate/gate.h"
 #include "floe/scan/table_scan.h"
@@ -41,7 +43,23 @@ struct AppendOptions {
   /// Bytes the write tasks may allocate together (0: no limit). Past it a task fails with an
   /// error saying so; half of it is the tasks' budget for buffered row groups.
   int64_t memory_limit = 0;
+  /// Dynamic overwrite: the partitions the new rows fall in are replaced (iceberg-java's
+  /// ReplacePartitions), validated under the `isolation-level` option (serializable by
+  /// default: a concurrent commit adding files to those partitions fails the overwrite).
+  bool replace_partitions = false;
   std::function<void(const AppendProgress&)> progress;
+};
+
+/// What a row-level delete or an overwrite by filter did.
+struct RowLevelResult {
+  /// Nothing matched: no snapshot was committed.
+  bool committed = false;
+  CommitReport commit;
+  int64_t files_removed = 0;    ///< Data files removed (wholly matching or rewritten).
+  int64_t files_rewritten = 0;  ///< Of those, files whose other rows were written anew.
+  int64_t rows_removed = 0;
+  int64_t rows_written = 0;     ///< Rows kept from rewritten files, or the overwrite's input.
+  int64_t data_files_written = 0;
 };
 
 struct AppendResult {
@@ -76,11 +94,33 @@ class Table {
   /// and the table is unchanged.
   arrow::Result<AppendResult> Append(arrow::RecordBatchReader& input, const AppendOptions& options);
 
+  /// Deletes the rows matching `filter` (the `--where` syntax) by copy-on-write: data files
+  /// whose rows all match are removed, files with some matching rows are rewritten without
+  /// them, files without a match are untouched. Commits one snapshot validated against commits
+  /// since the snapshot read, under write.delete.isolation-level (serializable: a concurrent
+  /// commit adding rows that might match fails it; snapshot: only concurrent deletes do).
+  arrow::Result<RowLevelResult> Delete(const std::string& filter, const AppendOptions& options);
+
+  /// Replaces the rows matching `filter` with `input` (iceberg-java's overwriteByRowFilter):
+  /// every data file holding a matching row must match wholly (else ValidationFailed naming the
+  /// file, before anything is written) and every input row must match the filter.
+  /// Validated like Delete under the `isolation-level` option.
+  arrow::Result<RowLevelResult> Overwrite(arrow::RecordBatchReader& input, const std::string& filter,
+                                          const AppendOptions& options);
+
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
 
   Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state);
 
  private:
+  using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
+  arrow::Status CheckGate(const PropertyMap& options) const;
+  /// Writes `input` with tasks and commits it as an append, or as the overwrite requested.
+  /// `check_rows` sees every conformed batch before it is written.
+  arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input, const AppendOptions& options,
+                                    std::optional<OverwriteRequest> overwrite,
+                                    const RowCheck& check_rows);
+
   std::shared_ptr<Catalog> catalog_;
   TableIdentifier id_;
   TableState state_;

@@ -1,0 +1,284 @@
+#include "floe/commit/overwrite_files.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "floe/expr/evaluators.h"
+#include "floe/transform/partition_path.h"
+#include "floe/util/error.h"
+
+namespace floe {
+
+arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text, std::string_view property) {
+  std::string lowered = text;
+  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lowered == "serializable") return IsolationLevel::kSerializable;
+  if (lowered == "snapshot") return IsolationLevel::kSnapshot;
+  return MakeError(ErrorKind::kInvalidInput,
+                   "property " + std::string(property) + " must be serializable or snapshot");
+}
+
+std::string OverwriteFiles::Operation() const {
+  if (replace_partitions_) return operations::kOverwrite;
+  if (!added_.empty() && to_delete_.empty()) return operations::kAppend;
+  if (added_.empty() && !to_delete_.empty()) return operations::kDelete;
+  return operations::kOverwrite;
+}
+
+std::string OverwriteFiles::PartitionKey(const DataFile& file) const {
+  std::string key = std::to_string(file.spec_id) + "/";
+  for (const auto& value : file.partition) {
+    key += std::to_string(value.index()) + ":";
+    Bytes bytes;
+    std::visit(
+        [&](const auto& typed) {
+          using T = std::decay_t<decltype(typed)>;
+          if constexpr (std::is_same_v<T, std::monostate>) {
+            key += "null";
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            key += std::to_string(typed.size()) + ":" + typed;
+          } else if constexpr (std::is_same_v<T, Bytes>) {
+            key += std::to_string(typed.size()) + ":" + std::string(typed.begin(), typed.end());
+          } else if constexpr (std::is_same_v<T, Decimal>) {
+            key += std::to_string(static_cast<int64_t>(typed.unscaled >> 64)) + "." +
+                   std::to_string(static_cast<uint64_t>(typed.unscaled));
+          } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            // Partitions are told apart bitwise, as iceberg-java compares them (-0.0 != 0.0).
+            key += std::to_string(std::bit_cast<std::conditional_t<std::is_same_v<T, float>, uint32_t,
+                                                                   uint64_t>>(typed));
+          } else {
+            key += std::to_string(typed);
+          }
+        },
+        value);
+    key += "|";
+  }
+  return key;
+}
+
+// Whether `file`, committed concurrently, might hold rows the operation read.
+bool OverwriteFiles::MightConflict(const TableMetadata& base, const DataFile& file) const {
+  if (!conflict_filter_) return true;
+  const Schema& schema = *conflict_schema_;
+  auto spec = base.SpecById(file.spec_id);
+  if (spec) {
+    auto projected = ProjectInclusive(conflict_filter_, *spec, schema);
+    auto partition_type = spec->PartitionType(schema);
+    if (projected.ok() && partition_type.ok()) {
+      std::map<int, ColumnSummary> partition;
+      for (size_t i = 0; i < spec->fields().size() && i < file.partition.size(); ++i) {
+        partition[spec->fields()[i].field_id] =
+            SummaryFromValue(file.partition[i], *(*partition_type)->fields()[i].type);
+      }
+      SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+        auto it = partition.find(id);
+        return it == partition.end() ? nullptr : &it->second;
+      };
+      if (!MightMatch(**projected, lookup)) return false;
+    }
+  }
+  std::map<int, ColumnSummary> metrics;
+  for (int id : ReferencedFieldIds(*conflict_filter_)) {
+    if (const NestedField* field = schema.FindField(id)) {
+      metrics[id] = SummaryFromMetrics(file, id, *field->type);
+    }
+  }
+  SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+    auto it = metrics.find(id);
+    return it == metrics.end() ? nullptr : &it->second;
+  };
+  return MightMatch(*conflict_filter_, lookup);
+}
+
+arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot* parent) {
+  if (!validate_ || parent == nullptr) return arrow::Status::OK();
+  if (validate_from_ && parent->snapshot_id == *validate_from_) return arrow::Status::OK();
+  // The snapshots committed since the starting one: the parent's ancestry down to it.
+  std::vector<SnapshotPtr> newer;
+  for (SnapshotPtr current = base.SnapshotById(parent->snapshot_id); current;) {
+    if (validate_from_ && current->snapshot_id == *validate_from_) break;
+    newer.push_back(current);
+    if (!current->parent_snapshot_id) {
+      if (validate_from_) {
+        return MakeError(ErrorKind::kValidationFailed,
+                         "cannot validate the commit to " + target().id.ToString() + ": snapshot " +
+                             std::to_string(*validate_from_) +
+                             " it started from is no longer an ancestor of the current snapshot");
+      }
+      break;
+    }
+    current = base.SnapshotById(*current->parent_snapshot_id);
+    if (!current && validate_from_) {
+      return MakeError(ErrorKind::kValidationFailed,
+                       "cannot validate the commit to " + target().id.ToString() +
+                           ": the history since snapshot " + std::to_string(*validate_from_) +
+                           " has been expired");
+    }
+  }
+  std::set<std::string> replaced;
+  if (replace_partitions_) {
+    for (const auto& file : added_) replaced.insert(PartitionKey(file));
+  }
+  for (const auto& snapshot : newer) {
+    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestsOf(*snapshot));
+    std::vector<std::string> conflicts;
+    for (const auto& manifest : manifests) {
+      if (manifest.added_snapshot_id != snapshot->snapshot_id) continue;
+      const bool deletes = manifest.content == ManifestContent::kDeletes;
+      if (deletes ? !no_conflicting_deletes_ : !no_conflicting_data_) continue;
+      ARROW_ASSIGN_OR_RAISE(std::string bytes, target().io->ReadAll(manifest.manifest_path));
+      std::shared_ptr<const StructType> partition_type;
+      if (auto spec = base.SpecById(manifest.partition_spec_id)) {
+        auto type = spec->PartitionType(*base.CurrentSchema());
+        if (type.ok()) partition_type = *type;
+      }
+      auto contents = ReadManifest(bytes, partition_type.get());
+      if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+      InheritManifestMetadata(manifest, base.format_version, &contents->entries);
+      for (const auto& entry : contents->entries) {
+        if (entry.status != EntryStatus::kAdded || entry.snapshot_id != snapshot->snapshot_id) continue;
+        const DataFile& file = entry.data_file;
+        bool conflict = replace_partitions_ && !deletes
+                            ? replaced.count(PartitionKey(file)) > 0
+                            : MightConflict(base, file);
+        if (conflict) conflicts.push_back(file.file_path);
+      }
+    }
+    if (!conflicts.empty()) {
+      std::string what = conflict_filter_ ? conflict_filter_->ToString()
+                                          : (replace_partitions_ ? "the replaced partitions" : "TRUE");
+      std::string list;
+      for (size_t i = 0; i < conflicts.size() && i < 5; ++i) list += (i ? ", " : "") + conflicts[i];
+      if (conflicts.size() > 5) list += ", ... (" + std::to_string(conflicts.size()) + " files)";
+      return MakeError(ErrorKind::kValidationFailed,
+                       "Found conflicting files that can contain records matching " + what +
+                           ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
+                           snapshot->summary.operation + ") committed to " + target().id.ToString() +
+                           " after snapshot " +
+                           (validate_from_ ? std::to_string(*validate_from_) : std::string("none")) +
+                           " added " + list);
+    }
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetadata& base,
+                                                               const Snapshot* parent) {
+  ARROW_RETURN_NOT_OK(Validate(base, parent));
+  if (!new_manifests_) {
+    std::map<int, std::vector<ManifestEntry>> by_spec;
+    for (const auto& file : added_) {
+      ManifestEntry entry;
+      entry.status = EntryStatus::kAdded;
+      entry.snapshot_id = snapshot_id();
+      entry.data_file = file;
+      by_spec[file.spec_id].push_back(std::move(entry));
+    }
+    std::vector<ManifestFile> written;
+    for (const auto& [spec_id, entries] : by_spec) {
+      auto spec = base.SpecById(spec_id);
+      if (spec == nullptr) {
+        return MakeError(ErrorKind::kValidationFailed,
+                         "cannot write to " + target().id.ToString() + ": partition spec " +
+                             std::to_string(spec_id) + " is not in the table");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
+      written.push_back(std::move(manifest));
+    }
+    new_manifests_ = std::move(written);
+  }
+  std::set<std::string> replaced;
+  if (replace_partitions_) {
+    for (const auto& file : added_) replaced.insert(PartitionKey(file));
+  }
+  std::vector<ManifestFile> manifests = *new_manifests_;
+  removed_.clear();
+  std::set<std::string> found;
+  if (parent != nullptr) {
+    ARROW_ASSIGN_OR_RAISE(auto existing, ManifestsOf(*parent));
+    for (auto& manifest : existing) {
+      if (manifest.content != ManifestContent::kData || (to_delete_.empty() && replaced.empty())) {
+        manifests.push_back(std::move(manifest));
+        continue;
+      }
+      auto cached = rewritten_.find(manifest.manifest_path);
+      ARROW_ASSIGN_OR_RAISE(std::string bytes, target().io->ReadAll(manifest.manifest_path));
+      auto spec = base.SpecById(manifest.partition_spec_id);
+      std::shared_ptr<const StructType> partition_type;
+      if (spec) {
+        auto type = spec->PartitionType(*base.CurrentSchema());
+        if (type.ok()) partition_type = *type;
+      }
+      auto contents = ReadManifest(bytes, partition_type.get());
+      if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+      if (!spec) spec = contents->spec;
+      InheritManifestMetadata(manifest, base.format_version, &contents->entries);
+      std::vector<ManifestEntry> entries;
+      bool changed = false;
+      for (auto& entry : contents->entries) {
+        if (entry.status == EntryStatus::kDeleted) {
+          changed = true;  // a rewritten manifest drops the deletions of earlier snapshots
+          continue;
+        }
+        const std::string& path = entry.data_file.file_path;
+        bool remove = to_delete_.count(path) > 0 ||
+                      (!replaced.empty() && replaced.count(PartitionKey(entry.data_file)) > 0);
+        if (remove) {
+          found.insert(path);
+          removed_.push_back(entry.data_file);
+          entry.status = EntryStatus::kDeleted;
+          entry.snapshot_id = snapshot_id();
+          changed = true;
+        } else {
+          entry.status = EntryStatus::kExisting;
+        }
+        entries.push_back(std::move(entry));
+      }
+      bool touched = std::any_of(entries.begin(), entries.end(), [](const ManifestEntry& e) {
+        return e.status == EntryStatus::kDeleted;
+      });
+      if (!touched) {
+        manifests.push_back(std::move(manifest));  // nothing of ours: keep it as it is
+        continue;
+      }
+      (void)changed;
+      if (cached != rewritten_.end() && cached->second) {
+        manifests.push_back(*cached->second);
+        continue;
+      }
+      if (!spec) {
+        return MakeError(ErrorKind::kInvalidMetadata,
+                         "manifest " + manifest.manifest_path + " uses an unknown partition spec");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto rewritten, WriteManifest(base, *spec, entries));
+      rewritten_[manifest.manifest_path] = rewritten;
+      manifests.push_back(std::move(rewritten));
+    }
+  }
+  for (const auto& path : to_delete_) {
+    if (!found.count(path)) {
+      return MakeError(ErrorKind::kValidationFailed,
+                       "Missing required files to delete: " + path + " is no longer in table " +
+                           target().id.ToString() + " (a concurrent commit removed it)");
+    }
+  }
+  return manifests;
+}
+
+void OverwriteFiles::Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) {
+  if (replace_partitions_) summary->Set("replace-partitions", "true");
+  auto schema = base.CurrentSchema();
+  auto path_of = [&](const DataFile& file) {
+    std::string path;
+    auto spec = base.SpecById(file.spec_id);
+    if (spec != nullptr && !spec->fields().empty()) {
+      auto type = spec->PartitionType(*schema);
+      if (type.ok()) path = PartitionToPath(*spec, **type, file.partition);
+    }
+    return path;
+  };
+  for (const auto& file : added_) summary->AddedFile(file, path_of(file));
+  for (const auto& file : removed_) summary->RemovedFile(file, path_of(file));
+}
+
+}  // namespace floe

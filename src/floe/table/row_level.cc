@@ -1,0 +1,220 @@
+// Row-level operations on a Table: copy-on-write delete and overwrite by filter.
+#include "arrow/array.h"
+#include "arrow/compute/api.h"
+#include "floe/expr/binder.h"
+#include "floe/expr/parser.h"
+#include "floe/expr/row_filter.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/table/table.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+struct FileMatch {
+  FileScanTask task;
+  int64_t matched = 0;
+};
+
+// Rows of a mask that are TRUE (null and false are not).
+arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
+  const auto& booleans = static_cast<const arrow::BooleanArray&>(*mask);
+  return booleans.true_count();
+}
+
+// The candidate files of the filter (pruned by partitions and metrics) and how many of each
+// file's rows match, read through the filter's columns only.
+arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
+                                                 const TableMetadataPtr& metadata,
+                                                 const std::string& filter_text,
+                                                 ExpressionPtr* bound_filter) {
+  ScanOptions options;
+  options.filter = filter_text;
+  ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io, metadata, options));
+  *bound_filter = scan->filter();
+  ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+  SchemaPtr schema = metadata->CurrentSchema();
+  DataFileReadOptions read;
+  read.read_schema = SelectFields(*schema, ReferencedFieldIds(*scan->filter()));
+  read.output_schema = read.read_schema;
+  std::vector<FileMatch> matches;
+  for (auto& task : tasks) {
+    ARROW_ASSIGN_OR_RAISE(auto reader, ReadDataFile(io, task.file, read, *task.spec, nullptr));
+    FileMatch match{std::move(task), 0};
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+      if (!batch) break;
+      ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*scan->filter(), batch));
+      ARROW_ASSIGN_OR_RAISE(int64_t matched, CountTrue(mask));
+      match.matched += matched;
+    }
+    if (match.matched > 0) matches.push_back(std::move(match));
+  }
+  return matches;
+}
+
+// The rows of the given files for which the filter is not true, file after file.
+class KeptRowsReader final : public arrow::RecordBatchReader {
+ public:
+  KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files, SchemaPtr schema,
+                 ExpressionPtr filter, std::shared_ptr<arrow::Schema> arrow_schema)
+      : io_(std::move(io)),
+        files_(std::move(files)),
+        filter_(std::move(filter)),
+        arrow_schema_(std::move(arrow_schema)) {
+    options_.read_schema = schema;
+    options_.output_schema = schema;
+  }
+
+  std::shared_ptr<arrow::Schema> schema() const override { return arrow_schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    while (true) {
+      if (!current_) {
+        if (next_ >= files_.size()) {
+          *out = nullptr;
+          return arrow::Status::OK();
+        }
+        const auto& task = files_[next_++];
+        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr));
+      }
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
+      if (!batch) {
+        current_.reset();
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*filter_, batch));
+      // Keep what the filter does not select: false and unknown.
+      ARROW_ASSIGN_OR_RAISE(auto selected, arrow::compute::CallFunction(
+                                               "coalesce", {mask, arrow::MakeScalar(false)}));
+      ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(selected));
+      ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, keep));
+      if (kept.record_batch()->num_rows() == 0) continue;
+      rows_ += kept.record_batch()->num_rows();
+      *out = kept.record_batch();
+      return arrow::Status::OK();
+    }
+  }
+
+  int64_t rows() const { return rows_; }
+
+ private:
+  std::shared_ptr<FileIO> io_;
+  std::vector<FileScanTask> files_;
+  ExpressionPtr filter_;
+  std::shared_ptr<arrow::Schema> arrow_schema_;
+  DataFileReadOptions options_;
+  size_t next_ = 0;
+  std::shared_ptr<arrow::RecordBatchReader> current_;
+  int64_t rows_ = 0;
+};
+
+class EmptyReader final : public arrow::RecordBatchReader {
+ public:
+  explicit EmptyReader(std::shared_ptr<arrow::Schema> schema) : schema_(std::move(schema)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
+}  // namespace
+
+arrow::Result<RowLevelResult> Table::Delete(const std::string& filter, const AppendOptions& options) {
+  if (filter.empty()) {
+    return MakeError(ErrorKind::kInvalidInput, "a delete needs a filter (use --where TRUE to delete every row)");
+  }
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  std::string level = properties::kDeleteIsolationLevel.Get(state_.metadata->properties);
+  ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, properties::kDeleteIsolationLevel.key));
+  ExpressionPtr bound;
+  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  RowLevelResult result;
+  if (matches.empty()) return result;
+
+  OverwriteRequest request;
+  std::vector<FileScanTask> partial;
+  for (auto& match : matches) {
+    request.delete_paths.push_back(match.task.file.file_path);
+    result.rows_removed += match.matched;
+    if (match.matched < match.task.file.record_count) partial.push_back(match.task);
+  }
+  result.files_removed = static_cast<int64_t>(matches.size());
+  result.files_rewritten = static_cast<int64_t>(partial.size());
+  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  request.conflict_filter = bound;
+  request.schema = state_.metadata->CurrentSchema();
+  request.isolation = isolation;
+
+  SchemaPtr schema = state_.metadata->CurrentSchema();
+  ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
+  KeptRowsReader kept(io(), std::move(partial), schema, bound, arrow_schema);
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(kept, options, std::move(request), nullptr));
+  result.committed = true;
+  result.commit = written.commit;
+  result.rows_written = kept.rows();
+  result.data_files_written = written.data_files;
+  return result;
+}
+
+arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input, const std::string& filter,
+                                               const AppendOptions& options) {
+  if (filter.empty()) {
+    return MakeError(ErrorKind::kInvalidInput, "an overwrite needs a filter (--where)");
+  }
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  std::string level = properties::kIsolationLevelOption.Get(options.options);
+  ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
+  ExpressionPtr bound;
+  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  RowLevelResult result;
+  OverwriteRequest request;
+  for (const auto& match : matches) {
+    if (match.matched < match.task.file.record_count) {
+      return MakeError(ErrorKind::kValidationFailed,
+                       "Cannot delete file where some, but not all, rows match filter " +
+                           bound->ToString() + ": " + match.task.file.file_path + " (" +
+                           std::to_string(match.matched) + " of " +
+                           std::to_string(match.task.file.record_count) +
+                           " rows match); use floe delete for a row-level delete");
+    }
+    request.delete_paths.push_back(match.task.file.file_path);
+    result.rows_removed += match.matched;
+  }
+  result.files_removed = static_cast<int64_t>(matches.size());
+  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  request.conflict_filter = bound;
+  request.schema = state_.metadata->CurrentSchema();
+  request.isolation = isolation;
+  // Every new row must fall under the filter it replaces (iceberg-java validates the added
+  // files the same way).
+  int64_t row_offset = 0;
+  RowCheck check = [&](const arrow::RecordBatch& batch) -> arrow::Status {
+    auto shared = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+    ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*bound, shared));
+    const auto& booleans = static_cast<const arrow::BooleanArray&>(*mask);
+    for (int64_t i = 0; i < booleans.length(); ++i) {
+      if (booleans.IsNull(i) || !booleans.Value(i)) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "row " + std::to_string(row_offset + i + 1) +
+                             " of the input does not match the overwrite filter " + bound->ToString());
+      }
+    }
+    row_offset += batch.num_rows();
+    return arrow::Status::OK();
+  };
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(input, options, std::move(request), check));
+  result.committed = true;
+  result.commit = written.commit;
+  result.rows_written = written.rows;
+  result.data_files_written = written.data_files;
+  return result;
+}
+
+}  // namespace floe

@@ -1,0 +1,214 @@
+"""Row-level deletes, overwrites and dynamic partition overwrites, alone and racing appends.
+
+Oracles: DuckDB evaluates the same filters over the expected rows; pyiceberg reads the table and
+its snapshot summaries."""
+
+import os
+import subprocess
+import time
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from arrow_compare import differences, sorted_by
+from conftest import FLOE, files_under
+from test_scan import FLAT, flat_rows, scan
+
+TABLE = "r.t"
+
+
+def duck(table, sql):
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.register("t", table)
+    return con.sql(sql).to_arrow_table()
+
+
+def read_all(floe, tmp_path):
+    got, _ = scan(floe, tmp_path, TABLE)
+    return got
+
+
+def make_table(floe, tmp_path, properties=()):
+    args = []
+    for prop in properties:
+        args += ["--property", prop]
+    floe.run("create", TABLE, "--schema", FLAT, "--partition-by", "region", *args)
+    parts = []
+    for k in range(8):
+        part = flat_rows(k * 1000, 1000, [f"r{k}", f"r{(k + 3) % 8}"])
+        pq.write_table(part, tmp_path / f"in{k}.parquet")
+        floe.run("append", TABLE, tmp_path / f"in{k}.parquet")
+        parts.append(part)
+    return pa.concat_tables(parts)
+
+
+def assert_rows(floe, pyiceberg_catalog, tmp_path, expected):
+    got = read_all(floe, tmp_path)
+    assert not differences(sorted_by(expected, ["id"]), sorted_by(got, ["id"]))
+    table = pyiceberg_catalog.load_table(TABLE)
+    via_pyiceberg = table.scan().to_arrow()
+    assert sorted(via_pyiceberg.column("id").to_pylist()) == sorted(expected.column("id").to_pylist())
+    summary = table.current_snapshot().summary
+    assert int(summary["total-records"]) == expected.num_rows
+    # No data file is left that no snapshot references (removed files stay for time travel).
+    referenced = {p.removeprefix("file://") for p in table.inspect.all_files().column("file_path").to_pylist()}
+    assert files_under(floe.warehouse / "r" / "t" / "data") == referenced
+    return table
+
+
+def test_deletes_match_duckdb_and_pyiceberg(floe, pyiceberg_catalog, tmp_path):
+    expected = make_table(floe, tmp_path)
+    for where in ["amount < 0", "region = 'r3'", "price IS NULL OR id BETWEEN 100 AND 2500",
+                  "NOT (ts < '1970-01-10T00:00:00Z') AND flag = true", "id = 7151"]:
+        before = expected
+        expected = duck(before, f"SELECT * FROM t WHERE NOT coalesce({where}, false)")
+        result = floe.run("delete", TABLE, "--where", where, "--threads", 2)
+        removed = before.num_rows - expected.num_rows
+        assert removed > 0, where
+        assert f"deleted {removed:,} rows" in result.stdout, result.stdout
+        table = assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+        summary = table.current_snapshot().summary
+        assert summary.operation.value in ("delete", "overwrite")
+    # A whole partition's files are removed without rewriting anything.
+    assert "r3" not in read_all(floe, tmp_path).column("region").to_pylist()
+    # No match: nothing committed.
+    snapshots = len(pyiceberg_catalog.load_table(TABLE).snapshots())
+    assert "nothing committed" in floe.run("delete", TABLE, "--where", "id < 0").stdout
+    assert len(pyiceberg_catalog.load_table(TABLE).snapshots()) == snapshots
+
+
+def test_whole_file_delete_reports_a_delete_snapshot(floe, pyiceberg_catalog, tmp_path):
+    make_table(floe, tmp_path)
+    floe.run("delete", TABLE, "--where", "region IN ('r1', 'r2')")
+    summary = pyiceberg_catalog.load_table(TABLE).current_snapshot().summary
+    assert summary.operation.value == "delete"
+    assert int(summary["deleted-data-files"]) > 0 and "added-data-files" not in summary.additional_properties
+
+
+def test_dynamic_overwrite_replaces_only_the_partitions_written(floe, pyiceberg_catalog, tmp_path):
+    existing = make_table(floe, tmp_path)
+    new = flat_rows(50000, 500, ["r1", "r6"])
+    pq.write_table(new, tmp_path / "new.parquet")
+    result = floe.run("append", TABLE, tmp_path / "new.parquet", "--mode", "dynamic-overwrite")
+    assert "overwrote partitions" in result.stdout
+    # Rows of the input with a null region land in the null partition, which is replaced too.
+    kept = duck(existing, "SELECT * FROM t WHERE region IS NOT NULL AND region NOT IN ('r1', 'r6')")
+    expected = pa.concat_tables([kept, new])
+    table = assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+    assert table.current_snapshot().summary["replace-partitions"] == "true"
+
+
+def test_overwrite_by_filter(floe, pyiceberg_catalog, tmp_path):
+    existing = make_table(floe, tmp_path)
+    new = flat_rows(90000, 300, ["r5"]).filter(pa.compute.is_valid(flat_rows(90000, 300, ["r5"]).column("region")))
+    pq.write_table(new, tmp_path / "new.parquet")
+    floe.run("overwrite", TABLE, tmp_path / "new.parquet", "--where", "region = 'r5'")
+    expected = pa.concat_tables([duck(existing, "SELECT * FROM t WHERE NOT coalesce(region = 'r5', false)"), new])
+    assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+
+    pointer = floe.metadata_location(TABLE)
+    before = files_under(floe.warehouse / "r" / "t")
+    # A file holding some but not all matching rows: refused before anything is written.
+    error = floe.fail("overwrite", TABLE, tmp_path / "new.parquet", "--where", "id < 10")
+    assert "some, but not all, rows match" in error
+    # A new row outside the filter: refused, and the files already written are removed.
+    error = floe.fail("overwrite", TABLE, tmp_path / "new.parquet", "--where", "region = 'r4'")
+    assert "does not match the overwrite filter" in error
+    assert floe.metadata_location(TABLE) == pointer
+    assert files_under(floe.warehouse / "r" / "t") == before
+
+
+def run_paused(floe, args, point="commit", pause_ms=4000):
+    """Starts floe paused at `point`; returns the process once it is there."""
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT=point, FLOE_TEST_PAUSE_MS=str(pause_ms))
+    process = subprocess.Popen([FLOE, *map(str, args), "--warehouse", str(floe.warehouse)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for line in process.stderr:
+        if f"paused at {point}" in line:
+            return process
+    process.wait()
+    pytest.fail(f"floe {args} never paused: {process.stdout.read()}")
+
+
+def finish(process):
+    stdout, stderr = process.communicate(timeout=120)
+    return process.returncode, stdout, stderr
+
+
+def append_rows(floe, tmp_path, name, start, regions):
+    rows = flat_rows(start, 200, regions)
+    rows = rows.filter(pa.compute.is_valid(rows.column("region")))
+    pq.write_table(rows, tmp_path / name)
+    floe.run("append", TABLE, tmp_path / name)
+    return rows
+
+
+@pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
+def test_delete_racing_an_append_into_the_same_partition(floe, pyiceberg_catalog, tmp_path, isolation):
+    existing = make_table(floe, tmp_path, [f"write.delete.isolation-level={isolation}"])
+    deleting = run_paused(floe, ["delete", TABLE, "--where", "region = 'r3' AND amount > 0"])
+    appended = append_rows(floe, tmp_path, "race.parquet", 70000, ["r3"])
+    code, stdout, stderr = finish(deleting)
+    if isolation == "serializable":
+        assert code == 1, stdout
+        assert "Found conflicting files that can contain records matching" in stderr
+        assert "(append)" in stderr
+        expected = pa.concat_tables([existing, appended])
+    else:
+        # Snapshot isolation: the delete commits; the concurrently appended rows stay, even
+        # those matching its filter (iceberg-java's behaviour).
+        assert code == 0, stderr
+        kept = duck(existing, "SELECT * FROM t WHERE NOT coalesce(region = 'r3' AND amount > 0, false)")
+        expected = pa.concat_tables([kept, appended])
+    # assert_rows also shows that a failed delete's rewritten files were removed.
+    assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+
+
+def test_delete_racing_an_append_into_another_partition_succeeds(floe, pyiceberg_catalog, tmp_path):
+    existing = make_table(floe, tmp_path)
+    deleting = run_paused(floe, ["delete", TABLE, "--where", "region = 'r3' AND amount > 0"])
+    appended = append_rows(floe, tmp_path, "other.parquet", 70000, ["r5"])
+    code, stdout, stderr = finish(deleting)
+    assert code == 0, stderr
+    assert "committed on attempt 2" in stdout
+    kept = duck(existing, "SELECT * FROM t WHERE NOT coalesce(region = 'r3' AND amount > 0, false)")
+    assert_rows(floe, pyiceberg_catalog, tmp_path, pa.concat_tables([kept, appended]))
+
+
+@pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
+def test_two_deletes_of_the_same_file_conflict(floe, pyiceberg_catalog, tmp_path, isolation):
+    existing = make_table(floe, tmp_path, [f"write.delete.isolation-level={isolation}"])
+    first = run_paused(floe, ["delete", TABLE, "--where", "region = 'r2' AND id < 3000"])
+    floe.run("delete", TABLE, "--where", "region = 'r2' AND amount > 50")
+    code, _, stderr = finish(first)
+    # Serializable sees the other delete's rewritten file as new data that might match; under
+    # either level the file the first delete rewrites is gone.
+    expected_error = ("Found conflicting files" if isolation == "serializable"
+                      else "Missing required files to delete")
+    assert code == 1 and expected_error in stderr, stderr
+    expected = duck(existing, "SELECT * FROM t WHERE NOT coalesce(region = 'r2' AND amount > 50, false)")
+    assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+
+
+@pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
+def test_dynamic_overwrite_racing_an_append(floe, pyiceberg_catalog, tmp_path, isolation):
+    existing = make_table(floe, tmp_path)
+    new = flat_rows(50000, 300, ["r4"])
+    new = new.filter(pa.compute.is_valid(new.column("region")))
+    pq.write_table(new, tmp_path / "new.parquet")
+    overwriting = run_paused(floe, ["append", TABLE, tmp_path / "new.parquet", "--mode", "dynamic-overwrite",
+                                    "--option", f"isolation-level={isolation}"])
+    appended = append_rows(floe, tmp_path, "race.parquet", 70000, ["r4"])
+    code, stdout, stderr = finish(overwriting)
+    if isolation == "serializable":
+        assert code == 1 and "Found conflicting files" in stderr, stderr
+        expected = pa.concat_tables([existing, appended])
+    else:
+        # Snapshot isolation: the replace wins and takes the concurrent append's partition rows
+        # with it, as iceberg-java's ReplacePartitions does.
+        assert code == 0, stderr
+        expected = pa.concat_tables([duck(existing, "SELECT * FROM t WHERE region IS NULL OR region != 'r4'"), new])
+    assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
