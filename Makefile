@@ -8,7 +8,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test bench clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test bench bench-scan clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -47,6 +47,10 @@ parity-test: build-debug
 ## Benchmarks (release build): writes bench/results/.
 bench: build-release
 	$(PYTHON) bench/write/run_write_benchmark.py
+	$(PYTHON) bench/scan/run_scan_benchmark.py
+
+bench-scan: build-release
+	$(PYTHON) bench/scan/run_scan_benchmark.py
 
 clean:
 	rm -rf build
