@@ -3,12 +3,15 @@ SHELL := /bin/bash
 JOBS ?= 2
 BUILD_DEBUG := build/debug
 BUILD_RELEASE := build/release
+BUILD_TSAN := build/tsan
+# The tests that run threads: parallel write tasks, concurrent committers, the catalog race.
+TSAN_TESTS := TableTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*
 PYTHON := .venv/bin/python
 # Arrow's wheel libraries are not instrumented; their containers trip ASan's container checks.
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test bench bench-scan clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan format lint bench bench-scan clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -18,6 +21,9 @@ $(BUILD_DEBUG)/build.ninja: | bootstrap
 
 $(BUILD_RELEASE)/build.ninja: | bootstrap
 	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_BUILD_TESTS=OFF -DFLOE_BUILD_BENCHMARKS=ON
+
+$(BUILD_TSAN)/build.ninja: | bootstrap
+	cmake -S . -B $(BUILD_TSAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=thread
 
 build-debug: bootstrap $(BUILD_DEBUG)/build.ninja
 	cmake --build $(BUILD_DEBUG) -j$(JOBS)
@@ -43,6 +49,19 @@ parity-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) \
 	FLOE_TRANSFORM_PROBE=$(abspath $(BUILD_DEBUG)/tests/parity/floe_transform_probe) \
 	$(PYTHON) -m pytest -q tests/parity
+
+## ThreadSanitizer over the tests that use threads (a finding fails the run).
+test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
+	cmake --build $(BUILD_TSAN) -j$(JOBS) --target floe_unit_tests
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/sanitizers/tsan.supp)" \
+	  $(BUILD_TSAN)/src/floe/floe_unit_tests --gtest_filter='$(TSAN_TESTS)'
+
+## Formatting and static checks (.clang-format, .clang-tidy).
+format:
+	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h')
+
+lint: bootstrap
+	scripts/lint.sh
 
 ## Benchmarks (release build): writes bench/results/.
 bench: build-release

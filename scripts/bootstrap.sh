@@ -11,6 +11,7 @@ debian_packages=(
   cmake ninja-build g++ make ccache pkg-config
   nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
   python3-venv maven default-jdk-headless
+  clang clang-format clang-tidy libclang-rt-14-dev
 )
 missing=()
 for package in "${debian_packages[@]}"; do

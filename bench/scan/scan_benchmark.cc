@@ -1,8 +1,8 @@
-// One arm of the scan benchmark, timed in-process: a floe scan of a table with a projection
-// (and optionally a filter), batches consumed and dropped. Prints one JSON line with the best
-// time of --repeat runs, the bytes floe read and the process's rchar (bytes read through
-// read(2)/pread(2), page-cache hits included) for the best run. The driver is
-// bench/scan/run_scan_benchmark.py.
+// One arm of the scan benchmark, timed in-process: a floe scan of a table with a
+// projection (and optionally a filter), batches consumed and dropped. Prints one JSON
+// line with the best time of --repeat runs, the bytes floe read and the process's rchar
+// (bytes read through read(2)/pread(2), page-cache hits included) for the best run. The
+// driver is bench/scan/run_scan_benchmark.py.
 
 #include <chrono>
 #include <fstream>
@@ -40,12 +40,14 @@ arrow::Status Run(int argc, char** argv) {
   floe::CatalogOptions options;
   options.uri = "sqlite:///" + warehouse + "/catalog.db";
   options.warehouse = warehouse;
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::Catalog> catalog, floe::Catalog::Open(options));
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::Catalog> catalog,
+                        floe::Catalog::Open(options));
   ARROW_ASSIGN_OR_RAISE(auto id, floe::TableIdentifier::Parse(table));
   ARROW_ASSIGN_OR_RAISE(auto loaded, floe::Table::Load(catalog, id));
   floe::ScanOptions scan_options;
   std::stringstream list(columns);
-  for (std::string column; std::getline(list, column, ',');) scan_options.columns.push_back(column);
+  for (std::string column; std::getline(list, column, ',');)
+    scan_options.columns.push_back(column);
   scan_options.filter = where;
   double best = 1e100;
   int64_t rows = 0, bytes = 0, rchar = 0;
@@ -61,7 +63,8 @@ arrow::Status Run(int argc, char** argv) {
       if (!batch) break;
       count += batch->num_rows();
     }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (seconds < best) {
       best = seconds;
       rows = count;
@@ -69,8 +72,9 @@ arrow::Status Run(int argc, char** argv) {
       rchar = ReadChars() - rchar_before;
     }
   }
-  std::cout << "{\"seconds\": " << best << ", \"rows\": " << rows << ", \"bytes_read\": " << bytes
-            << ", \"rchar\": " << rchar << "}" << std::endl;
+  std::cout << "{\"seconds\": " << best << ", \"rows\": " << rows
+            << ", \"bytes_read\": " << bytes << ", \"rchar\": " << rchar << "}"
+            << std::endl;
   return arrow::Status::OK();
 }
 

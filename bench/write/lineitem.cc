@@ -30,12 +30,14 @@ class Random {
 
 constexpr std::array<const char*, 3> kFlags = {"R", "A", "N"};
 constexpr std::array<const char*, 2> kStatus = {"O", "F"};
-constexpr std::array<const char*, 4> kInstructions = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
-                                                      "TAKE BACK RETURN"};
-constexpr std::array<const char*, 7> kModes = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
+constexpr std::array<const char*, 4> kInstructions = {"DELIVER IN PERSON", "COLLECT COD",
+                                                      "NONE", "TAKE BACK RETURN"};
+constexpr std::array<const char*, 7> kModes = {"REG AIR", "AIR",  "RAIL", "SHIP",
+                                               "TRUCK",   "MAIL", "FOB"};
 constexpr std::array<const char*, 16> kWords = {
-    "furiously", "quickly", "carefully", "blithely", "slyly", "ironic", "final", "regular",
-    "express",   "pending", "deposits",  "requests", "packages", "accounts", "theodolites", "pinto"};
+    "furiously", "quickly",  "carefully",   "blithely", "slyly",    "ironic",
+    "final",     "regular",  "express",     "pending",  "deposits", "requests",
+    "packages",  "accounts", "theodolites", "pinto"};
 
 class LineitemReader final : public arrow::RecordBatchReader {
  public:
@@ -66,18 +68,25 @@ class LineitemReader final : public arrow::RecordBatchReader {
       ARROW_RETURN_NOT_OK(linenumber.Append(static_cast<int32_t>(row % 4 + 1)));
       int64_t units = random_.Uniform(1, 50);
       ARROW_RETURN_NOT_OK(quantity.Append(arrow::Decimal128(units * 100)));
-      ARROW_RETURN_NOT_OK(price.Append(arrow::Decimal128(units * random_.Uniform(90000, 210000))));
+      ARROW_RETURN_NOT_OK(
+          price.Append(arrow::Decimal128(units * random_.Uniform(90000, 210000))));
       ARROW_RETURN_NOT_OK(discount.Append(arrow::Decimal128(random_.Uniform(0, 10))));
       ARROW_RETURN_NOT_OK(tax.Append(arrow::Decimal128(random_.Uniform(0, 8))));
-      ARROW_RETURN_NOT_OK(returnflag.Append(kFlags[static_cast<size_t>(random_.Uniform(0, 2))]));
-      ARROW_RETURN_NOT_OK(linestatus.Append(kStatus[static_cast<size_t>(random_.Uniform(0, 1))]));
+      ARROW_RETURN_NOT_OK(
+          returnflag.Append(kFlags[static_cast<size_t>(random_.Uniform(0, 2))]));
+      ARROW_RETURN_NOT_OK(
+          linestatus.Append(kStatus[static_cast<size_t>(random_.Uniform(0, 1))]));
       // Ship dates rise with the row number: the input arrives clustered by day.
       int32_t ship = base + static_cast<int32_t>(row * days_ / rows_);
       ARROW_RETURN_NOT_OK(shipdate.Append(ship));
-      ARROW_RETURN_NOT_OK(commitdate.Append(ship + static_cast<int32_t>(random_.Uniform(-30, 60))));
-      ARROW_RETURN_NOT_OK(receiptdate.Append(ship + static_cast<int32_t>(random_.Uniform(1, 30))));
-      ARROW_RETURN_NOT_OK(instruct.Append(kInstructions[static_cast<size_t>(random_.Uniform(0, 3))]));
-      ARROW_RETURN_NOT_OK(mode.Append(kModes[static_cast<size_t>(random_.Uniform(0, 6))]));
+      ARROW_RETURN_NOT_OK(
+          commitdate.Append(ship + static_cast<int32_t>(random_.Uniform(-30, 60))));
+      ARROW_RETURN_NOT_OK(
+          receiptdate.Append(ship + static_cast<int32_t>(random_.Uniform(1, 30))));
+      ARROW_RETURN_NOT_OK(
+          instruct.Append(kInstructions[static_cast<size_t>(random_.Uniform(0, 3))]));
+      ARROW_RETURN_NOT_OK(
+          mode.Append(kModes[static_cast<size_t>(random_.Uniform(0, 6))]));
       text.clear();
       int64_t words = random_.Uniform(3, 6);
       for (int64_t w = 0; w < words; ++w) {
@@ -121,25 +130,35 @@ class LineitemReader final : public arrow::RecordBatchReader {
 std::shared_ptr<arrow::Schema> LineitemSchema() {
   auto money = arrow::decimal128(15, 2);
   return arrow::schema({
-      arrow::field("l_orderkey", arrow::int64(), false), arrow::field("l_partkey", arrow::int64(), false),
-      arrow::field("l_suppkey", arrow::int64(), false), arrow::field("l_linenumber", arrow::int32(), false),
-      arrow::field("l_quantity", money), arrow::field("l_extendedprice", money),
-      arrow::field("l_discount", money), arrow::field("l_tax", money),
-      arrow::field("l_returnflag", arrow::utf8()), arrow::field("l_linestatus", arrow::utf8()),
-      arrow::field("l_shipdate", arrow::date32()), arrow::field("l_commitdate", arrow::date32()),
-      arrow::field("l_receiptdate", arrow::date32()), arrow::field("l_shipinstruct", arrow::utf8()),
-      arrow::field("l_shipmode", arrow::utf8()), arrow::field("l_comment", arrow::utf8()),
+      arrow::field("l_orderkey", arrow::int64(), false),
+      arrow::field("l_partkey", arrow::int64(), false),
+      arrow::field("l_suppkey", arrow::int64(), false),
+      arrow::field("l_linenumber", arrow::int32(), false),
+      arrow::field("l_quantity", money),
+      arrow::field("l_extendedprice", money),
+      arrow::field("l_discount", money),
+      arrow::field("l_tax", money),
+      arrow::field("l_returnflag", arrow::utf8()),
+      arrow::field("l_linestatus", arrow::utf8()),
+      arrow::field("l_shipdate", arrow::date32()),
+      arrow::field("l_commitdate", arrow::date32()),
+      arrow::field("l_receiptdate", arrow::date32()),
+      arrow::field("l_shipinstruct", arrow::utf8()),
+      arrow::field("l_shipmode", arrow::utf8()),
+      arrow::field("l_comment", arrow::utf8()),
   });
 }
 
-std::shared_ptr<arrow::RecordBatchReader> MakeLineitemReader(int64_t rows, int64_t batch_rows,
-                                                             int days, uint64_t seed) {
+std::shared_ptr<arrow::RecordBatchReader> MakeLineitemReader(int64_t rows,
+                                                             int64_t batch_rows, int days,
+                                                             uint64_t seed) {
   return std::make_shared<LineitemReader>(rows, batch_rows, days, seed);
 }
 
 const char* LineitemSchemaText() {
   return "l_orderkey long not null, l_partkey long not null, l_suppkey long not null, "
-         "l_linenumber int not null, l_quantity decimal(15, 2), l_extendedprice decimal(15, 2), "
+         "l_linenumber int not null, l_quantity decimal(15, 2), l_extendedprice "
+         "decimal(15, 2), "
          "l_discount decimal(15, 2), l_tax decimal(15, 2), l_returnflag string, "
          "l_linestatus string, l_shipdate date, l_commitdate date, l_receiptdate date, "
          "l_shipinstruct string, l_shipmode string, l_comment string";

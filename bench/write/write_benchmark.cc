@@ -1,7 +1,7 @@
-// One arm of the write benchmark, timed in-process: the floor (Arrow's Parquet writer alone,
-// same batches, same settings, no Iceberg work) or floe (an append through the real write
-// path: gate, tasks, data files, manifests, commit). Prints one JSON line; the driver
-// bench/write/run_write_benchmark.py runs every arm and writes the report.
+// One arm of the write benchmark, timed in-process: the floor (Arrow's Parquet writer
+// alone, same batches, same settings, no Iceberg work) or floe (an append through the
+// real write path: gate, tasks, data files, manifests, commit). Prints one JSON line; the
+// driver bench/write/run_write_benchmark.py runs every arm and writes the report.
 
 #include <chrono>
 #include <cstdio>
@@ -23,7 +23,7 @@
 namespace {
 
 struct Options {
-  std::string arm = "floe";       // floor | floe | write-input
+  std::string arm = "floe";              // floor | floe | write-input
   std::string layout = "unpartitioned";  // unpartitioned | clustered | fanout
   int64_t rows = 1000000;
   int threads = 1;
@@ -33,15 +33,19 @@ struct Options {
 
 arrow::Status Floor(const Options& options, int64_t* rows) {
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
-  // The settings floe writes a new table with (iceberg-java persists zstd for new tables).
-  ARROW_ASSIGN_OR_RAISE(auto settings, floe::ParquetSettings::FromProperties(
-                                           {{"write.parquet.compression-codec", "zstd"}}));
+  // The settings floe writes a new table with (iceberg-java persists zstd for new
+  // tables).
+  ARROW_ASSIGN_OR_RAISE(auto settings,
+                        floe::ParquetSettings::FromProperties(
+                            {{"write.parquet.compression-codec", "zstd"}}));
   arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.out + "/floor.parquet"));
-  ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(
-                                         *reader->schema(), &pool, file,
-                                         settings.ToWriterProperties(false, &pool),
-                                         parquet::ArrowWriterProperties::Builder().build()));
+  ARROW_ASSIGN_OR_RAISE(
+      auto file, arrow::io::FileOutputStream::Open(options.out + "/floor.parquet"));
+  ARROW_ASSIGN_OR_RAISE(
+      auto writer,
+      parquet::arrow::FileWriter::Open(
+          *reader->schema(), &pool, file, settings.ToWriterProperties(false, &pool),
+          parquet::ArrowWriterProperties::Builder().build()));
   ARROW_RETURN_NOT_OK(writer->NewBufferedRowGroup());
   std::shared_ptr<arrow::RecordBatch> batch;
   while (true) {
@@ -65,12 +69,16 @@ arrow::Status Floe(const Options& options, int64_t* rows) {
   std::shared_ptr<floe::Catalog> shared(std::move(catalog));
   ARROW_RETURN_NOT_OK(shared->CreateNamespace({"bench"}, {}));
   floe::CreateTableOptions create;
-  ARROW_ASSIGN_OR_RAISE(create.schema, floe::ParseSchemaText(floe::bench::LineitemSchemaText()));
+  ARROW_ASSIGN_OR_RAISE(create.schema,
+                        floe::ParseSchemaText(floe::bench::LineitemSchemaText()));
   std::string partition_by = options.layout == "clustered" ? "day(l_shipdate)"
-                             : options.layout == "fanout"  ? "bucket(16, l_orderkey), day(l_shipdate)"
-                                                           : "";
-  ARROW_ASSIGN_OR_RAISE(create.spec, floe::ParsePartitionBy(partition_by, *create.schema));
-  ARROW_ASSIGN_OR_RAISE(auto table, floe::Table::Create(shared, {{"bench"}, "lineitem"}, create));
+                             : options.layout == "fanout"
+                                 ? "bucket(16, l_orderkey), day(l_shipdate)"
+                                 : "";
+  ARROW_ASSIGN_OR_RAISE(create.spec,
+                        floe::ParsePartitionBy(partition_by, *create.schema));
+  ARROW_ASSIGN_OR_RAISE(auto table,
+                        floe::Table::Create(shared, {{"bench"}, "lineitem"}, create));
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
   floe::AppendOptions append;
   append.threads = options.threads;
@@ -94,9 +102,11 @@ arrow::Status Generate(const Options& options, int64_t* rows) {
 
 arrow::Status WriteInput(const Options& options, int64_t* rows) {
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.out + "/lineitem.parquet"));
-  ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*reader->schema(),
-                                                                      arrow::default_memory_pool(), file));
+  ARROW_ASSIGN_OR_RAISE(
+      auto file, arrow::io::FileOutputStream::Open(options.out + "/lineitem.parquet"));
+  ARROW_ASSIGN_OR_RAISE(
+      auto writer, parquet::arrow::FileWriter::Open(*reader->schema(),
+                                                    arrow::default_memory_pool(), file));
   std::shared_ptr<arrow::RecordBatch> batch;
   while (true) {
     ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
@@ -117,19 +127,26 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string key = argv[i];
     std::string value = argv[i + 1];
-    if (key == "--arm") options.arm = value;
-    else if (key == "--layout") options.layout = value;
-    else if (key == "--rows") options.rows = std::stoll(value);
-    else if (key == "--threads") options.threads = std::stoi(value);
-    else if (key == "--days") options.days = std::stoi(value);
-    else if (key == "--out") options.out = value;
+    if (key == "--arm")
+      options.arm = value;
+    else if (key == "--layout")
+      options.layout = value;
+    else if (key == "--rows")
+      options.rows = std::stoll(value);
+    else if (key == "--threads")
+      options.threads = std::stoi(value);
+    else if (key == "--days")
+      options.days = std::stoi(value);
+    else if (key == "--out")
+      options.out = value;
     else {
       std::cerr << "unknown option " << key << "\n";
       return 2;
     }
   }
   if (options.out.empty()) {
-    std::cerr << "usage: floe_write_benchmark --arm floor|floe|generate|write-input --out DIR [--rows N] "
+    std::cerr << "usage: floe_write_benchmark --arm floor|floe|generate|write-input "
+                 "--out DIR [--rows N] "
                  "[--threads N] [--layout unpartitioned|clustered|fanout] [--days N]\n";
     return 2;
   }
@@ -141,7 +158,8 @@ int main(int argc, char** argv) {
                          : options.arm == "write-input" ? WriteInput(options, &rows)
                          : options.arm == "generate"    ? Generate(options, &rows)
                                                         : Floe(options, &rows);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!status.ok()) {
     std::cerr << "floe_write_benchmark: " << status.ToString() << "\n";
     return 1;
@@ -155,9 +173,12 @@ int main(int argc, char** argv) {
       if (line.rfind("VmHWM:", 0) == 0) peak_mb = std::stod(line.substr(6)) / 1024.0;
     }
   }
-  std::printf("{\"arm\": \"%s\", \"layout\": \"%s\", \"threads\": %d, \"rows\": %lld, \"seconds\": %.4f, "
-              "\"rows_per_s\": %.0f, \"peak_rss_mb\": %.1f}\n",
-              options.arm.c_str(), options.layout.c_str(), options.threads, static_cast<long long>(rows),
-              seconds, static_cast<double>(rows) / seconds, peak_mb);
+  std::printf(
+      "{\"arm\": \"%s\", \"layout\": \"%s\", \"threads\": %d, \"rows\": %lld, "
+      "\"seconds\": %.4f, "
+      "\"rows_per_s\": %.0f, \"peak_rss_mb\": %.1f}\n",
+      options.arm.c_str(), options.layout.c_str(), options.threads,
+      static_cast<long long>(rows), seconds, static_cast<double>(rows) / seconds,
+      peak_mb);
   return 0;
 }

@@ -1,6 +1,7 @@
 // floe's side of the transform parity test: reads the harness's `transform` request
-// ({"cases": [{"type", "transform", "values"}]}) and prints floe's results in the harness's
-// format ({"results": [[{"value", "human"}...]...]}), computed by floe's Arrow kernels.
+// ({"cases": [{"type", "transform", "values"}]}) and prints floe's results in the
+// harness's format ({"results": [[{"value", "human"}...]...]}), computed by floe's Arrow
+// kernels.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -19,10 +20,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-arrow::Result<std::shared_ptr<arrow::Array>> BuildInput(const floe::Type& type, const Json& values) {
+arrow::Result<std::shared_ptr<arrow::Array>> BuildInput(const floe::Type& type,
+                                                        const Json& values) {
   ARROW_ASSIGN_OR_RAISE(auto arrow_type, floe::ToArrowType(type));
   std::unique_ptr<arrow::ArrayBuilder> builder;
-  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), arrow_type, &builder));
+  ARROW_RETURN_NOT_OK(
+      arrow::MakeBuilder(arrow::default_memory_pool(), arrow_type, &builder));
   for (const auto& value : values) {
     if (value.is_null()) {
       ARROW_RETURN_NOT_OK(builder->AppendNull());
@@ -30,26 +33,33 @@ arrow::Result<std::shared_ptr<arrow::Array>> BuildInput(const floe::Type& type, 
     }
     switch (type.id()) {
       case floe::TypeId::kInt:
-        ARROW_RETURN_NOT_OK(static_cast<arrow::Int32Builder&>(*builder).Append(value.get<int32_t>()));
+        ARROW_RETURN_NOT_OK(
+            static_cast<arrow::Int32Builder&>(*builder).Append(value.get<int32_t>()));
         break;
       case floe::TypeId::kDate:
-        ARROW_RETURN_NOT_OK(static_cast<arrow::Date32Builder&>(*builder).Append(value.get<int32_t>()));
+        ARROW_RETURN_NOT_OK(
+            static_cast<arrow::Date32Builder&>(*builder).Append(value.get<int32_t>()));
         break;
       case floe::TypeId::kLong:
-        ARROW_RETURN_NOT_OK(static_cast<arrow::Int64Builder&>(*builder).Append(value.get<int64_t>()));
+        ARROW_RETURN_NOT_OK(
+            static_cast<arrow::Int64Builder&>(*builder).Append(value.get<int64_t>()));
         break;
       case floe::TypeId::kTimestamp:
       case floe::TypeId::kTimestampTz:
       case floe::TypeId::kTimestampNs:
       case floe::TypeId::kTimestampTzNs:
-        ARROW_RETURN_NOT_OK(static_cast<arrow::TimestampBuilder&>(*builder).Append(value.get<int64_t>()));
+        ARROW_RETURN_NOT_OK(
+            static_cast<arrow::TimestampBuilder&>(*builder).Append(value.get<int64_t>()));
         break;
       case floe::TypeId::kString:
-        ARROW_RETURN_NOT_OK(static_cast<arrow::StringBuilder&>(*builder).Append(value.get<std::string>()));
+        ARROW_RETURN_NOT_OK(static_cast<arrow::StringBuilder&>(*builder).Append(
+            value.get<std::string>()));
         break;
       case floe::TypeId::kDecimal: {
-        ARROW_ASSIGN_OR_RAISE(auto decimal, arrow::Decimal128::FromString(value.get<std::string>()));
-        ARROW_RETURN_NOT_OK(static_cast<arrow::Decimal128Builder&>(*builder).Append(decimal));
+        ARROW_ASSIGN_OR_RAISE(auto decimal,
+                              arrow::Decimal128::FromString(value.get<std::string>()));
+        ARROW_RETURN_NOT_OK(
+            static_cast<arrow::Decimal128Builder&>(*builder).Append(decimal));
         break;
       }
       default:
@@ -65,17 +75,22 @@ Json ToJson(const floe::Value& value, const floe::Type& type) {
   if (floe::IsNull(value)) return nullptr;
   switch (type.id()) {
     case floe::TypeId::kInt:
-    case floe::TypeId::kDate: return std::get<int32_t>(value);
+    case floe::TypeId::kDate:
+      return std::get<int32_t>(value);
     case floe::TypeId::kLong:
     case floe::TypeId::kTimestamp:
     case floe::TypeId::kTimestampTz:
     case floe::TypeId::kTimestampNs:
-    case floe::TypeId::kTimestampTzNs: return std::get<int64_t>(value);
-    case floe::TypeId::kString: return std::get<std::string>(value);
+    case floe::TypeId::kTimestampTzNs:
+      return std::get<int64_t>(value);
+    case floe::TypeId::kString:
+      return std::get<std::string>(value);
     case floe::TypeId::kDecimal:
-      return floe::DecimalToPlainString(std::get<floe::Decimal>(value).unscaled,
-                                        static_cast<const floe::PrimitiveType&>(type).scale());
-    default: return floe::ValueToString(value, type);
+      return floe::DecimalToPlainString(
+          std::get<floe::Decimal>(value).unscaled,
+          static_cast<const floe::PrimitiveType&>(type).scale());
+    default:
+      return floe::ValueToString(value, type);
   }
 }
 
@@ -86,8 +101,10 @@ arrow::Status Run(const std::string& path) {
   Json request = Json::parse(text.str());
   Json results = Json::array();
   for (const auto& item : request["cases"]) {
-    ARROW_ASSIGN_OR_RAISE(auto type, floe::PrimitiveType::FromString(item["type"].get<std::string>()));
-    ARROW_ASSIGN_OR_RAISE(auto transform, floe::Transform::Parse(item["transform"].get<std::string>()));
+    ARROW_ASSIGN_OR_RAISE(
+        auto type, floe::PrimitiveType::FromString(item["type"].get<std::string>()));
+    ARROW_ASSIGN_OR_RAISE(auto transform,
+                          floe::Transform::Parse(item["transform"].get<std::string>()));
     ARROW_ASSIGN_OR_RAISE(auto input, BuildInput(*type, item["values"]));
     auto output = floe::ApplyTransform(transform, *type, input);
     if (!output.ok()) {
@@ -97,9 +114,11 @@ arrow::Status Run(const std::string& path) {
     auto result_type = transform.ResultType(type);
     Json case_results = Json::array();
     for (int64_t row = 0; row < (*output)->length(); ++row) {
-      ARROW_ASSIGN_OR_RAISE(auto value, floe::ValueFromArrow(**output, row, *result_type));
-      case_results.push_back(Json{{"value", ToJson(value, *result_type)},
-                                  {"human", floe::PartitionHumanString(transform, *result_type, value)}});
+      ARROW_ASSIGN_OR_RAISE(auto value,
+                            floe::ValueFromArrow(**output, row, *result_type));
+      case_results.push_back(
+          Json{{"value", ToJson(value, *result_type)},
+               {"human", floe::PartitionHumanString(transform, *result_type, value)}});
     }
     results.push_back(std::move(case_results));
   }

@@ -8,8 +8,8 @@ namespace floe::avro {
 namespace {
 
 constexpr int kMaxDepth = 128;
-// Values whose encoding can take zero bytes (nulls, empty records) could let a few input bytes
-// claim billions of items; such blocks are capped at this many items.
+// Values whose encoding can take zero bytes (nulls, empty records) could let a few input
+// bytes claim billions of items; such blocks are capped at this many items.
 constexpr int64_t kMaxZeroSizeItems = 1 << 20;
 
 arrow::Status Corrupt(const std::string& message) {
@@ -17,7 +17,8 @@ arrow::Status Corrupt(const std::string& message) {
 }
 
 arrow::Status Mismatch(const AvroNode& schema, const char* expected) {
-  return arrow::Status::Invalid("Avro encode: value does not fit the schema (expected ", expected,
+  return arrow::Status::Invalid("Avro encode: value does not fit the schema (expected ",
+                                expected,
                                 schema.name.empty() ? "" : " for " + schema.name, ")");
 }
 
@@ -31,7 +32,8 @@ void AppendRaw(T value, std::string* out) {
 }  // namespace
 
 void EncodeLong(int64_t value, std::string* out) {
-  uint64_t zigzag = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+  uint64_t zigzag =
+      (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
   while (zigzag >= 0x80) {
     out->push_back(static_cast<char>((zigzag & 0x7F) | 0x80));
     zigzag >>= 7;
@@ -81,18 +83,21 @@ arrow::Status Encode(const AvroNode& schema, const Datum& datum, std::string* ou
     case AvroType::kFixed: {
       if (!std::holds_alternative<std::string>(value)) return Mismatch(schema, "fixed");
       const auto& bytes = std::get<std::string>(value);
-      if (bytes.size() != static_cast<size_t>(schema.size)) return Mismatch(schema, "fixed size");
+      if (bytes.size() != static_cast<size_t>(schema.size))
+        return Mismatch(schema, "fixed size");
       out->append(bytes);
       return arrow::Status::OK();
     }
     case AvroType::kRecord: {
       if (!std::holds_alternative<RecordDatum>(value)) return Mismatch(schema, "record");
       const auto& record = std::get<RecordDatum>(value);
-      if (record.fields.size() != schema.fields.size()) return Mismatch(schema, "field count");
+      if (record.fields.size() != schema.fields.size())
+        return Mismatch(schema, "field count");
       for (size_t i = 0; i < record.fields.size(); ++i) {
         auto status = Encode(*schema.fields[i].type, record.fields[i], out);
         if (!status.ok()) {
-          return arrow::Status::Invalid(status.message(), " in field ", schema.fields[i].name);
+          return arrow::Status::Invalid(status.message(), " in field ",
+                                        schema.fields[i].name);
         }
       }
       return arrow::Status::OK();
@@ -102,7 +107,8 @@ arrow::Status Encode(const AvroNode& schema, const Datum& datum, std::string* ou
       const auto& items = std::get<ArrayDatum>(value).items;
       if (!items.empty()) {
         EncodeLong(static_cast<int64_t>(items.size()), out);
-        for (const auto& item : items) ARROW_RETURN_NOT_OK(Encode(*schema.items, item, out));
+        for (const auto& item : items)
+          ARROW_RETURN_NOT_OK(Encode(*schema.items, item, out));
       }
       out->push_back(0);
       return arrow::Status::OK();
@@ -164,7 +170,9 @@ arrow::Result<std::string_view> Decoder::ReadBytes(size_t length) {
   return bytes;
 }
 
-arrow::Result<Datum> Decoder::Decode(const AvroNode& schema) { return DecodeAtDepth(schema, 0); }
+arrow::Result<Datum> Decoder::Decode(const AvroNode& schema) {
+  return DecodeAtDepth(schema, 0);
+}
 
 arrow::Result<Datum> Decoder::DecodeAtDepth(const AvroNode& schema, int depth) {
   if (depth > kMaxDepth) return Corrupt("values nested deeper than 128 levels");

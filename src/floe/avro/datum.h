@@ -29,8 +29,8 @@ struct MapDatum {
 /// One value. Unions hold the value of their chosen branch (null as monostate); strings,
 /// bytes and fixed all hold std::string bytes; enums hold their symbol index as int32.
 struct Datum {
-  std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string, RecordDatum,
-               ArrayDatum, MapDatum>
+  std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
+               RecordDatum, ArrayDatum, MapDatum>
       value;
 
   Datum() = default;
@@ -40,11 +40,12 @@ struct Datum {
   bool is_null() const { return std::holds_alternative<std::monostate>(value); }
 };
 
-/// Appends the binary encoding of `datum` under `schema` to `out`. A datum whose shape does not
-/// fit the schema gives Invalid naming the schema node.
+/// Appends the binary encoding of `datum` under `schema` to `out`. A datum whose shape
+/// does not fit the schema gives Invalid naming the schema node.
 arrow::Status Encode(const AvroNode& schema, const Datum& datum, std::string* out);
 
-/// Reads binary-encoded values from a byte range, checking every length against what is left.
+/// Reads binary-encoded values from a byte range, checking every length against what is
+/// left.
 class Decoder {
  public:
   Decoder(const uint8_t* data, size_t size) : data_(data), size_(size) {}

@@ -23,8 +23,8 @@ arrow::Status Corrupt(const std::string& message) {
 
 arrow::Result<std::string> Deflate(std::string_view input, int level) {
   z_stream stream{};
-  if (deflateInit2(&stream, level < 0 ? 9 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
+  if (deflateInit2(&stream, level < 0 ? 9 : level, Z_DEFLATED, -15, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
     return arrow::Status::IOError("deflateInit2 failed");
   }
   std::string output(deflateBound(&stream, input.size()), '\0');
@@ -70,15 +70,16 @@ arrow::Result<std::string> Inflate(std::string_view input) {
 }
 
 arrow::Result<std::unique_ptr<arrow::util::Codec>> ArrowCodec(Codec codec, int level) {
-  auto type = codec == Codec::kSnappy ? arrow::Compression::SNAPPY : arrow::Compression::ZSTD;
+  auto type =
+      codec == Codec::kSnappy ? arrow::Compression::SNAPPY : arrow::Compression::ZSTD;
   if (level < 0) return arrow::util::Codec::Create(type);
   return arrow::util::Codec::Create(type, level);
 }
 
 uint32_t ReadBigEndian32(const char* data) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(data);
-  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) |
-         uint32_t{bytes[3]};
+  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) |
+         (uint32_t{bytes[2]} << 8) | uint32_t{bytes[3]};
 }
 
 arrow::Result<std::string> Compress(Codec codec, int level, std::string_view input) {
@@ -90,21 +91,26 @@ arrow::Result<std::string> Compress(Codec codec, int level, std::string_view inp
     case Codec::kSnappy:
     case Codec::kZstandard: {
       // Avro's zstandard level 1 default (iceberg-java) unless told otherwise.
-      ARROW_ASSIGN_OR_RAISE(auto compressor,
-                            ArrowCodec(codec, codec == Codec::kZstandard && level < 0 ? 1 : level));
-      int64_t bound = compressor->MaxCompressedLen(static_cast<int64_t>(input.size()),
-                                                   reinterpret_cast<const uint8_t*>(input.data()));
+      ARROW_ASSIGN_OR_RAISE(
+          auto compressor,
+          ArrowCodec(codec, codec == Codec::kZstandard && level < 0 ? 1 : level));
+      int64_t bound =
+          compressor->MaxCompressedLen(static_cast<int64_t>(input.size()),
+                                       reinterpret_cast<const uint8_t*>(input.data()));
       std::string output(static_cast<size_t>(bound) + 4, '\0');
-      ARROW_ASSIGN_OR_RAISE(int64_t written,
-                            compressor->Compress(static_cast<int64_t>(input.size()),
-                                                 reinterpret_cast<const uint8_t*>(input.data()),
-                                                 bound, reinterpret_cast<uint8_t*>(output.data())));
+      ARROW_ASSIGN_OR_RAISE(
+          int64_t written,
+          compressor->Compress(static_cast<int64_t>(input.size()),
+                               reinterpret_cast<const uint8_t*>(input.data()), bound,
+                               reinterpret_cast<uint8_t*>(output.data())));
       output.resize(static_cast<size_t>(written));
       if (codec == Codec::kSnappy) {
         // Avro's snappy blocks end with the CRC-32 of the uncompressed data, big-endian.
-        uint32_t crc = static_cast<uint32_t>(
-            crc32(0L, reinterpret_cast<const Bytef*>(input.data()), static_cast<uInt>(input.size())));
-        for (int shift = 24; shift >= 0; shift -= 8) output.push_back(static_cast<char>(crc >> shift));
+        uint32_t crc =
+            static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(input.data()),
+                                        static_cast<uInt>(input.size())));
+        for (int shift = 24; shift >= 0; shift -= 8)
+          output.push_back(static_cast<char>(crc >> shift));
       }
       return output;
     }
@@ -135,13 +141,15 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
       if (length > kMaxBlockSize) return Corrupt("snappy block claims more than 2 GiB");
       std::string output(length, '\0');
       auto written = codec_impl->Decompress(
-          static_cast<int64_t>(compressed.size()), reinterpret_cast<const uint8_t*>(compressed.data()),
+          static_cast<int64_t>(compressed.size()),
+          reinterpret_cast<const uint8_t*>(compressed.data()),
           static_cast<int64_t>(length), reinterpret_cast<uint8_t*>(output.data()));
       if (!written.ok() || static_cast<uint64_t>(*written) != length) {
         return Corrupt("corrupt snappy block");
       }
-      uint32_t crc = static_cast<uint32_t>(
-          crc32(0L, reinterpret_cast<const Bytef*>(output.data()), static_cast<uInt>(output.size())));
+      uint32_t crc =
+          static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(output.data()),
+                                      static_cast<uInt>(output.size())));
       if (crc != ReadBigEndian32(input.data() + input.size() - 4)) {
         return Corrupt("snappy block checksum mismatch");
       }
@@ -155,14 +163,16 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
       const auto* next = reinterpret_cast<const uint8_t*>(input.data());
       int64_t left = static_cast<int64_t>(input.size());
       while (!decompressor->IsFinished()) {
-        auto result = decompressor->Decompress(left, next, static_cast<int64_t>(buffer.size()),
-                                               reinterpret_cast<uint8_t*>(buffer.data()));
+        auto result =
+            decompressor->Decompress(left, next, static_cast<int64_t>(buffer.size()),
+                                     reinterpret_cast<uint8_t*>(buffer.data()));
         if (!result.ok()) return Corrupt("corrupt zstandard block");
         next += result->bytes_read;
         left -= result->bytes_read;
         output.append(buffer.data(), static_cast<size_t>(result->bytes_written));
         if (output.size() > kMaxBlockSize) return Corrupt("a block inflates past 2 GiB");
-        if (result->bytes_read == 0 && result->bytes_written == 0 && !result->need_more_output) {
+        if (result->bytes_read == 0 && result->bytes_written == 0 &&
+            !result->need_more_output) {
           if (left == 0) break;
           return Corrupt("truncated zstandard block");
         }
@@ -177,23 +187,28 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
 
 std::string_view CodecName(Codec codec) {
   switch (codec) {
-    case Codec::kNull: return "null";
-    case Codec::kDeflate: return "deflate";
-    case Codec::kSnappy: return "snappy";
-    case Codec::kZstandard: return "zstandard";
+    case Codec::kNull:
+      return "null";
+    case Codec::kDeflate:
+      return "deflate";
+    case Codec::kSnappy:
+      return "snappy";
+    case Codec::kZstandard:
+      return "zstandard";
   }
   return "null";
 }
 
 FileWriter::FileWriter(AvroNodePtr schema,
-                       std::vector<std::pair<std::string, std::string>> metadata, Codec codec,
-                       int level)
+                       std::vector<std::pair<std::string, std::string>> metadata,
+                       Codec codec, int level)
     : schema_(std::move(schema)), codec_(codec), level_(level) {
   auto uuid = Uuid::Random();
   sync_.assign(reinterpret_cast<const char*>(uuid.bytes().data()), 16);
   output_.append(kMagic, sizeof(kMagic));
   std::vector<std::pair<std::string, std::string>> header = {
-      {"avro.schema", AvroSchemaToJson(*schema_)}, {"avro.codec", std::string(CodecName(codec_))}};
+      {"avro.schema", AvroSchemaToJson(*schema_)},
+      {"avro.codec", std::string(CodecName(codec_))}};
   for (auto& entry : metadata) header.push_back(std::move(entry));
   EncodeLong(static_cast<int64_t>(header.size()), &output_);
   for (const auto& [key, value] : header) {
@@ -231,7 +246,8 @@ arrow::Result<std::string> FileWriter::Finish() {
 }
 
 arrow::Result<FileContents> ReadFile(std::string_view bytes) {
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (bytes.size() < sizeof(kMagic) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     return Corrupt("not an Avro object container file (bad magic)");
   }
   Decoder decoder(reinterpret_cast<const uint8_t*>(bytes.data()) + sizeof(kMagic),
@@ -247,7 +263,8 @@ arrow::Result<FileContents> ReadFile(std::string_view bytes) {
   if (schema_text == contents.metadata.end()) return Corrupt("header has no avro.schema");
   ARROW_ASSIGN_OR_RAISE(contents.schema, ParseAvroSchema(schema_text->second));
   Codec codec = Codec::kNull;
-  if (auto found = contents.metadata.find("avro.codec"); found != contents.metadata.end()) {
+  if (auto found = contents.metadata.find("avro.codec");
+      found != contents.metadata.end()) {
     const std::string& name = found->second;
     if (name == "null" || name.empty()) {
       codec = Codec::kNull;
@@ -283,15 +300,17 @@ arrow::Result<FileContents> ReadFile(std::string_view bytes) {
       return Corrupt("a block claims " + std::to_string(count) + " values in " +
                      std::to_string(block.size()) + " bytes");
     }
-    if (minimum == 0 && count > (1 << 20)) return Corrupt("a block claims too many values");
+    if (minimum == 0 && count > (1 << 20))
+      return Corrupt("a block claims too many values");
     Decoder values(reinterpret_cast<const uint8_t*>(block.data()), block.size());
     for (int64_t i = 0; i < count; ++i) {
       ARROW_ASSIGN_OR_RAISE(Datum value, values.Decode(*contents.schema));
       contents.values.push_back(std::move(value));
     }
     // Skip the block and its sync marker.
-    Decoder skip(reinterpret_cast<const uint8_t*>(bytes.data()) + block_offset + size + 16,
-                 bytes.size() - block_offset - static_cast<size_t>(size) - 16);
+    Decoder skip(
+        reinterpret_cast<const uint8_t*>(bytes.data()) + block_offset + size + 16,
+        bytes.size() - block_offset - static_cast<size_t>(size) - 16);
     blocks = skip;
   }
   return contents;

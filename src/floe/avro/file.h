@@ -1,5 +1,5 @@
-// Avro object container files: a header (magic, metadata, sync marker) followed by blocks of
-// encoded values, each optionally compressed.
+// Avro object container files: a header (magic, metadata, sync marker) followed by blocks
+// of encoded values, each optionally compressed.
 #pragma once
 
 #include <map>
@@ -15,8 +15,8 @@
 
 namespace floe::avro {
 
-/// Block codecs. iceberg-java writes manifests and manifest lists with deflate (level 9 by
-/// default); pyiceberg and other writers may use the others.
+/// Block codecs. iceberg-java writes manifests and manifest lists with deflate (level 9
+/// by default); pyiceberg and other writers may use the others.
 enum class Codec { kNull, kDeflate, kSnappy, kZstandard };
 
 /// The `avro.codec` name of a codec ("null", "deflate", "snappy", "zstandard").
@@ -25,9 +25,10 @@ std::string_view CodecName(Codec codec);
 /// Writes one container file into memory.
 class FileWriter {
  public:
-  /// `metadata` entries are written to the header after avro.schema and avro.codec, in the
-  /// given order. `level` is the deflate or zstd level (-1 for the codec's default).
-  FileWriter(AvroNodePtr schema, std::vector<std::pair<std::string, std::string>> metadata,
+  /// `metadata` entries are written to the header after avro.schema and avro.codec, in
+  /// the given order. `level` is the deflate or zstd level (-1 for the codec's default).
+  FileWriter(AvroNodePtr schema,
+             std::vector<std::pair<std::string, std::string>> metadata,
              Codec codec = Codec::kDeflate, int level = -1);
 
   /// Appends one value; a value that does not fit the schema gives Invalid.
@@ -54,8 +55,8 @@ struct FileContents {
   std::vector<Datum> values;
 };
 
-/// Decodes a whole container file held in memory. A bad magic, an unknown codec, a corrupt
-/// block or a sync mismatch gives InvalidMetadata.
+/// Decodes a whole container file held in memory. A bad magic, an unknown codec, a
+/// corrupt block or a sync mismatch gives InvalidMetadata.
 arrow::Result<FileContents> ReadFile(std::string_view bytes);
 
 }  // namespace floe::avro

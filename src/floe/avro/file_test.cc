@@ -29,13 +29,13 @@ Datum Row(int i) {
   for (int k = 0; k < i % 5; ++k) array.items.emplace_back(int64_t{k} << 40);
   MapDatum map;
   map.entries.emplace_back("k" + std::to_string(i), Datum(int32_t{-i}));
-  return Datum(RecordDatum{{Datum(i % 2 == 0), Datum(int32_t{i - 500}),
-                            i % 3 == 0 ? Datum() : Datum(int64_t{i} * -1234567890123LL),
-                            Datum(1.5f * static_cast<float>(i)), Datum(-0.25 * i),
-                            Datum(std::string("héllo ") + std::to_string(i)),
-                            Datum(std::string("\0\1\2", 3)), Datum(std::string("abc")),
-                            Datum(std::move(array)), Datum(std::move(map)), Datum(int32_t{i % 2}),
-                            Datum(RecordDatum{{Datum(std::string("xyz"))}})}});
+  return Datum(RecordDatum{
+      {Datum(i % 2 == 0), Datum(int32_t{i - 500}),
+       i % 3 == 0 ? Datum() : Datum(int64_t{i} * -1234567890123LL),
+       Datum(1.5f * static_cast<float>(i)), Datum(-0.25 * i),
+       Datum(std::string("héllo ") + std::to_string(i)), Datum(std::string("\0\1\2", 3)),
+       Datum(std::string("abc")), Datum(std::move(array)), Datum(std::move(map)),
+       Datum(int32_t{i % 2}), Datum(RecordDatum{{Datum(std::string("xyz"))}})}});
 }
 
 class AvroFileTest : public ::testing::TestWithParam<Codec> {};
@@ -55,10 +55,12 @@ TEST_P(AvroFileTest, RoundTripsEveryTypeAcrossBlocks) {
     std::string expected;
     std::string actual;
     FLOE_ASSERT_OK(Encode(**schema, Row(i), &expected));
-    FLOE_ASSERT_OK(Encode(*contents.schema, contents.values[static_cast<size_t>(i)], &actual));
+    FLOE_ASSERT_OK(
+        Encode(*contents.schema, contents.values[static_cast<size_t>(i)], &actual));
     EXPECT_EQ(actual, expected) << "row " << i;
   }
-  // The schema survives the round trip, including properties and the named-type reference.
+  // The schema survives the round trip, including properties and the named-type
+  // reference.
   EXPECT_EQ(AvroSchemaToJson(*contents.schema), AvroSchemaToJson(**schema));
   EXPECT_EQ(contents.schema->fields[8].type->IntProperty("element-id"), 10);
   EXPECT_EQ(contents.schema->fields[11].type->fields[0].type->size, 3);
@@ -80,7 +82,8 @@ TEST(AvroFileTest, RejectsCorruptInputWithoutCrashing) {
     if (result.ok()) {
       EXPECT_LT(result->values.size(), 10u);
     } else {
-      EXPECT_EQ(KindOf(result.status()), ErrorKind::kInvalidMetadata) << result.status().ToString();
+      EXPECT_EQ(KindOf(result.status()), ErrorKind::kInvalidMetadata)
+          << result.status().ToString();
     }
   }
   EXPECT_FALSE(ReadFile("Obj").ok());
@@ -116,19 +119,25 @@ TEST(AvroSchemaTest, IcebergSchemaFollowsTypeToSchema) {
        types::Optional(5, "tags", types::Map(6, types::Int(), 7, types::Binary(), true)),
        types::Optional(8, "u", types::Uuid())});
   std::string json = AvroSchemaToJson(*ToAvroSchema(*type, "r102"));
-  EXPECT_NE(json.find(R"({"name":"id","type":"long","field-id":1})"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("type":["null",{"type":"long","logicalType":"timestamp-micros","adjust-to-utc":true}],"default":null,"field-id":2)"),
-            std::string::npos)
+  EXPECT_NE(json.find(R"({"name":"id","type":"long","field-id":1})"), std::string::npos)
       << json;
-  EXPECT_NE(json.find(R"({"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2})"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(
+          R"("type":["null",{"type":"long","logicalType":"timestamp-micros","adjust-to-utc":true}],"default":null,"field-id":2)"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find(
+          R"({"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2})"),
+      std::string::npos)
       << json;
   EXPECT_NE(json.find(R"("name":"_1st_x20name")"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("iceberg-field-name":"1st name")"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("name":"k6_v7")"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("logicalType":"map")"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"({"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"})"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(R"({"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"})"),
+      std::string::npos)
       << json;
 }
 

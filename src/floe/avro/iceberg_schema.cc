@@ -12,32 +12,44 @@ std::string Quote(const std::string& text) { return "\"" + text + "\""; }
 
 AvroNodePtr PrimitiveSchema(const Type& type) {
   switch (type.id()) {
-    case TypeId::kUnknown: return MakePrimitive(AvroType::kNull);
-    case TypeId::kBoolean: return MakePrimitive(AvroType::kBoolean);
-    case TypeId::kInt: return MakePrimitive(AvroType::kInt);
-    case TypeId::kLong: return MakePrimitive(AvroType::kLong);
-    case TypeId::kFloat: return MakePrimitive(AvroType::kFloat);
-    case TypeId::kDouble: return MakePrimitive(AvroType::kDouble);
-    case TypeId::kDate: return MakePrimitive(AvroType::kInt, {{"logicalType", Quote("date")}});
+    case TypeId::kUnknown:
+      return MakePrimitive(AvroType::kNull);
+    case TypeId::kBoolean:
+      return MakePrimitive(AvroType::kBoolean);
+    case TypeId::kInt:
+      return MakePrimitive(AvroType::kInt);
+    case TypeId::kLong:
+      return MakePrimitive(AvroType::kLong);
+    case TypeId::kFloat:
+      return MakePrimitive(AvroType::kFloat);
+    case TypeId::kDouble:
+      return MakePrimitive(AvroType::kDouble);
+    case TypeId::kDate:
+      return MakePrimitive(AvroType::kInt, {{"logicalType", Quote("date")}});
     case TypeId::kTime:
       return MakePrimitive(AvroType::kLong, {{"logicalType", Quote("time-micros")}});
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
-      return MakePrimitive(AvroType::kLong,
-                           {{"logicalType", Quote("timestamp-micros")},
-                            {"adjust-to-utc", type.id() == TypeId::kTimestampTz ? "true" : "false"}});
+      return MakePrimitive(
+          AvroType::kLong,
+          {{"logicalType", Quote("timestamp-micros")},
+           {"adjust-to-utc", type.id() == TypeId::kTimestampTz ? "true" : "false"}});
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs:
-      return MakePrimitive(AvroType::kLong,
-                           {{"logicalType", Quote("timestamp-nanos")},
-                            {"adjust-to-utc", type.id() == TypeId::kTimestampTzNs ? "true" : "false"}});
-    case TypeId::kString: return MakePrimitive(AvroType::kString);
-    case TypeId::kUuid: return MakeFixed("uuid_fixed", 16, {{"logicalType", Quote("uuid")}});
+      return MakePrimitive(
+          AvroType::kLong,
+          {{"logicalType", Quote("timestamp-nanos")},
+           {"adjust-to-utc", type.id() == TypeId::kTimestampTzNs ? "true" : "false"}});
+    case TypeId::kString:
+      return MakePrimitive(AvroType::kString);
+    case TypeId::kUuid:
+      return MakeFixed("uuid_fixed", 16, {{"logicalType", Quote("uuid")}});
     case TypeId::kFixed: {
       int length = static_cast<const PrimitiveType&>(type).length();
       return MakeFixed("fixed_" + std::to_string(length), length);
     }
-    case TypeId::kBinary: return MakePrimitive(AvroType::kBytes);
+    case TypeId::kBinary:
+      return MakePrimitive(AvroType::kBytes);
     case TypeId::kDecimal: {
       const auto& decimal = static_cast<const PrimitiveType&>(type);
       return MakeFixed("decimal_" + std::to_string(decimal.precision()) + "_" +
@@ -68,7 +80,8 @@ AvroNodePtr StructSchema(const StructType& type, const std::string& record_name)
     avro_field.type = Optionally(TypeSchema(*field.type, field.id), !field.required);
     avro_field.doc = field.doc;
     if (!field.required) avro_field.default_json = "null";
-    if (!valid) avro_field.properties.emplace_back("iceberg-field-name", Quote(field.name));
+    if (!valid)
+      avro_field.properties.emplace_back("iceberg-field-name", Quote(field.name));
     avro_field.properties.emplace_back("field-id", std::to_string(field.id));
     fields.push_back(std::move(avro_field));
   }
@@ -78,25 +91,33 @@ AvroNodePtr StructSchema(const StructType& type, const std::string& record_name)
 AvroNodePtr TypeSchema(const Type& type, int field_id) {
   switch (type.id()) {
     case TypeId::kStruct:
-      return StructSchema(static_cast<const StructType&>(type), "r" + std::to_string(field_id));
+      return StructSchema(static_cast<const StructType&>(type),
+                          "r" + std::to_string(field_id));
     case TypeId::kList: {
       const auto& element = static_cast<const ListType&>(type).element();
-      return MakeArray(Optionally(TypeSchema(*element.type, element.id), !element.required),
-                       {{"element-id", std::to_string(element.id)}});
+      return MakeArray(
+          Optionally(TypeSchema(*element.type, element.id), !element.required),
+          {{"element-id", std::to_string(element.id)}});
     }
     case TypeId::kMap: {
       const auto& map = static_cast<const MapType&>(type);
-      AvroNodePtr value =
-          Optionally(TypeSchema(*map.value().type, map.value().id), !map.value().required);
+      AvroNodePtr value = Optionally(TypeSchema(*map.value().type, map.value().id),
+                                     !map.value().required);
       if (map.key().type->id() == TypeId::kString) {
         return MakeMap(std::move(value), {{"key-id", std::to_string(map.key().id)},
                                           {"value-id", std::to_string(map.value().id)}});
       }
-      AvroField key{"key", TypeSchema(*map.key().type, map.key().id), "", std::nullopt,
+      AvroField key{"key",
+                    TypeSchema(*map.key().type, map.key().id),
+                    "",
+                    std::nullopt,
                     {{"field-id", std::to_string(map.key().id)}}};
-      AvroField value_field{"value", value, "",
-                            map.value().required ? std::nullopt : std::optional<std::string>("null"),
-                            {{"field-id", std::to_string(map.value().id)}}};
+      AvroField value_field{
+          "value",
+          value,
+          "",
+          map.value().required ? std::nullopt : std::optional<std::string>("null"),
+          {{"field-id", std::to_string(map.value().id)}}};
       auto record = MakeRecord(
           "k" + std::to_string(map.key().id) + "_v" + std::to_string(map.value().id),
           {std::move(key), std::move(value_field)});
@@ -130,18 +151,24 @@ AvroNodePtr ToAvroSchema(const StructType& type, const std::string& record_name)
 Datum ValueToDatum(const Value& value, const Type& type) {
   if (IsNull(value)) return Datum();
   switch (type.id()) {
-    case TypeId::kBoolean: return Datum(std::get<bool>(value));
+    case TypeId::kBoolean:
+      return Datum(std::get<bool>(value));
     case TypeId::kInt:
-    case TypeId::kDate: return Datum(std::get<int32_t>(value));
+    case TypeId::kDate:
+      return Datum(std::get<int32_t>(value));
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return Datum(std::get<int64_t>(value));
-    case TypeId::kFloat: return Datum(std::get<float>(value));
-    case TypeId::kDouble: return Datum(std::get<double>(value));
-    case TypeId::kString: return Datum(std::get<std::string>(value));
+    case TypeId::kTimestampTzNs:
+      return Datum(std::get<int64_t>(value));
+    case TypeId::kFloat:
+      return Datum(std::get<float>(value));
+    case TypeId::kDouble:
+      return Datum(std::get<double>(value));
+    case TypeId::kString:
+      return Datum(std::get<std::string>(value));
     case TypeId::kUuid:
     case TypeId::kFixed:
     case TypeId::kBinary: {
@@ -150,13 +177,15 @@ Datum ValueToDatum(const Value& value, const Type& type) {
     }
     case TypeId::kDecimal: {
       // Fixed of the minimal width: sign-extend the unscaled value to that many bytes.
-      int width = DecimalRequiredBytes(static_cast<const PrimitiveType&>(type).precision());
+      int width =
+          DecimalRequiredBytes(static_cast<const PrimitiveType&>(type).precision());
       __int128 unscaled = std::get<Decimal>(value).unscaled;
       std::string bytes(static_cast<size_t>(width), '\0');
       for (int i = 0; i < width; ++i) {
-        bytes[static_cast<size_t>(width - 1 - i)] =
-            static_cast<char>(static_cast<unsigned __int128>(unscaled) >> (8 * std::min(i, 15)));
-        if (i >= 16) bytes[static_cast<size_t>(width - 1 - i)] = unscaled < 0 ? '\xFF' : '\0';
+        bytes[static_cast<size_t>(width - 1 - i)] = static_cast<char>(
+            static_cast<unsigned __int128>(unscaled) >> (8 * std::min(i, 15)));
+        if (i >= 16)
+          bytes[static_cast<size_t>(width - 1 - i)] = unscaled < 0 ? '\xFF' : '\0';
       }
       return Datum(std::move(bytes));
     }
@@ -207,9 +236,10 @@ arrow::Result<Value> DatumToValue(const Datum& datum, const Type& type) {
       const auto& bytes = std::get<std::string>(v);
       // Wider-than-16-byte encodings can only carry sign extension.
       size_t skip = bytes.size() > 16 ? bytes.size() - 16 : 0;
-      ARROW_ASSIGN_OR_RAISE(auto unscaled,
-                            DecimalFromBytes(reinterpret_cast<const uint8_t*>(bytes.data()) + skip,
-                                             bytes.size() - skip));
+      ARROW_ASSIGN_OR_RAISE(
+          auto unscaled,
+          DecimalFromBytes(reinterpret_cast<const uint8_t*>(bytes.data()) + skip,
+                           bytes.size() - skip));
       return Value(Decimal{unscaled});
     }
     default:

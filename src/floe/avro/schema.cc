@@ -23,8 +23,9 @@ struct NamedPrimitive {
   AvroType type;
 };
 constexpr NamedPrimitive kPrimitives[] = {
-    {"null", AvroType::kNull},   {"boolean", AvroType::kBoolean}, {"int", AvroType::kInt},
-    {"long", AvroType::kLong},   {"float", AvroType::kFloat},     {"double", AvroType::kDouble},
+    {"null", AvroType::kNull},   {"boolean", AvroType::kBoolean},
+    {"int", AvroType::kInt},     {"long", AvroType::kLong},
+    {"float", AvroType::kFloat}, {"double", AvroType::kDouble},
     {"bytes", AvroType::kBytes}, {"string", AvroType::kString},
 };
 
@@ -36,9 +37,9 @@ const char* PrimitiveName(AvroType type) {
 }
 
 bool IsReservedKey(const std::string& key) {
-  static const std::set<std::string> kReserved = {"type",    "name",    "namespace", "fields",
-                                                  "items",   "values",  "symbols",   "size",
-                                                  "doc",     "default", "aliases",   "order"};
+  static const std::set<std::string> kReserved = {
+      "type",    "name", "namespace", "fields",  "items",   "values",
+      "symbols", "size", "doc",       "default", "aliases", "order"};
   return kReserved.count(key) > 0;
 }
 
@@ -116,14 +117,16 @@ class Parser {
         }
         field.name = name->get<std::string>();
         if (!names.insert(field.name).second) {
-          return Invalid("record '" + node->name + "' repeats field '" + field.name + "'");
+          return Invalid("record '" + node->name + "' repeats field '" + field.name +
+                         "'");
         }
         auto field_type = field_json.find("type");
         if (field_type == field_json.end()) {
           return Invalid("field '" + field.name + "' has no type");
         }
         ARROW_ASSIGN_OR_RAISE(field.type, Parse(*field_type, depth + 1));
-        if (auto doc = field_json.find("doc"); doc != field_json.end() && doc->is_string()) {
+        if (auto doc = field_json.find("doc");
+            doc != field_json.end() && doc->is_string()) {
           field.doc = doc->get<std::string>();
         }
         if (auto value = field_json.find("default"); value != field_json.end()) {
@@ -138,7 +141,8 @@ class Parser {
       node->type = AvroType::kEnum;
       ARROW_ASSIGN_OR_RAISE(node->name, Name(json));
       auto symbols = json.find("symbols");
-      if (symbols == json.end() || !symbols->is_array()) return Invalid("enum without symbols");
+      if (symbols == json.end() || !symbols->is_array())
+        return Invalid("enum without symbols");
       for (const auto& symbol : *symbols) {
         if (!symbol.is_string()) return Invalid("enum symbol is not a string");
         node->symbols.push_back(symbol.get<std::string>());
@@ -179,7 +183,8 @@ class Parser {
  private:
   arrow::Result<std::string> Name(const Json& json) {
     auto name = json.find("name");
-    if (name == json.end() || !name->is_string()) return Invalid("named type without a name");
+    if (name == json.end() || !name->is_string())
+      return Invalid("named type without a name");
     return name->get<std::string>();
   }
 
@@ -246,7 +251,8 @@ Json ToJsonValue(const AvroNode& node, std::set<std::string>* defined) {
     }
     case AvroType::kUnion: {
       Json json = Json::array();
-      for (const auto& branch : node.branches) json.push_back(ToJsonValue(*branch, defined));
+      for (const auto& branch : node.branches)
+        json.push_back(ToJsonValue(*branch, defined));
       return json;
     }
     default: {
@@ -283,7 +289,8 @@ int AvroNode::IntProperty(std::string_view key) const {
   auto value = Property(key);
   if (!value) return -1;
   int result = -1;
-  auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), result);
+  auto [end, error] =
+      std::from_chars(value->data(), value->data() + value->size(), result);
   if (error != std::errc() || end != value->data() + value->size()) return -1;
   return result;
 }
@@ -304,16 +311,21 @@ const AvroNode* AvroNode::NonNull() const {
 
 size_t AvroNode::MinimumEncodedSize() const {
   switch (type) {
-    case AvroType::kNull: return 0;
-    case AvroType::kFloat: return 4;
-    case AvroType::kDouble: return 8;
-    case AvroType::kFixed: return static_cast<size_t>(size);
+    case AvroType::kNull:
+      return 0;
+    case AvroType::kFloat:
+      return 4;
+    case AvroType::kDouble:
+      return 8;
+    case AvroType::kFixed:
+      return static_cast<size_t>(size);
     case AvroType::kRecord: {
       size_t total = 0;
       for (const auto& field : fields) total += field.type->MinimumEncodedSize();
       return total;
     }
-    default: return 1;  // a varint, a length, a block count or a union index
+    default:
+      return 1;  // a varint, a length, a block count or a union index
   }
 }
 

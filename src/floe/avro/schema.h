@@ -33,8 +33,8 @@ enum class AvroType {
 struct AvroNode;
 using AvroNodePtr = std::shared_ptr<const AvroNode>;
 
-/// An extra JSON attribute of a schema or field ("field-id", "logicalType", ...): the key and
-/// the value as JSON text.
+/// An extra JSON attribute of a schema or field ("field-id", "logicalType", ...): the key
+/// and the value as JSON text.
 using AvroProperty = std::pair<std::string, std::string>;
 
 struct AvroField {
@@ -67,20 +67,21 @@ struct AvroNode {
   int IntProperty(std::string_view key) const;
   /// The "logicalType" property without quotes, or "".
   std::string LogicalType() const;
-  /// For ["null", T] unions: T; for anything else, this node. nullptr for a union of nulls.
+  /// For ["null", T] unions: T; for anything else, this node. nullptr for a union of
+  /// nulls.
   const AvroNode* NonNull() const;
   /// The smallest number of bytes one value of this schema takes in the binary encoding.
   size_t MinimumEncodedSize() const;
 };
 
-/// Parses schema JSON (as found in a file's avro.schema). Named types may be referenced by
-/// name after their definition. Nesting deeper than 128 levels or unknown types give
+/// Parses schema JSON (as found in a file's avro.schema). Named types may be referenced
+/// by name after their definition. Nesting deeper than 128 levels or unknown types give
 /// InvalidMetadata.
 arrow::Result<AvroNodePtr> ParseAvroSchema(std::string_view json);
 
-/// The schema as JSON text, fields written as name, type, doc, default, then properties (the
-/// order Avro's Java Schema.toString() uses). A named type is defined at first use and
-/// referenced by name afterwards.
+/// The schema as JSON text, fields written as name, type, doc, default, then properties
+/// (the order Avro's Java Schema.toString() uses). A named type is defined at first use
+/// and referenced by name afterwards.
 std::string AvroSchemaToJson(const AvroNode& schema);
 
 /// Builders for schema trees.
@@ -88,7 +89,8 @@ AvroNodePtr MakePrimitive(AvroType type, std::vector<AvroProperty> properties = 
 AvroNodePtr MakeOptional(AvroNodePtr type);  ///< ["null", type]
 AvroNodePtr MakeArray(AvroNodePtr items, std::vector<AvroProperty> properties = {});
 AvroNodePtr MakeMap(AvroNodePtr values, std::vector<AvroProperty> properties = {});
-AvroNodePtr MakeFixed(std::string name, int size, std::vector<AvroProperty> properties = {});
+AvroNodePtr MakeFixed(std::string name, int size,
+                      std::vector<AvroProperty> properties = {});
 AvroNodePtr MakeRecord(std::string name, std::vector<AvroField> fields);
 
 }  // namespace floe::avro

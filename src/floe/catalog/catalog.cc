@@ -34,7 +34,8 @@ std::vector<std::string_view> SplitDots(std::string_view text) {
   size_t start = 0;
   while (true) {
     size_t dot = text.find('.', start);
-    parts.push_back(text.substr(start, dot == std::string_view::npos ? text.npos : dot - start));
+    parts.push_back(
+        text.substr(start, dot == std::string_view::npos ? text.npos : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -68,8 +69,9 @@ std::string TableIdentifier::ToString() const {
 arrow::Result<TableIdentifier> TableIdentifier::Parse(std::string_view text) {
   auto parts = SplitDots(text);
   if (parts.size() < 2) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "table name '" + std::string(text) + "' needs a namespace: NAMESPACE.TABLE");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "table name '" + std::string(text) + "' needs a namespace: NAMESPACE.TABLE");
   }
   TableIdentifier id;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -85,7 +87,8 @@ std::string NextMetadataFileName(const std::string& base_location) {
   int version = -1;
   if (!base_location.empty()) {
     size_t slash = base_location.rfind('/');
-    std::string_view file = std::string_view(base_location).substr(slash == std::string::npos ? 0 : slash + 1);
+    std::string_view file = std::string_view(base_location)
+                                .substr(slash == std::string::npos ? 0 : slash + 1);
     size_t dash = file.find('-');
     if (dash != std::string_view::npos) {
       int parsed = 0;

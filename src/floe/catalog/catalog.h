@@ -1,4 +1,5 @@
-// The Catalog interface: namespaces, tables, and the atomic swap of a table's metadata pointer.
+// The Catalog interface: namespaces, tables, and the atomic swap of a table's metadata
+// pointer.
 #pragma once
 
 #include <map>
@@ -38,8 +39,8 @@ std::string NamespaceToString(const Namespace& ns);
 /// Parses "a.b" into levels; checks every level like a table name.
 arrow::Result<Namespace> ParseNamespace(std::string_view text);
 
-/// A table as the catalog knows it: the location of its current metadata file and that file's
-/// content.
+/// A table as the catalog knows it: the location of its current metadata file and that
+/// file's content.
 struct TableState {
   std::string metadata_location;
   TableMetadataPtr metadata;
@@ -70,10 +71,11 @@ class Catalog {
   virtual std::shared_ptr<FileIO> io() const = 0;
 
   /// AlreadyExists when the namespace exists.
-  virtual arrow::Status CreateNamespace(const Namespace& ns,
-                                        const std::map<std::string, std::string>& properties) = 0;
+  virtual arrow::Status CreateNamespace(
+      const Namespace& ns, const std::map<std::string, std::string>& properties) = 0;
   /// Namespaces one level below `parent` (top-level ones when `parent` is empty), sorted.
-  virtual arrow::Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) = 0;
+  virtual arrow::Result<std::vector<Namespace>> ListNamespaces(
+      const Namespace& parent) = 0;
   virtual arrow::Result<bool> NamespaceExists(const Namespace& ns) = 0;
   /// NoSuchNamespace when absent.
   virtual arrow::Result<std::map<std::string, std::string>> LoadNamespaceProperties(
@@ -86,20 +88,22 @@ class Catalog {
 
   /// Tables directly in `ns`, sorted. NoSuchNamespace when absent.
   virtual arrow::Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
-  /// Reads the current metadata. NoSuchTable when the table is unknown; InvalidMetadata (naming
-  /// the file) when its metadata cannot be read.
+  /// Reads the current metadata. NoSuchTable when the table is unknown; InvalidMetadata
+  /// (naming the file) when its metadata cannot be read.
   virtual arrow::Result<TableState> LoadTable(const TableIdentifier& id) = 0;
   /// Writes `metadata` as the table's first metadata file and registers it. AlreadyExists
   /// when the table exists, NoSuchNamespace when its namespace does not.
   virtual arrow::Result<TableState> CreateTable(const TableIdentifier& id,
                                                 const TableMetadata& metadata) = 0;
   /// Writes `updated` as a new metadata file and swaps the table's pointer from
-  /// `base.metadata_location` to it, atomically. Losing the race (the pointer moved) gives
-  /// CommitFailed and removes the file written; a failure after which the swap may or may not
-  /// have happened gives CommitStateUnknown and removes nothing.
-  virtual arrow::Result<TableState> CommitTable(const TableIdentifier& id, const TableState& base,
+  /// `base.metadata_location` to it, atomically. Losing the race (the pointer moved)
+  /// gives CommitFailed and removes the file written; a failure after which the swap may
+  /// or may not have happened gives CommitStateUnknown and removes nothing.
+  virtual arrow::Result<TableState> CommitTable(const TableIdentifier& id,
+                                                const TableState& base,
                                                 const TableMetadata& updated) = 0;
-  virtual arrow::Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  virtual arrow::Status RenameTable(const TableIdentifier& from,
+                                    const TableIdentifier& to) = 0;
   /// Removes the table from the catalog; its files stay (NoSuchTable when absent).
   virtual arrow::Status DropTable(const TableIdentifier& id) = 0;
 
@@ -111,8 +115,9 @@ class Catalog {
   Catalog() = default;
 };
 
-/// The file name of the metadata version after `base_location` (`00000-<uuid>.metadata.json`
-/// for a new table), as iceberg-java's metastore catalogs name it.
+/// The file name of the metadata version after `base_location`
+/// (`00000-<uuid>.metadata.json` for a new table), as iceberg-java's metastore catalogs
+/// name it.
 std::string NextMetadataFileName(const std::string& base_location);
 
 /// `uri` with any password or secret query parameter replaced by "***", for messages.

@@ -18,7 +18,8 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
 
 arrow::Result<std::string> Gunzip(const std::string& input, const std::string& location) {
   z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return arrow::Status::IOError("inflateInit2");
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK)
+    return arrow::Status::IOError("inflateInit2");
   std::string output;
   char buffer[65536];
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
@@ -59,12 +60,14 @@ arrow::Result<std::string> Gzip(const std::string& input) {
 }
 
 bool IsGzipName(const std::string& location) {
-  return EndsWith(location, ".gz.metadata.json") || EndsWith(location, ".metadata.json.gz");
+  return EndsWith(location, ".gz.metadata.json") ||
+         EndsWith(location, ".metadata.json.gz");
 }
 
 }  // namespace
 
-arrow::Result<TableMetadataPtr> ReadMetadataFile(FileIO& io, const std::string& location) {
+arrow::Result<TableMetadataPtr> ReadMetadataFile(FileIO& io,
+                                                 const std::string& location) {
   auto bytes = io.ReadAll(location);
   if (!bytes.ok()) return WithContext(bytes.status(), "reading metadata file");
   std::string text = std::move(*bytes);

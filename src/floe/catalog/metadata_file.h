@@ -18,7 +18,8 @@ arrow::Status WriteMetadataFile(FileIO& io, const std::string& location,
                                 const TableMetadata& metadata);
 
 /// The metadata file location for the version after `base_location` in `metadata`'s
-/// metadata directory (honouring write.metadata.path and write.metadata.compression-codec).
+/// metadata directory (honouring write.metadata.path and
+/// write.metadata.compression-codec).
 std::string NewMetadataFileLocation(const TableMetadata& metadata,
                                     const std::string& base_location);
 

@@ -42,7 +42,8 @@ arrow::Status NoSuchNamespace(const Namespace& ns) {
 }
 
 arrow::Status NoSuchTable(const TableIdentifier& id) {
-  return MakeError(ErrorKind::kNoSuchTable, "table '" + id.ToString() + "' does not exist");
+  return MakeError(ErrorKind::kNoSuchTable,
+                   "table '" + id.ToString() + "' does not exist");
 }
 
 // Splits "a.b.c" into levels.
@@ -51,7 +52,8 @@ Namespace SplitNamespace(const std::string& text) {
   size_t start = 0;
   while (true) {
     size_t dot = text.find('.', start);
-    ns.push_back(text.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    ns.push_back(
+        text.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
@@ -59,7 +61,8 @@ Namespace SplitNamespace(const std::string& text) {
 }
 
 // The path of an sqlite: URI as SQLAlchemy reads it: sqlite:////abs (absolute),
-// sqlite:///rel (relative), sqlite:// or sqlite:///:memory: (memory); also jdbc:sqlite:path.
+// sqlite:///rel (relative), sqlite:// or sqlite:///:memory: (memory); also
+// jdbc:sqlite:path.
 arrow::Result<std::string> SqlitePath(const std::string& uri) {
   std::string_view text = uri;
   if (text.substr(0, 12) == "jdbc:sqlite:") {
@@ -73,8 +76,9 @@ arrow::Result<std::string> SqlitePath(const std::string& uri) {
   std::string_view rest = text.substr(9);
   if (rest.empty() || rest == "/:memory:" || rest == "/") return std::string(":memory:");
   if (rest[0] != '/') {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "sqlite catalog URI must be sqlite:////absolute/path or sqlite:///relative/path");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "sqlite catalog URI must be sqlite:////absolute/path or sqlite:///relative/path");
   }
   std::string path(rest.substr(1));  // "/abs/..." or "rel/..."
   size_t query = path.find('?');
@@ -91,16 +95,17 @@ SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
       warehouse_(StripTrailingSlash(std::move(warehouse))),
       io_(std::move(io)) {}
 
-arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(const CatalogOptions& options) {
+arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
+    const CatalogOptions& options) {
   ARROW_ASSIGN_OR_RAISE(std::string path, SqlitePath(options.uri));
   ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(path));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
   return Make(std::move(database), options, std::move(io));
 }
 
-arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(std::unique_ptr<SqlDatabase> database,
-                                                         const CatalogOptions& options,
-                                                         std::shared_ptr<FileIO> io) {
+arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
+    std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
+    std::shared_ptr<FileIO> io) {
   auto catalog = std::make_unique<SqlCatalog>(std::move(database), options.name,
                                               options.warehouse, std::move(io));
   ARROW_RETURN_NOT_OK(catalog->Initialize());
@@ -108,8 +113,8 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(std::unique_ptr<SqlData
 }
 
 arrow::Status SqlCatalog::Initialize() {
-  // Another process may create the tables at the same moment; IF NOT EXISTS covers that, and a
-  // lock timeout is worth one more try.
+  // Another process may create the tables at the same moment; IF NOT EXISTS covers that,
+  // and a lock timeout is worth one more try.
   for (int attempt = 0;; ++attempt) {
     auto created = database_->Execute(kCreateTables, {});
     if (created.ok()) created = database_->Execute(kCreateNamespaceProperties, {});
@@ -120,7 +125,8 @@ arrow::Status SqlCatalog::Initialize() {
   }
   // Tables created by an older client (schema V0) lack iceberg_type; work without it, as
   // iceberg-java and pyiceberg do unless told to migrate.
-  has_type_column_ = database_->Query("SELECT iceberg_type FROM iceberg_tables LIMIT 0", {}).ok();
+  has_type_column_ =
+      database_->Query("SELECT iceberg_type FROM iceberg_tables LIMIT 0", {}).ok();
   return arrow::Status::OK();
 }
 
@@ -128,8 +134,8 @@ std::string SqlCatalog::TableFilter() const {
   return has_type_column_ ? " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)" : "";
 }
 
-arrow::Status SqlCatalog::CreateNamespace(const Namespace& ns,
-                                          const std::map<std::string, std::string>& properties) {
+arrow::Status SqlCatalog::CreateNamespace(
+    const Namespace& ns, const std::map<std::string, std::string>& properties) {
   if (ns.empty()) return MakeError(ErrorKind::kInvalidInput, "namespace name is empty");
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(ns));
   if (exists) {
@@ -140,7 +146,8 @@ arrow::Status SqlCatalog::CreateNamespace(const Namespace& ns,
   all.emplace("exists", "true");
   for (const auto& [key, value] : all) {
     auto inserted = database_->Execute(
-        "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, "
+        "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
+        "property_key, "
         "property_value) VALUES (?, ?, ?, ?)",
         {name_, NamespaceToString(ns), key, value});
     if (!inserted.ok()) {
@@ -158,33 +165,38 @@ arrow::Result<bool> SqlCatalog::NamespaceExists(const Namespace& ns) {
   std::string text = NamespaceToString(ns);
   ARROW_ASSIGN_OR_RAISE(
       auto tables,
-      database_->Query("SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND "
-                       "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '\\') LIMIT 1",
-                       {name_, text, ChildPattern(text)}));
+      database_->Query(
+          "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? AND "
+          "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '\\') LIMIT 1",
+          {name_, text, ChildPattern(text)}));
   if (!tables.empty()) return true;
   ARROW_ASSIGN_OR_RAISE(
       auto properties,
-      database_->Query("SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? "
-                       "AND (namespace = ? OR namespace LIKE ? ESCAPE '\\') LIMIT 1",
-                       {name_, text, ChildPattern(text)}));
+      database_->Query(
+          "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? "
+          "AND (namespace = ? OR namespace LIKE ? ESCAPE '\\') LIMIT 1",
+          {name_, text, ChildPattern(text)}));
   return !properties.empty();
 }
 
-arrow::Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& parent) {
+arrow::Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(
+    const Namespace& parent) {
   if (!parent.empty()) {
     ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(parent));
     if (!exists) return NoSuchNamespace(parent);
   }
   ARROW_ASSIGN_OR_RAISE(
-      auto rows, database_->Query("SELECT DISTINCT table_namespace FROM iceberg_tables WHERE "
-                                  "catalog_name = ? UNION SELECT DISTINCT namespace FROM "
-                                  "iceberg_namespace_properties WHERE catalog_name = ?",
-                                  {name_, name_}));
+      auto rows,
+      database_->Query("SELECT DISTINCT table_namespace FROM iceberg_tables WHERE "
+                       "catalog_name = ? UNION SELECT DISTINCT namespace FROM "
+                       "iceberg_namespace_properties WHERE catalog_name = ?",
+                       {name_, name_}));
   std::set<Namespace> result;
   for (const auto& row : rows) {
     if (!row[0]) continue;
     Namespace ns = SplitNamespace(*row[0]);
-    if (ns.size() <= parent.size() || !std::equal(parent.begin(), parent.end(), ns.begin())) {
+    if (ns.size() <= parent.size() ||
+        !std::equal(parent.begin(), parent.end(), ns.begin())) {
       continue;
     }
     ns.resize(parent.size() + 1);
@@ -198,10 +210,11 @@ arrow::Result<std::map<std::string, std::string>> SqlCatalog::LoadNamespacePrope
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(ns));
   if (!exists) return NoSuchNamespace(ns);
   ARROW_ASSIGN_OR_RAISE(
-      auto rows, database_->Query("SELECT property_key, property_value FROM "
-                                  "iceberg_namespace_properties WHERE catalog_name = ? AND "
-                                  "namespace = ?",
-                                  {name_, NamespaceToString(ns)}));
+      auto rows,
+      database_->Query("SELECT property_key, property_value FROM "
+                       "iceberg_namespace_properties WHERE catalog_name = ? AND "
+                       "namespace = ?",
+                       {name_, NamespaceToString(ns)}));
   std::map<std::string, std::string> properties;
   for (const auto& row : rows) {
     if (row[0]) properties[*row[0]] = row[1].value_or("");
@@ -216,22 +229,25 @@ arrow::Status SqlCatalog::UpdateNamespaceProperties(
   if (!exists) return NoSuchNamespace(ns);
   std::string text = NamespaceToString(ns);
   for (const auto& key : removals) {
-    ARROW_RETURN_NOT_OK(database_->Execute(
-        "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND "
-        "property_key = ?",
-        {name_, text, key}));
+    ARROW_RETURN_NOT_OK(
+        database_->Execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name "
+                           "= ? AND namespace = ? AND "
+                           "property_key = ?",
+                           {name_, text, key}));
   }
   for (const auto& [key, value] : updates) {
-    ARROW_ASSIGN_OR_RAISE(int64_t changed,
-                          database_->Execute("UPDATE iceberg_namespace_properties SET "
-                                             "property_value = ? WHERE catalog_name = ? AND "
-                                             "namespace = ? AND property_key = ?",
-                                             {value, name_, text, key}));
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t changed,
+        database_->Execute("UPDATE iceberg_namespace_properties SET "
+                           "property_value = ? WHERE catalog_name = ? AND "
+                           "namespace = ? AND property_key = ?",
+                           {value, name_, text, key}));
     if (changed == 0) {
-      ARROW_RETURN_NOT_OK(database_->Execute(
-          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, "
-          "property_value) VALUES (?, ?, ?, ?)",
-          {name_, text, key, value}));
+      ARROW_RETURN_NOT_OK(
+          database_->Execute("INSERT INTO iceberg_namespace_properties (catalog_name, "
+                             "namespace, property_key, "
+                             "property_value) VALUES (?, ?, ?, ?)",
+                             {name_, text, key, value}));
     }
   }
   return arrow::Status::OK();
@@ -247,8 +263,10 @@ arrow::Status SqlCatalog::DropNamespace(const Namespace& ns) {
                      "namespace '" + NamespaceToString(ns) + "' is not empty");
   }
   return database_
-      ->Execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
-                {name_, NamespaceToString(ns)})
+      ->Execute(
+          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace "
+          "= ?",
+          {name_, NamespaceToString(ns)})
       .status();
 }
 
@@ -256,9 +274,11 @@ arrow::Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespa
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(ns));
   if (!exists) return NoSuchNamespace(ns);
   ARROW_ASSIGN_OR_RAISE(
-      auto rows, database_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
-                                  "AND table_namespace = ?" + TableFilter(),
-                                  {name_, NamespaceToString(ns)}));
+      auto rows,
+      database_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
+                       "AND table_namespace = ?" +
+                           TableFilter(),
+                       {name_, NamespaceToString(ns)}));
   std::vector<TableIdentifier> tables;
   for (const auto& row : rows) {
     if (row[0]) tables.push_back(TableIdentifier{ns, *row[0]});
@@ -267,16 +287,19 @@ arrow::Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespa
   return tables;
 }
 
-arrow::Result<std::optional<std::string>> SqlCatalog::CurrentLocation(const TableIdentifier& id) {
+arrow::Result<std::optional<std::string>> SqlCatalog::CurrentLocation(
+    const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(
-      auto rows, database_->Query("SELECT metadata_location FROM iceberg_tables WHERE "
-                                  "catalog_name = ? AND table_namespace = ? AND table_name = ?" +
-                                      TableFilter(),
-                                  {name_, NamespaceToString(id.ns), id.name}));
+      auto rows,
+      database_->Query("SELECT metadata_location FROM iceberg_tables WHERE "
+                       "catalog_name = ? AND table_namespace = ? AND table_name = ?" +
+                           TableFilter(),
+                       {name_, NamespaceToString(id.ns), id.name}));
   if (rows.empty()) return std::optional<std::string>();
   if (!rows[0][0]) {
-    return MakeError(ErrorKind::kNoSuchTable,
-                     "table '" + id.ToString() + "' has no metadata location in the catalog");
+    return MakeError(
+        ErrorKind::kNoSuchTable,
+        "table '" + id.ToString() + "' has no metadata location in the catalog");
   }
   return rows[0][0];
 }
@@ -285,7 +308,8 @@ arrow::Result<TableState> SqlCatalog::LoadTable(const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(auto location, CurrentLocation(id));
   if (!location) return NoSuchTable(id);
   auto metadata = ReadMetadataFile(*io_, *location);
-  if (!metadata.ok()) return WithContext(metadata.status(), "table '" + id.ToString() + "'");
+  if (!metadata.ok())
+    return WithContext(metadata.status(), "table '" + id.ToString() + "'");
   return TableState{*location, *metadata};
 }
 
@@ -295,7 +319,8 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
   if (!exists) return NoSuchNamespace(id.ns);
   ARROW_ASSIGN_OR_RAISE(auto current, CurrentLocation(id));
   if (current) {
-    return MakeError(ErrorKind::kAlreadyExists, "table '" + id.ToString() + "' already exists");
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "table '" + id.ToString() + "' already exists");
   }
   std::string location = NewMetadataFileLocation(metadata, "");
   auto written = WriteMetadataFile(*io_, location, metadata);
@@ -307,7 +332,8 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
   std::string sql =
       has_type_column_
           ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-            "metadata_location, previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, "
+            "metadata_location, previous_metadata_location, iceberg_type) VALUES (?, ?, "
+            "?, ?, "
             "NULL, 'TABLE')"
           : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
             "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
@@ -316,14 +342,16 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
     // Best effort: the metadata file is not referenced by anything.
     (void)io_->Delete(location);
     if (KindOf(inserted.status()) == ErrorKind::kAlreadyExists) {
-      return MakeError(ErrorKind::kAlreadyExists, "table '" + id.ToString() + "' already exists");
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "table '" + id.ToString() + "' already exists");
     }
     return inserted.status();
   }
   return TableState{location, std::make_shared<const TableMetadata>(metadata)};
 }
 
-arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id, const TableState& base,
+arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
+                                                  const TableState& base,
                                                   const TableMetadata& updated) {
   std::string location = NewMetadataFileLocation(updated, base.metadata_location);
   auto written = WriteMetadataFile(*io_, location, updated);
@@ -333,16 +361,19 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id, con
   }
   TestPausePoint("swap");
   auto changed = database_->Execute(
-      "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE "
-      "catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?" +
+      "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
+      "WHERE "
+      "catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location "
+      "= ?" +
           TableFilter(),
       {location, base.metadata_location, name_, NamespaceToString(id.ns), id.name,
        base.metadata_location});
   if (!changed.ok()) {
     if (KindOf(changed.status()) == ErrorKind::kCommitFailed) {
       (void)io_->Delete(location);  // best effort: the statement did not run
-      return MakeError(ErrorKind::kCommitFailed, "table '" + id.ToString() +
-                                                     "': catalog busy: " + changed.status().message());
+      return MakeError(
+          ErrorKind::kCommitFailed,
+          "table '" + id.ToString() + "': catalog busy: " + changed.status().message());
     }
     // We cannot tell whether the update reached the database: keep the file.
     return MakeError(ErrorKind::kCommitStateUnknown,
@@ -353,22 +384,28 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id, con
     ARROW_ASSIGN_OR_RAISE(auto current, CurrentLocation(id));
     if (!current) return NoSuchTable(id);
     return MakeError(ErrorKind::kCommitFailed,
-                     "table '" + id.ToString() + "' was changed by another commit (its metadata "
-                     "is now " + *current + ", not " + base.metadata_location + ")");
+                     "table '" + id.ToString() +
+                         "' was changed by another commit (its metadata "
+                         "is now " +
+                         *current + ", not " + base.metadata_location + ")");
   }
   return TableState{location, std::make_shared<const TableMetadata>(updated)};
 }
 
-arrow::Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+arrow::Status SqlCatalog::RenameTable(const TableIdentifier& from,
+                                      const TableIdentifier& to) {
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(to.ns));
   if (!exists) return NoSuchNamespace(to.ns);
   auto changed = database_->Execute(
-      "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? AND "
-      "table_namespace = ? AND table_name = ?" + TableFilter(),
+      "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name "
+      "= ? AND "
+      "table_namespace = ? AND table_name = ?" +
+          TableFilter(),
       {NamespaceToString(to.ns), to.name, name_, NamespaceToString(from.ns), from.name});
   if (!changed.ok()) {
     if (KindOf(changed.status()) == ErrorKind::kAlreadyExists) {
-      return MakeError(ErrorKind::kAlreadyExists, "table '" + to.ToString() + "' already exists");
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "table '" + to.ToString() + "' already exists");
     }
     return changed.status();
   }
@@ -379,9 +416,11 @@ arrow::Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableId
 arrow::Status SqlCatalog::DropTable(const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(
       int64_t changed,
-      database_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
-                         "AND table_name = ?" + TableFilter(),
-                         {name_, NamespaceToString(id.ns), id.name}));
+      database_->Execute(
+          "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+          "AND table_name = ?" +
+              TableFilter(),
+          {name_, NamespaceToString(id.ns), id.name}));
   if (changed == 0) return NoSuchTable(id);
   return arrow::Status::OK();
 }

@@ -1,6 +1,6 @@
-// The SQL catalog: iceberg-java JdbcCatalog's tables (iceberg_tables with the iceberg_type
-// column, iceberg_namespace_properties), shared with pyiceberg's SqlCatalog, over any
-// SqlDatabase. A commit is a conditional UPDATE of the metadata location.
+// The SQL catalog: iceberg-java JdbcCatalog's tables (iceberg_tables with the
+// iceberg_type column, iceberg_namespace_properties), shared with pyiceberg's SqlCatalog,
+// over any SqlDatabase. A commit is a conditional UPDATE of the metadata location.
 #pragma once
 
 #include <memory>
@@ -13,26 +13,27 @@ namespace floe {
 
 class SqlCatalog final : public Catalog {
  public:
-  /// Opens an SQLite catalog from `options.uri` (sqlite:////abs/path.db, sqlite:///rel.db,
-  /// sqlite:// for memory) and creates the catalog tables when absent.
-  static arrow::Result<std::unique_ptr<Catalog>> OpenSqlite(const CatalogOptions& options);
+  /// Opens an SQLite catalog from `options.uri` (sqlite:////abs/path.db,
+  /// sqlite:///rel.db, sqlite:// for memory) and creates the catalog tables when absent.
+  static arrow::Result<std::unique_ptr<Catalog>> OpenSqlite(
+      const CatalogOptions& options);
   /// A catalog over an open database; creates the catalog tables when absent.
-  static arrow::Result<std::unique_ptr<Catalog>> Make(std::unique_ptr<SqlDatabase> database,
-                                                      const CatalogOptions& options,
-                                                      std::shared_ptr<FileIO> io);
+  static arrow::Result<std::unique_ptr<Catalog>> Make(
+      std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
+      std::shared_ptr<FileIO> io);
 
   const std::string& name() const override { return name_; }
   std::shared_ptr<FileIO> io() const override { return io_; }
 
-  arrow::Status CreateNamespace(const Namespace& ns,
-                                const std::map<std::string, std::string>& properties) override;
+  arrow::Status CreateNamespace(
+      const Namespace& ns, const std::map<std::string, std::string>& properties) override;
   arrow::Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
   arrow::Result<bool> NamespaceExists(const Namespace& ns) override;
   arrow::Result<std::map<std::string, std::string>> LoadNamespaceProperties(
       const Namespace& ns) override;
-  arrow::Status UpdateNamespaceProperties(const Namespace& ns,
-                                          const std::map<std::string, std::string>& updates,
-                                          const std::vector<std::string>& removals) override;
+  arrow::Status UpdateNamespaceProperties(
+      const Namespace& ns, const std::map<std::string, std::string>& updates,
+      const std::vector<std::string>& removals) override;
   arrow::Status DropNamespace(const Namespace& ns) override;
 
   arrow::Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override;
@@ -41,15 +42,16 @@ class SqlCatalog final : public Catalog {
                                         const TableMetadata& metadata) override;
   arrow::Result<TableState> CommitTable(const TableIdentifier& id, const TableState& base,
                                         const TableMetadata& updated) override;
-  arrow::Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  arrow::Status RenameTable(const TableIdentifier& from,
+                            const TableIdentifier& to) override;
   arrow::Status DropTable(const TableIdentifier& id) override;
   arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
   /// True when the catalog tables have the iceberg_type column (schema V1).
   bool has_type_column() const { return has_type_column_; }
 
-  SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name, std::string warehouse,
-             std::shared_ptr<FileIO> io);
+  SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
+             std::string warehouse, std::shared_ptr<FileIO> io);
 
  private:
   arrow::Status Initialize();

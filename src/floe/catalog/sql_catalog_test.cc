@@ -52,7 +52,8 @@ TEST_F(SqlCatalogTest, NamespacesCreateListPropertiesDrop) {
   FLOE_ASSIGN_OR_FAIL(auto properties, catalog->LoadNamespaceProperties({"db"}));
   EXPECT_EQ(properties.at("owner"), "floe");
   EXPECT_EQ(properties.at("exists"), "true");
-  FLOE_ASSERT_OK(catalog->UpdateNamespaceProperties({"db"}, {{"owner", "x"}, {"k", "v"}}, {"exists"}));
+  FLOE_ASSERT_OK(catalog->UpdateNamespaceProperties({"db"}, {{"owner", "x"}, {"k", "v"}},
+                                                    {"exists"}));
   FLOE_ASSIGN_OR_FAIL(properties, catalog->LoadNamespaceProperties({"db"}));
   EXPECT_EQ(properties, (std::map<std::string, std::string>{{"k", "v"}, {"owner", "x"}}));
   EXPECT_EQ(KindOf(catalog->DropNamespace({"db"})), ErrorKind::kNamespaceNotEmpty);
@@ -70,11 +71,13 @@ TEST_F(SqlCatalogTest, TablesCreateLoadListRenameDrop) {
   FLOE_ASSIGN_OR_FAIL(std::string location, catalog->DefaultTableLocation(id));
   EXPECT_EQ(location, directory_.Child("warehouse") + "/db/events");
   FLOE_ASSIGN_OR_FAIL(auto created, catalog->CreateTable(id, *NewMetadata(location)));
-  EXPECT_NE(created.metadata_location.find("/db/events/metadata/00000-"), std::string::npos);
+  EXPECT_NE(created.metadata_location.find("/db/events/metadata/00000-"),
+            std::string::npos);
   EXPECT_EQ(KindOf(catalog->CreateTable(id, *NewMetadata(location)).status()),
             ErrorKind::kAlreadyExists);
-  EXPECT_EQ(KindOf(catalog->CreateTable({{"nope"}, "t"}, *NewMetadata(location)).status()),
-            ErrorKind::kNoSuchNamespace);
+  EXPECT_EQ(
+      KindOf(catalog->CreateTable({{"nope"}, "t"}, *NewMetadata(location)).status()),
+      ErrorKind::kNoSuchNamespace);
   FLOE_ASSIGN_OR_FAIL(auto loaded, catalog->LoadTable(id));
   EXPECT_EQ(loaded.metadata_location, created.metadata_location);
   EXPECT_EQ(loaded.metadata->table_uuid, created.metadata->table_uuid);
@@ -92,7 +95,8 @@ TEST_F(SqlCatalogTest, TwoHandlesRacingForOnePointerExactlyOneWins) {
   auto setup = OpenCatalog();
   FLOE_ASSERT_OK(setup->CreateNamespace({"db"}, {}));
   TableIdentifier id{{"db"}, "t"};
-  FLOE_ASSIGN_OR_FAIL(auto base, setup->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  FLOE_ASSIGN_OR_FAIL(auto base,
+                      setup->CreateTable(id, *NewMetadata(directory_.Child("t"))));
 
   constexpr int kHandles = 8;
   std::vector<std::unique_ptr<Catalog>> handles;
@@ -121,7 +125,8 @@ TEST_F(SqlCatalogTest, TwoHandlesRacingForOnePointerExactlyOneWins) {
   EXPECT_EQ(losses.load(), kHandles - 1);
   FLOE_ASSIGN_OR_FAIL(auto current, setup->LoadTable(id));
   EXPECT_NE(current.metadata_location, base.metadata_location);
-  EXPECT_EQ(current.metadata_location.substr(current.metadata_location.rfind('/') + 1, 6), "00001-");
+  EXPECT_EQ(current.metadata_location.substr(current.metadata_location.rfind('/') + 1, 6),
+            "00001-");
   // Only the winner's metadata file is left next to the first one.
   FLOE_ASSIGN_OR_FAIL(auto files, setup->io()->List(directory_.Child("t") + "/metadata"));
   EXPECT_EQ(files.size(), 2u);
@@ -131,7 +136,8 @@ TEST_F(SqlCatalogTest, StaleBaseLosesAndLeavesTableUnchanged) {
   auto catalog = OpenCatalog();
   FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
   TableIdentifier id{{"db"}, "t"};
-  FLOE_ASSIGN_OR_FAIL(auto base, catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  FLOE_ASSIGN_OR_FAIL(auto base,
+                      catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
   FLOE_ASSIGN_OR_FAIL(auto next, catalog->CommitTable(id, base, *base.metadata));
   auto stale = catalog->CommitTable(id, base, *base.metadata);
   ASSERT_FALSE(stale.ok());
@@ -144,8 +150,10 @@ TEST_F(SqlCatalogTest, MalformedMetadataFileIsNamedInTheError) {
   auto catalog = OpenCatalog();
   FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
   TableIdentifier id{{"db"}, "t"};
-  FLOE_ASSIGN_OR_FAIL(auto base, catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
-  FLOE_ASSERT_OK(catalog->io()->WriteAll(base.metadata_location, "{\"format-version\": 2, oops"));
+  FLOE_ASSIGN_OR_FAIL(auto base,
+                      catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  FLOE_ASSERT_OK(
+      catalog->io()->WriteAll(base.metadata_location, "{\"format-version\": 2, oops"));
   auto loaded = catalog->LoadTable(id);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(KindOf(loaded.status()), ErrorKind::kInvalidMetadata);
@@ -166,7 +174,8 @@ TEST(CatalogNamesTest, RejectsHostileNames) {
   EXPECT_EQ(id.name, "tëst");
   EXPECT_EQ(RedactUri("postgresql://user:hunter2@host/db?password=x&a=b"),
             "postgresql://user:***@host/db?password=***&a=b");
-  EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json").substr(0, 6), "00042-");
+  EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json").substr(0, 6),
+            "00042-");
   EXPECT_EQ(NextMetadataFileName("").substr(0, 6), "00000-");
 }
 

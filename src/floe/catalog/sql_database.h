@@ -1,5 +1,5 @@
-// A minimal SQL connection interface for the SQL catalog, so SQLite and PostgreSQL share one
-// catalog implementation. Statements use '?' placeholders.
+// A minimal SQL connection interface for the SQL catalog, so SQLite and PostgreSQL share
+// one catalog implementation. Statements use '?' placeholders.
 #pragma once
 
 #include <cstdint>
@@ -23,20 +23,21 @@ class SqlDatabase {
   SqlDatabase(const SqlDatabase&) = delete;
   SqlDatabase& operator=(const SqlDatabase&) = delete;
 
-  /// Runs a statement and returns the number of rows it changed. A unique-constraint violation
-  /// gives AlreadyExists; lock contention beyond the busy timeout gives CommitFailed; other
-  /// failures give IOError.
+  /// Runs a statement and returns the number of rows it changed. A unique-constraint
+  /// violation gives AlreadyExists; lock contention beyond the busy timeout gives
+  /// CommitFailed; other failures give IOError.
   virtual arrow::Result<int64_t> Execute(std::string_view sql,
                                          const std::vector<SqlValue>& params) = 0;
   /// Runs a query and returns its rows (values as text).
-  virtual arrow::Result<std::vector<SqlRow>> Query(std::string_view sql,
-                                                   const std::vector<SqlValue>& params) = 0;
+  virtual arrow::Result<std::vector<SqlRow>> Query(
+      std::string_view sql, const std::vector<SqlValue>& params) = 0;
 
  protected:
   SqlDatabase() = default;
 };
 
-/// Opens (creating if needed) an SQLite database file; ":memory:" for a private in-memory one.
+/// Opens (creating if needed) an SQLite database file; ":memory:" for a private in-memory
+/// one.
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path);
 
 }  // namespace floe

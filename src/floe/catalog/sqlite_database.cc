@@ -8,7 +8,8 @@
 namespace floe {
 namespace {
 
-// Concurrent writers (several processes appending to one table) wait this long for the lock.
+// Concurrent writers (several processes appending to one table) wait this long for the
+// lock.
 constexpr int kBusyTimeoutMs = 120000;
 
 class SqliteDatabase final : public SqlDatabase {
@@ -41,8 +42,10 @@ class SqliteDatabase final : public SqlDatabase {
         if (sqlite3_column_type(statement, i) == SQLITE_NULL) {
           row.emplace_back(std::nullopt);
         } else {
-          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
-          row.emplace_back(std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement, i))));
+          const auto* text =
+              reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
+          row.emplace_back(
+              std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement, i))));
         }
       }
       rows.push_back(std::move(row));
@@ -53,9 +56,11 @@ class SqliteDatabase final : public SqlDatabase {
   }
 
  private:
-  arrow::Result<sqlite3_stmt*> Prepare(std::string_view sql, const std::vector<SqlValue>& params) {
+  arrow::Result<sqlite3_stmt*> Prepare(std::string_view sql,
+                                       const std::vector<SqlValue>& params) {
     sqlite3_stmt* statement = nullptr;
-    int result = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &statement, nullptr);
+    int result = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()),
+                                    &statement, nullptr);
     if (result != SQLITE_OK) {
       sqlite3_finalize(statement);
       return Failure(result);
@@ -63,7 +68,8 @@ class SqliteDatabase final : public SqlDatabase {
     for (size_t i = 0; i < params.size(); ++i) {
       int index = static_cast<int>(i) + 1;
       result = params[i] ? sqlite3_bind_text(statement, index, params[i]->data(),
-                                             static_cast<int>(params[i]->size()), SQLITE_TRANSIENT)
+                                             static_cast<int>(params[i]->size()),
+                                             SQLITE_TRANSIENT)
                          : sqlite3_bind_null(statement, index);
       if (result != SQLITE_OK) {
         sqlite3_finalize(statement);
@@ -76,7 +82,8 @@ class SqliteDatabase final : public SqlDatabase {
   arrow::Status Failure(int result) {
     std::string message = std::string("SQLite: ") + sqlite3_errmsg(db_);
     int primary = result & 0xFF;
-    if (primary == SQLITE_CONSTRAINT) return MakeError(ErrorKind::kAlreadyExists, message);
+    if (primary == SQLITE_CONSTRAINT)
+      return MakeError(ErrorKind::kAlreadyExists, message);
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
       return MakeError(ErrorKind::kCommitFailed, message);
     }
@@ -91,13 +98,14 @@ class SqliteDatabase final : public SqlDatabase {
 
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path) {
   sqlite3* db = nullptr;
-  int result = sqlite3_open_v2(path.c_str(), &db,
-                               SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                               nullptr);
+  int result = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (result != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close_v2(db);
-    return arrow::Status::IOError("cannot open SQLite catalog database ", path, ": ", message);
+    return arrow::Status::IOError("cannot open SQLite catalog database ", path, ": ",
+                                  message);
   }
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   return std::unique_ptr<SqlDatabase>(new SqliteDatabase(db));

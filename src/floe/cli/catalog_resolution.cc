@@ -40,7 +40,8 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
   if (options.warehouse.empty() && options.uri.empty()) options.warehouse = "warehouse";
   if (options.warehouse.empty() && options.uri.rfind("sqlite:////", 0) == 0) {
     // An SQLite catalog without a warehouse keeps its tables next to its database file.
-    options.warehouse = std::filesystem::path(options.uri.substr(10)).parent_path().string();
+    options.warehouse =
+        std::filesystem::path(options.uri.substr(10)).parent_path().string();
   }
   if (!options.warehouse.empty()) {
     std::string local = LocalDirectory(options.warehouse);
@@ -48,23 +49,26 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
       std::error_code error;
       std::filesystem::path absolute = std::filesystem::absolute(local, error);
       if (error) {
-        return MakeError(ErrorKind::kInvalidInput, "warehouse '" + options.warehouse + "' is not a usable path");
+        return MakeError(ErrorKind::kInvalidInput,
+                         "warehouse '" + options.warehouse + "' is not a usable path");
       }
       absolute = absolute.lexically_normal();
       std::string text = absolute.string();
       while (text.size() > 1 && text.back() == '/') text.pop_back();
       std::filesystem::create_directories(text, error);
       if (error) {
-        return MakeError(ErrorKind::kInvalidInput,
-                         "cannot create warehouse directory " + text + ": " + error.message());
+        return MakeError(ErrorKind::kInvalidInput, "cannot create warehouse directory " +
+                                                       text + ": " + error.message());
       }
-      options.warehouse = options.warehouse.rfind("file:", 0) == 0 ? "file://" + text : text;
+      options.warehouse =
+          options.warehouse.rfind("file:", 0) == 0 ? "file://" + text : text;
       if (options.uri.empty()) options.uri = "sqlite:///" + text + "/catalog.db";
     }
   }
   if (options.uri.empty()) {
     return MakeError(ErrorKind::kInvalidInput,
-                     "no catalog: give --catalog (e.g. sqlite:////path/catalog.db) or a local --warehouse");
+                     "no catalog: give --catalog (e.g. sqlite:////path/catalog.db) or a "
+                     "local --warehouse");
   }
   return options;
 }

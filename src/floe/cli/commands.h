@@ -29,8 +29,13 @@ struct CommandContext {
 /// Adds the catalog flags to `command`, so they work before or after its arguments.
 void AddCatalogFlags(CLI::App* command, CommandContext* context);
 
-void RegisterTableCommands(CLI::App& app, CommandContext* context);  // create, append, delete, overwrite, scan, drop, rename
-void RegisterInfoCommands(CLI::App& app, CommandContext* context);   // describe, snapshots, files, tables, namespaces
-void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context);  // explain-write, remove-orphans
+void RegisterTableCommands(
+    CLI::App& app,
+    CommandContext* context);  // create, append, delete, overwrite, scan, drop, rename
+void RegisterInfoCommands(
+    CLI::App& app,
+    CommandContext* context);  // describe, snapshots, files, tables, namespaces
+void RegisterMaintenanceCommands(
+    CLI::App& app, CommandContext* context);  // explain-write, remove-orphans
 
 }  // namespace floe::cli

@@ -14,18 +14,20 @@
 namespace floe::cli {
 namespace {
 
-std::string TimeText(int64_t millis) { return FormatIsoDateTime(millis * 1000, 1000000) + "Z"; }
+std::string TimeText(int64_t millis) {
+  return FormatIsoDateTime(millis * 1000, 1000000) + "Z";
+}
 
 void PrintFields(const std::vector<NestedField>& fields, int depth) {
   for (const auto& field : fields) {
     std::string indent(static_cast<size_t>(depth) * 2, ' ');
-    std::string type = field.type->is_primitive() ? field.type->ToString()
+    std::string type = field.type->is_primitive()            ? field.type->ToString()
                        : field.type->id() == TypeId::kStruct ? "struct"
-                       : field.type->id() == TypeId::kList ? "list"
-                                                           : "map";
+                       : field.type->id() == TypeId::kList   ? "list"
+                                                             : "map";
     std::cout << "  " << indent << field.id << "  " << field.name << "  " << type
-              << (field.required ? "  required" : "") << (field.doc.empty() ? "" : "  -- " + field.doc)
-              << "\n";
+              << (field.required ? "  required" : "")
+              << (field.doc.empty() ? "" : "  -- " + field.doc) << "\n";
     if (field.type->id() == TypeId::kStruct) {
       PrintFields(static_cast<const StructType&>(*field.type).fields(), depth + 1);
     } else if (field.type->id() == TypeId::kList) {
@@ -42,14 +44,16 @@ std::string SpecText(const PartitionSpec& spec, const Schema& schema) {
   std::string text;
   for (const auto& field : spec.fields()) {
     if (!text.empty()) text += ", ";
-    std::string source = schema.FindColumnName(field.source_id).value_or(std::to_string(field.source_id));
+    std::string source =
+        schema.FindColumnName(field.source_id).value_or(std::to_string(field.source_id));
     text += field.name + "=" + field.transform.ToString() + "(" + source + ") [" +
             std::to_string(field.field_id) + "]";
   }
   return text;
 }
 
-arrow::Result<std::shared_ptr<Table>> LoadTable(CommandContext* context, const std::string& name) {
+arrow::Result<std::shared_ptr<Table>> LoadTable(CommandContext* context,
+                                                const std::string& name) {
   ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
   ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
   return Table::Load(catalog, id);
@@ -59,7 +63,8 @@ arrow::Result<std::shared_ptr<Table>> LoadTable(CommandContext* context, const s
 
 void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
   {
-    auto* command = app.add_subcommand("describe", "Show a table's schema, spec, properties and state");
+    auto* command = app.add_subcommand(
+        "describe", "Show a table's schema, spec, properties and state");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
@@ -76,9 +81,11 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
                   << "last updated    " << TimeText(metadata.last_updated_ms) << "\n";
         if (auto current = metadata.CurrentSnapshot()) {
           std::cout << "current snapshot " << current->snapshot_id << " ("
-                    << current->summary.operation << " at " << TimeText(current->timestamp_ms)
-                    << ", " << current->summary.Get("total-records").value_or("?") << " records, "
-                    << current->summary.Get("total-data-files").value_or("?") << " data files)\n";
+                    << current->summary.operation << " at "
+                    << TimeText(current->timestamp_ms) << ", "
+                    << current->summary.Get("total-records").value_or("?") << " records, "
+                    << current->summary.Get("total-data-files").value_or("?")
+                    << " data files)\n";
         } else {
           std::cout << "current snapshot none\n";
         }
@@ -86,7 +93,8 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         PrintFields(schema->fields(), 0);
         if (!schema->identifier_field_ids().empty()) {
           std::cout << "identifier fields:";
-          for (int id : schema->identifier_field_ids()) std::cout << " " << schema->FindColumnName(id).value_or("?");
+          for (int id : schema->identifier_field_ids())
+            std::cout << " " << schema->FindColumnName(id).value_or("?");
           std::cout << "\n";
         }
         std::cout << "partition spec " << metadata.default_spec_id << ": "
@@ -98,8 +106,10 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
           const auto& field = order->fields[i];
           std::cout << (i ? ", " : "") << field.transform.ToString() << "("
                     << schema->FindColumnName(field.source_id).value_or("?") << ") "
-                    << (field.direction == SortDirection::kAscending ? "asc" : "desc") << " "
-                    << (field.null_order == NullOrder::kNullsFirst ? "nulls first" : "nulls last");
+                    << (field.direction == SortDirection::kAscending ? "asc" : "desc")
+                    << " "
+                    << (field.null_order == NullOrder::kNullsFirst ? "nulls first"
+                                                                   : "nulls last");
         }
         std::cout << "\nproperties:\n";
         for (const auto& [key, value] : metadata.properties) {
@@ -122,9 +132,13 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         for (const auto& snapshot : metadata.snapshots) {
           bool current = metadata.current_snapshot_id == snapshot->snapshot_id;
           std::cout << (current ? "* " : "  ") << snapshot->snapshot_id << "  "
-                    << TimeText(snapshot->timestamp_ms) << "  " << snapshot->summary.operation
-                    << "  parent " << (snapshot->parent_snapshot_id ? std::to_string(*snapshot->parent_snapshot_id) : "none");
-          if (snapshot->sequence_number > 0) std::cout << "  sequence " << snapshot->sequence_number;
+                    << TimeText(snapshot->timestamp_ms) << "  "
+                    << snapshot->summary.operation << "  parent "
+                    << (snapshot->parent_snapshot_id
+                            ? std::to_string(*snapshot->parent_snapshot_id)
+                            : "none");
+          if (snapshot->sequence_number > 0)
+            std::cout << "  sequence " << snapshot->sequence_number;
           std::cout << "\n   ";
           for (const auto& [key, value] : snapshot->summary.properties) {
             std::cout << " " << key << "=" << value;
@@ -156,11 +170,12 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
           std::string partition = "-";
           if (!task.spec->fields().empty()) {
             auto type = task.spec->PartitionType(*schema);
-            if (type.ok()) partition = PartitionToPath(*task.spec, **type, task.file.partition);
+            if (type.ok())
+              partition = PartitionToPath(*task.spec, **type, task.file.partition);
           }
           std::cout << task.file.file_path << "  " << partition << "  "
-                    << task.file.record_count << " records  " << task.file.file_size_in_bytes
-                    << " bytes\n";
+                    << task.file.record_count << " records  "
+                    << task.file.file_size_in_bytes << " bytes\n";
           records += task.file.record_count;
           bytes += task.file.file_size_in_bytes;
         }
@@ -234,7 +249,8 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
           ARROW_ASSIGN_OR_RAISE(ns, ParseNamespace(*parent));
         }
         ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
-        for (const auto& child : namespaces) std::cout << NamespaceToString(child) << "\n";
+        for (const auto& child : namespaces)
+          std::cout << NamespaceToString(child) << "\n";
         return arrow::Status::OK();
       };
     });

@@ -19,14 +19,15 @@
 namespace floe::cli {
 namespace {
 
-arrow::Result<std::map<std::string, std::string>> ParsePairs(const std::vector<std::string>& pairs,
-                                                              const std::string& flag) {
+arrow::Result<std::map<std::string, std::string>> ParsePairs(
+    const std::vector<std::string>& pairs, const std::string& flag) {
   std::map<std::string, std::string> result;
   for (const auto& pair : pairs) {
     size_t equals = pair.find('=');
     if (equals == std::string::npos || equals == 0) {
-      return MakeError(ErrorKind::kInvalidInput, flag + " expects KEY=VALUE, got '" +
-                                                     pair.substr(0, pair.find('=')) + "'");
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          flag + " expects KEY=VALUE, got '" + pair.substr(0, pair.find('=')) + "'");
     }
     result[pair.substr(0, equals)] = pair.substr(equals + 1);
   }
@@ -66,20 +67,24 @@ arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
 
 namespace {
 
-void PrintRowLevel(const char* verb, const TableIdentifier& id, const RowLevelResult& result) {
+void PrintRowLevel(const char* verb, const TableIdentifier& id,
+                   const RowLevelResult& result) {
   if (!result.committed) {
     std::cout << "no row of " << id.ToString() << " matched; nothing committed\n";
     return;
   }
-  std::cout << verb << " " << WithThousands(result.rows_removed) << " rows of " << id.ToString()
-            << ": removed " << result.files_removed << " data file"
+  std::cout << verb << " " << WithThousands(result.rows_removed) << " rows of "
+            << id.ToString() << ": removed " << result.files_removed << " data file"
             << (result.files_removed == 1 ? "" : "s");
-  if (result.files_rewritten > 0) std::cout << " (" << result.files_rewritten << " rewritten)";
+  if (result.files_rewritten > 0)
+    std::cout << " (" << result.files_rewritten << " rewritten)";
   std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
-            << result.data_files_written << " data file" << (result.data_files_written == 1 ? "" : "s")
-            << " as snapshot " << result.commit.snapshot->snapshot_id << " ("
+            << result.data_files_written << " data file"
+            << (result.data_files_written == 1 ? "" : "s") << " as snapshot "
+            << result.commit.snapshot->snapshot_id << " ("
             << result.commit.snapshot->summary.operation;
-  if (result.commit.attempts > 1) std::cout << ", committed on attempt " << result.commit.attempts;
+  if (result.commit.attempts > 1)
+    std::cout << ", committed on attempt " << result.commit.attempts;
   std::cout << ")\n";
 }
 
@@ -97,20 +102,25 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto properties = std::make_shared<std::vector<std::string>>();
     auto location = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--schema", *schema,
-                        "Columns as text (\"id long not null, name string, tags list<string>\"), "
-                        "Iceberg schema JSON, or @FILE holding either");
-    command->add_option("--schema-from", *schema_file, "Take the columns of this Parquet file");
+    command->add_option(
+        "--schema", *schema,
+        "Columns as text (\"id long not null, name string, tags list<string>\"), "
+        "Iceberg schema JSON, or @FILE holding either");
+    command->add_option("--schema-from", *schema_file,
+                        "Take the columns of this Parquet file");
     command->add_option("--partition-by", *partition_by,
                         "Partition fields, e.g. \"region, day(ts), bucket(16, id)\"");
-    command->add_option("--property", *properties, "Table property KEY=VALUE (repeatable)");
-    command->add_option("--location", *location, "Table location (default: under the warehouse)");
+    command->add_option("--property", *properties,
+                        "Table property KEY=VALUE (repeatable)");
+    command->add_option("--location", *location,
+                        "Table location (default: under the warehouse)");
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
         SchemaPtr parsed;
         if (!schema->empty() == !schema_file->empty()) {
-          return MakeError(ErrorKind::kInvalidInput, "give exactly one of --schema and --schema-from");
+          return MakeError(ErrorKind::kInvalidInput,
+                           "give exactly one of --schema and --schema-from");
         }
         if (!schema->empty()) {
           ARROW_ASSIGN_OR_RAISE(std::string text, ReadTextArgument(*schema));
@@ -130,8 +140,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
           std::cout << "created namespace " << NamespaceToString(id.ns) << "\n";
         }
         ARROW_ASSIGN_OR_RAISE(auto created, Table::Create(catalog, id, options));
-        std::cout << "created table " << id.ToString() << " at " << created->metadata()->location
-                  << "\n";
+        std::cout << "created table " << id.ToString() << " at "
+                  << created->metadata()->location << "\n";
         return arrow::Status::OK();
       };
     });
@@ -139,7 +149,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
 
   // floe append
   {
-    auto* command = app.add_subcommand("append", "Append Parquet or CSV files to a table");
+    auto* command =
+        app.add_subcommand("append", "Append Parquet or CSV files to a table");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     auto files = std::make_shared<std::vector<std::string>>();
@@ -150,18 +161,24 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto memory_limit = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
     command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-    command->add_option("--memory-limit", *memory_limit,
-                        "Memory the write tasks may use together, e.g. 2G (default: no limit)");
-    command->add_option("--option", *options,
-                        "Write option KEY=VALUE overlaid on the table properties (repeatable)");
-    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->add_option(
+        "--memory-limit", *memory_limit,
+        "Memory the write tasks may use together, e.g. 2G (default: no limit)");
+    command->add_option(
+        "--option", *options,
+        "Write option KEY=VALUE overlaid on the table properties (repeatable)");
+    command->add_option("--threads", *threads, "Parallel write tasks")
+        ->check(CLI::Range(1, 256));
     command->add_option("--input-format", *input_format, "auto, parquet or csv");
     command->add_flag("--input-clustered", *clustered,
                       "The input is grouped by partition (use the clustered writer)");
     auto mode = std::make_shared<std::string>("append");
-    command->add_option("--mode", *mode,
-                        "append (default) or dynamic-overwrite: replace the partitions the new "
-                        "rows fall in (validated under --option isolation-level=serializable|snapshot)")
+    command
+        ->add_option(
+            "--mode", *mode,
+            "append (default) or dynamic-overwrite: replace the partitions the new "
+            "rows fall in (validated under --option "
+            "isolation-level=serializable|snapshot)")
         ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
@@ -186,22 +203,27 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
           last = now;
           double seconds = std::chrono::duration<double>(now - started).count();
           std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
-                    << WithThousands(progress.rows) << " rows read (" << current_file << ", "
-                    << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n") << std::flush;
+                    << WithThousands(progress.rows) << " rows read (" << current_file
+                    << ", " << static_cast<int64_t>(seconds) << " s)"
+                    << (tty ? "   " : "\n") << std::flush;
         };
-        ARROW_ASSIGN_OR_RAISE(auto input,
-                              OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
-                                             id.ToString(),
-                                             [&](const std::string& file) { current_file = file; }));
+        ARROW_ASSIGN_OR_RAISE(
+            auto input,
+            OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                           id.ToString(),
+                           [&](const std::string& file) { current_file = file; }));
         auto result = loaded->Append(*input, append);
         if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
         ARROW_RETURN_NOT_OK(result.status());
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::cout << (append.replace_partitions ? "overwrote partitions with " : "appended ")
-                  << WithThousands(result->rows) << " rows in "
-                  << result->data_files << " data file" << (result->data_files == 1 ? "" : "s")
-                  << " to " << id.ToString() << " as snapshot " << result->commit.snapshot->snapshot_id
-                  << " (" << seconds << " s";
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                .count();
+        std::cout << (append.replace_partitions ? "overwrote partitions with "
+                                                : "appended ")
+                  << WithThousands(result->rows) << " rows in " << result->data_files
+                  << " data file" << (result->data_files == 1 ? "" : "s") << " to "
+                  << id.ToString() << " as snapshot "
+                  << result->commit.snapshot->snapshot_id << " (" << seconds << " s";
         if (result->commit.attempts > 1) {
           std::cout << ", committed on attempt " << result->commit.attempts;
         }
@@ -213,17 +235,22 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
 
   // floe delete / overwrite
   {
-    auto* command = app.add_subcommand(
-        "delete", "Delete the rows matching a filter (copy-on-write: files with matches are rewritten)");
+    auto* command =
+        app.add_subcommand("delete",
+                           "Delete the rows matching a filter (copy-on-write: files with "
+                           "matches are rewritten)");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     auto where = std::make_shared<std::string>();
     auto options = std::make_shared<std::vector<std::string>>();
     auto threads = std::make_shared<int>(1);
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")->required();
-    command->add_option("--option", *options, "Write option KEY=VALUE for rewritten files (repeatable)");
-    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")
+        ->required();
+    command->add_option("--option", *options,
+                        "Write option KEY=VALUE for rewritten files (repeatable)");
+    command->add_option("--threads", *threads, "Parallel write tasks")
+        ->check(CLI::Range(1, 256));
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
@@ -240,7 +267,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
   }
   {
     auto* command = app.add_subcommand(
-        "overwrite", "Replace the rows matching a filter with the rows of Parquet or CSV files");
+        "overwrite",
+        "Replace the rows matching a filter with the rows of Parquet or CSV files");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     auto files = std::make_shared<std::vector<std::string>>();
@@ -250,13 +278,17 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto input_format = std::make_shared<std::string>("auto");
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
     command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-    command->add_option("--where", *where,
-                        "Rows replaced: every file holding one must match wholly, and every new "
-                        "row must match")
+    command
+        ->add_option(
+            "--where", *where,
+            "Rows replaced: every file holding one must match wholly, and every new "
+            "row must match")
         ->required();
-    command->add_option("--option", *options,
-                        "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
-    command->add_option("--threads", *threads, "Parallel write tasks")->check(CLI::Range(1, 256));
+    command->add_option(
+        "--option", *options,
+        "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
+    command->add_option("--threads", *threads, "Parallel write tasks")
+        ->check(CLI::Range(1, 256));
     command->add_option("--input-format", *input_format, "auto, parquet or csv");
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
@@ -266,9 +298,10 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         AppendOptions write;
         ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
         write.threads = *threads;
-        ARROW_ASSIGN_OR_RAISE(auto input,
-                              OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
-                                             id.ToString(), [](const std::string&) {}));
+        ARROW_ASSIGN_OR_RAISE(
+            auto input,
+            OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                           id.ToString(), [](const std::string&) {}));
         ARROW_ASSIGN_OR_RAISE(auto result, loaded->Overwrite(*input, *where, write));
         PrintRowLevel("overwrote", id, result);
         return arrow::Status::OK();
@@ -289,20 +322,25 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto stats = std::make_shared<bool>(false);
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
     auto where = std::make_shared<std::string>();
-    command->add_option("--columns", *columns,
-                        "Comma-separated columns to read (default: all); nested fields by dotted "
-                        "name, e.g. items.price (only their Parquet leaves are read)");
-    command->add_option("--where", *where,
-                        "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
-                        "NULL\" (prunes manifests, files and row groups)");
+    command->add_option(
+        "--columns", *columns,
+        "Comma-separated columns to read (default: all); nested fields by dotted "
+        "name, e.g. items.price (only their Parquet leaves are read)");
+    command->add_option(
+        "--where", *where,
+        "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
+        "NULL\" (prunes manifests, files and row groups)");
     command->add_option("--snapshot", *snapshot, "Read this snapshot id");
-    command->add_option("--as-of", *as_of, "Read the snapshot current at this time (ms since epoch)");
-    command->add_option("--format", output->format, "table (default), csv, jsonl or parquet");
+    command->add_option("--as-of", *as_of,
+                        "Read the snapshot current at this time (ms since epoch)");
+    command->add_option("--format", output->format,
+                        "table (default), csv, jsonl or parquet");
     command->add_option("--output", output->path, "Write to this file instead of stdout");
     command->add_option("--limit", *limit, "At most this many rows");
-    command->add_flag("--stats", *stats,
-                      "Print what was pruned and read (manifests, files, row groups, bytes, "
-                      "requests, rows) to stderr");
+    command->add_flag(
+        "--stats", *stats,
+        "Print what was pruned and read (manifests, files, row groups, bytes, "
+        "requests, rows) to stderr");
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
@@ -323,7 +361,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         arrow::Result<int64_t> rows;
         if (!options.path.empty() && options.format != "parquet") {
           std::ofstream file(options.path);
-          if (!file) return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
+          if (!file)
+            return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
           rows = WriteRows(*reader, *scan->projection(), options, file);
         } else {
           rows = WriteRows(*reader, *scan->projection(), options, std::cout);
@@ -336,7 +375,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
                     << " files_planned=" << c.files_planned
                     << " files_skipped_by_partition=" << c.files_skipped_by_partition
                     << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
-                    << " files_read=" << c.files_read << " row_groups_read=" << c.row_groups_read
+                    << " files_read=" << c.files_read
+                    << " row_groups_read=" << c.row_groups_read
                     << " row_groups_skipped=" << c.row_groups_skipped
                     << " bytes_read=" << c.bytes_read << " requests=" << c.requests
                     << " rows_read=" << c.rows_read << " rows=" << c.rows << "\n";
@@ -348,7 +388,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
 
   // floe drop / rename
   {
-    auto* command = app.add_subcommand("drop", "Remove a table from the catalog (its files stay)");
+    auto* command =
+        app.add_subcommand("drop", "Remove a table from the catalog (its files stay)");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
@@ -375,7 +416,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
-        std::cout << "renamed " << source.ToString() << " to " << target.ToString() << "\n";
+        std::cout << "renamed " << source.ToString() << " to " << target.ToString()
+                  << "\n";
         return arrow::Status::OK();
       };
     });

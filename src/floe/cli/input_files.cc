@@ -29,7 +29,8 @@ struct OpenedFile {
 arrow::Result<OpenedFile> OpenOne(const std::string& path, const std::string& format,
                                   const arrow::Schema& target) {
   ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
-  bool csv = format == "csv" || (format == "auto" && (EndsWith(path, ".csv") || EndsWith(path, ".csv.gz")));
+  bool csv = format == "csv" ||
+             (format == "auto" && (EndsWith(path, ".csv") || EndsWith(path, ".csv.gz")));
   OpenedFile opened;
   if (!csv) {
     parquet::arrow::FileReaderBuilder builder;
@@ -47,9 +48,11 @@ arrow::Result<OpenedFile> OpenOne(const std::string& path, const std::string& fo
   read_options.use_threads = false;
   auto parse_options = arrow::csv::ParseOptions::Defaults();
   auto convert_options = arrow::csv::ConvertOptions::Defaults();
-  // Parse straight into the table's types so a value that does not fit fails with its row.
+  // Parse straight into the table's types so a value that does not fit fails with its
+  // row.
   for (const auto& field : target.fields()) {
-    if (field->type()->num_fields() == 0) convert_options.column_types[field->name()] = field->type();
+    if (field->type()->num_fields() == 0)
+      convert_options.column_types[field->name()] = field->type();
   }
   // Only empty and NULL are nulls: "NaN" stays a NaN.
   convert_options.null_values = {"", "NULL", "null"};
@@ -57,13 +60,14 @@ arrow::Result<OpenedFile> OpenOne(const std::string& path, const std::string& fo
   convert_options.quoted_strings_can_be_null = false;
   std::shared_ptr<arrow::io::InputStream> stream = file;
   if (EndsWith(path, ".gz")) {
-    ARROW_ASSIGN_OR_RAISE(opened.codec, arrow::util::Codec::Create(arrow::Compression::GZIP));
-    ARROW_ASSIGN_OR_RAISE(stream, arrow::io::CompressedInputStream::Make(opened.codec.get(), file));
+    ARROW_ASSIGN_OR_RAISE(opened.codec,
+                          arrow::util::Codec::Create(arrow::Compression::GZIP));
+    ARROW_ASSIGN_OR_RAISE(
+        stream, arrow::io::CompressedInputStream::Make(opened.codec.get(), file));
   }
-  ARROW_ASSIGN_OR_RAISE(opened.reader,
-                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), stream,
-                                                          read_options, parse_options,
-                                                          convert_options));
+  ARROW_ASSIGN_OR_RAISE(opened.reader, arrow::csv::StreamingReader::Make(
+                                           arrow::io::default_io_context(), stream,
+                                           read_options, parse_options, convert_options));
   return opened;
 }
 
@@ -93,14 +97,17 @@ class InputFilesReader final : public arrow::RecordBatchReader {
         auto opened = OpenOne(path_, format_, *target_);
         if (!opened.ok()) return WithContext(opened.status(), "input file " + path_);
         current_ = std::move(*opened);
-        auto conformer = BatchConformer::Make(*current_.reader->schema(), schema_, table_name_);
-        if (!conformer.ok()) return WithContext(conformer.status(), "input file " + path_);
+        auto conformer =
+            BatchConformer::Make(*current_.reader->schema(), schema_, table_name_);
+        if (!conformer.ok())
+          return WithContext(conformer.status(), "input file " + path_);
         conformer_ = std::move(*conformer);
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       auto status = current_.reader->ReadNext(&batch);
       if (!status.ok()) {
-        return MakeError(ErrorKind::kInvalidInput, "input file " + path_ + ": " + status.message());
+        return MakeError(ErrorKind::kInvalidInput,
+                         "input file " + path_ + ": " + status.message());
       }
       if (!batch) {
         current_ = OpenedFile();
@@ -129,14 +136,17 @@ class InputFilesReader final : public arrow::RecordBatchReader {
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(
-    const std::vector<std::string>& paths, const std::string& format, SchemaPtr table_schema,
-    const std::string& table_name, std::function<void(const std::string&)> on_file) {
+    const std::vector<std::string>& paths, const std::string& format,
+    SchemaPtr table_schema, const std::string& table_name,
+    std::function<void(const std::string&)> on_file) {
   if (format != "auto" && format != "parquet" && format != "csv") {
-    return MakeError(ErrorKind::kInvalidInput, "--input-format must be auto, parquet or csv");
+    return MakeError(ErrorKind::kInvalidInput,
+                     "--input-format must be auto, parquet or csv");
   }
   ARROW_ASSIGN_OR_RAISE(auto target, ToArrowSchema(*table_schema));
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<InputFilesReader>(
-      paths, format, std::move(table_schema), std::move(target), table_name, std::move(on_file)));
+      paths, format, std::move(table_schema), std::move(target), table_name,
+      std::move(on_file)));
 }
 
 }  // namespace floe::cli

@@ -12,29 +12,35 @@ arrow::Result<std::shared_ptr<Catalog>> CommandContext::OpenCatalog() {
   if (catalog_) return catalog_;
   ARROW_ASSIGN_OR_RAISE(auto options, ResolveCatalog(flags));
   auto opened = Catalog::Open(options);
-  if (!opened.ok()) return WithContext(opened.status(), "catalog " + RedactUri(options.uri));
+  if (!opened.ok())
+    return WithContext(opened.status(), "catalog " + RedactUri(options.uri));
   catalog_ = std::move(*opened);
   return catalog_;
 }
 
 void AddCatalogFlags(CLI::App* command, CommandContext* context) {
-  command->add_option("--catalog", context->flags.uri,
-                      "Catalog URI, e.g. sqlite:////abs/path/catalog.db (env FLOE_CATALOG)");
-  command->add_option("--warehouse", context->flags.warehouse,
-                      "Warehouse directory or file:// URI (env FLOE_WAREHOUSE; default ./warehouse)");
-  command->add_option("--catalog-name", context->flags.name,
-                      "Catalog name in the SQL catalog tables (env FLOE_CATALOG_NAME; default floe)");
-  command->add_option("--catalog-property", context->flags.properties,
-                      "Catalog property KEY=VALUE (repeatable), e.g. credentials for the catalog "
-                      "or its storage; never printed");
+  command->add_option(
+      "--catalog", context->flags.uri,
+      "Catalog URI, e.g. sqlite:////abs/path/catalog.db (env FLOE_CATALOG)");
+  command->add_option(
+      "--warehouse", context->flags.warehouse,
+      "Warehouse directory or file:// URI (env FLOE_WAREHOUSE; default ./warehouse)");
+  command->add_option(
+      "--catalog-name", context->flags.name,
+      "Catalog name in the SQL catalog tables (env FLOE_CATALOG_NAME; default floe)");
+  command->add_option(
+      "--catalog-property", context->flags.properties,
+      "Catalog property KEY=VALUE (repeatable), e.g. credentials for the catalog "
+      "or its storage; never printed");
 }
 
 }  // namespace floe::cli
 
 int main(int argc, char** argv) {
-  // Arrow's default pool in the pyarrow wheel is mimalloc, which returns freed pages to the
-  // kernel and faults them in again; a fanout write (hundreds of open Parquet writers) ran twice
-  // as fast on jemalloc. A user's own ARROW_DEFAULT_MEMORY_POOL still wins.
+  // Arrow's default pool in the pyarrow wheel is mimalloc, which returns freed pages to
+  // the kernel and faults them in again; a fanout write (hundreds of open Parquet
+  // writers) ran twice as fast on jemalloc. A user's own ARROW_DEFAULT_MEMORY_POOL still
+  // wins.
   setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc", /*overwrite=*/0);
   CLI::App app{"floe: write, commit and read Apache Iceberg tables"};
   app.require_subcommand(1);
@@ -63,7 +69,8 @@ int main(int argc, char** argv) {
     }
     std::cerr << "floe: error: " << message;
     floe::ErrorKind kind = floe::KindOf(status);
-    if (kind != floe::ErrorKind::kUnknown) std::cerr << " [" << floe::ErrorKindName(kind) << "]";
+    if (kind != floe::ErrorKind::kUnknown)
+      std::cerr << " [" << floe::ErrorKindName(kind) << "]";
     std::cerr << "\n";
     return 1;
   }

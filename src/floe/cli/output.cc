@@ -33,7 +33,8 @@ class StreamSink final : public arrow::io::OutputStream {
   arrow::Status Write(const void* data, int64_t nbytes) override {
     out_->write(static_cast<const char*>(data), nbytes);
     position_ += nbytes;
-    return out_->good() ? arrow::Status::OK() : arrow::Status::IOError("write to output failed");
+    return out_->good() ? arrow::Status::OK()
+                        : arrow::Status::IOError("write to output failed");
   }
 
  private:
@@ -71,20 +72,30 @@ std::string UuidText(const Bytes& bytes) {
 std::string PrimitiveText(const Value& value, const Type& type) {
   if (IsNull(value)) return "null";
   switch (type.id()) {
-    case TypeId::kFloat: return FloatText(std::get<float>(value));
-    case TypeId::kDouble: return FloatText(std::get<double>(value));
-    case TypeId::kTime: return FormatLocalTime(std::get<int64_t>(value));
-    case TypeId::kTimestamp: return FormatIsoDateTime(std::get<int64_t>(value), 1000000);
-    case TypeId::kTimestampTz: return FormatIsoDateTime(std::get<int64_t>(value), 1000000) + "+00:00";
-    case TypeId::kTimestampNs: return FormatIsoDateTime(std::get<int64_t>(value), 1000000000);
-    case TypeId::kTimestampTzNs: return FormatIsoDateTime(std::get<int64_t>(value), 1000000000) + "+00:00";
-    case TypeId::kUuid: return UuidText(std::get<Bytes>(value));
+    case TypeId::kFloat:
+      return FloatText(std::get<float>(value));
+    case TypeId::kDouble:
+      return FloatText(std::get<double>(value));
+    case TypeId::kTime:
+      return FormatLocalTime(std::get<int64_t>(value));
+    case TypeId::kTimestamp:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000);
+    case TypeId::kTimestampTz:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000) + "+00:00";
+    case TypeId::kTimestampNs:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000000);
+    case TypeId::kTimestampTzNs:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000000) + "+00:00";
+    case TypeId::kUuid:
+      return UuidText(std::get<Bytes>(value));
     case TypeId::kBinary:
     case TypeId::kFixed: {
       const auto& bytes = std::get<Bytes>(value);
-      return Base64Encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      return Base64Encode(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     }
-    default: return ValueToString(value, type);
+    default:
+      return ValueToString(value, type);
   }
 }
 
@@ -109,7 +120,8 @@ std::string Clip(const std::string& text, size_t width) {
   return text;
 }
 
-nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row, const Type& type) {
+nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row,
+                                 const Type& type) {
   if (array.IsNull(row)) return nullptr;
   switch (type.id()) {
     case TypeId::kStruct: {
@@ -117,7 +129,8 @@ nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row, const T
       nlohmann::ordered_json object = nlohmann::ordered_json::object();
       const auto& fields = static_cast<const StructType&>(type).fields();
       for (size_t i = 0; i < fields.size(); ++i) {
-        object[fields[i].name] = JsonValue(*struct_array.field(static_cast<int>(i)), row, *fields[i].type);
+        object[fields[i].name] =
+            JsonValue(*struct_array.field(static_cast<int>(i)), row, *fields[i].type);
       }
       return object;
     }
@@ -148,17 +161,21 @@ nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row, const T
   auto value = ValueFromArrow(array, row, type);
   if (!value.ok()) return "?";
   switch (type.id()) {
-    case TypeId::kBoolean: return std::get<bool>(*value);
+    case TypeId::kBoolean:
+      return std::get<bool>(*value);
     case TypeId::kInt:
       return std::get<int32_t>(*value);
-    case TypeId::kLong: return std::get<int64_t>(*value);
+    case TypeId::kLong:
+      return std::get<int64_t>(*value);
     case TypeId::kFloat:
     case TypeId::kDouble: {
-      double number = type.id() == TypeId::kFloat ? std::get<float>(*value) : std::get<double>(*value);
+      double number = type.id() == TypeId::kFloat ? std::get<float>(*value)
+                                                  : std::get<double>(*value);
       if (std::isfinite(number)) return number;
       return PrimitiveText(*value, type);
     }
-    default: return PrimitiveText(*value, type);
+    default:
+      return PrimitiveText(*value, type);
   }
 }
 
@@ -175,7 +192,8 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
       if (total >= limit) continue;
       std::vector<std::string> cells;
       for (size_t column = 0; column < fields.size(); ++column) {
-        cells.push_back(FormatValue(*batch->column(static_cast<int>(column)), row, *fields[column].type));
+        cells.push_back(FormatValue(*batch->column(static_cast<int>(column)), row,
+                                    *fields[column].type));
       }
       rows.push_back(std::move(cells));
     }
@@ -189,7 +207,8 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
   }
   auto print_row = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
-      std::string cell = DisplayWidth(cells[i]) > 60 ? Clip(cells[i], 57) + "..." : cells[i];
+      std::string cell =
+          DisplayWidth(cells[i]) > 60 ? Clip(cells[i], 57) + "..." : cells[i];
       out << (i == 0 ? "" : " | ") << cell
           << std::string(widths[i] - std::min(widths[i], DisplayWidth(cell)), ' ');
     }
@@ -198,7 +217,8 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
   std::vector<std::string> header;
   for (const auto& field : fields) header.push_back(field.name);
   print_row(header);
-  for (size_t i = 0; i < widths.size(); ++i) out << (i == 0 ? "" : "-+-") << std::string(widths[i], '-');
+  for (size_t i = 0; i < widths.size(); ++i)
+    out << (i == 0 ? "" : "-+-") << std::string(widths[i], '-');
   out << "\n";
   for (const auto& row : rows) print_row(row);
   out << "(" << total << " row" << (total == 1 ? "" : "s");
@@ -228,13 +248,16 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
     while (written < limit) {
       ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
       if (!batch) break;
-      for (int64_t row = 0; row < batch->num_rows() && written < limit; ++row, ++written) {
+      for (int64_t row = 0; row < batch->num_rows() && written < limit;
+           ++row, ++written) {
         nlohmann::ordered_json object = nlohmann::ordered_json::object();
         for (size_t i = 0; i < schema.fields().size(); ++i) {
-          object[schema.fields()[i].name] =
-              JsonValue(*batch->column(static_cast<int>(i)), row, *schema.fields()[i].type);
+          object[schema.fields()[i].name] = JsonValue(*batch->column(static_cast<int>(i)),
+                                                      row, *schema.fields()[i].type);
         }
-        out << object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+        out << object.dump(-1, ' ', false,
+                           nlohmann::ordered_json::error_handler_t::replace)
+            << "\n";
       }
     }
     return written;
@@ -242,9 +265,10 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
   if (options.format == "csv") {
     for (const auto& field : schema.fields()) {
       if (field.type->is_nested()) {
-        return MakeError(ErrorKind::kInvalidInput, "column '" + field.name +
-                                                       "' is nested, which CSV cannot hold: use "
-                                                       "--format jsonl or parquet, or --columns");
+        return MakeError(ErrorKind::kInvalidInput,
+                         "column '" + field.name +
+                             "' is nested, which CSV cannot hold: use "
+                             "--format jsonl or parquet, or --columns");
       }
     }
     auto sink = std::make_shared<StreamSink>(&out);
@@ -266,8 +290,9 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
       return MakeError(ErrorKind::kInvalidInput, "--format parquet needs --output PATH");
     }
     ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.path));
-    ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*reader.schema(),
-                                                                        arrow::default_memory_pool(), file));
+    ARROW_ASSIGN_OR_RAISE(auto writer,
+                          parquet::arrow::FileWriter::Open(
+                              *reader.schema(), arrow::default_memory_pool(), file));
     int64_t written = 0;
     std::shared_ptr<arrow::RecordBatch> batch;
     while (written < limit) {
@@ -281,8 +306,9 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
     ARROW_RETURN_NOT_OK(file->Close());
     return written;
   }
-  return MakeError(ErrorKind::kInvalidInput,
-                   "--format must be table, csv, jsonl or parquet, not '" + options.format + "'");
+  return MakeError(
+      ErrorKind::kInvalidInput,
+      "--format must be table, csv, jsonl or parquet, not '" + options.format + "'");
 }
 
 }  // namespace floe::cli

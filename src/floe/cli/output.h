@@ -17,9 +17,9 @@ struct OutputOptions {
   std::optional<int64_t> limit;  ///< At most this many rows.
 };
 
-/// Writes the rows of `reader` (whose columns are `schema`'s fields, used to render values the
-/// way Iceberg types read: uuid text, ISO timestamps, decimals, base64 binary). Returns the
-/// number of rows written.
+/// Writes the rows of `reader` (whose columns are `schema`'s fields, used to render
+/// values the way Iceberg types read: uuid text, ISO timestamps, decimals, base64
+/// binary). Returns the number of rows written.
 arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema& schema,
                                  const OutputOptions& options, std::ostream& out);
 

@@ -8,7 +8,9 @@
 namespace floe {
 
 Committer::Committer(CommitTarget target, TableState base, std::string data_location)
-    : target_(std::move(target)), base_(std::move(base)), data_location_(std::move(data_location)) {}
+    : target_(std::move(target)),
+      base_(std::move(base)),
+      data_location_(std::move(data_location)) {}
 
 Committer::~Committer() {
   if (!done_) Abort();
@@ -16,8 +18,9 @@ Committer::~Committer() {
 
 arrow::Status Committer::OutsideDataLocation(const std::string& location) const {
   return MakeError(ErrorKind::kInvalidMetadata,
-                   "task commit message for table " + target_.id.ToString() + " names " + location +
-                       ", which is outside the write's data location " + data_location_);
+                   "task commit message for table " + target_.id.ToString() + " names " +
+                       location + ", which is outside the write's data location " +
+                       data_location_);
 }
 
 arrow::Status Committer::Add(std::string_view message) {
@@ -25,7 +28,8 @@ arrow::Status Committer::Add(std::string_view message) {
   std::string outside;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
+    if (done_)
+      return arrow::Status::Invalid("the committer already committed or aborted");
     for (auto& location : locations) {
       if (IsLocationUnder(location, data_location_)) {
         owned_locations_.push_back(std::move(location));
@@ -63,9 +67,10 @@ arrow::Result<CommitReport> Committer::Commit() {
     if (overwrite_->conflict_filter) {
       overwrite.ConflictDetectionFilter(overwrite_->conflict_filter, overwrite_->schema);
     }
-    // iceberg-java's Spark writes: serializable checks new data and new deletes, snapshot only
-    // new deletes.
-    if (overwrite_->isolation == IsolationLevel::kSerializable) overwrite.ValidateNoConflictingData();
+    // iceberg-java's Spark writes: serializable checks new data and new deletes, snapshot
+    // only new deletes.
+    if (overwrite_->isolation == IsolationLevel::kSerializable)
+      overwrite.ValidateNoConflictingData();
     overwrite.ValidateNoConflictingDeletes();
     report = overwrite.Commit(base_);
   } else {
@@ -77,8 +82,8 @@ arrow::Result<CommitReport> Committer::Commit() {
     for (const auto& location : owned_locations_) {
       auto status = target_.io->Delete(location);
       if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-        Log(LogLevel::kWarning,
-            "could not delete " + location + " after a failed commit: " + status.message());
+        Log(LogLevel::kWarning, "could not delete " + location +
+                                    " after a failed commit: " + status.message());
       }
     }
   }

@@ -1,5 +1,5 @@
-// The committer: collects the TaskCommit messages of a write's tasks as they finish and commits
-// exactly once, or aborts and deletes every file the tasks wrote.
+// The committer: collects the TaskCommit messages of a write's tasks as they finish and
+// commits exactly once, or aborts and deletes every file the tasks wrote.
 #pragma once
 
 #include <memory>
@@ -31,27 +31,29 @@ struct OverwriteRequest {
 /// Thread-safe: tasks on several threads may hand in messages at once.
 class Committer {
  public:
-  /// A committer appending to the table `target` names, whose state at plan time was `base`.
-  /// Only files under `data_location` (the write's data location) are accepted from tasks and
-  /// ever deleted: a corrupt or hostile message cannot make the committer delete anything else.
+  /// A committer appending to the table `target` names, whose state at plan time was
+  /// `base`. Only files under `data_location` (the write's data location) are accepted
+  /// from tasks and ever deleted: a corrupt or hostile message cannot make the committer
+  /// delete anything else.
   Committer(CommitTarget target, TableState base, std::string data_location);
   ~Committer();
 
-  /// Takes ownership of a task's files: first the locations (so they can be deleted whatever
-  /// happens next), then the manifest's data files. A corrupt message, or one naming a file
-  /// outside the data location, gives InvalidMetadata; the locations of the message that are
-  /// under the data location stay owned.
+  /// Takes ownership of a task's files: first the locations (so they can be deleted
+  /// whatever happens next), then the manifest's data files. A corrupt message, or one
+  /// naming a file outside the data location, gives InvalidMetadata; the locations of the
+  /// message that are under the data location stay owned.
   arrow::Status Add(std::string_view message);
 
   /// Makes the commit an overwrite instead of an append.
   void SetOverwrite(OverwriteRequest request) { overwrite_ = std::move(request); }
 
-  /// Commits everything added as one snapshot (an append, or the overwrite set). On a cleanable
-  /// failure the data files of every message are deleted; after CommitStateUnknown nothing is.
+  /// Commits everything added as one snapshot (an append, or the overwrite set). On a
+  /// cleanable failure the data files of every message are deleted; after
+  /// CommitStateUnknown nothing is.
   arrow::Result<CommitReport> Commit();
 
-  /// Deletes the files of every message received (the job failed); commits nothing. Returns the
-  /// number of files that could not be deleted (logged, never an error).
+  /// Deletes the files of every message received (the job failed); commits nothing.
+  /// Returns the number of files that could not be deleted (logged, never an error).
   int Abort();
 
   int64_t files() const;

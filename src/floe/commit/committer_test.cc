@@ -26,13 +26,15 @@ class CommitterTest : public ::testing::Test {
     CatalogOptions options;
     options.warehouse = directory_.Child("warehouse");
     options.name = "test";
-    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("c.db")), options, io_);
+    auto catalog =
+        SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("c.db")), options, io_);
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(*catalog);
     ASSERT_TRUE(catalog_->CreateNamespace({"db"}, {}).ok());
     auto schema = ParseSchemaText("id long");
-    auto metadata = NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
-                                     *SortOrder::Unsorted(), directory_.Child("warehouse/db/t"), {});
+    auto metadata =
+        NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
+                         *SortOrder::Unsorted(), directory_.Child("warehouse/db/t"), {});
     auto state = catalog_->CreateTable({{"db"}, "t"}, **metadata);
     ASSERT_TRUE(state.ok()) << state.status().ToString();
     state_ = *state;
@@ -49,11 +51,12 @@ class CommitterTest : public ::testing::Test {
   TableState state_;
 };
 
-// A message naming a file outside the write's data location is refused, and that file is never
-// deleted, even when the committer later aborts; the message's files inside are.
+// A message naming a file outside the write's data location is refused, and that file is
+// never deleted, even when the committer later aborts; the message's files inside are.
 TEST_F(CommitterTest, NeverTakesOrDeletesFilesOutsideTheDataLocation) {
   std::string inside = state_.metadata->location + "/data/00000-0-op-00001.parquet";
-  std::string sibling = state_.metadata->location + "/data-other/x.parquet";  // prefix, not under
+  std::string sibling =
+      state_.metadata->location + "/data-other/x.parquet";  // prefix, not under
   std::string elsewhere = directory_.Child("precious.txt");
   for (const auto& path : {inside, sibling, elsewhere}) Touch(path);
   auto committer = Make();

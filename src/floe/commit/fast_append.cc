@@ -23,8 +23,9 @@ arrow::Result<std::vector<ManifestFile>> FastAppend::Apply(const TableMetadata& 
       auto spec = base.SpecById(spec_id);
       if (spec == nullptr) {
         return MakeError(ErrorKind::kValidationFailed,
-                         "cannot append to " + target().id.ToString() + ": partition spec " +
-                             std::to_string(spec_id) + " is not in the table");
+                         "cannot append to " + target().id.ToString() +
+                             ": partition spec " + std::to_string(spec_id) +
+                             " is not in the table");
       }
       ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
       written.push_back(std::move(manifest));

@@ -1,5 +1,5 @@
-// Appending data files: new manifests for the files, kept on top of the parent's manifests
-// (iceberg-java's FastAppend). Appends never conflict: they always rebase.
+// Appending data files: new manifests for the files, kept on top of the parent's
+// manifests (iceberg-java's FastAppend). Appends never conflict: they always rebase.
 #pragma once
 
 #include <optional>

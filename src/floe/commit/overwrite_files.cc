@@ -9,13 +9,15 @@
 
 namespace floe {
 
-arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text, std::string_view property) {
+arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
+                                                  std::string_view property) {
   std::string lowered = text;
-  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : lowered)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lowered == "serializable") return IsolationLevel::kSerializable;
   if (lowered == "snapshot") return IsolationLevel::kSnapshot;
-  return MakeError(ErrorKind::kInvalidInput,
-                   "property " + std::string(property) + " must be serializable or snapshot");
+  return MakeError(ErrorKind::kInvalidInput, "property " + std::string(property) +
+                                                 " must be serializable or snapshot");
 }
 
 std::string OverwriteFiles::Operation() const {
@@ -38,14 +40,18 @@ std::string OverwriteFiles::PartitionKey(const DataFile& file) const {
           } else if constexpr (std::is_same_v<T, std::string>) {
             key += std::to_string(typed.size()) + ":" + typed;
           } else if constexpr (std::is_same_v<T, Bytes>) {
-            key += std::to_string(typed.size()) + ":" + std::string(typed.begin(), typed.end());
+            key += std::to_string(typed.size()) + ":" +
+                   std::string(typed.begin(), typed.end());
           } else if constexpr (std::is_same_v<T, Decimal>) {
             key += std::to_string(static_cast<int64_t>(typed.unscaled >> 64)) + "." +
                    std::to_string(static_cast<uint64_t>(typed.unscaled));
           } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-            // Partitions are told apart bitwise, as iceberg-java compares them (-0.0 != 0.0).
-            key += std::to_string(std::bit_cast<std::conditional_t<std::is_same_v<T, float>, uint32_t,
-                                                                   uint64_t>>(typed));
+            // Partitions are told apart bitwise, as iceberg-java compares them (-0.0 !=
+            // 0.0).
+            key += std::to_string(
+                std::bit_cast<
+                    std::conditional_t<std::is_same_v<T, float>, uint32_t, uint64_t>>(
+                    typed));
           } else {
             key += std::to_string(typed);
           }
@@ -57,7 +63,8 @@ std::string OverwriteFiles::PartitionKey(const DataFile& file) const {
 }
 
 // Whether `file`, committed concurrently, might hold rows the operation read.
-bool OverwriteFiles::MightConflict(const TableMetadata& base, const DataFile& file) const {
+bool OverwriteFiles::MightConflict(const TableMetadata& base,
+                                   const DataFile& file) const {
   if (!conflict_filter_) return true;
   const Schema& schema = *conflict_schema_;
   auto spec = base.SpecById(file.spec_id);
@@ -90,9 +97,11 @@ bool OverwriteFiles::MightConflict(const TableMetadata& base, const DataFile& fi
   return MightMatch(*conflict_filter_, lookup);
 }
 
-arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot* parent) {
+arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
+                                       const Snapshot* parent) {
   if (!validate_ || parent == nullptr) return arrow::Status::OK();
-  if (validate_from_ && parent->snapshot_id == *validate_from_) return arrow::Status::OK();
+  if (validate_from_ && parent->snapshot_id == *validate_from_)
+    return arrow::Status::OK();
   // The snapshots committed since the starting one: the parent's ancestry down to it.
   std::vector<SnapshotPtr> newer;
   for (SnapshotPtr current = base.SnapshotById(parent->snapshot_id); current;) {
@@ -100,10 +109,11 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot
     newer.push_back(current);
     if (!current->parent_snapshot_id) {
       if (validate_from_) {
-        return MakeError(ErrorKind::kValidationFailed,
-                         "cannot validate the commit to " + target().id.ToString() + ": snapshot " +
-                             std::to_string(*validate_from_) +
-                             " it started from is no longer an ancestor of the current snapshot");
+        return MakeError(
+            ErrorKind::kValidationFailed,
+            "cannot validate the commit to " + target().id.ToString() + ": snapshot " +
+                std::to_string(*validate_from_) +
+                " it started from is no longer an ancestor of the current snapshot");
       }
       break;
     }
@@ -111,8 +121,8 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot
     if (!current && validate_from_) {
       return MakeError(ErrorKind::kValidationFailed,
                        "cannot validate the commit to " + target().id.ToString() +
-                           ": the history since snapshot " + std::to_string(*validate_from_) +
-                           " has been expired");
+                           ": the history since snapshot " +
+                           std::to_string(*validate_from_) + " has been expired");
     }
   }
   std::set<std::string> replaced;
@@ -126,17 +136,21 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot
       if (manifest.added_snapshot_id != snapshot->snapshot_id) continue;
       const bool deletes = manifest.content == ManifestContent::kDeletes;
       if (deletes ? !no_conflicting_deletes_ : !no_conflicting_data_) continue;
-      ARROW_ASSIGN_OR_RAISE(std::string bytes, target().io->ReadAll(manifest.manifest_path));
+      ARROW_ASSIGN_OR_RAISE(std::string bytes,
+                            target().io->ReadAll(manifest.manifest_path));
       std::shared_ptr<const StructType> partition_type;
       if (auto spec = base.SpecById(manifest.partition_spec_id)) {
         auto type = spec->PartitionType(*base.CurrentSchema());
         if (type.ok()) partition_type = *type;
       }
       auto contents = ReadManifest(bytes, partition_type.get());
-      if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+      if (!contents.ok())
+        return WithContext(contents.status(), "manifest " + manifest.manifest_path);
       InheritManifestMetadata(manifest, base.format_version, &contents->entries);
       for (const auto& entry : contents->entries) {
-        if (entry.status != EntryStatus::kAdded || entry.snapshot_id != snapshot->snapshot_id) continue;
+        if (entry.status != EntryStatus::kAdded ||
+            entry.snapshot_id != snapshot->snapshot_id)
+          continue;
         const DataFile& file = entry.data_file;
         bool conflict = replace_partitions_ && !deletes
                             ? replaced.count(PartitionKey(file)) > 0
@@ -145,18 +159,22 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot
       }
     }
     if (!conflicts.empty()) {
-      std::string what = conflict_filter_ ? conflict_filter_->ToString()
-                                          : (replace_partitions_ ? "the replaced partitions" : "TRUE");
+      std::string what = conflict_filter_
+                             ? conflict_filter_->ToString()
+                             : (replace_partitions_ ? "the replaced partitions" : "TRUE");
       std::string list;
-      for (size_t i = 0; i < conflicts.size() && i < 5; ++i) list += (i ? ", " : "") + conflicts[i];
-      if (conflicts.size() > 5) list += ", ... (" + std::to_string(conflicts.size()) + " files)";
-      return MakeError(ErrorKind::kValidationFailed,
-                       "Found conflicting files that can contain records matching " + what +
-                           ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
-                           snapshot->summary.operation + ") committed to " + target().id.ToString() +
-                           " after snapshot " +
-                           (validate_from_ ? std::to_string(*validate_from_) : std::string("none")) +
-                           " added " + list);
+      for (size_t i = 0; i < conflicts.size() && i < 5; ++i)
+        list += (i ? ", " : "") + conflicts[i];
+      if (conflicts.size() > 5)
+        list += ", ... (" + std::to_string(conflicts.size()) + " files)";
+      return MakeError(
+          ErrorKind::kValidationFailed,
+          "Found conflicting files that can contain records matching " + what +
+              ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
+              snapshot->summary.operation + ") committed to " + target().id.ToString() +
+              " after snapshot " +
+              (validate_from_ ? std::to_string(*validate_from_) : std::string("none")) +
+              " added " + list);
     }
   }
   return arrow::Status::OK();
@@ -179,8 +197,9 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
       auto spec = base.SpecById(spec_id);
       if (spec == nullptr) {
         return MakeError(ErrorKind::kValidationFailed,
-                         "cannot write to " + target().id.ToString() + ": partition spec " +
-                             std::to_string(spec_id) + " is not in the table");
+                         "cannot write to " + target().id.ToString() +
+                             ": partition spec " + std::to_string(spec_id) +
+                             " is not in the table");
       }
       ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
       written.push_back(std::move(manifest));
@@ -197,12 +216,14 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   if (parent != nullptr) {
     ARROW_ASSIGN_OR_RAISE(auto existing, ManifestsOf(*parent));
     for (auto& manifest : existing) {
-      if (manifest.content != ManifestContent::kData || (to_delete_.empty() && replaced.empty())) {
+      if (manifest.content != ManifestContent::kData ||
+          (to_delete_.empty() && replaced.empty())) {
         manifests.push_back(std::move(manifest));
         continue;
       }
       auto cached = rewritten_.find(manifest.manifest_path);
-      ARROW_ASSIGN_OR_RAISE(std::string bytes, target().io->ReadAll(manifest.manifest_path));
+      ARROW_ASSIGN_OR_RAISE(std::string bytes,
+                            target().io->ReadAll(manifest.manifest_path));
       auto spec = base.SpecById(manifest.partition_spec_id);
       std::shared_ptr<const StructType> partition_type;
       if (spec) {
@@ -210,19 +231,22 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         if (type.ok()) partition_type = *type;
       }
       auto contents = ReadManifest(bytes, partition_type.get());
-      if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+      if (!contents.ok())
+        return WithContext(contents.status(), "manifest " + manifest.manifest_path);
       if (!spec) spec = contents->spec;
       InheritManifestMetadata(manifest, base.format_version, &contents->entries);
       std::vector<ManifestEntry> entries;
       bool changed = false;
       for (auto& entry : contents->entries) {
         if (entry.status == EntryStatus::kDeleted) {
-          changed = true;  // a rewritten manifest drops the deletions of earlier snapshots
+          changed =
+              true;  // a rewritten manifest drops the deletions of earlier snapshots
           continue;
         }
         const std::string& path = entry.data_file.file_path;
-        bool remove = to_delete_.count(path) > 0 ||
-                      (!replaced.empty() && replaced.count(PartitionKey(entry.data_file)) > 0);
+        bool remove =
+            to_delete_.count(path) > 0 ||
+            (!replaced.empty() && replaced.count(PartitionKey(entry.data_file)) > 0);
         if (remove) {
           found.insert(path);
           removed_.push_back(entry.data_file);
@@ -234,9 +258,9 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         }
         entries.push_back(std::move(entry));
       }
-      bool touched = std::any_of(entries.begin(), entries.end(), [](const ManifestEntry& e) {
-        return e.status == EntryStatus::kDeleted;
-      });
+      bool touched = std::any_of(
+          entries.begin(), entries.end(),
+          [](const ManifestEntry& e) { return e.status == EntryStatus::kDeleted; });
       if (!touched) {
         manifests.push_back(std::move(manifest));  // nothing of ours: keep it as it is
         continue;
@@ -247,8 +271,9 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         continue;
       }
       if (!spec) {
-        return MakeError(ErrorKind::kInvalidMetadata,
-                         "manifest " + manifest.manifest_path + " uses an unknown partition spec");
+        return MakeError(
+            ErrorKind::kInvalidMetadata,
+            "manifest " + manifest.manifest_path + " uses an unknown partition spec");
       }
       ARROW_ASSIGN_OR_RAISE(auto rewritten, WriteManifest(base, *spec, entries));
       rewritten_[manifest.manifest_path] = rewritten;
@@ -258,14 +283,16 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   for (const auto& path : to_delete_) {
     if (!found.count(path)) {
       return MakeError(ErrorKind::kValidationFailed,
-                       "Missing required files to delete: " + path + " is no longer in table " +
-                           target().id.ToString() + " (a concurrent commit removed it)");
+                       "Missing required files to delete: " + path +
+                           " is no longer in table " + target().id.ToString() +
+                           " (a concurrent commit removed it)");
     }
   }
   return manifests;
 }
 
-void OverwriteFiles::Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) {
+void OverwriteFiles::Summarize(const TableMetadata& base,
+                               SnapshotSummaryBuilder* summary) {
   if (replace_partitions_) summary->Set("replace-partitions", "true");
   auto schema = base.CurrentSchema();
   auto path_of = [&](const DataFile& file) {

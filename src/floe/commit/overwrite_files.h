@@ -1,6 +1,6 @@
 // Replacing data files: delete some, add others, in one snapshot (iceberg-java's
-// BaseOverwriteFiles and BaseReplacePartitions), with the validations that make a concurrent
-// commit a conflict instead of a lost update.
+// BaseOverwriteFiles and BaseReplacePartitions), with the validations that make a
+// concurrent commit a conflict instead of a lost update.
 #pragma once
 
 #include <map>
@@ -16,8 +16,10 @@ namespace floe {
 
 enum class IsolationLevel { kSerializable, kSnapshot };
 
-/// "serializable" or "snapshot" (any case); anything else gives InvalidInput naming `property`.
-arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text, std::string_view property);
+/// "serializable" or "snapshot" (any case); anything else gives InvalidInput naming
+/// `property`.
+arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
+                                                  std::string_view property);
 
 class OverwriteFiles final : public SnapshotProducer {
  public:
@@ -25,15 +27,17 @@ class OverwriteFiles final : public SnapshotProducer {
 
   /// A data file to add (written with spec `file.spec_id`).
   void AddFile(DataFile file) { added_.push_back(std::move(file)); }
-  /// A data file to remove, by path. It must still be live when the commit applies; a file a
-  /// concurrent commit removed fails the commit ("Missing required files to delete").
+  /// A data file to remove, by path. It must still be live when the commit applies; a
+  /// file a concurrent commit removed fails the commit ("Missing required files to
+  /// delete").
   void DeleteFile(const std::string& path) { to_delete_.insert(path); }
-  /// Dynamic overwrite: every live file of the default spec whose partition tuple equals that
-  /// of an added file is removed, whatever committed it ("replace-partitions" summary).
+  /// Dynamic overwrite: every live file of the default spec whose partition tuple equals
+  /// that of an added file is removed, whatever committed it ("replace-partitions"
+  /// summary).
   void ReplacePartitions() { replace_partitions_ = true; }
 
-  /// The snapshot the operation read (nullopt: it read an empty table). Conflict checks look at
-  /// what committed after it.
+  /// The snapshot the operation read (nullopt: it read an empty table). Conflict checks
+  /// look at what committed after it.
   void ValidateFromSnapshot(std::optional<int64_t> snapshot_id) {
     validate_from_ = snapshot_id;
     validate_ = true;
@@ -44,12 +48,12 @@ class OverwriteFiles final : public SnapshotProducer {
     conflict_filter_ = std::move(filter);
     conflict_schema_ = std::move(schema);
   }
-  /// Serializable: data files added since the starting snapshot that might hold rows matching
-  /// the conflict filter (or, for a dynamic overwrite, that fall in a replaced partition) fail
-  /// the commit.
+  /// Serializable: data files added since the starting snapshot that might hold rows
+  /// matching the conflict filter (or, for a dynamic overwrite, that fall in a replaced
+  /// partition) fail the commit.
   void ValidateNoConflictingData() { no_conflicting_data_ = true; }
-  /// Both levels: delete files added since the starting snapshot that might apply to the rows
-  /// read fail the commit.
+  /// Both levels: delete files added since the starting snapshot that might apply to the
+  /// rows read fail the commit.
   void ValidateNoConflictingDeletes() { no_conflicting_deletes_ = true; }
 
   size_t added_count() const { return added_.size(); }
@@ -77,7 +81,8 @@ class OverwriteFiles final : public SnapshotProducer {
   bool no_conflicting_deletes_ = false;
 
   std::optional<std::vector<ManifestFile>> new_manifests_;
-  /// Rewritten manifests by the path of the manifest they replace, reused across attempts.
+  /// Rewritten manifests by the path of the manifest they replace, reused across
+  /// attempts.
   std::map<std::string, std::optional<ManifestFile>> rewritten_;
   /// The files the latest attempt removed (for the summary).
   std::vector<DataFile> removed_;

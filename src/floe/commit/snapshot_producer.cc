@@ -13,10 +13,14 @@ namespace floe {
 
 RetryPolicy RetryPolicy::FromProperties(const PropertyMap& properties) {
   RetryPolicy policy;
-  policy.num_retries = static_cast<int>(std::max<int64_t>(0, properties::kCommitNumRetries.Get(properties)));
-  policy.min_wait_ms = std::max<int64_t>(0, properties::kCommitMinRetryWaitMs.Get(properties));
-  policy.max_wait_ms = std::max<int64_t>(0, properties::kCommitMaxRetryWaitMs.Get(properties));
-  policy.total_timeout_ms = std::max<int64_t>(0, properties::kCommitTotalRetryTimeMs.Get(properties));
+  policy.num_retries = static_cast<int>(
+      std::max<int64_t>(0, properties::kCommitNumRetries.Get(properties)));
+  policy.min_wait_ms =
+      std::max<int64_t>(0, properties::kCommitMinRetryWaitMs.Get(properties));
+  policy.max_wait_ms =
+      std::max<int64_t>(0, properties::kCommitMaxRetryWaitMs.Get(properties));
+  policy.total_timeout_ms =
+      std::max<int64_t>(0, properties::kCommitTotalRetryTimeMs.Get(properties));
   return policy;
 }
 
@@ -25,17 +29,17 @@ SnapshotProducer::SnapshotProducer(CommitTarget target)
       snapshot_id_(NewSnapshotId()),
       commit_uuid_(Uuid::Random().ToString()) {}
 
-arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(const TableMetadata& base,
-                                                            const PartitionSpec& spec,
-                                                            const std::vector<ManifestEntry>& entries,
-                                                            ManifestContent content) {
+arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
+    const TableMetadata& base, const PartitionSpec& spec,
+    const std::vector<ManifestEntry>& entries, ManifestContent content) {
   ManifestWriteOptions options;
   options.format_version = base.format_version;
   options.schema = base.CurrentSchema();
   options.spec = base.SpecById(spec.spec_id());
   if (options.spec == nullptr) {
-    return MakeError(ErrorKind::kValidationFailed,
-                     "partition spec " + std::to_string(spec.spec_id()) + " is not in the table");
+    return MakeError(
+        ErrorKind::kValidationFailed,
+        "partition spec " + std::to_string(spec.spec_id()) + " is not in the table");
   }
   options.content = content;
   options.snapshot_id = snapshot_id_;
@@ -43,27 +47,31 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(const TableMetadata&
   for (const auto& entry : entries) ARROW_RETURN_NOT_OK(writer->Add(entry));
   ARROW_ASSIGN_OR_RAISE(auto encoded, writer->Finish());
   LocationProvider locations(base.location, base.properties);
-  std::string location = locations.NewMetadataLocation(commit_uuid_ + "-m" +
-                                                       std::to_string(manifest_count_++) + ".avro");
+  std::string location = locations.NewMetadataLocation(
+      commit_uuid_ + "-m" + std::to_string(manifest_count_++) + ".avro");
   written_.push_back(location);
   ARROW_RETURN_NOT_OK(target_.io->WriteAll(location, encoded.bytes));
   encoded.summary.manifest_path = location;
   return encoded.summary;
 }
 
-arrow::Result<std::vector<ManifestFile>> SnapshotProducer::ManifestsOf(const Snapshot& snapshot) {
+arrow::Result<std::vector<ManifestFile>> SnapshotProducer::ManifestsOf(
+    const Snapshot& snapshot) {
   if (snapshot.manifest_list.empty()) {
-    return MakeError(ErrorKind::kNotSupported,
-                     "snapshot " + std::to_string(snapshot.snapshot_id) +
-                         " lists manifests without a manifest list (format v1 without lists)");
+    return MakeError(
+        ErrorKind::kNotSupported,
+        "snapshot " + std::to_string(snapshot.snapshot_id) +
+            " lists manifests without a manifest list (format v1 without lists)");
   }
   ARROW_ASSIGN_OR_RAISE(std::string bytes, target_.io->ReadAll(snapshot.manifest_list));
   auto list = ReadManifestList(bytes);
-  if (!list.ok()) return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
+  if (!list.ok())
+    return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
   return std::move(list->manifests);
 }
 
-arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base, int attempt) {
+arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
+                                                      int attempt) {
   const TableMetadata& metadata = *base.metadata;
   SnapshotPtr parent = metadata.BranchHead(kMainBranch);
   while (metadata.SnapshotById(snapshot_id_) != nullptr) snapshot_id_ = NewSnapshotId();
@@ -81,7 +89,8 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base, in
   list_options.snapshot_id = snapshot_id_;
   list_options.parent_snapshot_id = snapshot->parent_snapshot_id;
   list_options.sequence_number = snapshot->sequence_number;
-  if (metadata.format_version >= 3) list_options.first_row_id = metadata.next_row_id.value_or(0);
+  if (metadata.format_version >= 3)
+    list_options.first_row_id = metadata.next_row_id.value_or(0);
   ARROW_ASSIGN_OR_RAISE(auto list, WriteManifestList(list_options, manifests));
   if (metadata.format_version >= 3) {
     snapshot->first_row_id = metadata.next_row_id.value_or(0);
@@ -89,13 +98,14 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base, in
   }
   LocationProvider locations(metadata.location, metadata.properties);
   snapshot->manifest_list = locations.NewMetadataLocation(
-      "snap-" + std::to_string(snapshot_id_) + "-" + std::to_string(attempt) + "-" + commit_uuid_ +
-      ".avro");
+      "snap-" + std::to_string(snapshot_id_) + "-" + std::to_string(attempt) + "-" +
+      commit_uuid_ + ".avro");
   written_.push_back(snapshot->manifest_list);
   ARROW_RETURN_NOT_OK(target_.io->WriteAll(snapshot->manifest_list, list.bytes));
 
   SnapshotSummaryBuilder summary;
-  summary.SetPartitionSummaryLimit(properties::kSummaryPartitionLimit.Get(metadata.properties));
+  summary.SetPartitionSummaryLimit(
+      properties::kSummaryPartitionLimit.Get(metadata.properties));
   int created = 0;
   int kept = 0;
   for (const auto& manifest : list.manifests) {
@@ -112,11 +122,14 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base, in
   auto updated = TableMetadataBuilder(metadata, base.metadata_location)
                      .AddSnapshot(snapshot)
                      .Build(&removed_logs);
-  ARROW_ASSIGN_OR_RAISE(auto state, target_.catalog->CommitTable(target_.id, base, *updated));
+  ARROW_ASSIGN_OR_RAISE(auto state,
+                        target_.catalog->CommitTable(target_.id, base, *updated));
   if (properties::kMetadataDeleteAfterCommit.Get(updated->properties)) {
     for (const auto& entry : removed_logs) {
       auto status = target_.io->Delete(entry.metadata_file);
-      if (!status.ok()) Log(LogLevel::kWarning, "could not delete old metadata file " + entry.metadata_file);
+      if (!status.ok())
+        Log(LogLevel::kWarning,
+            "could not delete old metadata file " + entry.metadata_file);
     }
   }
   CommitReport report;
@@ -162,7 +175,8 @@ arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
       return report.status();
     }
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - began).count();
+                       std::chrono::steady_clock::now() - began)
+                       .count();
     bool retry = kind == ErrorKind::kCommitFailed && attempt <= policy.num_retries &&
                  elapsed < policy.total_timeout_ms;
     if (!retry) {
@@ -179,12 +193,14 @@ arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
       return report.status();
     }
     // min(min_wait * 2^(k-1), max_wait) plus up to 10% jitter (iceberg-java's Tasks).
-    double wait = std::min(static_cast<double>(policy.max_wait_ms),
-                           static_cast<double>(policy.min_wait_ms) * std::pow(2.0, attempt - 1));
+    double wait =
+        std::min(static_cast<double>(policy.max_wait_ms),
+                 static_cast<double>(policy.min_wait_ms) * std::pow(2.0, attempt - 1));
     std::uniform_real_distribution<double> jitter(0.0, wait * 0.1);
-    Log(LogLevel::kInfo, "commit attempt " + std::to_string(attempt) + " to " + target_.id.ToString() +
-                             " lost a race; retrying");
-    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(wait + jitter(random))));
+    Log(LogLevel::kInfo, "commit attempt " + std::to_string(attempt) + " to " +
+                             target_.id.ToString() + " lost a race; retrying");
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(static_cast<int64_t>(wait + jitter(random))));
     auto refreshed = target_.catalog->LoadTable(target_.id);
     if (!refreshed.ok()) {
       DeleteUncommitted({});

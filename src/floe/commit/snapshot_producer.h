@@ -1,5 +1,6 @@
-// The commit protocol every snapshot-producing operation shares: new manifests, a manifest list,
-// new metadata and the catalog's compare-and-swap, with iceberg-java's refresh-and-retry loop.
+// The commit protocol every snapshot-producing operation shares: new manifests, a
+// manifest list, new metadata and the catalog's compare-and-swap, with iceberg-java's
+// refresh-and-retry loop.
 #pragma once
 
 #include <memory>
@@ -42,11 +43,11 @@ class SnapshotProducer {
  public:
   virtual ~SnapshotProducer() = default;
 
-  /// Commits the operation, starting from `base` (the state the operation read). Retries lost
-  /// races (CommitFailed) with exponential backoff and jitter, re-applying to the refreshed
-  /// table; a ValidationFailed or other error ends the loop at once. On a cleanable failure the
-  /// manifests and manifest lists this operation wrote are deleted; after CommitStateUnknown
-  /// nothing is deleted. Data files are never rewritten.
+  /// Commits the operation, starting from `base` (the state the operation read). Retries
+  /// lost races (CommitFailed) with exponential backoff and jitter, re-applying to the
+  /// refreshed table; a ValidationFailed or other error ends the loop at once. On a
+  /// cleanable failure the manifests and manifest lists this operation wrote are deleted;
+  /// after CommitStateUnknown nothing is deleted. Data files are never rewritten.
   arrow::Result<CommitReport> Commit(const TableState& base);
 
   int64_t snapshot_id() const { return snapshot_id_; }
@@ -58,9 +59,9 @@ class SnapshotProducer {
 
   /// The operation name for the summary ("append", "overwrite", ...).
   virtual std::string Operation() const = 0;
-  /// The manifests of the new snapshot on top of `base`, whose branch head is `parent` (null
-  /// for the first snapshot). Runs on every attempt: validate here, and reuse manifests that
-  /// do not depend on the base.
+  /// The manifests of the new snapshot on top of `base`, whose branch head is `parent`
+  /// (null for the first snapshot). Runs on every attempt: validate here, and reuse
+  /// manifests that do not depend on the base.
   virtual arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
                                                          const Snapshot* parent) = 0;
   /// Fills the operation's part of the summary (files added, removed, custom properties).
@@ -68,9 +69,10 @@ class SnapshotProducer {
 
   /// Writes a manifest of `entries` to the table's metadata directory as
   /// `<commit uuid>-m<k>.avro`; its summary records this snapshot.
-  arrow::Result<ManifestFile> WriteManifest(const TableMetadata& base, const PartitionSpec& spec,
-                                            const std::vector<ManifestEntry>& entries,
-                                            ManifestContent content = ManifestContent::kData);
+  arrow::Result<ManifestFile> WriteManifest(
+      const TableMetadata& base, const PartitionSpec& spec,
+      const std::vector<ManifestEntry>& entries,
+      ManifestContent content = ManifestContent::kData);
   /// Reads the manifests of a snapshot's manifest list.
   arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
 

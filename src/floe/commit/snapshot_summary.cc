@@ -11,13 +11,15 @@ void SetIf(bool condition, const std::string& key, int64_t value,
 }
 
 bool IsDeletionVector(const DataFile& file) {
-  return file.content == FileContent::kPositionDeletes && file.file_format == FileFormat::kPuffin;
+  return file.content == FileContent::kPositionDeletes &&
+         file.file_format == FileFormat::kPuffin;
 }
 
-// Content size as iceberg-java's ScanTaskUtil.contentSizeInBytes counts it (a DV counts its
-// blob, not the whole Puffin file).
+// Content size as iceberg-java's ScanTaskUtil.contentSizeInBytes counts it (a DV counts
+// its blob, not the whole Puffin file).
 int64_t ContentSize(const DataFile& file) {
-  if (IsDeletionVector(file) && file.content_size_in_bytes) return *file.content_size_in_bytes;
+  if (IsDeletionVector(file) && file.content_size_in_bytes)
+    return *file.content_size_in_bytes;
   return file.file_size_in_bytes;
 }
 
@@ -51,10 +53,14 @@ void SnapshotSummaryBuilder::Metrics::AppendTo(
     std::vector<std::pair<std::string, std::string>>* out) const {
   SetIf(added_files > 0, "added-data-files", added_files, out);
   SetIf(removed_files > 0, "deleted-data-files", removed_files, out);
-  SetIf(added_eq_delete_files > 0, "added-equality-delete-files", added_eq_delete_files, out);
-  SetIf(removed_eq_delete_files > 0, "removed-equality-delete-files", removed_eq_delete_files, out);
-  SetIf(added_pos_delete_files > 0, "added-position-delete-files", added_pos_delete_files, out);
-  SetIf(removed_pos_delete_files > 0, "removed-position-delete-files", removed_pos_delete_files, out);
+  SetIf(added_eq_delete_files > 0, "added-equality-delete-files", added_eq_delete_files,
+        out);
+  SetIf(removed_eq_delete_files > 0, "removed-equality-delete-files",
+        removed_eq_delete_files, out);
+  SetIf(added_pos_delete_files > 0, "added-position-delete-files", added_pos_delete_files,
+        out);
+  SetIf(removed_pos_delete_files > 0, "removed-position-delete-files",
+        removed_pos_delete_files, out);
   SetIf(added_delete_files > 0, "added-delete-files", added_delete_files, out);
   SetIf(removed_delete_files > 0, "removed-delete-files", removed_delete_files, out);
   SetIf(added_dvs > 0, "added-dvs", added_dvs, out);
@@ -69,12 +75,14 @@ void SnapshotSummaryBuilder::Metrics::AppendTo(
   SetIf(removed_eq_deletes > 0, "removed-equality-deletes", removed_eq_deletes, out);
 }
 
-void SnapshotSummaryBuilder::AddedFile(const DataFile& file, const std::string& partition_path) {
+void SnapshotSummaryBuilder::AddedFile(const DataFile& file,
+                                       const std::string& partition_path) {
   metrics_.Add(file, true);
   partitions_[partition_path].Add(file, true);
 }
 
-void SnapshotSummaryBuilder::RemovedFile(const DataFile& file, const std::string& partition_path) {
+void SnapshotSummaryBuilder::RemovedFile(const DataFile& file,
+                                         const std::string& partition_path) {
   metrics_.Add(file, false);
   partitions_[partition_path].Add(file, false);
 }
@@ -94,7 +102,8 @@ std::vector<std::pair<std::string, std::string>> SnapshotSummaryBuilder::Build(
   std::vector<std::pair<std::string, std::string>> out = custom_;
   metrics_.AppendTo(&out);
   out.emplace_back("changed-partition-count", std::to_string(partitions_.size()));
-  if (static_cast<int64_t>(partitions_.size()) <= partition_summary_limit_ && !partitions_.empty()) {
+  if (static_cast<int64_t>(partitions_.size()) <= partition_summary_limit_ &&
+      !partitions_.empty()) {
     out.emplace_back("partition-summaries-included", "true");
     for (const auto& [path, metrics] : partitions_) {
       if (path.empty()) continue;
@@ -108,8 +117,9 @@ std::vector<std::pair<std::string, std::string>> SnapshotSummaryBuilder::Build(
       out.emplace_back("partitions." + path, text);
     }
   }
-  // Totals: previous total + added - removed; omitted when the previous total is missing or not
-  // a number, or the result would be negative (iceberg-java's SnapshotProducer.updateTotal).
+  // Totals: previous total + added - removed; omitted when the previous total is missing
+  // or not a number, or the result would be negative (iceberg-java's
+  // SnapshotProducer.updateTotal).
   auto previous_total = [&](const std::string& key) -> std::optional<int64_t> {
     if (previous == nullptr) return 0;
     return previous->GetLong(key);

@@ -19,13 +19,15 @@ class SnapshotSummaryBuilder {
   void RemovedFile(const DataFile& file, const std::string& partition_path);
   /// A custom property (e.g. "replace-partitions"), written before the metrics.
   void Set(const std::string& key, const std::string& value);
-  /// write.summary.partition-limit: per-partition summaries are written when the number of
-  /// changed partitions is at most this (default 0: never).
+  /// write.summary.partition-limit: per-partition summaries are written when the number
+  /// of changed partitions is at most this (default 0: never).
   void SetPartitionSummaryLimit(int64_t limit) { partition_summary_limit_ = limit; }
 
-  /// The summary properties of the operation, totals computed from the previous branch head's
-  /// summary (`previous` null when the branch has no snapshot yet: totals start at 0).
-  std::vector<std::pair<std::string, std::string>> Build(const SnapshotSummary* previous) const;
+  /// The summary properties of the operation, totals computed from the previous branch
+  /// head's summary (`previous` null when the branch has no snapshot yet: totals start at
+  /// 0).
+  std::vector<std::pair<std::string, std::string>> Build(
+      const SnapshotSummary* previous) const;
 
  private:
   struct Metrics {

@@ -12,11 +12,14 @@
 namespace floe {
 namespace {
 
-arrow::Status CannotConvert(const LiteralText& literal, const Type& type, const std::string& why = "") {
-  std::string shown = literal.kind == LiteralText::Kind::kString ? "'" + literal.text + "'" : literal.text;
-  return MakeError(ErrorKind::kInvalidInput, "literal " + shown + " cannot be compared with a " +
-                                                 type.ToString() + " column" +
-                                                 (why.empty() ? "" : ": " + why));
+arrow::Status CannotConvert(const LiteralText& literal, const Type& type,
+                            const std::string& why = "") {
+  std::string shown = literal.kind == LiteralText::Kind::kString
+                          ? "'" + literal.text + "'"
+                          : literal.text;
+  return MakeError(ErrorKind::kInvalidInput,
+                   "literal " + shown + " cannot be compared with a " + type.ToString() +
+                       " column" + (why.empty() ? "" : ": " + why));
 }
 
 bool AllDigits(std::string_view text) {
@@ -28,8 +31,8 @@ bool AllDigits(std::string_view text) {
 // An exact decimal number: sign, digits, optional fraction (no exponent).
 struct ExactNumber {
   bool negative = false;
-  std::string digits;    // integer and fraction digits, leading zeros stripped
-  int scale = 0;         // digits after the point
+  std::string digits;  // integer and fraction digits, leading zeros stripped
+  int scale = 0;       // digits after the point
 };
 
 std::optional<ExactNumber> ParseExact(std::string_view text) {
@@ -40,9 +43,11 @@ std::optional<ExactNumber> ParseExact(std::string_view text) {
   }
   size_t point = text.find('.');
   std::string_view whole = text.substr(0, point);
-  std::string_view fraction = point == std::string_view::npos ? "" : text.substr(point + 1);
+  std::string_view fraction =
+      point == std::string_view::npos ? "" : text.substr(point + 1);
   if (whole.empty() && fraction.empty()) return std::nullopt;
-  if ((!whole.empty() && !AllDigits(whole)) || (!fraction.empty() && !AllDigits(fraction))) {
+  if ((!whole.empty() && !AllDigits(whole)) ||
+      (!fraction.empty() && !AllDigits(fraction))) {
     return std::nullopt;
   }
   number.digits = std::string(whole) + std::string(fraction);
@@ -53,8 +58,8 @@ std::optional<ExactNumber> ParseExact(std::string_view text) {
 }
 
 // Integers: -1/+1 overflow beyond [min, max].
-arrow::Result<Value> ToInteger(const LiteralText& literal, const Type& type, int64_t min, int64_t max,
-                               int* overflow) {
+arrow::Result<Value> ToInteger(const LiteralText& literal, const Type& type, int64_t min,
+                               int64_t max, int* overflow) {
   auto number = ParseExact(literal.text);
   if (!number) return CannotConvert(literal, type, "not a number");
   // A fraction of zeros is fine (5.0); anything else is not an integer.
@@ -83,7 +88,8 @@ arrow::Result<Value> ToInteger(const LiteralText& literal, const Type& type, int
   return Value{static_cast<int64_t>(value)};
 }
 
-arrow::Result<Value> ToDecimal(const LiteralText& literal, const PrimitiveType& type, int* overflow) {
+arrow::Result<Value> ToDecimal(const LiteralText& literal, const PrimitiveType& type,
+                               int* overflow) {
   auto number = ParseExact(literal.text);
   if (!number) return CannotConvert(literal, type, "not a decimal number");
   std::string digits = number->digits;
@@ -95,7 +101,8 @@ arrow::Result<Value> ToDecimal(const LiteralText& literal, const PrimitiveType& 
   }
   if (digits.empty()) scale = std::min(scale, type.scale());
   if (scale > type.scale()) {
-    return CannotConvert(literal, type, "it has more digits after the point than the column");
+    return CannotConvert(literal, type,
+                         "it has more digits after the point than the column");
   }
   digits.append(static_cast<size_t>(type.scale() - scale), '0');
   size_t first = digits.find_first_not_of('0');
@@ -109,11 +116,13 @@ arrow::Result<Value> ToDecimal(const LiteralText& literal, const PrimitiveType& 
   return Value{Decimal{number->negative ? -unscaled : unscaled}};
 }
 
-arrow::Result<Value> ToFloating(const LiteralText& literal, const Type& type, int* overflow) {
+arrow::Result<Value> ToFloating(const LiteralText& literal, const Type& type,
+                                int* overflow) {
   std::string text = literal.text;
   double value = 0;
   std::string lowered = text;
-  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : lowered)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lowered == "nan" || lowered == "+nan" || lowered == "-nan") {
     return MakeError(ErrorKind::kInvalidInput,
                      "NaN cannot be compared with: use IS NAN or IS NOT NAN");
@@ -161,14 +170,16 @@ std::optional<int64_t> ParseDatePart(std::string_view* text) {
   std::from_chars(rest.data(), rest.data() + dash, year);
   if (negative) year = -year;
   rest.remove_prefix(dash + 1);
-  if (rest.size() < 5 || !AllDigits(rest.substr(0, 2)) || rest[2] != '-' || !AllDigits(rest.substr(3, 2))) {
+  if (rest.size() < 5 || !AllDigits(rest.substr(0, 2)) || rest[2] != '-' ||
+      !AllDigits(rest.substr(3, 2))) {
     return std::nullopt;
   }
   int month = (rest[0] - '0') * 10 + (rest[1] - '0');
   int day = (rest[3] - '0') * 10 + (rest[4] - '0');
   if (month < 1 || month > 12 || day < 1) return std::nullopt;
   static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (FloorMod(year, 4) == 0 && FloorMod(year, 100) != 0) || FloorMod(year, 400) == 0;
+  bool leap =
+      (FloorMod(year, 4) == 0 && FloorMod(year, 100) != 0) || FloorMod(year, 400) == 0;
   if (day > kDays[month - 1] || (month == 2 && day == 29 && !leap)) return std::nullopt;
   rest.remove_prefix(5);
   *text = rest;
@@ -196,7 +207,8 @@ std::optional<int64_t> ParseTimePart(std::string_view* text, int* fraction_digit
     used = 8;
     if (rest.size() > 8 && rest[8] == '.') {
       size_t end = 9;
-      while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end]))) ++end;
+      while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end])))
+        ++end;
       int digits = static_cast<int>(end - 9);
       if (digits == 0 || digits > 9) return std::nullopt;
       for (size_t i = 9; i < end; ++i) nanos = nanos * 10 + (rest[i] - '0');
@@ -211,7 +223,8 @@ std::optional<int64_t> ParseTimePart(std::string_view* text, int* fraction_digit
 }
 
 arrow::Status TimestampError(std::string_view text, const std::string& why) {
-  return MakeError(ErrorKind::kInvalidInput, "'" + std::string(text) + "' is not a timestamp: " + why);
+  return MakeError(ErrorKind::kInvalidInput,
+                   "'" + std::string(text) + "' is not a timestamp: " + why);
 }
 
 }  // namespace
@@ -231,14 +244,16 @@ arrow::Result<int64_t> ParseIsoTimestamp(std::string_view text, int64_t units_pe
   }
   int64_t offset_seconds = 0;
   if (!rest.empty()) {
-    if (!with_zone) return TimestampError(text, "a timestamp without time zone takes no offset");
+    if (!with_zone)
+      return TimestampError(text, "a timestamp without time zone takes no offset");
     if (rest == "Z" || rest == "z") {
       rest = {};
     } else if ((rest[0] == '+' || rest[0] == '-') && rest.size() == 6 && rest[3] == ':' &&
                AllDigits(rest.substr(1, 2)) && AllDigits(rest.substr(4, 2))) {
       int hours = (rest[1] - '0') * 10 + (rest[2] - '0');
       int minutes = (rest[4] - '0') * 10 + (rest[5] - '0');
-      if (hours > 18 || minutes > 59) return TimestampError(text, "the offset is out of range");
+      if (hours > 18 || minutes > 59)
+        return TimestampError(text, "the offset is out of range");
       offset_seconds = (hours * 3600 + minutes * 60) * (rest[0] == '-' ? -1 : 1);
     } else {
       return TimestampError(text, "expected Z or an offset +hh:mm after the time");
@@ -246,28 +261,34 @@ arrow::Result<int64_t> ParseIsoTimestamp(std::string_view text, int64_t units_pe
   }
   const int64_t nanos_per_unit = 1000000000 / units_per_second;
   if (nanos_of_day % nanos_per_unit != 0) {
-    return TimestampError(text, "its fraction is finer than the column's " +
-                                    std::string(units_per_second == 1000000 ? "microseconds" : "nanoseconds"));
+    return TimestampError(
+        text,
+        "its fraction is finer than the column's " +
+            std::string(units_per_second == 1000000 ? "microseconds" : "nanoseconds"));
   }
   __int128 value = static_cast<__int128>(*days) * 86400 * units_per_second +
                    nanos_of_day / nanos_per_unit -
                    static_cast<__int128>(offset_seconds) * units_per_second;
-  if (value < std::numeric_limits<int64_t>::min() || value > std::numeric_limits<int64_t>::max()) {
+  if (value < std::numeric_limits<int64_t>::min() ||
+      value > std::numeric_limits<int64_t>::max()) {
     return TimestampError(text, "it is outside the column type's range");
   }
   (void)fraction_digits;
   return static_cast<int64_t>(value);
 }
 
-arrow::Result<Value> ConvertLiteral(const LiteralText& literal, const Type& type, int* overflow) {
+arrow::Result<Value> ConvertLiteral(const LiteralText& literal, const Type& type,
+                                    int* overflow) {
   *overflow = 0;
   using Kind = LiteralText::Kind;
   const bool is_text = literal.kind == Kind::kString;
   switch (type.id()) {
     case TypeId::kBoolean: {
       std::string lowered = literal.text;
-      for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if ((literal.kind == Kind::kBoolean || is_text) && (lowered == "true" || lowered == "false")) {
+      for (auto& c : lowered)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if ((literal.kind == Kind::kBoolean || is_text) &&
+          (lowered == "true" || lowered == "false")) {
         return Value{lowered == "true"};
       }
       return CannotConvert(literal, type);
@@ -291,31 +312,40 @@ arrow::Result<Value> ConvertLiteral(const LiteralText& literal, const Type& type
       if (!is_text) return CannotConvert(literal, type, "write dates as 'yyyy-mm-dd'");
       std::string_view rest = literal.text;
       auto days = ParseDatePart(&rest);
-      if (!days || !rest.empty()) return CannotConvert(literal, type, "expected 'yyyy-mm-dd'");
-      if (*days < std::numeric_limits<int32_t>::min() || *days > std::numeric_limits<int32_t>::max()) {
+      if (!days || !rest.empty())
+        return CannotConvert(literal, type, "expected 'yyyy-mm-dd'");
+      if (*days < std::numeric_limits<int32_t>::min() ||
+          *days > std::numeric_limits<int32_t>::max()) {
         *overflow = *days < 0 ? -1 : 1;
         return Value{};
       }
       return Value{static_cast<int32_t>(*days)};
     }
     case TypeId::kTime: {
-      if (!is_text) return CannotConvert(literal, type, "write times as 'hh:mm:ss[.ffffff]'");
+      if (!is_text)
+        return CannotConvert(literal, type, "write times as 'hh:mm:ss[.ffffff]'");
       std::string_view rest = literal.text;
       int digits = 0;
       auto nanos = ParseTimePart(&rest, &digits);
-      if (!nanos || !rest.empty()) return CannotConvert(literal, type, "expected 'hh:mm:ss[.ffffff]'");
-      if (*nanos % 1000 != 0) return CannotConvert(literal, type, "finer than microseconds");
+      if (!nanos || !rest.empty())
+        return CannotConvert(literal, type, "expected 'hh:mm:ss[.ffffff]'");
+      if (*nanos % 1000 != 0)
+        return CannotConvert(literal, type, "finer than microseconds");
       return Value{*nanos / 1000};
     }
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      if (!is_text) return CannotConvert(literal, type, "write timestamps as 'yyyy-mm-ddThh:mm:ss'");
-      bool nanos = type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
-      bool zone = type.id() == TypeId::kTimestampTz || type.id() == TypeId::kTimestampTzNs;
-      ARROW_ASSIGN_OR_RAISE(int64_t value,
-                            ParseIsoTimestamp(literal.text, nanos ? 1000000000 : 1000000, zone));
+      if (!is_text)
+        return CannotConvert(literal, type, "write timestamps as 'yyyy-mm-ddThh:mm:ss'");
+      bool nanos =
+          type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
+      bool zone =
+          type.id() == TypeId::kTimestampTz || type.id() == TypeId::kTimestampTzNs;
+      ARROW_ASSIGN_OR_RAISE(
+          int64_t value,
+          ParseIsoTimestamp(literal.text, nanos ? 1000000000 : 1000000, zone));
       return Value{value};
     }
     case TypeId::kString:
@@ -327,31 +357,38 @@ arrow::Result<Value> ConvertLiteral(const LiteralText& literal, const Type& type
       for (char c : literal.text) {
         if (c != '-') hex += c;
       }
-      if (literal.text.size() != 36 || hex.size() != 32) return CannotConvert(literal, type, "not a UUID");
+      if (literal.text.size() != 36 || hex.size() != 32)
+        return CannotConvert(literal, type, "not a UUID");
       Bytes bytes;
       for (size_t i = 0; i < 32; i += 2) {
         unsigned value = 0;
-        auto [end, error] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
-        if (error != std::errc() || end != hex.data() + i + 2) return CannotConvert(literal, type, "not a UUID");
+        auto [end, error] =
+            std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+        if (error != std::errc() || end != hex.data() + i + 2)
+          return CannotConvert(literal, type, "not a UUID");
         bytes.push_back(static_cast<uint8_t>(value));
       }
       return Value{std::move(bytes)};
     }
     case TypeId::kBinary:
     case TypeId::kFixed: {
-      if (literal.kind != Kind::kHex) return CannotConvert(literal, type, "write bytes as X'0A1B'");
-      if (literal.text.size() % 2 != 0) return CannotConvert(literal, type, "odd number of hex digits");
+      if (literal.kind != Kind::kHex)
+        return CannotConvert(literal, type, "write bytes as X'0A1B'");
+      if (literal.text.size() % 2 != 0)
+        return CannotConvert(literal, type, "odd number of hex digits");
       Bytes bytes;
       for (size_t i = 0; i < literal.text.size(); i += 2) {
         unsigned value = 0;
-        auto [end, error] = std::from_chars(literal.text.data() + i, literal.text.data() + i + 2, value, 16);
+        auto [end, error] = std::from_chars(literal.text.data() + i,
+                                            literal.text.data() + i + 2, value, 16);
         if (error != std::errc() || end != literal.text.data() + i + 2) {
           return CannotConvert(literal, type, "not hex");
         }
         bytes.push_back(static_cast<uint8_t>(value));
       }
       if (type.id() == TypeId::kFixed &&
-          static_cast<int>(bytes.size()) != static_cast<const PrimitiveType&>(type).length()) {
+          static_cast<int>(bytes.size()) !=
+              static_cast<const PrimitiveType&>(type).length()) {
         return CannotConvert(literal, type, "wrong length");
       }
       return Value{std::move(bytes)};
@@ -366,9 +403,9 @@ namespace {
 struct Binder {
   const Schema& schema;
 
-  // Binds `expression`, or its negation when `negate`: NOT is pushed down to the predicates
-  // here, so folding (below) is only ever done in a positive context, where "unknown" and
-  // "false" both drop a row. The bound tree has no kNot.
+  // Binds `expression`, or its negation when `negate`: NOT is pushed down to the
+  // predicates here, so folding (below) is only ever done in a positive context, where
+  // "unknown" and "false" both drop a row. The bound tree has no kNot.
   arrow::Result<ExpressionPtr> Bind(const ExpressionPtr& expression, bool negate) {
     switch (expression->op) {
       case Operation::kTrue:
@@ -388,16 +425,20 @@ struct Binder {
       default: {
         Operation op = negate ? Negate(expression->op) : expression->op;
         ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(*expression, op));
-        // NaN fails both x < v and x >= v: the negation of an ordering comparison keeps NaN.
-        bool ordering = expression->op == Operation::kLt || expression->op == Operation::kLtEq ||
-                        expression->op == Operation::kGt || expression->op == Operation::kGtEq;
+        // NaN fails both x < v and x >= v: the negation of an ordering comparison keeps
+        // NaN.
+        bool ordering =
+            expression->op == Operation::kLt || expression->op == Operation::kLtEq ||
+            expression->op == Operation::kGt || expression->op == Operation::kGtEq;
         if (negate && ordering) {
           auto id = schema.FindFieldId(expression->column);
           const NestedField* field = id ? schema.FindField(*id) : nullptr;
-          if (field && (field->type->id() == TypeId::kFloat || field->type->id() == TypeId::kDouble)) {
+          if (field && (field->type->id() == TypeId::kFloat ||
+                        field->type->id() == TypeId::kDouble)) {
             bound = MakeOr(std::move(bound),
-                           MakeBoundPredicate(Operation::kIsNaN, *id, field->type, {},
-                                              schema.FindColumnName(*id).value_or(expression->column)));
+                           MakeBoundPredicate(
+                               Operation::kIsNaN, *id, field->type, {},
+                               schema.FindColumnName(*id).value_or(expression->column)));
           }
         }
         return bound;
@@ -413,12 +454,16 @@ struct Binder {
     }
     const std::string& name = predicate.column;
     auto id = schema.FindFieldId(name);
-    if (!id) return MakeError(ErrorKind::kInvalidInput, "no column '" + name + "' in the table schema");
-    for (auto parent = schema.FindParentId(*id); parent; parent = schema.FindParentId(*parent)) {
+    if (!id)
+      return MakeError(ErrorKind::kInvalidInput,
+                       "no column '" + name + "' in the table schema");
+    for (auto parent = schema.FindParentId(*id); parent;
+         parent = schema.FindParentId(*parent)) {
       TypeId parent_type = schema.FindField(*parent)->type->id();
       if (parent_type == TypeId::kList || parent_type == TypeId::kMap) {
-        return MakeError(ErrorKind::kInvalidInput,
-                         "column '" + name + "' is inside a list or map; filters cannot reference it");
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "column '" + name + "' is inside a list or map; filters cannot reference it");
       }
     }
     const NestedField* field = schema.FindField(*id);
@@ -426,8 +471,8 @@ struct Binder {
     const std::string canonical = schema.FindColumnName(*id).value_or(name);
     if (op == Operation::kIsNull || op == Operation::kNotNull) {
       if (type->id() == TypeId::kList || type->id() == TypeId::kMap) {
-        return MakeError(ErrorKind::kInvalidInput, "IS NULL on list or map column '" + name +
-                                                       "' is not supported");
+        return MakeError(ErrorKind::kInvalidInput,
+                         "IS NULL on list or map column '" + name + "' is not supported");
       }
       // A required column is never null, unless an optional struct around it is.
       bool never_null = field->required;
@@ -439,51 +484,61 @@ struct Binder {
       return MakeBoundPredicate(op, *id, type, {}, canonical);
     }
     if (type->is_nested()) {
-      return MakeError(ErrorKind::kInvalidInput, "column '" + name + "' has type " + type->ToString() +
-                                                     ", which filters can only test with IS NULL");
+      return MakeError(ErrorKind::kInvalidInput,
+                       "column '" + name + "' has type " + type->ToString() +
+                           ", which filters can only test with IS NULL");
     }
     if (op == Operation::kIsNaN || op == Operation::kNotNaN) {
       if (type->id() != TypeId::kFloat && type->id() != TypeId::kDouble) {
-        return MakeError(ErrorKind::kInvalidInput, "IS NAN applies to float and double columns, not '" +
-                                                       name + "' (" + type->ToString() + ")");
+        return MakeError(ErrorKind::kInvalidInput,
+                         "IS NAN applies to float and double columns, not '" + name +
+                             "' (" + type->ToString() + ")");
       }
       return MakeBoundPredicate(op, *id, type, {}, canonical);
     }
     if ((op == Operation::kStartsWith || op == Operation::kNotStartsWith) &&
         type->id() != TypeId::kString) {
-      return MakeError(ErrorKind::kInvalidInput, "LIKE and starts_with apply to string columns, not '" +
-                                                     name + "' (" + type->ToString() + ")");
+      return MakeError(ErrorKind::kInvalidInput,
+                       "LIKE and starts_with apply to string columns, not '" + name +
+                           "' (" + type->ToString() + ")");
     }
-    auto not_null = [&] { return MakeBoundPredicate(Operation::kNotNull, *id, type, {}, canonical); };
+    auto not_null = [&] {
+      return MakeBoundPredicate(Operation::kNotNull, *id, type, {}, canonical);
+    };
     if (op == Operation::kIn || op == Operation::kNotIn) {
       std::vector<Value> values;
       for (const auto& text : predicate.texts) {
         int overflow = 0;
         auto value = ConvertLiteral(text, *type, &overflow);
         if (!value.ok()) return WithContext(value.status(), "column '" + name + "'");
-        if (overflow == 0) values.push_back(std::move(*value));  // out of range: never equal
+        if (overflow == 0)
+          values.push_back(std::move(*value));  // out of range: never equal
       }
       std::sort(values.begin(), values.end(),
                 [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
       values.erase(std::unique(values.begin(), values.end(),
-                               [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
+                               [](const Value& a, const Value& b) {
+                                 return CompareValues(a, b) == 0;
+                               }),
                    values.end());
       if (values.empty()) return op == Operation::kIn ? AlwaysFalse() : not_null();
       if (values.size() == 1) {
-        return MakeBoundPredicate(op == Operation::kIn ? Operation::kEq : Operation::kNotEq, *id, type,
-                                  std::move(values), canonical);
+        return MakeBoundPredicate(
+            op == Operation::kIn ? Operation::kEq : Operation::kNotEq, *id, type,
+            std::move(values), canonical);
       }
       return MakeBoundPredicate(op, *id, type, std::move(values), canonical);
     }
     if (predicate.texts.size() != 1) {
-      return MakeError(ErrorKind::kInvalidInput, "predicate on '" + name + "' needs one literal");
+      return MakeError(ErrorKind::kInvalidInput,
+                       "predicate on '" + name + "' needs one literal");
     }
     int overflow = 0;
     auto value = ConvertLiteral(predicate.texts[0], *type, &overflow);
     if (!value.ok()) return WithContext(value.status(), "column '" + name + "'");
     if (overflow != 0) {
-      // The literal lies beyond every value of the type: the comparison is decided for every
-      // non-null value.
+      // The literal lies beyond every value of the type: the comparison is decided for
+      // every non-null value.
       bool above = overflow > 0;
       switch (op) {
         case Operation::kLt:

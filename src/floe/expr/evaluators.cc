@@ -28,8 +28,8 @@ bool IsZero(const Value& value) {
 }
 
 // Bounds are ordered like iceberg-java (-0.0 < 0.0) but rows compare by IEEE 754 (-0.0 ==
-// 0.0): comparing a bound with a literal treats the two zeros as equal, which is what makes a
-// bound decision agree with the rows it bounds.
+// 0.0): comparing a bound with a literal treats the two zeros as equal, which is what
+// makes a bound decision agree with the rows it bounds.
 int Compare(const Value& bound, const Value& literal) {
   if (IsZero(bound) && IsZero(literal)) return 0;
   return CompareValues(bound, literal);
@@ -49,34 +49,51 @@ bool EqualMightMatch(const ColumnSummary& summary, const Value& literal) {
 
 bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
   switch (filter.op) {
-    case Operation::kTrue: return true;
-    case Operation::kFalse: return false;
-    case Operation::kAnd: return MightMatch(*filter.left, lookup) && MightMatch(*filter.right, lookup);
-    case Operation::kOr: return MightMatch(*filter.left, lookup) || MightMatch(*filter.right, lookup);
-    case Operation::kNot: return true;  // bound filters have no NOT; never prune on one
-    default: break;
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return MightMatch(*filter.left, lookup) && MightMatch(*filter.right, lookup);
+    case Operation::kOr:
+      return MightMatch(*filter.left, lookup) || MightMatch(*filter.right, lookup);
+    case Operation::kNot:
+      return true;  // bound filters have no NOT; never prune on one
+    default:
+      break;
   }
   const ColumnSummary* summary = lookup(filter.field_id);
   if (summary == nullptr) return true;
   const ColumnSummary& s = *summary;
   switch (filter.op) {
-    case Operation::kIsNull: return s.has_null != false;
-    case Operation::kNotNull: return s.all_null != true;
-    case Operation::kIsNaN: return s.has_nan != false && s.all_null != true;
-    case Operation::kNotNaN: return s.all_nan != true;
-    default: break;
+    case Operation::kIsNull:
+      return s.has_null != false;
+    case Operation::kNotNull:
+      return s.all_null != true;
+    case Operation::kIsNaN:
+      return s.has_nan != false && s.all_null != true;
+    case Operation::kNotNaN:
+      return s.all_nan != true;
+    default:
+      break;
   }
   // Every other predicate needs a non-null value; all but != and NOT IN a non-NaN one.
   if (s.all_null == true) return false;
-  const bool negative = filter.op == Operation::kNotEq || filter.op == Operation::kNotIn ||
+  const bool negative = filter.op == Operation::kNotEq ||
+                        filter.op == Operation::kNotIn ||
                         filter.op == Operation::kNotStartsWith;
   if (s.all_nan == true && !negative) return false;
   switch (filter.op) {
-    case Operation::kLt: return !s.lower || Compare(*s.lower, filter.value()) < 0;
-    case Operation::kLtEq: return !s.lower || Compare(*s.lower, filter.value()) <= 0;
-    case Operation::kGt: return !s.upper || Compare(*s.upper, filter.value()) > 0;
-    case Operation::kGtEq: return !s.upper || Compare(*s.upper, filter.value()) >= 0;
-    case Operation::kEq: return EqualMightMatch(s, filter.value());
+    case Operation::kLt:
+      return !s.lower || Compare(*s.lower, filter.value()) < 0;
+    case Operation::kLtEq:
+      return !s.lower || Compare(*s.lower, filter.value()) <= 0;
+    case Operation::kGt:
+      return !s.upper || Compare(*s.upper, filter.value()) > 0;
+    case Operation::kGtEq:
+      return !s.upper || Compare(*s.upper, filter.value()) >= 0;
+    case Operation::kEq:
+      return EqualMightMatch(s, filter.value());
     case Operation::kIn: {
       if (filter.values.size() > kInLimit) return true;
       for (const auto& value : filter.values) {
@@ -86,7 +103,8 @@ bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
     }
     case Operation::kNotEq:
       // Only a summary of one value can show that every row equals the literal.
-      return !(s.exact && s.lower && s.has_nan != true && Compare(*s.lower, filter.value()) == 0);
+      return !(s.exact && s.lower && s.has_nan != true &&
+               Compare(*s.lower, filter.value()) == 0);
     case Operation::kNotIn: {
       if (!s.exact || !s.lower || s.has_nan == true) return true;
       for (const auto& value : filter.values) {
@@ -97,8 +115,8 @@ bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
     case Operation::kStartsWith: {
       const auto* prefix = std::get_if<std::string>(&filter.value());
       if (prefix == nullptr) return true;
-      // Bounds cut to the prefix's length bracket every value's prefix (byte order is code
-      // point order in UTF-8).
+      // Bounds cut to the prefix's length bracket every value's prefix (byte order is
+      // code point order in UTF-8).
       if (s.lower) {
         if (const auto* lower = std::get_if<std::string>(&*s.lower)) {
           if (lower->compare(0, prefix->size(), *prefix) > 0) return false;
@@ -124,7 +142,8 @@ bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
 
 namespace {
 
-std::optional<Value> DecodeBound(const std::map<int, Bytes>& bounds, int field_id, const Type& type) {
+std::optional<Value> DecodeBound(const std::map<int, Bytes>& bounds, int field_id,
+                                 const Type& type) {
   auto found = bounds.find(field_id);
   if (found == bounds.end()) return std::nullopt;
   auto value = FromBinary(found->second.data(), found->second.size(), type);
@@ -163,7 +182,8 @@ ColumnSummary SummaryFromMetrics(const DataFile& file, int field_id, const Type&
   return summary;
 }
 
-ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& field, const Type& type) {
+ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& field,
+                                          const Type& type) {
   ColumnSummary summary;
   if (field.lower_bound) {
     auto value = FromBinary(field.lower_bound->data(), field.lower_bound->size(), type);
@@ -177,7 +197,8 @@ ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& field, co
   std::optional<bool> has_nan = field.contains_nan;
   if (!IsFloating(type)) has_nan = false;
   summary.has_nan = has_nan;
-  // No bound means no non-null, non-NaN value at all (a bound that did not decode is not that).
+  // No bound means no non-null, non-NaN value at all (a bound that did not decode is not
+  // that).
   const bool no_bound = !field.lower_bound && !field.upper_bound;
   if (no_bound && has_nan == false) summary.all_null = field.contains_null;
   if (no_bound && has_nan == true && !field.contains_null) summary.all_nan = true;
@@ -202,7 +223,7 @@ ColumnSummary SummaryFromValue(const Value& value, const Type& type) {
 }
 
 arrow::Result<Value> TransformValue(const Transform& transform, const TypePtr& source,
-                                   const Value& value) {
+                                    const Value& value) {
   ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(value, *source));
   ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*scalar, 1));
   ARROW_ASSIGN_OR_RAISE(auto result, ApplyTransform(transform, *source, array));
@@ -212,7 +233,8 @@ arrow::Result<Value> TransformValue(const Transform& transform, const TypePtr& s
 
 namespace {
 
-// Subtracts or adds one unit of a date, time or timestamp value; nullopt at the type's edge.
+// Subtracts or adds one unit of a date, time or timestamp value; nullopt at the type's
+// edge.
 std::optional<Value> Step(const Value& value, int direction) {
   if (const int32_t* v = std::get_if<int32_t>(&value)) {
     int64_t next = int64_t{*v} + direction;
@@ -220,7 +242,8 @@ std::optional<Value> Step(const Value& value, int direction) {
     return Value{static_cast<int32_t>(next)};
   }
   if (const int64_t* v = std::get_if<int64_t>(&value)) {
-    if ((direction < 0 && *v == INT64_MIN) || (direction > 0 && *v == INT64_MAX)) return std::nullopt;
+    if ((direction < 0 && *v == INT64_MIN) || (direction > 0 && *v == INT64_MAX))
+      return std::nullopt;
     return Value{*v + direction};
   }
   return std::nullopt;
@@ -241,14 +264,18 @@ bool NeedsPreEpochFix(const Transform& transform, const Value& result) {
 
 Value PlusOne(const Value& result) { return Value{std::get<int32_t>(result) + 1}; }
 
-arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const PartitionField& field,
-                                              const TypePtr& source_type, const TypePtr& result_type) {
+arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate,
+                                              const PartitionField& field,
+                                              const TypePtr& source_type,
+                                              const TypePtr& result_type) {
   const Transform& transform = field.transform;
   const Type& source = *source_type;
   auto make = [&](Operation op, std::vector<Value> values = {}) {
-    return MakeBoundPredicate(op, field.field_id, result_type, std::move(values), field.name);
+    return MakeBoundPredicate(op, field.field_id, result_type, std::move(values),
+                              field.name);
   };
-  if (transform.kind() == TransformKind::kVoid || transform.kind() == TransformKind::kUnknown) {
+  if (transform.kind() == TransformKind::kVoid ||
+      transform.kind() == TransformKind::kUnknown) {
     return AlwaysTrue();
   }
   switch (predicate.op) {
@@ -257,13 +284,17 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const
       return make(predicate.op);
     case Operation::kIsNaN:
     case Operation::kNotNaN:
-      return transform.kind() == TransformKind::kIdentity ? make(predicate.op) : AlwaysTrue();
+      return transform.kind() == TransformKind::kIdentity ? make(predicate.op)
+                                                          : AlwaysTrue();
     default:
       break;
   }
-  if (transform.kind() == TransformKind::kIdentity) return make(predicate.op, predicate.values);
+  if (transform.kind() == TransformKind::kIdentity)
+    return make(predicate.op, predicate.values);
 
-  auto apply = [&](const Value& value) { return TransformValue(transform, source_type, value); };
+  auto apply = [&](const Value& value) {
+    return TransformValue(transform, source_type, value);
+  };
   const bool bucket = transform.kind() == TransformKind::kBucket;
   const bool truncate = transform.kind() == TransformKind::kTruncate;
   switch (predicate.op) {
@@ -278,7 +309,9 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const
       std::sort(results.begin(), results.end(),
                 [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
       results.erase(std::unique(results.begin(), results.end(),
-                                [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
+                                [](const Value& a, const Value& b) {
+                                  return CompareValues(a, b) == 0;
+                                }),
                     results.end());
       if (results.size() == 1) return make(Operation::kEq, std::move(results));
       return make(Operation::kIn, std::move(results));
@@ -318,7 +351,8 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const
       const auto& prefix = std::get<std::string>(predicate.value());
       ARROW_ASSIGN_OR_RAISE(auto r, apply(predicate.value()));
       // A prefix at least as long as the width pins the partition value.
-      if (std::get<std::string>(r).size() < prefix.size()) return make(Operation::kEq, {r});
+      if (std::get<std::string>(r).size() < prefix.size())
+        return make(Operation::kEq, {r});
       return make(Operation::kStartsWith, {r});
     }
     default:
@@ -326,8 +360,8 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate, const
   }
 }
 
-arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter, const PartitionSpec& spec,
-                                     const Schema& schema,
+arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter,
+                                     const PartitionSpec& spec, const Schema& schema,
                                      const std::vector<TypePtr>& result_types) {
   switch (filter->op) {
     case Operation::kTrue:
@@ -335,12 +369,14 @@ arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter, const Partitio
       return filter;
     case Operation::kAnd: {
       ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
-      ARROW_ASSIGN_OR_RAISE(auto right, Project(filter->right, spec, schema, result_types));
+      ARROW_ASSIGN_OR_RAISE(auto right,
+                            Project(filter->right, spec, schema, result_types));
       return MakeAnd(left, right);
     }
     case Operation::kOr: {
       ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
-      ARROW_ASSIGN_OR_RAISE(auto right, Project(filter->right, spec, schema, result_types));
+      ARROW_ASSIGN_OR_RAISE(auto right,
+                            Project(filter->right, spec, schema, result_types));
       return MakeOr(left, right);
     }
     case Operation::kNot:
@@ -363,7 +399,8 @@ arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter, const Partitio
 
 }  // namespace
 
-arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter, const PartitionSpec& spec,
+arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter,
+                                              const PartitionSpec& spec,
                                               const Schema& schema) {
   std::vector<TypePtr> result_types;
   for (const auto& field : spec.fields()) {

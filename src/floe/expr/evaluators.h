@@ -1,9 +1,9 @@
-// Pruning: deciding from summaries (manifest partition summaries, a data file's metrics, a
-// Parquet row group's statistics, a partition tuple) that no row can match a filter, and the
-// inclusive projection of a row filter onto a partition spec.
+// Pruning: deciding from summaries (manifest partition summaries, a data file's metrics,
+// a Parquet row group's statistics, a partition tuple) that no row can match a filter,
+// and the inclusive projection of a row filter onto a partition spec.
 //
-// Every decision is "cannot match" or "might match"; a missing or unreadable summary always
-// means "might match". Filters must be bound and NOT-free (Bind() gives that).
+// Every decision is "cannot match" or "might match"; a missing or unreadable summary
+// always means "might match". Filters must be bound and NOT-free (Bind() gives that).
 #pragma once
 
 #include <functional>
@@ -17,8 +17,8 @@
 
 namespace floe {
 
-/// What is known about one column (or partition field) over some rows. Bounds hold no NaN and
-/// no null: lower <= every non-null, non-NaN value <= upper.
+/// What is known about one column (or partition field) over some rows. Bounds hold no NaN
+/// and no null: lower <= every non-null, non-NaN value <= upper.
 struct ColumnSummary {
   std::optional<Value> lower;
   std::optional<Value> upper;
@@ -33,28 +33,31 @@ struct ColumnSummary {
 /// The summary of a field id, or nullptr when nothing is known.
 using SummaryLookup = std::function<const ColumnSummary*(int field_id)>;
 
-/// False only when no summarised row can satisfy `filter`. IN lists longer than 200 values are
-/// not checked against bounds (iceberg-java's limit).
+/// False only when no summarised row can satisfy `filter`. IN lists longer than 200
+/// values are not checked against bounds (iceberg-java's limit).
 bool MightMatch(const Expression& filter, const SummaryLookup& lookup);
 
-/// From a data file's metrics for field `field_id` of type `type` (bounds that do not decode,
-/// e.g. after a type promotion, are left out).
+/// From a data file's metrics for field `field_id` of type `type` (bounds that do not
+/// decode, e.g. after a type promotion, are left out).
 ColumnSummary SummaryFromMetrics(const DataFile& file, int field_id, const Type& type);
 /// From one field summary of a manifest's partitions.
-ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& summary, const Type& type);
+ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& summary,
+                                          const Type& type);
 /// From one value of a partition tuple.
 ColumnSummary SummaryFromValue(const Value& value, const Type& type);
 
-/// The inclusive projection of a row filter onto `spec` (iceberg-java's Projections.inclusive):
-/// a filter over the partition fields (their field ids, and their result types) that the
-/// partition tuple of every row matching `filter` satisfies. Predicates a transform cannot
-/// project become TRUE. Temporal projections of pre-1970 values are widened by one, as
-/// iceberg-java does for files that older writers partitioned by truncating toward zero.
-arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter, const PartitionSpec& spec,
+/// The inclusive projection of a row filter onto `spec` (iceberg-java's
+/// Projections.inclusive): a filter over the partition fields (their field ids, and their
+/// result types) that the partition tuple of every row matching `filter` satisfies.
+/// Predicates a transform cannot project become TRUE. Temporal projections of pre-1970
+/// values are widened by one, as iceberg-java does for files that older writers
+/// partitioned by truncating toward zero.
+arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter,
+                                              const PartitionSpec& spec,
                                               const Schema& schema);
 
 /// `transform` applied to one value of type `source` (the same kernels the writer uses).
 arrow::Result<Value> TransformValue(const Transform& transform, const TypePtr& source,
-                                   const Value& value);
+                                    const Value& value);
 
 }  // namespace floe

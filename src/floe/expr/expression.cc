@@ -20,7 +20,8 @@ std::string Quote(std::string_view text) {
 std::string QuoteColumn(const std::string& name) {
   bool plain = !name.empty();
   for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) plain = false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'))
+      plain = false;
   }
   if (plain) return name;
   std::string out = "\"";
@@ -95,25 +96,44 @@ std::string BoundLiteralToText(const Value& value, const Type& type) {
 
 std::string_view OperationSymbol(Operation op) {
   switch (op) {
-    case Operation::kTrue: return "TRUE";
-    case Operation::kFalse: return "FALSE";
-    case Operation::kAnd: return "AND";
-    case Operation::kOr: return "OR";
-    case Operation::kNot: return "NOT";
-    case Operation::kIsNull: return "IS NULL";
-    case Operation::kNotNull: return "IS NOT NULL";
-    case Operation::kIsNaN: return "IS NAN";
-    case Operation::kNotNaN: return "IS NOT NAN";
-    case Operation::kLt: return "<";
-    case Operation::kLtEq: return "<=";
-    case Operation::kGt: return ">";
-    case Operation::kGtEq: return ">=";
-    case Operation::kEq: return "=";
-    case Operation::kNotEq: return "!=";
-    case Operation::kIn: return "IN";
-    case Operation::kNotIn: return "NOT IN";
-    case Operation::kStartsWith: return "LIKE";
-    case Operation::kNotStartsWith: return "NOT LIKE";
+    case Operation::kTrue:
+      return "TRUE";
+    case Operation::kFalse:
+      return "FALSE";
+    case Operation::kAnd:
+      return "AND";
+    case Operation::kOr:
+      return "OR";
+    case Operation::kNot:
+      return "NOT";
+    case Operation::kIsNull:
+      return "IS NULL";
+    case Operation::kNotNull:
+      return "IS NOT NULL";
+    case Operation::kIsNaN:
+      return "IS NAN";
+    case Operation::kNotNaN:
+      return "IS NOT NAN";
+    case Operation::kLt:
+      return "<";
+    case Operation::kLtEq:
+      return "<=";
+    case Operation::kGt:
+      return ">";
+    case Operation::kGtEq:
+      return ">=";
+    case Operation::kEq:
+      return "=";
+    case Operation::kNotEq:
+      return "!=";
+    case Operation::kIn:
+      return "IN";
+    case Operation::kNotIn:
+      return "NOT IN";
+    case Operation::kStartsWith:
+      return "LIKE";
+    case Operation::kNotStartsWith:
+      return "NOT LIKE";
   }
   return "?";
 }
@@ -138,7 +158,8 @@ std::string Expression::ToString() const {
   } else {
     for (const auto& text : texts) literals.push_back(LiteralToText(text));
   }
-  std::string name = QuoteColumn(column.empty() ? "#" + std::to_string(field_id) : column);
+  std::string name =
+      QuoteColumn(column.empty() ? "#" + std::to_string(field_id) : column);
   switch (op) {
     case Operation::kIsNull:
     case Operation::kNotNull:
@@ -155,7 +176,8 @@ std::string Expression::ToString() const {
     case Operation::kNotStartsWith: {
       // LIKE 'prefix%', with the prefix's own wildcards and backslashes escaped.
       std::string prefix;
-      if (is_bound() && !values.empty() && std::holds_alternative<std::string>(values[0])) {
+      if (is_bound() && !values.empty() &&
+          std::holds_alternative<std::string>(values[0])) {
         prefix = std::get<std::string>(values[0]);
       } else if (!texts.empty()) {
         prefix = texts[0].text;
@@ -174,17 +196,20 @@ std::string Expression::ToString() const {
 }
 
 ExpressionPtr AlwaysTrue() {
-  static const auto kTrue = std::make_shared<const Expression>(Expression{Operation::kTrue});
+  static const auto kTrue =
+      std::make_shared<const Expression>(Expression{Operation::kTrue});
   return kTrue;
 }
 
 ExpressionPtr AlwaysFalse() {
-  static const auto kFalse = std::make_shared<const Expression>(Expression{Operation::kFalse});
+  static const auto kFalse =
+      std::make_shared<const Expression>(Expression{Operation::kFalse});
   return kFalse;
 }
 
 ExpressionPtr MakeAnd(ExpressionPtr left, ExpressionPtr right) {
-  if (left->op == Operation::kFalse || right->op == Operation::kFalse) return AlwaysFalse();
+  if (left->op == Operation::kFalse || right->op == Operation::kFalse)
+    return AlwaysFalse();
   if (left->op == Operation::kTrue) return right;
   if (right->op == Operation::kTrue) return left;
   Expression expression;
@@ -215,7 +240,8 @@ ExpressionPtr MakeNot(ExpressionPtr child) {
   return std::make_shared<const Expression>(std::move(expression));
 }
 
-ExpressionPtr MakePredicate(Operation op, std::string column, std::vector<LiteralText> texts) {
+ExpressionPtr MakePredicate(Operation op, std::string column,
+                            std::vector<LiteralText> texts) {
   Expression expression;
   expression.op = op;
   expression.column = std::move(column);
@@ -236,33 +262,55 @@ ExpressionPtr MakeBoundPredicate(Operation op, int field_id, TypePtr type,
 
 Operation Negate(Operation op) {
   switch (op) {
-    case Operation::kTrue: return Operation::kFalse;
-    case Operation::kFalse: return Operation::kTrue;
-    case Operation::kIsNull: return Operation::kNotNull;
-    case Operation::kNotNull: return Operation::kIsNull;
-    case Operation::kIsNaN: return Operation::kNotNaN;
-    case Operation::kNotNaN: return Operation::kIsNaN;
-    case Operation::kLt: return Operation::kGtEq;
-    case Operation::kLtEq: return Operation::kGt;
-    case Operation::kGt: return Operation::kLtEq;
-    case Operation::kGtEq: return Operation::kLt;
-    case Operation::kEq: return Operation::kNotEq;
-    case Operation::kNotEq: return Operation::kEq;
-    case Operation::kIn: return Operation::kNotIn;
-    case Operation::kNotIn: return Operation::kIn;
-    case Operation::kStartsWith: return Operation::kNotStartsWith;
-    case Operation::kNotStartsWith: return Operation::kStartsWith;
-    default: return op;
+    case Operation::kTrue:
+      return Operation::kFalse;
+    case Operation::kFalse:
+      return Operation::kTrue;
+    case Operation::kIsNull:
+      return Operation::kNotNull;
+    case Operation::kNotNull:
+      return Operation::kIsNull;
+    case Operation::kIsNaN:
+      return Operation::kNotNaN;
+    case Operation::kNotNaN:
+      return Operation::kIsNaN;
+    case Operation::kLt:
+      return Operation::kGtEq;
+    case Operation::kLtEq:
+      return Operation::kGt;
+    case Operation::kGt:
+      return Operation::kLtEq;
+    case Operation::kGtEq:
+      return Operation::kLt;
+    case Operation::kEq:
+      return Operation::kNotEq;
+    case Operation::kNotEq:
+      return Operation::kEq;
+    case Operation::kIn:
+      return Operation::kNotIn;
+    case Operation::kNotIn:
+      return Operation::kIn;
+    case Operation::kStartsWith:
+      return Operation::kNotStartsWith;
+    case Operation::kNotStartsWith:
+      return Operation::kStartsWith;
+    default:
+      return op;
   }
 }
 
 Operation Flip(Operation op) {
   switch (op) {
-    case Operation::kLt: return Operation::kGt;
-    case Operation::kLtEq: return Operation::kGtEq;
-    case Operation::kGt: return Operation::kLt;
-    case Operation::kGtEq: return Operation::kLtEq;
-    default: return op;
+    case Operation::kLt:
+      return Operation::kGt;
+    case Operation::kLtEq:
+      return Operation::kGtEq;
+    case Operation::kGt:
+      return Operation::kLt;
+    case Operation::kGtEq:
+      return Operation::kLtEq;
+    default:
+      return op;
   }
 }
 
@@ -279,9 +327,12 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expression) {
   }
   const ExpressionPtr& child = expression->left;
   switch (child->op) {
-    case Operation::kTrue: return AlwaysFalse();
-    case Operation::kFalse: return AlwaysTrue();
-    case Operation::kNot: return RewriteNot(child->left);
+    case Operation::kTrue:
+      return AlwaysFalse();
+    case Operation::kFalse:
+      return AlwaysTrue();
+    case Operation::kNot:
+      return RewriteNot(child->left);
     // De Morgan.
     case Operation::kAnd:
       return MakeOr(RewriteNot(MakeNot(child->left)), RewriteNot(MakeNot(child->right)));
@@ -293,13 +344,14 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expression) {
   auto negated = std::make_shared<Expression>(*child);
   negated->op = Negate(child->op);
   ExpressionPtr result = negated;
-  // NaN fails both x < v and x >= v: the negation of an ordering comparison keeps the NaN rows.
+  // NaN fails both x < v and x >= v: the negation of an ordering comparison keeps the NaN
+  // rows.
   bool ordering = child->op == Operation::kLt || child->op == Operation::kLtEq ||
                   child->op == Operation::kGt || child->op == Operation::kGtEq;
   if (ordering && child->is_bound() &&
       (child->type->id() == TypeId::kFloat || child->type->id() == TypeId::kDouble)) {
-    result = MakeOr(result, MakeBoundPredicate(Operation::kIsNaN, child->field_id, child->type, {},
-                                               child->column));
+    result = MakeOr(result, MakeBoundPredicate(Operation::kIsNaN, child->field_id,
+                                               child->type, {}, child->column));
   }
   return result;
 }
@@ -308,7 +360,8 @@ namespace {
 void CollectIds(const Expression& expression, std::set<int>* ids) {
   if (expression.left) CollectIds(*expression.left, ids);
   if (expression.right) CollectIds(*expression.right, ids);
-  if (expression.is_predicate() && expression.is_bound()) ids->insert(expression.field_id);
+  if (expression.is_predicate() && expression.is_bound())
+    ids->insert(expression.field_id);
 }
 }  // namespace
 

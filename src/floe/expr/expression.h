@@ -1,11 +1,12 @@
-// Row filters: the expression tree that `--where` parses into, binds to a schema by field id,
-// and that scans use to prune manifests, data files and row groups and to filter rows.
+// Row filters: the expression tree that `--where` parses into, binds to a schema by field
+// id, and that scans use to prune manifests, data files and row groups and to filter
+// rows.
 //
-// Semantics are SQL's (the engines floe serves apply these): a predicate over a null value is
-// unknown, and a row passes only when the whole filter is true; comparisons of floating-point
-// values follow IEEE 754 (NaN compares false, -0.0 equals 0.0), and NaN is tested with IS NAN.
-// iceberg-java's row-level Evaluator differs (it orders nulls first and NaN last); its pruning
-// evaluators agree with SQL. See docs/divergences.md.
+// Semantics are SQL's (the engines floe serves apply these): a predicate over a null
+// value is unknown, and a row passes only when the whole filter is true; comparisons of
+// floating-point values follow IEEE 754 (NaN compares false, -0.0 equals 0.0), and NaN is
+// tested with IS NAN. iceberg-java's row-level Evaluator differs (it orders nulls first
+// and NaN last); its pruning evaluators agree with SQL. See docs/divergences.md.
 #pragma once
 
 #include <memory>
@@ -44,15 +45,16 @@ enum class Operation {
 struct LiteralText {
   enum class Kind { kNumber, kString, kBoolean, kHex };
   Kind kind = Kind::kString;
-  std::string text;  ///< Digits and sign, the unquoted string, "true"/"false", or hex digits.
+  std::string
+      text;  ///< Digits and sign, the unquoted string, "true"/"false", or hex digits.
   bool operator==(const LiteralText&) const = default;
 };
 
 struct Expression;
 using ExpressionPtr = std::shared_ptr<const Expression>;
 
-/// Immutable once built. A predicate is unbound (column name and literal texts) until Bind()
-/// resolves it to a field id, the field's type and literal values of that type.
+/// Immutable once built. A predicate is unbound (column name and literal texts) until
+/// Bind() resolves it to a field id, the field's type and literal values of that type.
 struct Expression {
   Operation op = Operation::kTrue;
   /// kAnd, kOr: both; kNot: left only.
@@ -73,7 +75,8 @@ struct Expression {
   /// The literal of a single-literal predicate.
   const Value& value() const { return values.front(); }
 
-  /// SQL-like text that parses back to the same tree (bound literals print as typed text).
+  /// SQL-like text that parses back to the same tree (bound literals print as typed
+  /// text).
   std::string ToString() const;
 };
 
@@ -85,7 +88,8 @@ ExpressionPtr MakeAnd(ExpressionPtr left, ExpressionPtr right);
 ExpressionPtr MakeOr(ExpressionPtr left, ExpressionPtr right);
 ExpressionPtr MakeNot(ExpressionPtr child);
 /// An unbound predicate.
-ExpressionPtr MakePredicate(Operation op, std::string column, std::vector<LiteralText> texts = {});
+ExpressionPtr MakePredicate(Operation op, std::string column,
+                            std::vector<LiteralText> texts = {});
 /// A bound predicate.
 ExpressionPtr MakeBoundPredicate(Operation op, int field_id, TypePtr type,
                                  std::vector<Value> values = {}, std::string column = {});
@@ -96,10 +100,10 @@ Operation Negate(Operation op);
 Operation Flip(Operation op);
 std::string_view OperationSymbol(Operation op);
 
-/// Pushes every NOT down to the predicates and negates them there, so the tree has no kNot
-/// (pruning evaluators need that). Sound under SQL's three-valued logic and IEEE comparisons:
-/// on a bound floating-point column NOT (x < 5) becomes (x >= 5 OR x IS NAN), since NaN fails
-/// both x < 5 and x >= 5.
+/// Pushes every NOT down to the predicates and negates them there, so the tree has no
+/// kNot (pruning evaluators need that). Sound under SQL's three-valued logic and IEEE
+/// comparisons: on a bound floating-point column NOT (x < 5) becomes (x >= 5 OR x IS
+/// NAN), since NaN fails both x < 5 and x >= 5.
 ExpressionPtr RewriteNot(const ExpressionPtr& expression);
 
 /// The field ids a bound expression reads.

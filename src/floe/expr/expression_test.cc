@@ -13,8 +13,8 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
 #include "floe/spec/schema_ddl.h"
-#include "floe/transform/transform_kernels.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/transform/transform_kernels.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -109,7 +109,8 @@ TEST(FilterBinderTest, ConvertsLiteralsToTheColumnType) {
       {"ts < '1969-12-31 23:59:59.999999'", "ts < '1969-12-31T23:59:59.999999Z'"},
       {"ts = '2024-01-01'", "ts = '2024-01-01T00:00:00Z'"},
       {"st.x = 1", "st.x = 1"},
-      {"u = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'", "u = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'"},
+      {"u = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'",
+       "u = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'"},
       {"s in ('b', 'a', 'b')", "s IN ('a', 'b')"},
       {"s in ('a')", "s = 'a'"},
       // Negation is pushed to the predicates; NaN fails x < v and x >= v alike.
@@ -154,7 +155,8 @@ TEST(FilterBinderTest, RejectsWhatCannotBeAnsweredNamingTheColumn) {
     EXPECT_NE(result.find(expected), std::string::npos) << text << ": " << result;
   }
   auto unzoned = *ParseSchemaText("t timestamp");
-  EXPECT_NE(Bound("t = '2024-01-01T00:00:00Z'", *unzoned).find("takes no offset"), std::string::npos);
+  EXPECT_NE(Bound("t = '2024-01-01T00:00:00Z'", *unzoned).find("takes no offset"),
+            std::string::npos);
 }
 
 // ---- Property tests: Arrow's Kleene kernels are the oracle. ----
@@ -163,15 +165,21 @@ struct Generator {
   std::mt19937 rng{20261129};
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
   template <typename T>
-  const T& PickFrom(const std::vector<T>& items) { return items[Pick(static_cast<int>(items.size()))]; }
+  const T& PickFrom(const std::vector<T>& items) {
+    return items[Pick(static_cast<int>(items.size()))];
+  }
 
   const std::vector<std::string> longs = {"-3", "-1", "0", "1", "2", "7", "100"};
-  const std::vector<std::string> doubles = {"-1.5", "-0.0", "0.0", "0.5", "2", "'Infinity'", "'-Infinity'"};
-  const std::vector<std::string> strings = {"''", "'a'", "'ab'", "'abc'", "'b'", "'ü'", "'a%'"};
+  const std::vector<std::string> doubles = {"-1.5", "-0.0",       "0.0",        "0.5",
+                                            "2",    "'Infinity'", "'-Infinity'"};
+  const std::vector<std::string> strings = {"''",  "'a'", "'ab'", "'abc'",
+                                            "'b'", "'ü'", "'a%'"};
   const std::vector<std::string> decimals = {"-1.25", "0", "1.50", "3", "-0.01"};
-  const std::vector<std::string> dates = {"'1969-12-31'", "'1970-01-01'", "'2024-02-29'", "'1900-01-01'"};
-  const std::vector<std::string> stamps = {"'1969-12-31T23:59:59.999999Z'", "'1970-01-01T00:00:00Z'",
-                                           "'2024-02-29T12:00:00+01:00'", "'1969-12-31T23:00:00Z'"};
+  const std::vector<std::string> dates = {"'1969-12-31'", "'1970-01-01'", "'2024-02-29'",
+                                          "'1900-01-01'"};
+  const std::vector<std::string> stamps = {
+      "'1969-12-31T23:59:59.999999Z'", "'1970-01-01T00:00:00Z'",
+      "'2024-02-29T12:00:00+01:00'", "'1969-12-31T23:00:00Z'"};
 
   std::string Literal(const std::string& column) {
     if (column == "id") return PickFrom(longs);
@@ -186,15 +194,24 @@ struct Generator {
     static const std::vector<std::string> columns = {"id", "f", "s", "d", "dt", "ts"};
     const std::string& column = PickFrom(columns);
     switch (Pick(12)) {
-      case 0: return column + " IS NULL";
-      case 1: return column + " IS NOT NULL";
-      case 2: return column == "f" ? "f IS NAN" : column + " = " + Literal(column);
-      case 3: return column == "f" ? "f IS NOT NAN" : column + " != " + Literal(column);
-      case 4: return column + " IN (" + Literal(column) + ", " + Literal(column) + ")";
-      case 5: return column + " NOT IN (" + Literal(column) + ", " + Literal(column) + ")";
-      case 6: return column == "s" ? "s LIKE 'a%'" : column + " < " + Literal(column);
-      case 7: return column == "s" ? "s NOT LIKE 'ab%'" : column + " >= " + Literal(column);
-      case 8: return column + " BETWEEN " + Literal(column) + " AND " + Literal(column);
+      case 0:
+        return column + " IS NULL";
+      case 1:
+        return column + " IS NOT NULL";
+      case 2:
+        return column == "f" ? "f IS NAN" : column + " = " + Literal(column);
+      case 3:
+        return column == "f" ? "f IS NOT NAN" : column + " != " + Literal(column);
+      case 4:
+        return column + " IN (" + Literal(column) + ", " + Literal(column) + ")";
+      case 5:
+        return column + " NOT IN (" + Literal(column) + ", " + Literal(column) + ")";
+      case 6:
+        return column == "s" ? "s LIKE 'a%'" : column + " < " + Literal(column);
+      case 7:
+        return column == "s" ? "s NOT LIKE 'ab%'" : column + " >= " + Literal(column);
+      case 8:
+        return column + " BETWEEN " + Literal(column) + " AND " + Literal(column);
       default: {
         static const std::vector<std::string> ops = {"=", "!=", "<", "<=", ">", ">="};
         return column + " " + PickFrom(ops) + " " + Literal(column);
@@ -205,28 +222,41 @@ struct Generator {
   std::string Filter(int depth) {
     if (depth == 0 || Pick(3) == 0) return Predicate();
     switch (Pick(3)) {
-      case 0: return "(" + Filter(depth - 1) + ") AND (" + Filter(depth - 1) + ")";
-      case 1: return "(" + Filter(depth - 1) + ") OR (" + Filter(depth - 1) + ")";
-      default: return "NOT (" + Filter(depth - 1) + ")";
+      case 0:
+        return "(" + Filter(depth - 1) + ") AND (" + Filter(depth - 1) + ")";
+      case 1:
+        return "(" + Filter(depth - 1) + ") OR (" + Filter(depth - 1) + ")";
+      default:
+        return "NOT (" + Filter(depth - 1) + ")";
     }
   }
 };
 
 // Rows with nulls, NaN, both zeros, pre-1970 and unicode values.
-std::shared_ptr<arrow::RecordBatch> Rows(const Schema& schema, Generator* gen, int count) {
+std::shared_ptr<arrow::RecordBatch> Rows(const Schema& schema, Generator* gen,
+                                         int count) {
   auto arrow_schema = *ToArrowSchema(schema);
-  const std::vector<Value> longs = {Value{}, int64_t{-3}, int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{7}};
-  const std::vector<Value> doubles = {Value{},  -1.5, -0.0, 0.0, 0.5, 2.0, std::nan(""),
-                                      std::numeric_limits<double>::infinity()};
-  const std::vector<Value> strings = {Value{}, std::string(""), std::string("a"), std::string("ab"),
-                                      std::string("abc"), std::string("b"), std::string("ü"),
-                                      std::string("a%")};
-  const std::vector<Value> decimals = {Value{}, Decimal{-125}, Decimal{0}, Decimal{150}, Decimal{300},
-                                       Decimal{-1}};
-  const std::vector<Value> dates = {Value{}, int32_t{-1}, int32_t{0}, int32_t{19782}, int32_t{-25567}};
-  const std::vector<Value> stamps = {Value{}, int64_t{-1}, int64_t{0}, int64_t{1709204400000000},
-                                     int64_t{-3600000000}, int64_t{-86400000001}};
-  std::vector<const std::vector<Value>*> pools = {&longs, &doubles, &strings, &decimals, &dates, &stamps};
+  const std::vector<Value> longs = {Value{},    int64_t{-3}, int64_t{-1},
+                                    int64_t{0}, int64_t{1},  int64_t{7}};
+  const std::vector<Value> doubles = {
+      Value{}, -1.5, -0.0,         0.0,
+      0.5,     2.0,  std::nan(""), std::numeric_limits<double>::infinity()};
+  const std::vector<Value> strings = {
+      Value{},           std::string(""),    std::string("a"),
+      std::string("ab"), std::string("abc"), std::string("b"),
+      std::string("ü"),  std::string("a%")};
+  const std::vector<Value> decimals = {Value{},      Decimal{-125}, Decimal{0},
+                                       Decimal{150}, Decimal{300},  Decimal{-1}};
+  const std::vector<Value> dates = {Value{}, int32_t{-1}, int32_t{0}, int32_t{19782},
+                                    int32_t{-25567}};
+  const std::vector<Value> stamps = {Value{},
+                                     int64_t{-1},
+                                     int64_t{0},
+                                     int64_t{1709204400000000},
+                                     int64_t{-3600000000},
+                                     int64_t{-86400000001}};
+  std::vector<const std::vector<Value>*> pools = {&longs,    &doubles, &strings,
+                                                  &decimals, &dates,   &stamps};
   arrow::ArrayVector columns;
   for (size_t c = 0; c < pools.size(); ++c) {
     const auto& field = schema.fields()[c];
@@ -237,27 +267,31 @@ std::shared_ptr<arrow::RecordBatch> Rows(const Schema& schema, Generator* gen, i
     }
     columns.push_back(*builder->Finish());
   }
-  arrow::FieldVector fields(arrow_schema->fields().begin(), arrow_schema->fields().begin() + 6);
+  arrow::FieldVector fields(arrow_schema->fields().begin(),
+                            arrow_schema->fields().begin() + 6);
   return arrow::RecordBatch::Make(arrow::schema(fields), count, columns);
 }
 
 SchemaPtr FlatSchema() {
-  return *ParseSchemaText("id long, f double, s string, d decimal(9, 2), dt date, ts timestamptz");
+  return *ParseSchemaText(
+      "id long, f double, s string, d decimal(9, 2), dt date, ts timestamptz");
 }
 
-// The oracle: the parsed tree evaluated as written (NOT as Kleene inversion), each predicate
-// bound on its own.
-arrow::Result<std::shared_ptr<arrow::Array>> Oracle(const ExpressionPtr& parsed, const Schema& schema,
-                                                    const std::shared_ptr<arrow::RecordBatch>& batch) {
+// The oracle: the parsed tree evaluated as written (NOT as Kleene inversion), each
+// predicate bound on its own.
+arrow::Result<std::shared_ptr<arrow::Array>> Oracle(
+    const ExpressionPtr& parsed, const Schema& schema,
+    const std::shared_ptr<arrow::RecordBatch>& batch) {
   namespace cp = arrow::compute;
   switch (parsed->op) {
     case Operation::kAnd:
     case Operation::kOr: {
       ARROW_ASSIGN_OR_RAISE(auto left, Oracle(parsed->left, schema, batch));
       ARROW_ASSIGN_OR_RAISE(auto right, Oracle(parsed->right, schema, batch));
-      ARROW_ASSIGN_OR_RAISE(auto result, cp::CallFunction(parsed->op == Operation::kAnd ? "and_kleene"
-                                                                                        : "or_kleene",
-                                                          {left, right}));
+      ARROW_ASSIGN_OR_RAISE(
+          auto result,
+          cp::CallFunction(parsed->op == Operation::kAnd ? "and_kleene" : "or_kleene",
+                           {left, right}));
       return result.make_array();
     }
     case Operation::kNot: {
@@ -298,8 +332,10 @@ TEST(FilterPropertyTest, BoundFiltersSelectWhatTheWrittenFilterSelects) {
   }
 }
 
-// Summaries computed from the rows themselves: min/max over non-null non-NaN values, counts.
-ColumnSummary Summarise(const arrow::Array& column, const Type& type, int64_t begin, int64_t end) {
+// Summaries computed from the rows themselves: min/max over non-null non-NaN values,
+// counts.
+ColumnSummary Summarise(const arrow::Array& column, const Type& type, int64_t begin,
+                        int64_t end) {
   ColumnSummary summary;
   int64_t nulls = 0;
   int64_t nans = 0;
@@ -336,7 +372,9 @@ TEST(FilterPropertyTest, MetricsPruningNeverDropsAMatchingRow) {
       summaries[schema->fields()[c].id] =
           Summarise(*batch->column(c), *schema->fields()[c].type, 0, batch->num_rows());
     }
-    SummaryLookup lookup = [&](int id) -> const ColumnSummary* { return &summaries.at(id); };
+    SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+      return &summaries.at(id);
+    };
     for (int i = 0; i < 50; ++i) {
       std::string text = gen.Filter(2);
       FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter(text), *schema));
@@ -356,7 +394,8 @@ TEST(FilterPropertyTest, PartitionProjectionNeverDropsAMatchingRow) {
   Generator gen;
   auto schema = FlatSchema();
   auto spec = *ParsePartitionBy(
-      "bucket(4, id), identity(f), truncate(1, s), truncate(100, d), month(dt), day(ts), hour(ts), "
+      "bucket(4, id), identity(f), truncate(1, s), truncate(100, d), month(dt), day(ts), "
+      "hour(ts), "
       "year(ts)",
       *schema);
   auto partition_type = *spec->PartitionType(*schema);
@@ -369,8 +408,8 @@ TEST(FilterPropertyTest, PartitionProjectionNeverDropsAMatchingRow) {
     for (const auto& field : spec->fields()) {
       int column = 0;
       while (schema->fields()[column].id != field.source_id) ++column;
-      transformed.push_back(
-          *ApplyTransform(field.transform, *schema->fields()[column].type, batch->column(column)));
+      transformed.push_back(*ApplyTransform(
+          field.transform, *schema->fields()[column].type, batch->column(column)));
     }
     std::map<std::string, std::vector<int64_t>> groups;
     std::map<std::string, std::vector<Value>> tuples;
@@ -378,7 +417,8 @@ TEST(FilterPropertyTest, PartitionProjectionNeverDropsAMatchingRow) {
       std::string key;
       std::vector<Value> tuple;
       for (size_t p = 0; p < transformed.size(); ++p) {
-        Value value = *ValueFromArrow(*transformed[p], r, *partition_type->fields()[p].type);
+        Value value =
+            *ValueFromArrow(*transformed[p], r, *partition_type->fields()[p].type);
         key += ValueToString(value, *partition_type->fields()[p].type) + "|";
         tuple.push_back(value);
       }

@@ -15,17 +15,23 @@ enum class TokenKind { kEnd, kName, kQuotedName, kNumber, kString, kHex, kSymbol
 
 struct Token {
   TokenKind kind = TokenKind::kEnd;
-  std::string text;  // names as written (unquoted for quoted names), symbols, literal content
+  std::string
+      text;  // names as written (unquoted for quoted names), symbols, literal content
   size_t position = 0;
 };
 
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsNameStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 bool EqualsKeyword(const Token& token, std::string_view keyword) {
   if (token.kind != TokenKind::kName || token.text.size() != keyword.size()) return false;
   for (size_t i = 0; i < keyword.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(token.text[i])) != keyword[i]) return false;
+    if (std::toupper(static_cast<unsigned char>(token.text[i])) != keyword[i])
+      return false;
   }
   return true;
 }
@@ -70,14 +76,15 @@ class Parser {
                  (c == '.' && i + 1 < text_.size() &&
                   std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
         size_t start = i;
-        while (i < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[i])) ||
-                                    text_[i] == '.')) {
+        while (i < text_.size() &&
+               (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.')) {
           ++i;
         }
         if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
           ++i;
           if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) ++i;
-          while (i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i]))) ++i;
+          while (i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i])))
+            ++i;
         }
         if (i < text_.size() && IsNameChar(text_[i])) {
           return ErrorAt(i, "a number must not run into a name");
@@ -92,8 +99,10 @@ class Parser {
         for (auto symbol : kTwo) {
           if (rest.substr(0, 2) == symbol) token.text = std::string(symbol);
         }
-        if (token.text.empty() && kOne.find(c) != std::string_view::npos) token.text = std::string(1, c);
-        if (token.text.empty()) return ErrorAt(i, "unexpected character '" + std::string(1, c) + "'");
+        if (token.text.empty() && kOne.find(c) != std::string_view::npos)
+          token.text = std::string(1, c);
+        if (token.text.empty())
+          return ErrorAt(i, "unexpected character '" + std::string(1, c) + "'");
         i += token.text.size();
       }
       tokens_.push_back(std::move(token));
@@ -143,17 +152,20 @@ class Parser {
   }
 
   arrow::Status ErrorAt(size_t position, const std::string& what) const {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "cannot parse filter at position " + std::to_string(position + 1) + ": " + what);
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "cannot parse filter at position " + std::to_string(position + 1) + ": " + what);
   }
   arrow::Status Error(const std::string& expected) const {
     const Token& token = Peek();
-    std::string found = token.kind == TokenKind::kEnd ? "the end" : "'" + token.text + "'";
+    std::string found =
+        token.kind == TokenKind::kEnd ? "the end" : "'" + token.text + "'";
     return ErrorAt(token.position, "expected " + expected + ", found " + found);
   }
 
   arrow::Result<ExpressionPtr> ParseOr(int depth) {
-    if (depth > kMaxDepth) return ErrorAt(Peek().position, "the filter is nested too deeply");
+    if (depth > kMaxDepth)
+      return ErrorAt(Peek().position, "the filter is nested too deeply");
     ARROW_ASSIGN_OR_RAISE(auto left, ParseAnd(depth));
     while (AcceptKeyword("OR")) {
       ARROW_ASSIGN_OR_RAISE(auto right, ParseAnd(depth));
@@ -188,7 +200,8 @@ class Parser {
   }
 
   arrow::Result<ExpressionPtr> ParseUnary(int depth) {
-    if (depth > kMaxDepth) return ErrorAt(Peek().position, "the filter is nested too deeply");
+    if (depth > kMaxDepth)
+      return ErrorAt(Peek().position, "the filter is nested too deeply");
     if (AcceptKeyword("NOT")) {
       ARROW_ASSIGN_OR_RAISE(auto child, ParseUnary(depth + 1));
       Expression expression;
@@ -232,7 +245,8 @@ class Parser {
     if (token.kind != TokenKind::kName) return false;
     for (auto keyword : {"TRUE", "FALSE", "DATE", "TIME", "TIMESTAMP", "NULL"}) {
       if (EqualsKeyword(token, keyword)) {
-        // DATE '...' is a typed literal; a column named date is written without a string after.
+        // DATE '...' is a typed literal; a column named date is written without a string
+        // after.
         if (std::string_view(keyword) == "TRUE" || std::string_view(keyword) == "FALSE" ||
             std::string_view(keyword) == "NULL" || Peek(1).kind == TokenKind::kString) {
           return false;
@@ -258,11 +272,13 @@ class Parser {
 
   arrow::Result<LiteralText> ParseLiteral() {
     if (EqualsKeyword(Peek(), "NULL")) {
-      return ErrorAt(Peek().position, "NULL is not a value to compare with: use IS NULL or IS NOT NULL");
+      return ErrorAt(Peek().position,
+                     "NULL is not a value to compare with: use IS NULL or IS NOT NULL");
     }
     if (EqualsKeyword(Peek(), "TRUE") || EqualsKeyword(Peek(), "FALSE")) {
       std::string text = Next().text;
-      for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (auto& c : text)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return LiteralText{LiteralText::Kind::kBoolean, text};
     }
     if ((EqualsKeyword(Peek(), "DATE") || EqualsKeyword(Peek(), "TIME") ||
@@ -297,9 +313,9 @@ class Parser {
     const Token& token = Peek();
     if (token.kind == TokenKind::kSymbol) {
       static const std::pair<std::string_view, Operation> kOps[] = {
-          {"=", Operation::kEq},   {"==", Operation::kEq},    {"!=", Operation::kNotEq},
+          {"=", Operation::kEq},     {"==", Operation::kEq},  {"!=", Operation::kNotEq},
           {"<>", Operation::kNotEq}, {"<", Operation::kLt},   {"<=", Operation::kLtEq},
-          {">", Operation::kGt},   {">=", Operation::kGtEq}};
+          {">", Operation::kGt},     {">=", Operation::kGtEq}};
       for (const auto& [symbol, op] : kOps) {
         if (token.text == symbol) {
           ++index_;
@@ -317,7 +333,8 @@ class Parser {
       size_t position = Peek().position;
       ARROW_ASSIGN_OR_RAISE(auto literal, ParseLiteral());
       ARROW_ASSIGN_OR_RAISE(Operation op, ParseComparison());
-      if (!AtColumn()) return ErrorAt(position, "a comparison needs a column on one side");
+      if (!AtColumn())
+        return ErrorAt(position, "a comparison needs a column on one side");
       ARROW_ASSIGN_OR_RAISE(std::string column, ParseColumn());
       return MakePredicate(Flip(op), column, {literal});
     }
@@ -347,7 +364,8 @@ class Parser {
         literals.push_back(std::move(literal));
       } while (AcceptSymbol(","));
       if (!AcceptSymbol(")")) return Error("',' or ')'");
-      return MakePredicate(negated ? Operation::kNotIn : Operation::kIn, column, std::move(literals));
+      return MakePredicate(negated ? Operation::kNotIn : Operation::kIn, column,
+                           std::move(literals));
     }
     if (AcceptKeyword("BETWEEN")) {
       ARROW_ASSIGN_OR_RAISE(auto low, ParseLiteral());
@@ -364,7 +382,8 @@ class Parser {
     if (EqualsKeyword(Peek(), "LIKE")) {
       size_t position = Next().position;
       if (Peek().kind != TokenKind::kString) return Error("a quoted pattern");
-      ARROW_ASSIGN_OR_RAISE(auto like, LikeToPredicate(column, Next().text, negated, position));
+      ARROW_ASSIGN_OR_RAISE(auto like,
+                            LikeToPredicate(column, Next().text, negated, position));
       return like;
     }
     ARROW_ASSIGN_OR_RAISE(Operation op, ParseComparison());
@@ -372,9 +391,11 @@ class Parser {
     return MakePredicate(op, column, {literal});
   }
 
-  // 'abc%' is starts_with('abc'); a pattern without wildcards is equality. \% \_ \\ escape.
-  arrow::Result<ExpressionPtr> LikeToPredicate(const std::string& column, const std::string& pattern,
-                                               bool negated, size_t position) {
+  // 'abc%' is starts_with('abc'); a pattern without wildcards is equality. \% \_
+  // \\ escape.
+  arrow::Result<ExpressionPtr> LikeToPredicate(const std::string& column,
+                                               const std::string& pattern, bool negated,
+                                               size_t position) {
     std::string prefix;
     bool trailing_percent = false;
     for (size_t i = 0; i < pattern.size(); ++i) {
@@ -388,16 +409,18 @@ class Parser {
         continue;
       }
       if (c == '%' || c == '_') {
-        return ErrorAt(position, "LIKE supports prefix patterns only ('abc%'), not '" + pattern + "'");
+        return ErrorAt(position, "LIKE supports prefix patterns only ('abc%'), not '" +
+                                     pattern + "'");
       }
       prefix += c;
     }
     LiteralText literal{LiteralText::Kind::kString, prefix};
     if (!trailing_percent) {
-      return MakePredicate(negated ? Operation::kNotEq : Operation::kEq, column, {literal});
+      return MakePredicate(negated ? Operation::kNotEq : Operation::kEq, column,
+                           {literal});
     }
-    return MakePredicate(negated ? Operation::kNotStartsWith : Operation::kStartsWith, column,
-                         {literal});
+    return MakePredicate(negated ? Operation::kNotStartsWith : Operation::kStartsWith,
+                         column, {literal});
   }
 
   std::string_view text_;

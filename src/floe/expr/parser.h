@@ -14,8 +14,9 @@
 //   literal    := number | 'string' ('' inside for ') | X'hex' | TRUE | FALSE
 //               | DATE 'yyyy-mm-dd' | TIME '...' | TIMESTAMP '...'
 //
-// Keywords are case-insensitive. Literals are converted to the column's type when the filter
-// is bound (see binder.h), so '2024-01-01' compares with a date or timestamp column.
+// Keywords are case-insensitive. Literals are converted to the column's type when the
+// filter is bound (see binder.h), so '2024-01-01' compares with a date or timestamp
+// column.
 #pragma once
 
 #include <string_view>
@@ -25,8 +26,8 @@
 
 namespace floe {
 
-/// Parses a filter into an unbound expression. Errors are InvalidInput and give the position
-/// and what was expected. Nesting deeper than 256 levels is refused.
+/// Parses a filter into an unbound expression. Errors are InvalidInput and give the
+/// position and what was expected. Nesting deeper than 256 levels is refused.
 arrow::Result<ExpressionPtr> ParseFilter(std::string_view text);
 
 }  // namespace floe

@@ -35,11 +35,13 @@ bool HasExtension(const arrow::DataType& type) {
 
 // Extension arrays (uuid) replaced by their storage, inside structs too, so that Arrow's
 // comparison kernels apply; field metadata (the field ids) is kept.
-arrow::Result<std::shared_ptr<arrow::Array>> StripExtensions(const std::shared_ptr<arrow::Array>& array) {
+arrow::Result<std::shared_ptr<arrow::Array>> StripExtensions(
+    const std::shared_ptr<arrow::Array>& array) {
   if (array->type_id() == arrow::Type::EXTENSION) {
     return StripExtensions(static_cast<const arrow::ExtensionArray&>(*array).storage());
   }
-  if (array->type_id() != arrow::Type::STRUCT || !HasExtension(*array->type())) return array;
+  if (array->type_id() != arrow::Type::STRUCT || !HasExtension(*array->type()))
+    return array;
   const auto& source = static_cast<const arrow::StructArray&>(*array);
   arrow::ArrayVector children;
   arrow::FieldVector fields;
@@ -69,7 +71,8 @@ bool FindPath(const arrow::FieldVector& fields, int field_id, std::vector<int>* 
   return false;
 }
 
-arrow::Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const Value& value, const Type& type) {
+arrow::Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const Value& value,
+                                                            const Type& type) {
   ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(value, type));
   if (scalar->type->id() == arrow::Type::EXTENSION) {
     return static_cast<const arrow::ExtensionScalar&>(*scalar).value;
@@ -77,7 +80,8 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> LiteralScalar(const Value& value, 
   return scalar;
 }
 
-arrow::Result<cp::Expression> Build(const Expression& filter, const arrow::Schema& schema) {
+arrow::Result<cp::Expression> Build(const Expression& filter,
+                                    const arrow::Schema& schema) {
   switch (filter.op) {
     case Operation::kTrue:
       return cp::literal(true);
@@ -87,7 +91,8 @@ arrow::Result<cp::Expression> Build(const Expression& filter, const arrow::Schem
     case Operation::kOr: {
       ARROW_ASSIGN_OR_RAISE(auto left, Build(*filter.left, schema));
       ARROW_ASSIGN_OR_RAISE(auto right, Build(*filter.right, schema));
-      return cp::call(filter.op == Operation::kAnd ? "and_kleene" : "or_kleene", {left, right});
+      return cp::call(filter.op == Operation::kAnd ? "and_kleene" : "or_kleene",
+                      {left, right});
     }
     case Operation::kNot: {
       ARROW_ASSIGN_OR_RAISE(auto child, Build(*filter.left, schema));
@@ -98,8 +103,8 @@ arrow::Result<cp::Expression> Build(const Expression& filter, const arrow::Schem
   }
   std::vector<int> path;
   if (!FindPath(schema.fields(), filter.field_id, &path)) {
-    return arrow::Status::Invalid("filter column ", filter.column, " (field id ", filter.field_id,
-                                  ") is not in the rows read");
+    return arrow::Status::Invalid("filter column ", filter.column, " (field id ",
+                                  filter.field_id, ") is not in the rows read");
   }
   cp::Expression column = cp::field_ref(arrow::FieldRef(arrow::FieldPath(path)));
   auto compare = [&](const char* function) -> arrow::Result<cp::Expression> {
@@ -107,12 +112,14 @@ arrow::Result<cp::Expression> Build(const Expression& filter, const arrow::Schem
     return cp::call(function, {column, cp::literal(std::move(scalar))});
   };
   auto is_nan = [&] {
-    return cp::call("and_kleene", {cp::call("is_valid", {column}), cp::call("is_nan", {column})});
+    return cp::call("and_kleene",
+                    {cp::call("is_valid", {column}), cp::call("is_nan", {column})});
   };
-  // IN is a disjunction of equalities: for floats -0.0 equals 0.0, which Arrow's hash lookup
-  // (bitwise) would not see, so both sides get x + 0.0 (that turns -0.0 into 0.0 and keeps
-  // every other value, NaN included).
-  const bool floating = filter.type->id() == TypeId::kFloat || filter.type->id() == TypeId::kDouble;
+  // IN is a disjunction of equalities: for floats -0.0 equals 0.0, which Arrow's hash
+  // lookup (bitwise) would not see, so both sides get x + 0.0 (that turns -0.0 into 0.0
+  // and keeps every other value, NaN included).
+  const bool floating =
+      filter.type->id() == TypeId::kFloat || filter.type->id() == TypeId::kDouble;
   auto normalize_zero = [&](cp::Expression value) {
     if (!floating) return value;
     std::shared_ptr<arrow::Scalar> zero = filter.type->id() == TypeId::kFloat
@@ -139,23 +146,36 @@ arrow::Result<cp::Expression> Build(const Expression& filter, const arrow::Schem
                     cp::MatchSubstringOptions(std::get<std::string>(filter.value())));
   };
   switch (filter.op) {
-    case Operation::kIsNull: return cp::call("is_null", {column});
-    case Operation::kNotNull: return cp::call("is_valid", {column});
-    case Operation::kIsNaN: return is_nan();
-    case Operation::kNotNaN: return cp::call("invert", {is_nan()});
-    case Operation::kLt: return compare("less");
-    case Operation::kLtEq: return compare("less_equal");
-    case Operation::kGt: return compare("greater");
-    case Operation::kGtEq: return compare("greater_equal");
-    case Operation::kEq: return compare("equal");
-    case Operation::kNotEq: return compare("not_equal");
-    case Operation::kIn: return is_in();
+    case Operation::kIsNull:
+      return cp::call("is_null", {column});
+    case Operation::kNotNull:
+      return cp::call("is_valid", {column});
+    case Operation::kIsNaN:
+      return is_nan();
+    case Operation::kNotNaN:
+      return cp::call("invert", {is_nan()});
+    case Operation::kLt:
+      return compare("less");
+    case Operation::kLtEq:
+      return compare("less_equal");
+    case Operation::kGt:
+      return compare("greater");
+    case Operation::kGtEq:
+      return compare("greater_equal");
+    case Operation::kEq:
+      return compare("equal");
+    case Operation::kNotEq:
+      return compare("not_equal");
+    case Operation::kIn:
+      return is_in();
     case Operation::kNotIn: {
       ARROW_ASSIGN_OR_RAISE(auto in, is_in());
       return cp::call("invert", {in});
     }
-    case Operation::kStartsWith: return starts_with();
-    case Operation::kNotStartsWith: return cp::call("invert", {starts_with()});
+    case Operation::kStartsWith:
+      return starts_with();
+    case Operation::kNotStartsWith:
+      return cp::call("invert", {starts_with()});
     default:
       return arrow::Status::Invalid("unsupported filter operation");
   }
@@ -173,11 +193,14 @@ arrow::Result<std::shared_ptr<arrow::Array>> EvaluateFilter(
     fields.push_back(batch->schema()->field(i)->WithType(column->type()));
     columns.push_back(std::move(column));
   }
-  auto stripped = arrow::RecordBatch::Make(arrow::schema(fields), batch->num_rows(), columns);
+  auto stripped =
+      arrow::RecordBatch::Make(arrow::schema(fields), batch->num_rows(), columns);
   ARROW_ASSIGN_OR_RAISE(auto expression, Build(filter, *stripped->schema()));
   ARROW_ASSIGN_OR_RAISE(expression, expression.Bind(*stripped->schema()));
-  ARROW_ASSIGN_OR_RAISE(auto mask, cp::ExecuteScalarExpression(expression, cp::ExecBatch(*stripped)));
-  if (mask.is_scalar()) return arrow::MakeArrayFromScalar(*mask.scalar(), batch->num_rows());
+  ARROW_ASSIGN_OR_RAISE(
+      auto mask, cp::ExecuteScalarExpression(expression, cp::ExecBatch(*stripped)));
+  if (mask.is_scalar())
+    return arrow::MakeArrayFromScalar(*mask.scalar(), batch->num_rows());
   return mask.make_array();
 }
 
@@ -185,7 +208,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
     const Expression& filter, const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (filter.op == Operation::kTrue) return batch;
   ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(filter, batch));
-  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(batch, mask, cp::FilterOptions::Defaults()));
+  ARROW_ASSIGN_OR_RAISE(auto filtered,
+                        cp::Filter(batch, mask, cp::FilterOptions::Defaults()));
   return filtered.record_batch();
 }
 

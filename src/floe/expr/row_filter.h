@@ -8,10 +8,10 @@
 
 namespace floe {
 
-/// The rows of `batch` for which `filter` is true (SQL semantics: unknown drops the row; IEEE
-/// comparisons for floats). Columns are found by the PARQUET:field_id of the batch's fields, at
-/// any struct depth; a filter column missing from the batch gives Invalid. `filter` must be
-/// bound and NOT-free.
+/// The rows of `batch` for which `filter` is true (SQL semantics: unknown drops the row;
+/// IEEE comparisons for floats). Columns are found by the PARQUET:field_id of the batch's
+/// fields, at any struct depth; a filter column missing from the batch gives Invalid.
+/// `filter` must be bound and NOT-free.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
     const Expression& filter, const std::shared_ptr<arrow::RecordBatch>& batch);
 

@@ -21,13 +21,14 @@ bool HasPrefix(const std::string& text, std::string_view prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
-// write.parquet.* keys floe's writer reproduces, and the values it reproduces them with. The
-// settings that shape bytes (codec, level, sizes) are checked by ParquetSettings::FromProperties,
-// the writer's own parser.
-// iceberg-java reads boolean properties with Boolean.parseBoolean: "true" in any case is true,
-// everything else false.
+// write.parquet.* keys floe's writer reproduces, and the values it reproduces them with.
+// The settings that shape bytes (codec, level, sizes) are checked by
+// ParquetSettings::FromProperties, the writer's own parser. iceberg-java reads boolean
+// properties with Boolean.parseBoolean: "true" in any case is true, everything else
+// false.
 bool IsTrue(const std::string& value) {
-  return value.size() == 4 && std::equal(value.begin(), value.end(), "true", [](char a, char b) {
+  return value.size() == 4 &&
+         std::equal(value.begin(), value.end(), "true", [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == b;
          });
 }
@@ -35,10 +36,11 @@ bool IsFalse(const std::string& value) { return !IsTrue(value); }
 
 bool ParquetPropertyReproduced(const std::string& key, const std::string& value) {
   static const std::vector<std::string> kTranslated = {
-      "write.parquet.compression-codec", "write.parquet.compression-level",
+      "write.parquet.compression-codec",    "write.parquet.compression-level",
       "write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
-      "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"};
-  if (std::find(kTranslated.begin(), kTranslated.end(), key) != kTranslated.end()) return true;
+      "write.parquet.page-row-limit",       "write.parquet.dict-size-bytes"};
+  if (std::find(kTranslated.begin(), kTranslated.end(), key) != kTranslated.end())
+    return true;
   // Accepted only at iceberg-java's defaults (the values floe's writer behaves like).
   if (key == "write.parquet.row-group-check-min-record-count") return value == "100";
   if (key == "write.parquet.row-group-check-max-record-count") return value == "10000";
@@ -46,7 +48,8 @@ bool ParquetPropertyReproduced(const std::string& key, const std::string& value)
   if (HasPrefix(key, "write.parquet.bloom-filter-enabled.column.")) return IsFalse(value);
   if (HasPrefix(key, "write.parquet.stats-enabled.column.")) return IsTrue(value);
   if (key == "write.parquet.shred-variants") return IsFalse(value);
-  // Only read when bloom filters or variant shredding are on, and both are declined above.
+  // Only read when bloom filters or variant shredding are on, and both are declined
+  // above.
   if (key == "write.parquet.bloom-filter-max-bytes" ||
       HasPrefix(key, "write.parquet.bloom-filter-fpp.column.") ||
       HasPrefix(key, "write.parquet.bloom-filter-ndv.column.") ||
@@ -56,7 +59,8 @@ bool ParquetPropertyReproduced(const std::string& key, const std::string& value)
   return false;
 }
 
-void CheckTypes(const NestedField& field, const std::string& path, std::vector<std::string>* reasons) {
+void CheckTypes(const NestedField& field, const std::string& path,
+                std::vector<std::string>* reasons) {
   const std::string name = path.empty() ? field.name : path + "." + field.name;
   switch (field.type->id()) {
     case TypeId::kStruct:
@@ -85,7 +89,8 @@ const std::vector<Rule>& Rules() {
       // File format.
       [](const GateContext& context, std::vector<std::string>* reasons) {
         std::string format = properties::kDefaultFileFormat.Get(context.effective);
-        for (auto& c : format) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (auto& c : format)
+          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (format != "parquet") {
           reasons->push_back("property write.format.default is not parquet");
         }
@@ -99,7 +104,8 @@ const std::vector<Rule>& Rules() {
         }
         for (const auto& field : schema->fields()) CheckTypes(field, "", reasons);
       },
-      // Partition spec: every transform must be one floe computes, over a resolvable source.
+      // Partition spec: every transform must be one floe computes, over a resolvable
+      // source.
       [](const GateContext& context, std::vector<std::string>* reasons) {
         auto spec = context.metadata.DefaultSpec();
         auto schema = context.metadata.CurrentSchema();
@@ -112,11 +118,12 @@ const std::vector<Rule>& Rules() {
         }
         for (const auto& field : spec->fields()) {
           if (field.transform.kind() == TransformKind::kUnknown) {
-            reasons->push_back("partition field " + field.name + " uses an unknown transform");
+            reasons->push_back("partition field " + field.name +
+                               " uses an unknown transform");
           }
-          // iceberg-java >= 1.10 writes fixed partition values into manifests with Avro's bytes
-          // encoding under a fixed schema (ValueWriters.fixedBuffers), which other readers
-          // cannot decode; floe cannot write what both it and they read.
+          // iceberg-java >= 1.10 writes fixed partition values into manifests with Avro's
+          // bytes encoding under a fixed schema (ValueWriters.fixedBuffers), which other
+          // readers cannot decode; floe cannot write what both it and they read.
           const NestedField* source = schema->FindField(field.source_id);
           if (source == nullptr) {
             reasons->push_back("partition field " + field.name +
@@ -136,9 +143,10 @@ const std::vector<Rule>& Rules() {
         std::string scheme = LocationScheme(location);
         if (scheme != "file" && scheme != "memory") {
           // Named by where it comes from, never by the property's value.
-          reasons->push_back(data_path.empty()
-                                 ? "the table location's storage scheme " + scheme + " is not supported"
-                                 : "property write.data.path names a storage scheme floe does not write");
+          reasons->push_back(data_path.empty() ? "the table location's storage scheme " +
+                                                     scheme + " is not supported"
+                                               : "property write.data.path names a "
+                                                 "storage scheme floe does not write");
         }
         if (properties::kObjectStorageEnabled.Get(context.effective)) {
           reasons->push_back("property write.object-storage.enabled is true");
@@ -146,7 +154,8 @@ const std::vector<Rule>& Rules() {
         if (context.effective.count("write.location-provider.impl")) {
           reasons->push_back("property write.location-provider.impl is set");
         }
-        if (context.effective.count("io-impl")) reasons->push_back("property io-impl is set");
+        if (context.effective.count("io-impl"))
+          reasons->push_back("property io-impl is set");
         if (!context.metadata.encryption_keys_json.empty()) {
           reasons->push_back("the table has encryption keys");
         }
@@ -157,10 +166,12 @@ const std::vector<Rule>& Rules() {
         if (!settings.ok()) reasons->push_back(settings.status().message());
         auto target = properties::kTargetFileSizeBytes.Parse(context.effective);
         if (!target.ok() || *target <= 0) {
-          reasons->push_back("property write.target-file-size-bytes must be a positive integer");
+          reasons->push_back(
+              "property write.target-file-size-bytes must be a positive integer");
         }
       },
-      // Keys in the namespaces that shape file bytes: only the vetted ones, with values floe
+      // Keys in the namespaces that shape file bytes: only the vetted ones, with values
+      // floe
       // reproduces. Unknown keys (including ones a future Iceberg adds) decline.
       [](const GateContext& context, std::vector<std::string>* reasons) {
         for (const auto& [key, value] : context.effective) {
@@ -175,11 +186,14 @@ const std::vector<Rule>& Rules() {
           }
         }
       },
-      // Row lineage, snapshot id inheritance and the like are metadata floe writes itself; a
+      // Row lineage, snapshot id inheritance and the like are metadata floe writes
+      // itself; a
       // format version floe does not know cannot be answered for.
       [](const GateContext& context, std::vector<std::string>* reasons) {
-        if (context.metadata.format_version < 1 || context.metadata.format_version > kMaxFormatVersion) {
-          reasons->push_back("format version " + std::to_string(context.metadata.format_version) +
+        if (context.metadata.format_version < 1 ||
+            context.metadata.format_version > kMaxFormatVersion) {
+          reasons->push_back("format version " +
+                             std::to_string(context.metadata.format_version) +
                              " is not supported");
         }
       },
@@ -205,7 +219,8 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
   GateResult result;
   for (const auto& rule : Rules()) rule(context, &result.reasons);
   std::sort(result.reasons.begin(), result.reasons.end());
-  result.reasons.erase(std::unique(result.reasons.begin(), result.reasons.end()), result.reasons.end());
+  result.reasons.erase(std::unique(result.reasons.begin(), result.reasons.end()),
+                       result.reasons.end());
   return result;
 }
 

@@ -1,6 +1,6 @@
-// The eligibility gate: decides at plan time, before any file exists, whether floe can write a
-// table the way iceberg-java would. It is an allow list: anything not known to be reproduced
-// declines, with reasons that name properties (never their values).
+// The eligibility gate: decides at plan time, before any file exists, whether floe can
+// write a table the way iceberg-java would. It is an allow list: anything not known to be
+// reproduced declines, with reasons that name properties (never their values).
 #pragma once
 
 #include <string>
@@ -11,7 +11,8 @@
 
 namespace floe {
 
-/// The gate's answer. `reasons` is empty exactly when the write is supported; reasons are sorted.
+/// The gate's answer. `reasons` is empty exactly when the write is supported; reasons are
+/// sorted.
 struct GateResult {
   std::vector<std::string> reasons;
   bool supported() const { return reasons.empty(); }
@@ -19,7 +20,8 @@ struct GateResult {
   std::string ToString() const;
 };
 
-/// Checks a write to `metadata`'s table with per-write `options` overlaid on its properties.
+/// Checks a write to `metadata`'s table with per-write `options` overlaid on its
+/// properties.
 GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options);
 
 }  // namespace floe

@@ -10,16 +10,19 @@ namespace floe {
 namespace {
 
 TableMetadataPtr Metadata(const std::string& schema_text, const std::string& partition_by,
-                          PropertyMap properties = {}, const std::string& location = "/w/t") {
+                          PropertyMap properties = {},
+                          const std::string& location = "/w/t") {
   auto schema = ParseSchemaText(schema_text);
   auto spec = ParsePartitionBy(partition_by, **schema);
-  return *NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(), location, std::move(properties));
+  return *NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(), location,
+                           std::move(properties));
 }
 
 TEST(GateTest, AcceptsWhatFloeReproduces) {
   auto metadata = Metadata("id long, ts timestamptz, s string, f fixed[4]",
                            "day(ts), bucket(16, id), truncate(2, s), bucket(4, f)");
-  GateResult result = CheckWrite(*metadata, {{"write.target-file-size-bytes", "1048576"}});
+  GateResult result =
+      CheckWrite(*metadata, {{"write.target-file-size-bytes", "1048576"}});
   EXPECT_TRUE(result.supported()) << result.ToString();
 }
 
@@ -33,9 +36,10 @@ TEST(GateTest, DeclinesWithSortedReasonsNamingPropertiesNotValues) {
   ASSERT_FALSE(result.supported());
   EXPECT_TRUE(std::is_sorted(result.reasons.begin(), result.reasons.end()));
   std::string text = result.ToString();
-  for (const char* expected : {"write.format.default", "write.parquet.bloom-filter-enabled.column.id",
-                               "encryption.key-id", "write.object-storage.enabled",
-                               "write.parquet.compression-level", "column v has type variant"}) {
+  for (const char* expected :
+       {"write.format.default", "write.parquet.bloom-filter-enabled.column.id",
+        "encryption.key-id", "write.object-storage.enabled",
+        "write.parquet.compression-level", "column v has type variant"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << " in " << text;
   }
   EXPECT_EQ(text.find("secret-key-value"), std::string::npos);
@@ -47,14 +51,18 @@ TEST(GateTest, DeclinesIdentityPartitionsOfFixedColumns) {
   auto metadata = Metadata("id long, f fixed[4]", "f");
   GateResult result = CheckWrite(*metadata, {});
   ASSERT_FALSE(result.supported());
-  EXPECT_NE(result.ToString().find("identity partition of a fixed column"), std::string::npos);
+  EXPECT_NE(result.ToString().find("identity partition of a fixed column"),
+            std::string::npos);
 }
 
 TEST(GateTest, DeclinesStorageFloeCannotWrite) {
   EXPECT_FALSE(CheckWrite(*Metadata("id long", "", {}, "s3://bucket/t"), {}).supported());
-  EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"write.data.path", "gs://b/data"}}).supported());
+  EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"write.data.path", "gs://b/data"}})
+                   .supported());
   EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"io-impl", "x"}}).supported());
-  EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"write.location-provider.impl", "x"}}).supported());
+  EXPECT_FALSE(
+      CheckWrite(*Metadata("id long", ""), {{"write.location-provider.impl", "x"}})
+          .supported());
 }
 
 // The rules not covered above, each on its accepted and its declined side.
@@ -98,8 +106,9 @@ TEST(GateTest, DeclinesUnknownTransformsSpecsThatDoNotBindAndUnknownFormatVersio
   EXPECT_TRUE(CheckWrite(*base, {{"write.object-storage.enabled", "false"}}).supported());
 }
 
-// write.parquet.* keys floe does not translate are accepted only at the values that leave the
-// bytes as floe writes them; unknown keys in that namespace (a future Iceberg's) decline.
+// write.parquet.* keys floe does not translate are accepted only at the values that leave
+// the bytes as floe writes them; unknown keys in that namespace (a future Iceberg's)
+// decline.
 TEST(GateTest, AcceptsParquetKeysOnlyAtValuesFloeReproduces) {
   const std::vector<std::pair<std::string, std::string>> accepted = {
       {"write.parquet.bloom-filter-enabled.column.id", "false"},
@@ -110,7 +119,8 @@ TEST(GateTest, AcceptsParquetKeysOnlyAtValuesFloeReproduces) {
       {"write.parquet.bloom-filter-fpp.column.id", "0.01"},
       {"write.delete.parquet.compression-codec", "gzip"}};
   for (const auto& [key, value] : accepted) {
-    EXPECT_TRUE(CheckWrite(*Metadata("id long", ""), {{key, value}}).supported()) << key << "=" << value;
+    EXPECT_TRUE(CheckWrite(*Metadata("id long", ""), {{key, value}}).supported())
+        << key << "=" << value;
   }
   const std::vector<std::pair<std::string, std::string>> declined = {
       {"write.parquet.bloom-filter-enabled.column.id", "true"},
@@ -126,12 +136,14 @@ TEST(GateTest, AcceptsParquetKeysOnlyAtValuesFloeReproduces) {
   }
 }
 
-// The gate and the writer read Parquet settings through one function: every value one accepts
-// the other accepts, and every value one refuses the other refuses.
+// The gate and the writer read Parquet settings through one function: every value one
+// accepts the other accepts, and every value one refuses the other refuses.
 TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
-  for (const char* value : {"1", "134217728", "0", "-1", "2147483648", " 1", "1.5", "abc", "+5"}) {
-    for (const char* key : {"write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
-                            "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"}) {
+  for (const char* value :
+       {"1", "134217728", "0", "-1", "2147483648", " 1", "1.5", "abc", "+5"}) {
+    for (const char* key :
+         {"write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
+          "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"}) {
       PropertyMap options = {{key, value}};
       bool writer_accepts = ParquetSettings::FromProperties(options).ok();
       bool gate_accepts = CheckWrite(*Metadata("id long", ""), options).supported();

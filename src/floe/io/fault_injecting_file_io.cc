@@ -6,8 +6,8 @@ namespace {
 // An output stream whose writes and close go through the fault check.
 class FaultInjectingStream final : public arrow::io::OutputStream {
  public:
-  FaultInjectingStream(std::shared_ptr<arrow::io::OutputStream> inner, FaultInjectingFileIO* io,
-                       std::string location)
+  FaultInjectingStream(std::shared_ptr<arrow::io::OutputStream> inner,
+                       FaultInjectingFileIO* io, std::string location)
       : inner_(std::move(inner)), io_(io), location_(std::move(location)) {}
 
   arrow::Status Close() override {
@@ -41,11 +41,16 @@ class FaultInjectingStream final : public arrow::io::OutputStream {
 
 std::string_view FileOperationName(FileOperation operation) {
   switch (operation) {
-    case FileOperation::kCreate: return "create";
-    case FileOperation::kWrite: return "write";
-    case FileOperation::kClose: return "close";
-    case FileOperation::kRename: return "rename";
-    case FileOperation::kDelete: return "delete";
+    case FileOperation::kCreate:
+      return "create";
+    case FileOperation::kWrite:
+      return "write";
+    case FileOperation::kClose:
+      return "close";
+    case FileOperation::kRename:
+      return "rename";
+    case FileOperation::kDelete:
+      return "delete";
   }
   return "?";
 }
@@ -69,21 +74,22 @@ std::string FaultInjectingFileIO::fired_at() const {
   return fired_at_;
 }
 
-arrow::Status FaultInjectingFileIO::Check(FileOperation kind, const std::string& location) {
+arrow::Status FaultInjectingFileIO::Check(FileOperation kind,
+                                          const std::string& location) {
   int64_t count = ++counts_[static_cast<size_t>(kind)];
   if (fail_kind_.load() == static_cast<int>(kind) && fail_nth_.load() == count) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       fired_at_ = location;
     }
-    return arrow::Status::IOError("injected fault: ", FileOperationName(kind), " #", count, " of ",
-                                  location);
+    return arrow::Status::IOError("injected fault: ", FileOperationName(kind), " #",
+                                  count, " of ", location);
   }
   return arrow::Status::OK();
 }
 
-arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> FaultInjectingFileIO::OpenInput(
-    const std::string& location) {
+arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>>
+FaultInjectingFileIO::OpenInput(const std::string& location) {
   return inner_->OpenInput(location);
 }
 
@@ -104,11 +110,13 @@ arrow::Result<bool> FaultInjectingFileIO::Exists(const std::string& location) {
   return inner_->Exists(location);
 }
 
-arrow::Result<std::vector<FileInfo>> FaultInjectingFileIO::List(const std::string& prefix) {
+arrow::Result<std::vector<FileInfo>> FaultInjectingFileIO::List(
+    const std::string& prefix) {
   return inner_->List(prefix);
 }
 
-arrow::Status FaultInjectingFileIO::RenameNoReplace(const std::string& from, const std::string& to) {
+arrow::Status FaultInjectingFileIO::RenameNoReplace(const std::string& from,
+                                                    const std::string& to) {
   ARROW_RETURN_NOT_OK(Check(FileOperation::kRename, from));
   return inner_->RenameNoReplace(from, to);
 }

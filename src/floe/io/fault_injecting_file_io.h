@@ -1,5 +1,5 @@
-// A FileIO that fails the n-th operation of a kind, for tests that prove no failure loses data or
-// leaves files behind.
+// A FileIO that fails the n-th operation of a kind, for tests that prove no failure loses
+// data or leaves files behind.
 #pragma once
 
 #include <array>
@@ -17,19 +17,21 @@ enum class FileOperation { kCreate = 0, kWrite, kClose, kRename, kDelete };
 inline constexpr int kFileOperationKinds = 5;
 std::string_view FileOperationName(FileOperation operation);
 
-/// Wraps another FileIO; counts every create (OpenOutput), write and close of an output stream,
-/// rename and delete, and fails the one chosen with an IOError whose message starts with
-/// "injected fault". Thread-safe.
+/// Wraps another FileIO; counts every create (OpenOutput), write and close of an output
+/// stream, rename and delete, and fails the one chosen with an IOError whose message
+/// starts with "injected fault". Thread-safe.
 class FaultInjectingFileIO final : public FileIO {
  public:
   explicit FaultInjectingFileIO(std::shared_ptr<FileIO> inner);
 
-  /// Fails the `nth` (from 1) operation of `kind` from now on counting from the last Reset();
-  /// 0 disables.
+  /// Fails the `nth` (from 1) operation of `kind` from now on counting from the last
+  /// Reset(); 0 disables.
   void FailNth(FileOperation kind, int64_t nth);
   /// Zeroes the counters (the chosen fault stays chosen).
   void Reset();
-  int64_t Count(FileOperation kind) const { return counts_[static_cast<size_t>(kind)].load(); }
+  int64_t Count(FileOperation kind) const {
+    return counts_[static_cast<size_t>(kind)].load();
+  }
   /// The location the fault hit, empty if it has not fired.
   std::string fired_at() const;
 

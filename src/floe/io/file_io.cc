@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "arrow/buffer.h"
 #include "arrow/filesystem/localfs.h"
 #include "arrow/filesystem/mockfs.h"
 #include "arrow/io/memory.h"
@@ -93,8 +94,9 @@ class ArrowFileIO final : public FileIO {
                              .count();
       files.push_back(std::move(file));
     }
-    std::sort(files.begin(), files.end(),
-              [](const FileInfo& a, const FileInfo& b) { return a.location < b.location; });
+    std::sort(files.begin(), files.end(), [](const FileInfo& a, const FileInfo& b) {
+      return a.location < b.location;
+    });
     return files;
   }
 
@@ -111,8 +113,10 @@ class ArrowFileIO final : public FileIO {
     if (::renameat2(AT_FDCWD, source.path.c_str(), AT_FDCWD, target.path.c_str(),
                     RENAME_NOREPLACE) != 0) {
       int error = errno;
-      if (error == EEXIST) return MakeError(ErrorKind::kAlreadyExists, to + " already exists");
-      return arrow::Status::IOError("renaming ", from, " to ", to, ": ", std::strerror(error));
+      if (error == EEXIST)
+        return MakeError(ErrorKind::kAlreadyExists, to + " already exists");
+      return arrow::Status::IOError("renaming ", from, " to ", to, ": ",
+                                    std::strerror(error));
     }
     return arrow::Status::OK();
   }
@@ -130,12 +134,14 @@ class ArrowFileIO final : public FileIO {
     }
     std::string scheme = LocationScheme(location);
     if (scheme != "file") {
-      return MakeError(ErrorKind::kNotSupported,
-                       "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
+      return MakeError(
+          ErrorKind::kNotSupported,
+          "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
     }
     std::string path = LocalPath(location);
     if (path.empty() || path[0] != '/') {
-      return MakeError(ErrorKind::kInvalidInput, "location '" + location + "' is not absolute");
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + location + "' is not absolute");
     }
     return Target{local_.get(), path, false};
   }
@@ -185,23 +191,27 @@ arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
 }
 
 std::string LocationScheme(std::string_view location) {
-  // A scheme is letters, digits, '+', '-' or '.' before ':' (RFC 3986), starting with a letter.
+  // A scheme is letters, digits, '+', '-' or '.' before ':' (RFC 3986), starting with a
+  // letter.
   size_t colon = location.find(':');
   if (colon == std::string_view::npos || colon == 0) return "file";
   for (size_t i = 0; i < colon; ++i) {
     char c = location[i];
     bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
-              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' ||
+                         c == '-' || c == '.'));
     if (!ok) return "file";
   }
   std::string scheme(location.substr(0, colon));
-  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : scheme)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return scheme;
 }
 
 std::string StripTrailingSlash(std::string location) {
   while (location.size() > 1 && location.back() == '/') {
-    if (location.size() >= 3 && location.compare(location.size() - 3, 3, "://") == 0) break;
+    if (location.size() >= 3 && location.compare(location.size() - 3, 3, "://") == 0)
+      break;
     location.pop_back();
   }
   return location;
@@ -214,7 +224,8 @@ std::string CanonicalLocation(std::string_view location) {
 
 bool IsLocationUnder(std::string_view location, std::string_view directory) {
   auto normalise = [](std::string_view text) {
-    std::string path = LocationScheme(text) == "file" ? LocalPath(text) : std::string(text);
+    std::string path =
+        LocationScheme(text) == "file" ? LocalPath(text) : std::string(text);
     return std::filesystem::path(path).lexically_normal().string();
   };
   std::string child = normalise(location);

@@ -20,8 +20,8 @@ struct FileInfo {
 };
 
 /// Storage access by location (a local path, a file:// URI, or another scheme the
-/// implementation supports). Implementations are thread-safe: tasks on a thread pool share one.
-/// Copying is disabled; share through std::shared_ptr<FileIO>.
+/// implementation supports). Implementations are thread-safe: tasks on a thread pool
+/// share one. Copying is disabled; share through std::shared_ptr<FileIO>.
 class FileIO {
  public:
   virtual ~FileIO() = default;
@@ -31,8 +31,8 @@ class FileIO {
   /// Opens a file for reading. A missing file gives NotFound naming the location.
   virtual arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& location) = 0;
-  /// Creates a file for writing, replacing any file at the location; parent directories are
-  /// created as needed.
+  /// Creates a file for writing, replacing any file at the location; parent directories
+  /// are created as needed.
   virtual arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& location) = 0;
   /// Deletes a file. Deleting a missing file gives NotFound.
@@ -43,7 +43,8 @@ class FileIO {
   virtual arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) = 0;
   /// Renames `from` to `to`, failing with AlreadyExists if `to` exists. Atomic where the
   /// storage allows it; NotSupported where it cannot be made atomic (object stores).
-  virtual arrow::Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
+  virtual arrow::Status RenameNoReplace(const std::string& from,
+                                        const std::string& to) = 0;
 
   /// Reads a whole file.
   arrow::Result<std::string> ReadAll(const std::string& location);
@@ -54,25 +55,26 @@ class FileIO {
   FileIO() = default;
 };
 
-/// FileIO over Arrow's file systems: local paths and file:// URIs today (the scheme decides).
-/// `memory://` locations go to one in-memory file system shared by the FileIO (for tests).
+/// FileIO over Arrow's file systems: local paths and file:// URIs today (the scheme
+/// decides). `memory://` locations go to one in-memory file system shared by the FileIO
+/// (for tests).
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
 
-/// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The gate and
-/// the writer both use this one function.
+/// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The
+/// gate and the writer both use this one function.
 std::string LocationScheme(std::string_view location);
 
 /// `location` without trailing slashes, except a bare "scheme://" (iceberg-java's
 /// LocationUtil.stripTrailingSlash).
 std::string StripTrailingSlash(std::string location);
 
-/// A location in one spelling for comparisons: local paths and file: URIs become normalised
-/// absolute paths; other schemes are returned unchanged.
+/// A location in one spelling for comparisons: local paths and file: URIs become
+/// normalised absolute paths; other schemes are returned unchanged.
 std::string CanonicalLocation(std::string_view location);
 
-/// True when `location` is `directory` itself or lies below it (compared after normalising
-/// file:// URIs to paths and removing "." and ".." segments). Used so that cleanup never
-/// deletes outside a table's own location.
+/// True when `location` is `directory` itself or lies below it (compared after
+/// normalising file:// URIs to paths and removing "." and ".." segments). Used so that
+/// cleanup never deletes outside a table's own location.
 bool IsLocationUnder(std::string_view location, std::string_view directory);
 
 }  // namespace floe

@@ -10,7 +10,8 @@ LocationProvider::LocationProvider(const std::string& table_location,
   std::string data = properties::kDataPath.Get(properties);
   data_location_ = data.empty() ? table + "/data" : StripTrailingSlash(data);
   std::string metadata = properties::kMetadataPath.Get(properties);
-  metadata_location_ = metadata.empty() ? table + "/metadata" : StripTrailingSlash(metadata);
+  metadata_location_ =
+      metadata.empty() ? table + "/metadata" : StripTrailingSlash(metadata);
 }
 
 std::string LocationProvider::NewDataLocation(const std::string& partition_path,

@@ -10,11 +10,12 @@ namespace floe {
 /// Immutable; thread-safe.
 class LocationProvider {
  public:
-  /// `table_location` and the effective properties (write.data.path, write.metadata.path).
+  /// `table_location` and the effective properties (write.data.path,
+  /// write.metadata.path).
   LocationProvider(const std::string& table_location, const PropertyMap& properties);
 
-  /// `<data location>/<partition path>/<file name>`, or `<data location>/<file name>` when the
-  /// partition path is empty (unpartitioned).
+  /// `<data location>/<partition path>/<file name>`, or `<data location>/<file name>`
+  /// when the partition path is empty (unpartitioned).
   std::string NewDataLocation(const std::string& partition_path,
                               const std::string& file_name) const;
   /// `<metadata location>/<file name>`.

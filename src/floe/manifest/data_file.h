@@ -27,8 +27,8 @@ struct DataFile {
   FileContent content = FileContent::kData;
   std::string file_path;
   FileFormat file_format = FileFormat::kParquet;
-  /// The id of the partition spec the file was written with (not stored in the entry itself:
-  /// it comes from the manifest).
+  /// The id of the partition spec the file was written with (not stored in the entry
+  /// itself: it comes from the manifest).
   int spec_id = 0;
   /// One value per partition field, in spec order.
   std::vector<Value> partition;
@@ -54,8 +54,8 @@ struct DataFile {
 
 enum class EntryStatus { kExisting = 0, kAdded = 1, kDeleted = 2 };
 
-/// One manifest entry. Sequence numbers and the snapshot id may be null in a file, meaning
-/// "inherit from the manifest" (see InheritManifestMetadata).
+/// One manifest entry. Sequence numbers and the snapshot id may be null in a file,
+/// meaning "inherit from the manifest" (see InheritManifestMetadata).
 struct ManifestEntry {
   EntryStatus status = EntryStatus::kAdded;
   std::optional<int64_t> snapshot_id;

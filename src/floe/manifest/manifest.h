@@ -29,8 +29,8 @@ struct ManifestWriteOptions {
   int codec_level = -1;
 };
 
-/// A manifest encoded in memory, with the summary a manifest list needs (its path empty and its
-/// length the encoded size, until the caller stores it).
+/// A manifest encoded in memory, with the summary a manifest list needs (its path empty
+/// and its length the encoded size, until the caller stores it).
 struct EncodedManifest {
   std::string bytes;
   ManifestFile summary;
@@ -40,7 +40,8 @@ struct EncodedManifest {
 class ManifestWriter {
  public:
   /// Checks the options (schema and spec present, spec bound to the schema).
-  static arrow::Result<std::unique_ptr<ManifestWriter>> Make(ManifestWriteOptions options);
+  static arrow::Result<std::unique_ptr<ManifestWriter>> Make(
+      ManifestWriteOptions options);
 
   /// Adds an entry. Its partition tuple must have one value per spec field of the field's
   /// type; otherwise Invalid naming the file.
@@ -69,21 +70,22 @@ struct ManifestContents {
   int spec_id = 0;
   ManifestContent content = ManifestContent::kData;
   std::map<std::string, std::string> metadata;  ///< The Avro header.
-  SchemaPtr schema;           ///< From the header's `schema`, when present.
-  PartitionSpecPtr spec;      ///< From the header's `partition-spec`, when present.
+  SchemaPtr schema;       ///< From the header's `schema`, when present.
+  PartitionSpecPtr spec;  ///< From the header's `partition-spec`, when present.
   std::vector<ManifestEntry> entries;
 };
 
-/// Decodes a manifest. The partition tuple is typed by the header's schema and spec; when the
-/// header lacks them, by `partition_type` if given, else from the Avro schema itself. Entries
-/// keep nulls where the file has them; call InheritManifestMetadata to fill them in.
-arrow::Result<ManifestContents> ReadManifest(
-    std::string_view bytes, const StructType* partition_type = nullptr);
+/// Decodes a manifest. The partition tuple is typed by the header's schema and spec; when
+/// the header lacks them, by `partition_type` if given, else from the Avro schema itself.
+/// Entries keep nulls where the file has them; call InheritManifestMetadata to fill them
+/// in.
+arrow::Result<ManifestContents> ReadManifest(std::string_view bytes,
+                                             const StructType* partition_type = nullptr);
 
-/// Fills the inheritable fields of entries read from `manifest`, as iceberg-java does: a null
-/// snapshot id takes the manifest's added_snapshot_id; null sequence numbers of ADDED entries
-/// take the manifest's sequence number (in v1 every sequence number is 0); the data file's
-/// spec id is the manifest's.
+/// Fills the inheritable fields of entries read from `manifest`, as iceberg-java does: a
+/// null snapshot id takes the manifest's added_snapshot_id; null sequence numbers of
+/// ADDED entries take the manifest's sequence number (in v1 every sequence number is 0);
+/// the data file's spec id is the manifest's.
 void InheritManifestMetadata(const ManifestFile& manifest, int format_version,
                              std::vector<ManifestEntry>* entries);
 
@@ -108,8 +110,8 @@ struct EncodedManifestList {
 };
 
 /// Encodes a manifest list. Unassigned sequence numbers (-1) become the commit's.
-arrow::Result<EncodedManifestList> WriteManifestList(const ManifestListWriteOptions& options,
-                                                     std::vector<ManifestFile> manifests);
+arrow::Result<EncodedManifestList> WriteManifestList(
+    const ManifestListWriteOptions& options, std::vector<ManifestFile> manifests);
 
 struct ManifestListContents {
   std::map<std::string, std::string> metadata;

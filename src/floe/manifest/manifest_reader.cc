@@ -8,7 +8,8 @@
 
 namespace floe {
 
-using namespace manifest_internal;  // NOLINT(google-build-using-namespace): field id constants
+using namespace manifest_internal;  // NOLINT(google-build-using-namespace): field id
+                                    // constants
 
 namespace {
 
@@ -23,7 +24,8 @@ arrow::Result<int64_t> AsLong(const avro::Datum& datum, const char* field) {
   return Corrupt(std::string("manifest field ") + field + " is not a number");
 }
 
-arrow::Result<std::optional<int64_t>> AsOptionalLong(const avro::Datum& datum, const char* field) {
+arrow::Result<std::optional<int64_t>> AsOptionalLong(const avro::Datum& datum,
+                                                     const char* field) {
   if (datum.is_null()) return std::optional<int64_t>();
   ARROW_ASSIGN_OR_RAISE(int64_t value, AsLong(datum, field));
   return std::optional<int64_t>(value);
@@ -42,8 +44,8 @@ arrow::Result<std::string> AsString(const avro::Datum& datum, const char* field)
   return Corrupt(std::string("manifest field ") + field + " is not a string");
 }
 
-// An int-keyed metrics map: an array of {key, value} records (or, from lenient writers, an Avro
-// map with decimal string keys).
+// An int-keyed metrics map: an array of {key, value} records (or, from lenient writers,
+// an Avro map with decimal string keys).
 template <typename V, typename Convert>
 arrow::Result<std::map<int, V>> AsIntMap(const avro::Datum& datum, const char* field,
                                          Convert convert) {
@@ -53,7 +55,8 @@ arrow::Result<std::map<int, V>> AsIntMap(const avro::Datum& datum, const char* f
     for (const auto& item : array->items) {
       auto* record = std::get_if<avro::RecordDatum>(&item.value);
       if (record == nullptr || record->fields.size() != 2) {
-        return Corrupt(std::string("manifest field ") + field + " holds a malformed entry");
+        return Corrupt(std::string("manifest field ") + field +
+                       " holds a malformed entry");
       }
       ARROW_ASSIGN_OR_RAISE(int32_t key, AsInt(record->fields[0], field));
       ARROW_ASSIGN_OR_RAISE(V value, convert(record->fields[1]));
@@ -64,8 +67,10 @@ arrow::Result<std::map<int, V>> AsIntMap(const avro::Datum& datum, const char* f
   if (auto* map = std::get_if<avro::MapDatum>(&datum.value)) {
     for (const auto& [key_text, item] : map->entries) {
       int key = 0;
-      auto [end, error] = std::from_chars(key_text.data(), key_text.data() + key_text.size(), key);
-      if (error != std::errc()) return Corrupt(std::string("manifest field ") + field + " key");
+      auto [end, error] =
+          std::from_chars(key_text.data(), key_text.data() + key_text.size(), key);
+      if (error != std::errc())
+        return Corrupt(std::string("manifest field ") + field + " key");
       ARROW_ASSIGN_OR_RAISE(V value, convert(item));
       result[key] = std::move(value);
     }
@@ -74,43 +79,57 @@ arrow::Result<std::map<int, V>> AsIntMap(const avro::Datum& datum, const char* f
   return Corrupt(std::string("manifest field ") + field + " is not a map");
 }
 
-arrow::Result<std::map<int, int64_t>> LongMap(const avro::Datum& datum, const char* field) {
-  return AsIntMap<int64_t>(datum, field,
-                           [field](const avro::Datum& value) { return AsLong(value, field); });
+arrow::Result<std::map<int, int64_t>> LongMap(const avro::Datum& datum,
+                                              const char* field) {
+  return AsIntMap<int64_t>(
+      datum, field, [field](const avro::Datum& value) { return AsLong(value, field); });
 }
 
-arrow::Result<std::map<int, Bytes>> BytesMap(const avro::Datum& datum, const char* field) {
-  return AsIntMap<Bytes>(datum, field, [field](const avro::Datum& value) -> arrow::Result<Bytes> {
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(value, field));
-    return Bytes(bytes.begin(), bytes.end());
-  });
+arrow::Result<std::map<int, Bytes>> BytesMap(const avro::Datum& datum,
+                                             const char* field) {
+  return AsIntMap<Bytes>(
+      datum, field, [field](const avro::Datum& value) -> arrow::Result<Bytes> {
+        ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(value, field));
+        return Bytes(bytes.begin(), bytes.end());
+      });
 }
 
-// The Iceberg type of an Avro node (partition values of manifests whose header lacks the spec).
+// The Iceberg type of an Avro node (partition values of manifests whose header lacks the
+// spec).
 TypePtr IcebergTypeOfAvro(const avro::AvroNode& node) {
   const avro::AvroNode* type = node.NonNull();
   if (type == nullptr) return PrimitiveType::Make(TypeId::kUnknown);
   std::string logical = type->LogicalType();
   bool utc = type->Property("adjust-to-utc").value_or("false") == "true";
   switch (type->type) {
-    case avro::AvroType::kBoolean: return types::Boolean();
-    case avro::AvroType::kInt: return logical == "date" ? types::Date() : types::Int();
+    case avro::AvroType::kBoolean:
+      return types::Boolean();
+    case avro::AvroType::kInt:
+      return logical == "date" ? types::Date() : types::Int();
     case avro::AvroType::kLong:
       if (logical == "time-micros") return types::Time();
-      if (logical == "timestamp-micros") return utc ? types::TimestampTz() : types::Timestamp();
-      if (logical == "timestamp-nanos") return utc ? types::TimestampTzNs() : types::TimestampNs();
+      if (logical == "timestamp-micros")
+        return utc ? types::TimestampTz() : types::Timestamp();
+      if (logical == "timestamp-nanos")
+        return utc ? types::TimestampTzNs() : types::TimestampNs();
       return types::Long();
-    case avro::AvroType::kFloat: return types::Float();
-    case avro::AvroType::kDouble: return types::Double();
-    case avro::AvroType::kString: return types::String();
-    case avro::AvroType::kBytes: return types::Binary();
+    case avro::AvroType::kFloat:
+      return types::Float();
+    case avro::AvroType::kDouble:
+      return types::Double();
+    case avro::AvroType::kString:
+      return types::String();
+    case avro::AvroType::kBytes:
+      return types::Binary();
     case avro::AvroType::kFixed:
       if (logical == "uuid") return types::Uuid();
       if (logical == "decimal") {
-        return types::Decimal(type->IntProperty("precision"), std::max(0, type->IntProperty("scale")));
+        return types::Decimal(type->IntProperty("precision"),
+                              std::max(0, type->IntProperty("scale")));
       }
       return types::Fixed(type->size);
-    default: return PrimitiveType::Make(TypeId::kUnknown);
+    default:
+      return PrimitiveType::Make(TypeId::kUnknown);
   }
 }
 
@@ -133,15 +152,19 @@ arrow::Result<std::vector<Value>> ReadPartition(const avro::AvroNode& schema,
     int id = record_schema->fields[i].FieldId();
     for (size_t j = 0; j < partition_type.fields().size(); ++j) {
       if (partition_type.fields()[j].id != id) continue;
-      auto value = avro::DatumToValue(record->fields[i], *partition_type.fields()[j].type);
-      if (!value.ok()) return WithContext(value.status(), "partition field " + partition_type.fields()[j].name);
+      auto value =
+          avro::DatumToValue(record->fields[i], *partition_type.fields()[j].type);
+      if (!value.ok())
+        return WithContext(value.status(),
+                           "partition field " + partition_type.fields()[j].name);
       values[j] = std::move(*value);
     }
   }
   return values;
 }
 
-arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::Datum& datum,
+arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema,
+                                     const avro::Datum& datum,
                                      const StructType& partition_type) {
   DataFile file;
   auto* record = std::get_if<avro::RecordDatum>(&datum.value);
@@ -156,7 +179,8 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::D
     switch (record_schema->fields[i].FieldId()) {
       case kContentId: {
         ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(value, "content"));
-        if (content < 0 || content > 2) return Corrupt("data_file content " + std::to_string(content));
+        if (content < 0 || content > 2)
+          return Corrupt("data_file content " + std::to_string(content));
         file.content = static_cast<FileContent>(content);
         break;
       }
@@ -170,23 +194,36 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::D
         break;
       }
       case kPartitionId:
-        FLOE_ASSIGN_OR_RETURN(file.partition,
-                              ReadPartition(*record_schema->fields[i].type, value, partition_type));
+        FLOE_ASSIGN_OR_RETURN(
+            file.partition,
+            ReadPartition(*record_schema->fields[i].type, value, partition_type));
         break;
-      case kRecordCountId: FLOE_ASSIGN_OR_RETURN(file.record_count, AsLong(value, "record_count")); break;
+      case kRecordCountId:
+        FLOE_ASSIGN_OR_RETURN(file.record_count, AsLong(value, "record_count"));
+        break;
       case kFileSizeId:
-        FLOE_ASSIGN_OR_RETURN(file.file_size_in_bytes, AsLong(value, "file_size_in_bytes"));
+        FLOE_ASSIGN_OR_RETURN(file.file_size_in_bytes,
+                              AsLong(value, "file_size_in_bytes"));
         break;
-      case kColumnSizesId: FLOE_ASSIGN_OR_RETURN(file.column_sizes, LongMap(value, "column_sizes")); break;
-      case kValueCountsId: FLOE_ASSIGN_OR_RETURN(file.value_counts, LongMap(value, "value_counts")); break;
+      case kColumnSizesId:
+        FLOE_ASSIGN_OR_RETURN(file.column_sizes, LongMap(value, "column_sizes"));
+        break;
+      case kValueCountsId:
+        FLOE_ASSIGN_OR_RETURN(file.value_counts, LongMap(value, "value_counts"));
+        break;
       case kNullValueCountsId:
-        FLOE_ASSIGN_OR_RETURN(file.null_value_counts, LongMap(value, "null_value_counts"));
+        FLOE_ASSIGN_OR_RETURN(file.null_value_counts,
+                              LongMap(value, "null_value_counts"));
         break;
       case kNanValueCountsId:
         FLOE_ASSIGN_OR_RETURN(file.nan_value_counts, LongMap(value, "nan_value_counts"));
         break;
-      case kLowerBoundsId: FLOE_ASSIGN_OR_RETURN(file.lower_bounds, BytesMap(value, "lower_bounds")); break;
-      case kUpperBoundsId: FLOE_ASSIGN_OR_RETURN(file.upper_bounds, BytesMap(value, "upper_bounds")); break;
+      case kLowerBoundsId:
+        FLOE_ASSIGN_OR_RETURN(file.lower_bounds, BytesMap(value, "lower_bounds"));
+        break;
+      case kUpperBoundsId:
+        FLOE_ASSIGN_OR_RETURN(file.upper_bounds, BytesMap(value, "upper_bounds"));
+        break;
       case kKeyMetadataId:
         if (!value.is_null()) {
           ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(value, "key_metadata"));
@@ -198,7 +235,8 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::D
         if (auto* array = std::get_if<avro::ArrayDatum>(&value.value)) {
           bool offsets = record_schema->fields[i].FieldId() == kSplitOffsetsId;
           for (const auto& item : array->items) {
-            ARROW_ASSIGN_OR_RAISE(int64_t number, AsLong(item, offsets ? "split_offsets" : "equality_ids"));
+            ARROW_ASSIGN_OR_RAISE(
+                int64_t number, AsLong(item, offsets ? "split_offsets" : "equality_ids"));
             if (offsets) {
               file.split_offsets.push_back(number);
             } else {
@@ -213,18 +251,23 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::D
           file.sort_order_id = id;
         }
         break;
-      case kFirstRowIdId: FLOE_ASSIGN_OR_RETURN(file.first_row_id, AsOptionalLong(value, "first_row_id")); break;
+      case kFirstRowIdId:
+        FLOE_ASSIGN_OR_RETURN(file.first_row_id, AsOptionalLong(value, "first_row_id"));
+        break;
       case kReferencedDataFileId:
         if (!value.is_null()) {
-          ARROW_ASSIGN_OR_RAISE(std::string path, AsString(value, "referenced_data_file"));
+          ARROW_ASSIGN_OR_RAISE(std::string path,
+                                AsString(value, "referenced_data_file"));
           file.referenced_data_file = std::move(path);
         }
         break;
       case kContentOffsetId:
-        FLOE_ASSIGN_OR_RETURN(file.content_offset, AsOptionalLong(value, "content_offset"));
+        FLOE_ASSIGN_OR_RETURN(file.content_offset,
+                              AsOptionalLong(value, "content_offset"));
         break;
       case kContentSizeId:
-        FLOE_ASSIGN_OR_RETURN(file.content_size_in_bytes, AsOptionalLong(value, "content_size_in_bytes"));
+        FLOE_ASSIGN_OR_RETURN(file.content_size_in_bytes,
+                              AsOptionalLong(value, "content_size_in_bytes"));
         break;
       default:
         break;
@@ -237,7 +280,8 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema, const avro::D
   return file;
 }
 
-arrow::Result<std::shared_ptr<const StructType>> PartitionTypeFromAvro(const avro::AvroNode& entry) {
+arrow::Result<std::shared_ptr<const StructType>> PartitionTypeFromAvro(
+    const avro::AvroNode& entry) {
   std::vector<NestedField> fields;
   for (const auto& entry_field : entry.fields) {
     if (entry_field.FieldId() != kDataFileId) continue;
@@ -248,19 +292,21 @@ arrow::Result<std::shared_ptr<const StructType>> PartitionTypeFromAvro(const avr
       const avro::AvroNode* partition = RecordOf(*file_field.type);
       if (partition == nullptr) break;
       for (const auto& field : partition->fields) {
-        fields.push_back(types::Optional(field.FieldId(), field.name, IcebergTypeOfAvro(*field.type)));
+        fields.push_back(
+            types::Optional(field.FieldId(), field.name, IcebergTypeOfAvro(*field.type)));
       }
     }
   }
   return types::Struct(std::move(fields));
 }
 
-int ParseHeaderInt(const std::map<std::string, std::string>& metadata, const std::string& key,
-                   int fallback) {
+int ParseHeaderInt(const std::map<std::string, std::string>& metadata,
+                   const std::string& key, int fallback) {
   auto found = metadata.find(key);
   if (found == metadata.end()) return fallback;
   int value = fallback;
-  std::from_chars(found->second.data(), found->second.data() + found->second.size(), value);
+  std::from_chars(found->second.data(), found->second.data() + found->second.size(),
+                  value);
   return value;
 }
 
@@ -292,14 +338,17 @@ arrow::Result<ManifestContents> ReadManifest(std::string_view bytes,
     }
   }
   if (partition_type != nullptr) {
-    resolved = std::shared_ptr<const StructType>(std::shared_ptr<const StructType>(), partition_type);
+    resolved = std::shared_ptr<const StructType>(std::shared_ptr<const StructType>(),
+                                                 partition_type);
   }
   if (resolved == nullptr) {
-    if (file.schema->type != avro::AvroType::kRecord) return Corrupt("manifest schema is not a record");
+    if (file.schema->type != avro::AvroType::kRecord)
+      return Corrupt("manifest schema is not a record");
     ARROW_ASSIGN_OR_RAISE(resolved, PartitionTypeFromAvro(*file.schema));
   }
   const avro::AvroNode& entry_schema = *file.schema;
-  if (entry_schema.type != avro::AvroType::kRecord) return Corrupt("manifest schema is not a record");
+  if (entry_schema.type != avro::AvroType::kRecord)
+    return Corrupt("manifest schema is not a record");
   contents.entries.reserve(file.values.size());
   for (const auto& value : file.values) {
     auto* record = std::get_if<avro::RecordDatum>(&value.value);
@@ -313,21 +362,27 @@ arrow::Result<ManifestContents> ReadManifest(std::string_view bytes,
       switch (entry_schema.fields[i].FieldId()) {
         case kStatusId: {
           ARROW_ASSIGN_OR_RAISE(int32_t status, AsInt(field_value, "status"));
-          if (status < 0 || status > 2) return Corrupt("manifest entry status " + std::to_string(status));
+          if (status < 0 || status > 2)
+            return Corrupt("manifest entry status " + std::to_string(status));
           entry.status = static_cast<EntryStatus>(status);
           break;
         }
-        case kSnapshotIdId: FLOE_ASSIGN_OR_RETURN(entry.snapshot_id, AsOptionalLong(field_value, "snapshot_id")); break;
+        case kSnapshotIdId:
+          FLOE_ASSIGN_OR_RETURN(entry.snapshot_id,
+                                AsOptionalLong(field_value, "snapshot_id"));
+          break;
         case kSequenceNumberId:
-          FLOE_ASSIGN_OR_RETURN(entry.sequence_number, AsOptionalLong(field_value, "sequence_number"));
+          FLOE_ASSIGN_OR_RETURN(entry.sequence_number,
+                                AsOptionalLong(field_value, "sequence_number"));
           break;
         case kFileSequenceNumberId:
           FLOE_ASSIGN_OR_RETURN(entry.file_sequence_number,
                                 AsOptionalLong(field_value, "file_sequence_number"));
           break;
         case kDataFileId:
-          FLOE_ASSIGN_OR_RETURN(entry.data_file,
-                                ReadDataFile(*entry_schema.fields[i].type, field_value, *resolved));
+          FLOE_ASSIGN_OR_RETURN(
+              entry.data_file,
+              ReadDataFile(*entry_schema.fields[i].type, field_value, *resolved));
           has_file = true;
           break;
         default:
@@ -353,7 +408,8 @@ void InheritManifestMetadata(const ManifestFile& manifest, int format_version,
     }
     if (entry.status == EntryStatus::kAdded) {
       if (!entry.sequence_number) entry.sequence_number = manifest.sequence_number;
-      if (!entry.file_sequence_number) entry.file_sequence_number = manifest.sequence_number;
+      if (!entry.file_sequence_number)
+        entry.file_sequence_number = manifest.sequence_number;
     }
   }
 }
@@ -364,7 +420,8 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
   contents.metadata = std::move(file.metadata);
   int format_version = ParseHeaderInt(contents.metadata, "format-version", 1);
   const avro::AvroNode& schema = *file.schema;
-  if (schema.type != avro::AvroType::kRecord) return Corrupt("manifest list schema is not a record");
+  if (schema.type != avro::AvroType::kRecord)
+    return Corrupt("manifest list schema is not a record");
   for (const auto& value : file.values) {
     auto* record = std::get_if<avro::RecordDatum>(&value.value);
     if (record == nullptr || record->fields.size() != schema.fields.size()) {
@@ -383,23 +440,31 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
           FLOE_ASSIGN_OR_RETURN(manifest.manifest_path, AsString(field, "manifest_path"));
           has_path = true;
           break;
-        case kManifestLengthId: FLOE_ASSIGN_OR_RETURN(manifest.manifest_length, AsLong(field, "manifest_length")); break;
+        case kManifestLengthId:
+          FLOE_ASSIGN_OR_RETURN(manifest.manifest_length,
+                                AsLong(field, "manifest_length"));
+          break;
         case kPartitionSpecIdId:
-          FLOE_ASSIGN_OR_RETURN(manifest.partition_spec_id, AsInt(field, "partition_spec_id"));
+          FLOE_ASSIGN_OR_RETURN(manifest.partition_spec_id,
+                                AsInt(field, "partition_spec_id"));
           break;
         case kManifestContentId: {
           ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(field, "content"));
-          manifest.content = content == 1 ? ManifestContent::kDeletes : ManifestContent::kData;
+          manifest.content =
+              content == 1 ? ManifestContent::kDeletes : ManifestContent::kData;
           break;
         }
         case kManifestSequenceNumberId:
-          FLOE_ASSIGN_OR_RETURN(manifest.sequence_number, AsLong(field, "sequence_number"));
+          FLOE_ASSIGN_OR_RETURN(manifest.sequence_number,
+                                AsLong(field, "sequence_number"));
           break;
         case kMinSequenceNumberId:
-          FLOE_ASSIGN_OR_RETURN(manifest.min_sequence_number, AsLong(field, "min_sequence_number"));
+          FLOE_ASSIGN_OR_RETURN(manifest.min_sequence_number,
+                                AsLong(field, "min_sequence_number"));
           break;
         case kAddedSnapshotIdId:
-          FLOE_ASSIGN_OR_RETURN(manifest.added_snapshot_id, AsLong(field, "added_snapshot_id"));
+          FLOE_ASSIGN_OR_RETURN(manifest.added_snapshot_id,
+                                AsLong(field, "added_snapshot_id"));
           break;
         case kAddedFilesCountId:
         case kExistingFilesCountId:
@@ -410,17 +475,22 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
             count = value;
           }
           int id = schema.fields[i].FieldId();
-          (id == kAddedFilesCountId ? manifest.added_files_count
+          (id == kAddedFilesCountId      ? manifest.added_files_count
            : id == kExistingFilesCountId ? manifest.existing_files_count
                                          : manifest.deleted_files_count) = count;
           break;
         }
-        case kAddedRowsCountId: FLOE_ASSIGN_OR_RETURN(manifest.added_rows_count, AsOptionalLong(field, "added_rows_count")); break;
+        case kAddedRowsCountId:
+          FLOE_ASSIGN_OR_RETURN(manifest.added_rows_count,
+                                AsOptionalLong(field, "added_rows_count"));
+          break;
         case kExistingRowsCountId:
-          FLOE_ASSIGN_OR_RETURN(manifest.existing_rows_count, AsOptionalLong(field, "existing_rows_count"));
+          FLOE_ASSIGN_OR_RETURN(manifest.existing_rows_count,
+                                AsOptionalLong(field, "existing_rows_count"));
           break;
         case kDeletedRowsCountId:
-          FLOE_ASSIGN_OR_RETURN(manifest.deleted_rows_count, AsOptionalLong(field, "deleted_rows_count"));
+          FLOE_ASSIGN_OR_RETURN(manifest.deleted_rows_count,
+                                AsOptionalLong(field, "deleted_rows_count"));
           break;
         case kPartitionsId: {
           auto* array = std::get_if<avro::ArrayDatum>(&field.value);
@@ -435,21 +505,25 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
               return Corrupt("manifest list partition summary is not a record");
             }
             PartitionFieldSummary summary;
-            for (size_t k = 0; k < summary_schema->fields.size() && k < summary_record->fields.size(); ++k) {
+            for (size_t k = 0;
+                 k < summary_schema->fields.size() && k < summary_record->fields.size();
+                 ++k) {
               const auto& part = summary_record->fields[k];
               switch (summary_schema->fields[k].FieldId()) {
                 case kContainsNullId:
-                  if (auto* flag = std::get_if<bool>(&part.value)) summary.contains_null = *flag;
+                  if (auto* flag = std::get_if<bool>(&part.value))
+                    summary.contains_null = *flag;
                   break;
                 case kContainsNanId:
-                  if (auto* flag = std::get_if<bool>(&part.value)) summary.contains_nan = *flag;
+                  if (auto* flag = std::get_if<bool>(&part.value))
+                    summary.contains_nan = *flag;
                   break;
                 case kLowerBoundId:
                 case kUpperBoundId:
                   if (auto* bound = std::get_if<std::string>(&part.value)) {
-                    (summary_schema->fields[k].FieldId() == kLowerBoundId ? summary.lower_bound
-                                                                          : summary.upper_bound) =
-                        Bytes(bound->begin(), bound->end());
+                    (summary_schema->fields[k].FieldId() == kLowerBoundId
+                         ? summary.lower_bound
+                         : summary.upper_bound) = Bytes(bound->begin(), bound->end());
                   }
                   break;
                 default:
@@ -465,7 +539,10 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
             manifest.key_metadata = Bytes(bytes_value->begin(), bytes_value->end());
           }
           break;
-        case kManifestFirstRowIdId: FLOE_ASSIGN_OR_RETURN(manifest.first_row_id, AsOptionalLong(field, "first_row_id")); break;
+        case kManifestFirstRowIdId:
+          FLOE_ASSIGN_OR_RETURN(manifest.first_row_id,
+                                AsOptionalLong(field, "first_row_id"));
+          break;
         default:
           break;
       }

@@ -6,28 +6,35 @@ namespace floe {
 
 std::string_view FileFormatName(FileFormat format) {
   switch (format) {
-    case FileFormat::kParquet: return "PARQUET";
-    case FileFormat::kAvro: return "AVRO";
-    case FileFormat::kOrc: return "ORC";
-    case FileFormat::kPuffin: return "PUFFIN";
+    case FileFormat::kParquet:
+      return "PARQUET";
+    case FileFormat::kAvro:
+      return "AVRO";
+    case FileFormat::kOrc:
+      return "ORC";
+    case FileFormat::kPuffin:
+      return "PUFFIN";
   }
   return "PARQUET";
 }
 
 arrow::Result<FileFormat> ParseFileFormat(std::string_view name) {
   std::string upper(name);
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (auto& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (upper == "PARQUET") return FileFormat::kParquet;
   if (upper == "AVRO") return FileFormat::kAvro;
   if (upper == "ORC") return FileFormat::kOrc;
   if (upper == "PUFFIN") return FileFormat::kPuffin;
-  return MakeError(ErrorKind::kInvalidMetadata, "unknown file format '" + std::string(name) + "'");
+  return MakeError(ErrorKind::kInvalidMetadata,
+                   "unknown file format '" + std::string(name) + "'");
 }
 
 namespace manifest_internal {
 namespace {
 
-NestedField Field(int id, const char* name, bool required, TypePtr type, const char* doc = "") {
+NestedField Field(int id, const char* name, bool required, TypePtr type,
+                  const char* doc = "") {
   NestedField field{id, name, required, std::move(type)};
   field.doc = doc;
   return field;
@@ -47,17 +54,20 @@ NestedField ContentField(bool required) {
                "Contents of the file: 0=data, 1=position deletes, 2=equality deletes");
 }
 NestedField FilePath() {
-  return Field(kFilePathId, "file_path", true, types::String(), "Location URI with FS scheme");
+  return Field(kFilePathId, "file_path", true, types::String(),
+               "Location URI with FS scheme");
 }
 NestedField FileFormatField() {
   return Field(kFileFormatId, "file_format", true, types::String(),
                "File format name: avro, orc, or parquet");
 }
 NestedField RecordCount() {
-  return Field(kRecordCountId, "record_count", true, types::Long(), "Number of records in the file");
+  return Field(kRecordCountId, "record_count", true, types::Long(),
+               "Number of records in the file");
 }
 NestedField FileSize() {
-  return Field(kFileSizeId, "file_size_in_bytes", true, types::Long(), "Total file size in bytes");
+  return Field(kFileSizeId, "file_size_in_bytes", true, types::Long(),
+               "Total file size in bytes");
 }
 NestedField ColumnSizes() {
   return Field(kColumnSizesId, "column_sizes", false, IntLongMap(117, 118),
@@ -88,12 +98,12 @@ NestedField KeyMetadata() {
                "Encryption key metadata blob");
 }
 NestedField SplitOffsets() {
-  return Field(kSplitOffsetsId, "split_offsets", false, types::List(133, types::Long(), true),
-               "Splittable offsets");
+  return Field(kSplitOffsetsId, "split_offsets", false,
+               types::List(133, types::Long(), true), "Splittable offsets");
 }
 NestedField EqualityIds() {
-  return Field(kEqualityIdsId, "equality_ids", false, types::List(136, types::Int(), true),
-               "Equality comparison field IDs");
+  return Field(kEqualityIdsId, "equality_ids", false,
+               types::List(136, types::Int(), true), "Equality comparison field IDs");
 }
 NestedField SortOrderId() {
   return Field(kSortOrderIdId, "sort_order_id", false, types::Int(), "Sort order ID");
@@ -103,9 +113,10 @@ NestedField FirstRowId() {
                "The first row ID assigned to the first row in the data file");
 }
 NestedField ReferencedDataFile() {
-  return Field(kReferencedDataFileId, "referenced_data_file", false, types::String(),
-               "Fully qualified location (URI with FS scheme) of a data file that all deletes "
-               "reference");
+  return Field(
+      kReferencedDataFileId, "referenced_data_file", false, types::String(),
+      "Fully qualified location (URI with FS scheme) of a data file that all deletes "
+      "reference");
 }
 NestedField ContentOffset() {
   return Field(kContentOffsetId, "content_offset", false, types::Long(),
@@ -168,52 +179,57 @@ std::shared_ptr<const StructType> ManifestEntryType(
       Field(kStatusId, "status", true, types::Int()),
       Field(kSnapshotIdId, "snapshot_id", false, types::Long())};
   if (format_version >= 2) {
-    entry_fields.push_back(Field(kSequenceNumberId, "sequence_number", false, types::Long()));
+    entry_fields.push_back(
+        Field(kSequenceNumberId, "sequence_number", false, types::Long()));
     entry_fields.push_back(
         Field(kFileSequenceNumberId, "file_sequence_number", false, types::Long()));
   }
-  entry_fields.push_back(Field(kDataFileId, "data_file", true, types::Struct(std::move(file_fields))));
+  entry_fields.push_back(
+      Field(kDataFileId, "data_file", true, types::Struct(std::move(file_fields))));
   return types::Struct(std::move(entry_fields));
 }
 
 std::shared_ptr<const StructType> ManifestFileType(int format_version) {
   const bool v1 = format_version == 1;
-  auto summary = types::Struct(
-      {Field(kContainsNullId, "contains_null", true, types::Boolean(),
-             "True if any file has a null partition value"),
-       Field(kContainsNanId, "contains_nan", false, types::Boolean(),
-             "True if any file has a nan partition value"),
-       Field(kLowerBoundId, "lower_bound", false, types::Binary(),
-             "Partition lower bound for all files"),
-       Field(kUpperBoundId, "upper_bound", false, types::Binary(),
-             "Partition upper bound for all files")});
+  auto summary =
+      types::Struct({Field(kContainsNullId, "contains_null", true, types::Boolean(),
+                           "True if any file has a null partition value"),
+                     Field(kContainsNanId, "contains_nan", false, types::Boolean(),
+                           "True if any file has a nan partition value"),
+                     Field(kLowerBoundId, "lower_bound", false, types::Binary(),
+                           "Partition lower bound for all files"),
+                     Field(kUpperBoundId, "upper_bound", false, types::Binary(),
+                           "Partition upper bound for all files")});
   NestedField partitions = Field(kPartitionsId, "partitions", false,
                                  types::List(kPartitionSummaryId, summary, true),
                                  "Summary for each partition");
-  NestedField key_metadata = Field(kManifestKeyMetadataId, "key_metadata", false, types::Binary(),
-                                   "Encryption key metadata blob");
+  NestedField key_metadata = Field(kManifestKeyMetadataId, "key_metadata", false,
+                                   types::Binary(), "Encryption key metadata blob");
   std::vector<NestedField> fields = {
-      Field(kManifestPathId, "manifest_path", true, types::String(), "Location URI with FS scheme"),
-      Field(kManifestLengthId, "manifest_length", true, types::Long(), "Total file size in bytes"),
-      Field(kPartitionSpecIdId, "partition_spec_id", true, types::Int(), "Spec ID used to write")};
+      Field(kManifestPathId, "manifest_path", true, types::String(),
+            "Location URI with FS scheme"),
+      Field(kManifestLengthId, "manifest_length", true, types::Long(),
+            "Total file size in bytes"),
+      Field(kPartitionSpecIdId, "partition_spec_id", true, types::Int(),
+            "Spec ID used to write")};
   auto counts = [&](bool required) {
-    return std::vector<NestedField>{
-        Field(kAddedFilesCountId, "added_files_count", required, types::Int(), "Added entry count"),
-        Field(kExistingFilesCountId, "existing_files_count", required, types::Int(),
-              "Existing entry count"),
-        Field(kDeletedFilesCountId, "deleted_files_count", required, types::Int(),
-              "Deleted entry count")};
+    return std::vector<NestedField>{Field(kAddedFilesCountId, "added_files_count",
+                                          required, types::Int(), "Added entry count"),
+                                    Field(kExistingFilesCountId, "existing_files_count",
+                                          required, types::Int(), "Existing entry count"),
+                                    Field(kDeletedFilesCountId, "deleted_files_count",
+                                          required, types::Int(), "Deleted entry count")};
   };
   auto rows = [&](bool required) {
-    return std::vector<NestedField>{
-        Field(kAddedRowsCountId, "added_rows_count", required, types::Long(), "Added rows count"),
-        Field(kExistingRowsCountId, "existing_rows_count", required, types::Long(),
-              "Existing rows count"),
-        Field(kDeletedRowsCountId, "deleted_rows_count", required, types::Long(),
-              "Deleted rows count")};
+    return std::vector<NestedField>{Field(kAddedRowsCountId, "added_rows_count", required,
+                                          types::Long(), "Added rows count"),
+                                    Field(kExistingRowsCountId, "existing_rows_count",
+                                          required, types::Long(), "Existing rows count"),
+                                    Field(kDeletedRowsCountId, "deleted_rows_count",
+                                          required, types::Long(), "Deleted rows count")};
   };
-  NestedField snapshot_id = Field(kAddedSnapshotIdId, "added_snapshot_id", true, types::Long(),
-                                  "Snapshot ID that added the manifest");
+  NestedField snapshot_id = Field(kAddedSnapshotIdId, "added_snapshot_id", true,
+                                  types::Long(), "Snapshot ID that added the manifest");
   if (v1) {
     fields.push_back(snapshot_id);
     for (auto& field : counts(false)) fields.push_back(field);
@@ -223,18 +239,19 @@ std::shared_ptr<const StructType> ManifestFileType(int format_version) {
   } else {
     fields.push_back(Field(kManifestContentId, "content", true, types::Int(),
                            "Contents of the manifest: 0=data, 1=deletes"));
-    fields.push_back(Field(kManifestSequenceNumberId, "sequence_number", true, types::Long(),
-                           "Sequence number when the manifest was added"));
-    fields.push_back(Field(kMinSequenceNumberId, "min_sequence_number", true, types::Long(),
-                           "Lowest sequence number in the manifest"));
+    fields.push_back(Field(kManifestSequenceNumberId, "sequence_number", true,
+                           types::Long(), "Sequence number when the manifest was added"));
+    fields.push_back(Field(kMinSequenceNumberId, "min_sequence_number", true,
+                           types::Long(), "Lowest sequence number in the manifest"));
     fields.push_back(snapshot_id);
     for (auto& field : counts(true)) fields.push_back(field);
     for (auto& field : rows(true)) fields.push_back(field);
     fields.push_back(partitions);
     fields.push_back(key_metadata);
     if (format_version >= 3) {
-      fields.push_back(Field(kManifestFirstRowIdId, "first_row_id", false, types::Long(),
-                             "Starting row ID to assign to new rows in ADDED data files"));
+      fields.push_back(
+          Field(kManifestFirstRowIdId, "first_row_id", false, types::Long(),
+                "Starting row ID to assign to new rows in ADDED data files"));
     }
   }
   return types::Struct(std::move(fields));

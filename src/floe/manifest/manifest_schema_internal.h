@@ -1,5 +1,6 @@
-// The Iceberg schemas of manifest entries and manifest-list entries per format version, with
-// iceberg-java's field ids, names, requiredness and docs (V1Metadata, V2Metadata, V3Metadata).
+// The Iceberg schemas of manifest entries and manifest-list entries per format version,
+// with iceberg-java's field ids, names, requiredness and docs (V1Metadata, V2Metadata,
+// V3Metadata).
 #pragma once
 
 #include <memory>
@@ -9,8 +10,8 @@
 namespace floe::manifest_internal {
 
 /// manifest_entry for a format version, with `partition_type` as the data_file partition.
-std::shared_ptr<const StructType> ManifestEntryType(int format_version,
-                                                    const std::shared_ptr<const StructType>& partition_type);
+std::shared_ptr<const StructType> ManifestEntryType(
+    int format_version, const std::shared_ptr<const StructType>& partition_type);
 /// manifest_file (one manifest-list row) for a format version.
 std::shared_ptr<const StructType> ManifestFileType(int format_version);
 

@@ -17,8 +17,9 @@ struct Fixture {
 };
 
 Fixture MakeFixture() {
-  auto schema = ParseSchemaText("id long not null, region string, score double, d date, "
-                                "price decimal(9, 2)");
+  auto schema = ParseSchemaText(
+      "id long not null, region string, score double, d date, "
+      "price decimal(9, 2)");
   auto spec = ParsePartitionBy("region, score, d, price", **schema);
   return {*schema, *spec};
 }
@@ -56,7 +57,8 @@ TEST_P(ManifestTest, RoundTripsEntriesAndSummarisesPartitions) {
   std::vector<ManifestEntry> entries;
   for (int i = 0; i < 8; ++i) {
     ManifestEntry entry;
-    entry.status = i == 7 ? EntryStatus::kDeleted : (i == 6 ? EntryStatus::kExisting : EntryStatus::kAdded);
+    entry.status = i == 7 ? EntryStatus::kDeleted
+                          : (i == 6 ? EntryStatus::kExisting : EntryStatus::kAdded);
     entry.snapshot_id = 77;
     if (format_version > 1 && i >= 6) {
       entry.sequence_number = 3;
@@ -79,9 +81,12 @@ TEST_P(ManifestTest, RoundTripsEntriesAndSummarisesPartitions) {
   EXPECT_FALSE(encoded.summary.partitions[1].contains_null);
   EXPECT_TRUE(*encoded.summary.partitions[1].contains_nan);
   // Bounds skip NaN and order -0.0 below 0.0 and positives.
-  EXPECT_EQ(encoded.summary.partitions[1].lower_bound, ToBinary(Value(-0.0), *types::Double()));
-  EXPECT_EQ(encoded.summary.partitions[1].upper_bound, ToBinary(Value(10.5), *types::Double()));
-  EXPECT_EQ(encoded.summary.partitions[3].lower_bound, ToBinary(Value(Decimal{-700}), *types::Decimal(9, 2)));
+  EXPECT_EQ(encoded.summary.partitions[1].lower_bound,
+            ToBinary(Value(-0.0), *types::Double()));
+  EXPECT_EQ(encoded.summary.partitions[1].upper_bound,
+            ToBinary(Value(10.5), *types::Double()));
+  EXPECT_EQ(encoded.summary.partitions[3].lower_bound,
+            ToBinary(Value(Decimal{-700}), *types::Decimal(9, 2)));
 
   FLOE_ASSIGN_OR_FAIL(auto contents, ReadManifest(encoded.bytes));
   EXPECT_EQ(contents.format_version, format_version);
@@ -179,7 +184,8 @@ TEST(ManifestTest, RejectsPartitionTuplesThatDoNotFitTheSpec) {
   entry.data_file.partition.pop_back();
   EXPECT_FALSE(writer->Add(entry).ok());
   entry.data_file = File(1);
-  entry.data_file.partition[2] = Value(int64_t{1});  // a long where the date (int) belongs
+  entry.data_file.partition[2] =
+      Value(int64_t{1});  // a long where the date (int) belongs
   EXPECT_FALSE(writer->Add(entry).ok());
 }
 

@@ -8,7 +8,8 @@
 
 namespace floe {
 
-using namespace manifest_internal;  // NOLINT(google-build-using-namespace): field id constants
+using namespace manifest_internal;  // NOLINT(google-build-using-namespace): field id
+                                    // constants
 
 namespace {
 
@@ -22,28 +23,33 @@ avro::Datum OptionalBytes(const std::optional<Bytes>& value) {
   return value ? avro::Datum(std::string(value->begin(), value->end())) : avro::Datum();
 }
 
-// Metric maps are written as arrays of {key, value} records (int keys); an empty map is an empty
-// array, as iceberg-java's writers produce it (never null).
+// Metric maps are written as arrays of {key, value} records (int keys); an empty map is
+// an empty array, as iceberg-java's writers produce it (never null).
 avro::Datum LongMap(const std::map<int, int64_t>& map) {
   avro::ArrayDatum array;
   for (const auto& [key, value] : map) {
-    array.items.emplace_back(avro::RecordDatum{{avro::Datum(int32_t{key}), avro::Datum(value)}});
+    array.items.emplace_back(
+        avro::RecordDatum{{avro::Datum(int32_t{key}), avro::Datum(value)}});
   }
   return avro::Datum(std::move(array));
 }
 avro::Datum BytesMap(const std::map<int, Bytes>& map) {
   avro::ArrayDatum array;
   for (const auto& [key, value] : map) {
-    array.items.emplace_back(avro::RecordDatum{
-        {avro::Datum(int32_t{key}), avro::Datum(std::string(value.begin(), value.end()))}});
+    array.items.emplace_back(
+        avro::RecordDatum{{avro::Datum(int32_t{key}),
+                           avro::Datum(std::string(value.begin(), value.end()))}});
   }
   return avro::Datum(std::move(array));
 }
 
-// BigDecimal.precision(): the number of decimal digits of the unscaled value (1 for zero).
+// BigDecimal.precision(): the number of decimal digits of the unscaled value (1 for
+// zero).
 int DecimalDigits(__int128 unscaled) {
-  unsigned __int128 magnitude = unscaled < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(unscaled)
-                                             : static_cast<unsigned __int128>(unscaled);
+  unsigned __int128 magnitude =
+      unscaled < 0
+          ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(unscaled)
+          : static_cast<unsigned __int128>(unscaled);
   int digits = 1;
   while (magnitude >= 10) {
     magnitude /= 10;
@@ -63,9 +69,15 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
   avro::RecordDatum record;
   for (const auto& field : type.fields()) {
     switch (field.id) {
-      case kContentId: record.fields.emplace_back(int32_t{static_cast<int32_t>(file.content)}); break;
-      case kFilePathId: record.fields.emplace_back(file.file_path); break;
-      case kFileFormatId: record.fields.emplace_back(std::string(FileFormatName(file.file_format))); break;
+      case kContentId:
+        record.fields.emplace_back(int32_t{static_cast<int32_t>(file.content)});
+        break;
+      case kFilePathId:
+        record.fields.emplace_back(file.file_path);
+        break;
+      case kFileFormatId:
+        record.fields.emplace_back(std::string(FileFormatName(file.file_format)));
+        break;
       case kPartitionId: {
         avro::RecordDatum partition;
         for (size_t i = 0; i < partition_type.fields().size(); ++i) {
@@ -75,16 +87,36 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
         record.fields.emplace_back(std::move(partition));
         break;
       }
-      case kRecordCountId: record.fields.emplace_back(file.record_count); break;
-      case kFileSizeId: record.fields.emplace_back(file.file_size_in_bytes); break;
-      case kBlockSizeId: record.fields.emplace_back(int64_t{67108864}); break;  // iceberg-java's constant
-      case kColumnSizesId: record.fields.push_back(LongMap(file.column_sizes)); break;
-      case kValueCountsId: record.fields.push_back(LongMap(file.value_counts)); break;
-      case kNullValueCountsId: record.fields.push_back(LongMap(file.null_value_counts)); break;
-      case kNanValueCountsId: record.fields.push_back(LongMap(file.nan_value_counts)); break;
-      case kLowerBoundsId: record.fields.push_back(BytesMap(file.lower_bounds)); break;
-      case kUpperBoundsId: record.fields.push_back(BytesMap(file.upper_bounds)); break;
-      case kKeyMetadataId: record.fields.push_back(OptionalBytes(file.key_metadata)); break;
+      case kRecordCountId:
+        record.fields.emplace_back(file.record_count);
+        break;
+      case kFileSizeId:
+        record.fields.emplace_back(file.file_size_in_bytes);
+        break;
+      case kBlockSizeId:
+        record.fields.emplace_back(int64_t{67108864});
+        break;  // iceberg-java's constant
+      case kColumnSizesId:
+        record.fields.push_back(LongMap(file.column_sizes));
+        break;
+      case kValueCountsId:
+        record.fields.push_back(LongMap(file.value_counts));
+        break;
+      case kNullValueCountsId:
+        record.fields.push_back(LongMap(file.null_value_counts));
+        break;
+      case kNanValueCountsId:
+        record.fields.push_back(LongMap(file.nan_value_counts));
+        break;
+      case kLowerBoundsId:
+        record.fields.push_back(BytesMap(file.lower_bounds));
+        break;
+      case kUpperBoundsId:
+        record.fields.push_back(BytesMap(file.upper_bounds));
+        break;
+      case kKeyMetadataId:
+        record.fields.push_back(OptionalBytes(file.key_metadata));
+        break;
       case kSplitOffsetsId: {
         if (file.split_offsets.empty()) {
           record.fields.emplace_back();
@@ -105,15 +137,26 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
         }
         break;
       }
-      case kSortOrderIdId: record.fields.push_back(OptionalInt(file.sort_order_id)); break;
-      case kFirstRowIdId: record.fields.push_back(Optional(file.first_row_id)); break;
-      case kReferencedDataFileId:
-        record.fields.push_back(file.referenced_data_file ? avro::Datum(*file.referenced_data_file)
-                                                          : avro::Datum());
+      case kSortOrderIdId:
+        record.fields.push_back(OptionalInt(file.sort_order_id));
         break;
-      case kContentOffsetId: record.fields.push_back(Optional(file.content_offset)); break;
-      case kContentSizeId: record.fields.push_back(Optional(file.content_size_in_bytes)); break;
-      default: record.fields.emplace_back(); break;
+      case kFirstRowIdId:
+        record.fields.push_back(Optional(file.first_row_id));
+        break;
+      case kReferencedDataFileId:
+        record.fields.push_back(file.referenced_data_file
+                                    ? avro::Datum(*file.referenced_data_file)
+                                    : avro::Datum());
+        break;
+      case kContentOffsetId:
+        record.fields.push_back(Optional(file.content_offset));
+        break;
+      case kContentSizeId:
+        record.fields.push_back(Optional(file.content_size_in_bytes));
+        break;
+      default:
+        record.fields.emplace_back();
+        break;
     }
   }
   return avro::Datum(std::move(record));
@@ -121,7 +164,8 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
 
 }  // namespace
 
-arrow::Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(ManifestWriteOptions options) {
+arrow::Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(
+    ManifestWriteOptions options) {
   if (options.schema == nullptr || options.spec == nullptr) {
     return arrow::Status::Invalid("a manifest needs the table schema and partition spec");
   }
@@ -129,8 +173,10 @@ arrow::Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(ManifestWrit
     return arrow::Status::Invalid("manifest format version ", options.format_version);
   }
   std::unique_ptr<ManifestWriter> writer(new ManifestWriter());
-  ARROW_ASSIGN_OR_RAISE(writer->partition_type_, options.spec->PartitionType(*options.schema));
-  writer->entry_type_ = ManifestEntryType(options.format_version, writer->partition_type_);
+  ARROW_ASSIGN_OR_RAISE(writer->partition_type_,
+                        options.spec->PartitionType(*options.schema));
+  writer->entry_type_ =
+      ManifestEntryType(options.format_version, writer->partition_type_);
   std::vector<std::pair<std::string, std::string>> metadata = {
       {"schema", SchemaToJson(*options.schema)},
       {"partition-spec", PartitionFieldsToJson(*options.spec)},
@@ -140,7 +186,8 @@ arrow::Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(ManifestWrit
     metadata.emplace_back("content",
                           options.content == ManifestContent::kData ? "data" : "deletes");
   }
-  ARROW_ASSIGN_OR_RAISE(auto entry_schema, Schema::Make(0, writer->entry_type_->fields()));
+  ARROW_ASSIGN_OR_RAISE(auto entry_schema,
+                        Schema::Make(0, writer->entry_type_->fields()));
   metadata.emplace_back("iceberg.schema", SchemaToJson(*entry_schema));
   writer->file_ = std::make_unique<avro::FileWriter>(
       avro::ToAvroSchema(*writer->entry_type_, "manifest_entry"), std::move(metadata),
@@ -167,8 +214,9 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
   const auto& file = entry.data_file;
   const auto& partition_fields = partition_type_->fields();
   if (file.partition.size() != partition_fields.size()) {
-    return arrow::Status::Invalid("data file ", file.file_path, " has ", file.partition.size(),
-                                  " partition values; spec ", options_.spec->spec_id(), " has ",
+    return arrow::Status::Invalid("data file ", file.file_path, " has ",
+                                  file.partition.size(), " partition values; spec ",
+                                  options_.spec->spec_id(), " has ",
                                   partition_fields.size(), " fields");
   }
   for (size_t i = 0; i < partition_fields.size(); ++i) {
@@ -178,14 +226,15 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
                                     " is not a ", partition_fields[i].type->ToString());
     }
     if (const auto* decimal = std::get_if<Decimal>(&value)) {
-      // A truncated decimal can outgrow its precision; iceberg-java then fails to write the
-      // manifest (DecimalUtil), and so does floe, with its message.
+      // A truncated decimal can outgrow its precision; iceberg-java then fails to write
+      // the manifest (DecimalUtil), and so does floe, with its message.
       const auto& type = static_cast<const PrimitiveType&>(*partition_fields[i].type);
       if (DecimalDigits(decimal->unscaled) > type.precision()) {
-        return MakeError(ErrorKind::kInvalidInput,
-                         "Cannot write value as decimal(" + std::to_string(type.precision()) + "," +
-                             std::to_string(type.scale()) + "), too large: " +
-                             DecimalToPlainString(decimal->unscaled, type.scale()));
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "Cannot write value as decimal(" + std::to_string(type.precision()) + "," +
+                std::to_string(type.scale()) +
+                "), too large: " + DecimalToPlainString(decimal->unscaled, type.scale()));
       }
     }
     // Partition summaries cover every entry written, live or deleted (iceberg-java).
@@ -224,16 +273,29 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
       static_cast<const StructType&>(*entry_type_->FieldById(kDataFileId)->type);
   for (const auto& field : entry_type_->fields()) {
     switch (field.id) {
-      case kStatusId: record.fields.emplace_back(int32_t{static_cast<int32_t>(entry.status)}); break;
-      case kSnapshotIdId: record.fields.push_back(Optional(entry.snapshot_id)); break;
-      case kSequenceNumberId: record.fields.push_back(Optional(entry.sequence_number)); break;
-      case kFileSequenceNumberId: record.fields.push_back(Optional(entry.file_sequence_number)); break;
-      case kDataFileId: record.fields.push_back(DataFileDatum(file_type, *partition_type_, file)); break;
-      default: record.fields.emplace_back(); break;
+      case kStatusId:
+        record.fields.emplace_back(int32_t{static_cast<int32_t>(entry.status)});
+        break;
+      case kSnapshotIdId:
+        record.fields.push_back(Optional(entry.snapshot_id));
+        break;
+      case kSequenceNumberId:
+        record.fields.push_back(Optional(entry.sequence_number));
+        break;
+      case kFileSequenceNumberId:
+        record.fields.push_back(Optional(entry.file_sequence_number));
+        break;
+      case kDataFileId:
+        record.fields.push_back(DataFileDatum(file_type, *partition_type_, file));
+        break;
+      default:
+        record.fields.emplace_back();
+        break;
     }
   }
   ++entry_count_;
-  return WithContext(file_->Append(avro::Datum(std::move(record))), "manifest entry " + file.file_path);
+  return WithContext(file_->Append(avro::Datum(std::move(record))),
+                     "manifest entry " + file.file_path);
 }
 
 arrow::Result<EncodedManifest> ManifestWriter::Finish() {
@@ -241,23 +303,28 @@ arrow::Result<EncodedManifest> ManifestWriter::Finish() {
   ARROW_ASSIGN_OR_RAISE(result.bytes, file_->Finish());
   const auto& partition_fields = partition_type_->fields();
   for (size_t i = 0; i < partition_fields.size(); ++i) {
-    if (lower_[i]) summary_.partitions[i].lower_bound = ToBinary(*lower_[i], *partition_fields[i].type);
-    if (upper_[i]) summary_.partitions[i].upper_bound = ToBinary(*upper_[i], *partition_fields[i].type);
+    if (lower_[i])
+      summary_.partitions[i].lower_bound =
+          ToBinary(*lower_[i], *partition_fields[i].type);
+    if (upper_[i])
+      summary_.partitions[i].upper_bound =
+          ToBinary(*upper_[i], *partition_fields[i].type);
   }
   summary_.manifest_length = static_cast<int64_t>(result.bytes.size());
   result.summary = summary_;
   return result;
 }
 
-arrow::Result<EncodedManifestList> WriteManifestList(const ManifestListWriteOptions& options,
-                                                     std::vector<ManifestFile> manifests) {
+arrow::Result<EncodedManifestList> WriteManifestList(
+    const ManifestListWriteOptions& options, std::vector<ManifestFile> manifests) {
   EncodedManifestList result;
   auto type = ManifestFileType(options.format_version);
   std::vector<std::pair<std::string, std::string>> metadata = {
       {"snapshot-id", std::to_string(options.snapshot_id)},
       // iceberg-java writes String.valueOf(null) when there is no parent.
-      {"parent-snapshot-id",
-       options.parent_snapshot_id ? std::to_string(*options.parent_snapshot_id) : "null"}};
+      {"parent-snapshot-id", options.parent_snapshot_id
+                                 ? std::to_string(*options.parent_snapshot_id)
+                                 : "null"}};
   if (options.format_version >= 2) {
     metadata.emplace_back("sequence-number", std::to_string(options.sequence_number));
   }
@@ -282,38 +349,85 @@ arrow::Result<EncodedManifestList> WriteManifestList(const ManifestListWriteOpti
     if (options.format_version >= 3 && manifest.content == ManifestContent::kData &&
         !manifest.first_row_id) {
       manifest.first_row_id = next_row_id;
-      next_row_id += manifest.added_rows_count.value_or(0) + manifest.existing_rows_count.value_or(0);
+      next_row_id += manifest.added_rows_count.value_or(0) +
+                     manifest.existing_rows_count.value_or(0);
     }
     avro::RecordDatum record;
     for (const auto& field : type->fields()) {
       switch (field.id) {
-        case kManifestPathId: record.fields.emplace_back(manifest.manifest_path); break;
-        case kManifestLengthId: record.fields.emplace_back(manifest.manifest_length); break;
-        case kPartitionSpecIdId: record.fields.emplace_back(int32_t{manifest.partition_spec_id}); break;
-        case kManifestContentId: record.fields.emplace_back(int32_t{static_cast<int32_t>(manifest.content)}); break;
-        case kManifestSequenceNumberId: record.fields.emplace_back(manifest.sequence_number); break;
-        case kMinSequenceNumberId: record.fields.emplace_back(manifest.min_sequence_number); break;
-        case kAddedSnapshotIdId: record.fields.emplace_back(manifest.added_snapshot_id); break;
-        case kAddedFilesCountId: record.fields.push_back(field.required ? avro::Datum(manifest.added_files_count.value_or(0)) : OptionalInt(manifest.added_files_count)); break;
-        case kExistingFilesCountId: record.fields.push_back(field.required ? avro::Datum(manifest.existing_files_count.value_or(0)) : OptionalInt(manifest.existing_files_count)); break;
-        case kDeletedFilesCountId: record.fields.push_back(field.required ? avro::Datum(manifest.deleted_files_count.value_or(0)) : OptionalInt(manifest.deleted_files_count)); break;
-        case kAddedRowsCountId: record.fields.push_back(field.required ? avro::Datum(manifest.added_rows_count.value_or(0)) : Optional(manifest.added_rows_count)); break;
-        case kExistingRowsCountId: record.fields.push_back(field.required ? avro::Datum(manifest.existing_rows_count.value_or(0)) : Optional(manifest.existing_rows_count)); break;
-        case kDeletedRowsCountId: record.fields.push_back(field.required ? avro::Datum(manifest.deleted_rows_count.value_or(0)) : Optional(manifest.deleted_rows_count)); break;
+        case kManifestPathId:
+          record.fields.emplace_back(manifest.manifest_path);
+          break;
+        case kManifestLengthId:
+          record.fields.emplace_back(manifest.manifest_length);
+          break;
+        case kPartitionSpecIdId:
+          record.fields.emplace_back(int32_t{manifest.partition_spec_id});
+          break;
+        case kManifestContentId:
+          record.fields.emplace_back(int32_t{static_cast<int32_t>(manifest.content)});
+          break;
+        case kManifestSequenceNumberId:
+          record.fields.emplace_back(manifest.sequence_number);
+          break;
+        case kMinSequenceNumberId:
+          record.fields.emplace_back(manifest.min_sequence_number);
+          break;
+        case kAddedSnapshotIdId:
+          record.fields.emplace_back(manifest.added_snapshot_id);
+          break;
+        case kAddedFilesCountId:
+          record.fields.push_back(
+              field.required ? avro::Datum(manifest.added_files_count.value_or(0))
+                             : OptionalInt(manifest.added_files_count));
+          break;
+        case kExistingFilesCountId:
+          record.fields.push_back(
+              field.required ? avro::Datum(manifest.existing_files_count.value_or(0))
+                             : OptionalInt(manifest.existing_files_count));
+          break;
+        case kDeletedFilesCountId:
+          record.fields.push_back(
+              field.required ? avro::Datum(manifest.deleted_files_count.value_or(0))
+                             : OptionalInt(manifest.deleted_files_count));
+          break;
+        case kAddedRowsCountId:
+          record.fields.push_back(field.required
+                                      ? avro::Datum(manifest.added_rows_count.value_or(0))
+                                      : Optional(manifest.added_rows_count));
+          break;
+        case kExistingRowsCountId:
+          record.fields.push_back(
+              field.required ? avro::Datum(manifest.existing_rows_count.value_or(0))
+                             : Optional(manifest.existing_rows_count));
+          break;
+        case kDeletedRowsCountId:
+          record.fields.push_back(
+              field.required ? avro::Datum(manifest.deleted_rows_count.value_or(0))
+                             : Optional(manifest.deleted_rows_count));
+          break;
         case kPartitionsId: {
           avro::ArrayDatum partitions;
           for (const auto& summary : manifest.partitions) {
             partitions.items.emplace_back(avro::RecordDatum{
                 {avro::Datum(summary.contains_null),
-                 summary.contains_nan ? avro::Datum(*summary.contains_nan) : avro::Datum(),
-                 OptionalBytes(summary.lower_bound), OptionalBytes(summary.upper_bound)}});
+                 summary.contains_nan ? avro::Datum(*summary.contains_nan)
+                                      : avro::Datum(),
+                 OptionalBytes(summary.lower_bound),
+                 OptionalBytes(summary.upper_bound)}});
           }
           record.fields.emplace_back(std::move(partitions));
           break;
         }
-        case kManifestKeyMetadataId: record.fields.push_back(OptionalBytes(manifest.key_metadata)); break;
-        case kManifestFirstRowIdId: record.fields.push_back(Optional(manifest.first_row_id)); break;
-        default: record.fields.emplace_back(); break;
+        case kManifestKeyMetadataId:
+          record.fields.push_back(OptionalBytes(manifest.key_metadata));
+          break;
+        case kManifestFirstRowIdId:
+          record.fields.push_back(Optional(manifest.first_row_id));
+          break;
+        default:
+          record.fields.emplace_back();
+          break;
       }
     }
     ARROW_RETURN_NOT_OK(file.Append(avro::Datum(std::move(record))));

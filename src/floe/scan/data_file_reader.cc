@@ -27,7 +27,8 @@ namespace {
 // A file that counts bytes and read requests for ScanStats.
 class CountingFile final : public arrow::io::RandomAccessFile {
  public:
-  CountingFile(std::shared_ptr<arrow::io::RandomAccessFile> inner, std::shared_ptr<ScanStats> stats)
+  CountingFile(std::shared_ptr<arrow::io::RandomAccessFile> inner,
+               std::shared_ptr<ScanStats> stats)
       : inner_(std::move(inner)), stats_(std::move(stats)) {}
   arrow::Status Close() override { return inner_->Close(); }
   bool closed() const override { return inner_->closed(); }
@@ -49,7 +50,8 @@ class CountingFile final : public arrow::io::RandomAccessFile {
     Count(read);
     return read;
   }
-  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position,
+                                                       int64_t nbytes) override {
     ARROW_ASSIGN_OR_RAISE(auto buffer, inner_->ReadAt(position, nbytes));
     Count(buffer->size());
     return buffer;
@@ -73,14 +75,14 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* l
   for (const auto& child : field.children) CollectLeaves(child, leaves);
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow::Array>& array,
-                                                     const arrow::Field& target,
-                                                     const std::string& path);
+arrow::Result<std::shared_ptr<arrow::Array>> Project(
+    const std::shared_ptr<arrow::Array>& array, const arrow::Field& target,
+    const std::string& path);
 
 // Reshapes a file's column to the projection's field, matching nested fields by id.
-arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow::Array>& array,
-                                                     const arrow::Field& target,
-                                                     const std::string& path) {
+arrow::Result<std::shared_ptr<arrow::Array>> Project(
+    const std::shared_ptr<arrow::Array>& array, const arrow::Field& target,
+    const std::string& path) {
   const auto& target_type = target.type();
   if (target_type->id() == arrow::Type::EXTENSION) {
     const auto& extension = static_cast<const arrow::ExtensionType&>(*target_type);
@@ -88,7 +90,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
     if (storage->type_id() == arrow::Type::EXTENSION) {
       storage = static_cast<const arrow::ExtensionArray&>(*storage).storage();
     }
-    ARROW_ASSIGN_OR_RAISE(storage, Project(storage, *target.WithType(extension.storage_type()), path));
+    ARROW_ASSIGN_OR_RAISE(
+        storage, Project(storage, *target.WithType(extension.storage_type()), path));
     return arrow::ExtensionType::WrapArray(target_type, storage);
   }
   switch (target_type->id()) {
@@ -103,15 +106,18 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
           if (ArrowFieldId(*source_type.field(i)) == id) column = source.field(i);
         }
         if (!column) {
-          ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(child->type(), source.length()));
+          ARROW_ASSIGN_OR_RAISE(column,
+                                arrow::MakeArrayOfNull(child->type(), source.length()));
         } else {
-          ARROW_ASSIGN_OR_RAISE(column, Project(column, *child, path + "." + child->name()));
+          ARROW_ASSIGN_OR_RAISE(column,
+                                Project(column, *child, path + "." + child->name()));
         }
         children.push_back(std::move(column));
       }
-      auto data = arrow::ArrayData::Make(target_type, source.length(),
-                                         {source.null_count() > 0 ? source.data()->buffers[0] : nullptr},
-                                         source.null_count(), source.offset());
+      auto data = arrow::ArrayData::Make(
+          target_type, source.length(),
+          {source.null_count() > 0 ? source.data()->buffers[0] : nullptr},
+          source.null_count(), source.offset());
       // Children of field() are already offset-adjusted; rebase the parent at offset 0.
       if (source.offset() != 0 && source.null_count() > 0) {
         ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(array));
@@ -123,8 +129,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
     }
     case arrow::Type::LIST:
     case arrow::Type::MAP: {
-      // Files written from large or view lists read back as those types (the footer keeps the
-      // writer's Arrow schema); bring them to the 32-bit offsets Iceberg's Arrow form uses.
+      // Files written from large or view lists read back as those types (the footer keeps
+      // the writer's Arrow schema); bring them to the 32-bit offsets Iceberg's Arrow form
+      // uses.
       if (array->type_id() != target_type->id()) {
         std::shared_ptr<arrow::DataType> plain =
             target_type->id() == arrow::Type::LIST ? arrow::list(array->type()->field(0))
@@ -135,13 +142,17 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
       const auto& source = static_cast<const arrow::ListArray&>(*array);
       std::shared_ptr<arrow::Array> values;
       if (target_type->id() == arrow::Type::LIST) {
-        ARROW_ASSIGN_OR_RAISE(values, Project(source.values(), *target_type->field(0), path + ".element"));
+        ARROW_ASSIGN_OR_RAISE(
+            values, Project(source.values(), *target_type->field(0), path + ".element"));
       } else {
         const auto& entries = static_cast<const arrow::StructArray&>(*source.values());
         const auto& map = static_cast<const arrow::MapType&>(*target_type);
-        ARROW_ASSIGN_OR_RAISE(auto keys, Project(entries.field(0), *map.key_field(), path + ".key"));
-        ARROW_ASSIGN_OR_RAISE(auto items, Project(entries.field(1), *map.item_field(), path + ".value"));
-        ARROW_ASSIGN_OR_RAISE(values, arrow::StructArray::Make({keys, items}, map.value_type()->fields()));
+        ARROW_ASSIGN_OR_RAISE(auto keys,
+                              Project(entries.field(0), *map.key_field(), path + ".key"));
+        ARROW_ASSIGN_OR_RAISE(
+            auto items, Project(entries.field(1), *map.item_field(), path + ".value"));
+        ARROW_ASSIGN_OR_RAISE(
+            values, arrow::StructArray::Make({keys, items}, map.value_type()->fields()));
       }
       auto data = array->data()->Copy();
       data->type = target_type;
@@ -151,18 +162,19 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(const std::shared_ptr<arrow
     default:
       if (array->type()->Equals(*target_type)) return array;
       {
-        auto cast = arrow::compute::Cast(*array, target_type, arrow::compute::CastOptions::Safe());
+        auto cast = arrow::compute::Cast(*array, target_type,
+                                         arrow::compute::CastOptions::Safe());
         if (!cast.ok()) return WithContext(cast.status(), "column " + path);
         return *cast;
       }
   }
 }
 
-// The leaves of `file_field` that `wanted` (the same field in the read schema) needs: only the
-// paths to the fields the read schema keeps. A struct none of whose wanted children the file
-// holds still contributes one leaf, so its own nulls survive.
-void SelectLeaves(const parquet::arrow::SchemaField& file_field, const NestedField& wanted,
-                  std::vector<int>* leaves) {
+// The leaves of `file_field` that `wanted` (the same field in the read schema) needs:
+// only the paths to the fields the read schema keeps. A struct none of whose wanted
+// children the file holds still contributes one leaf, so its own nulls survive.
+void SelectLeaves(const parquet::arrow::SchemaField& file_field,
+                  const NestedField& wanted, std::vector<int>* leaves) {
   if (file_field.is_leaf()) {
     leaves->push_back(file_field.column_index);
     return;
@@ -179,15 +191,16 @@ void SelectLeaves(const parquet::arrow::SchemaField& file_field, const NestedFie
       }
       if (leaves->size() == before && !file_field.children.empty()) {
         const parquet::arrow::SchemaField* first = &file_field.children.front();
-        while (!first->is_leaf() && !first->children.empty()) first = &first->children.front();
+        while (!first->is_leaf() && !first->children.empty())
+          first = &first->children.front();
         if (first->is_leaf()) leaves->push_back(first->column_index);
       }
       return;
     }
     case TypeId::kList:
       if (file_field.children.size() == 1) {
-        SelectLeaves(file_field.children[0], static_cast<const ListType&>(*wanted.type).element(),
-                     leaves);
+        SelectLeaves(file_field.children[0],
+                     static_cast<const ListType&>(*wanted.type).element(), leaves);
         return;
       }
       break;
@@ -226,7 +239,7 @@ std::optional<ColumnSummary> RowGroupSummary(const parquet::ColumnChunkMetaData&
     summary.all_nan = false;
   }
   if (!statistics->HasMinMax()) return summary;
-  auto logical = column.logical_type();
+  const auto& logical = column.logical_type();
   std::optional<Value> min;
   std::optional<Value> max;
   auto big_endian = [](const uint8_t* data, size_t size) -> std::optional<Value> {
@@ -266,8 +279,10 @@ std::optional<ColumnSummary> RowGroupSummary(const parquet::ColumnChunkMetaData&
         break;
       }
       if (IsTimestamp(type.id()) && logical->is_timestamp()) {
-        auto unit = static_cast<const parquet::TimestampLogicalType&>(*logical).time_unit();
-        bool nanos = type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
+        auto unit =
+            static_cast<const parquet::TimestampLogicalType&>(*logical).time_unit();
+        bool nanos =
+            type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
         usable = unit == (nanos ? parquet::LogicalType::TimeUnit::NANOS
                                 : parquet::LogicalType::TimeUnit::MICROS);
       }
@@ -350,7 +365,8 @@ std::optional<ColumnSummary> RowGroupSummary(const parquet::ColumnChunkMetaData&
 // The leaf column of a primitive field id, or -1.
 int LeafColumnOf(const std::vector<parquet::arrow::SchemaField>& fields, int field_id) {
   for (const auto& field : fields) {
-    if (field.is_leaf() && ArrowFieldId(*field.field) == field_id) return field.column_index;
+    if (field.is_leaf() && ArrowFieldId(*field.field) == field_id)
+      return field.column_index;
     // Filters never reach into lists or maps: only descend through structs.
     if (!field.is_leaf() && field.field->type()->id() == arrow::Type::STRUCT) {
       int found = LeafColumnOf(field.children, field_id);
@@ -364,10 +380,11 @@ class ProjectingReader final : public arrow::RecordBatchReader {
  public:
   ProjectingReader(std::unique_ptr<parquet::arrow::FileReader> file_reader,
                    std::unique_ptr<arrow::RecordBatchReader> batches,
-                   std::shared_ptr<arrow::Schema> read, std::shared_ptr<arrow::Schema> output,
-                   std::vector<int> source_index,
-                   std::vector<std::shared_ptr<arrow::Scalar>> constants, int64_t row_count,
-                   ExpressionPtr filter, std::string location, std::shared_ptr<ScanStats> stats)
+                   std::shared_ptr<arrow::Schema> read,
+                   std::shared_ptr<arrow::Schema> output, std::vector<int> source_index,
+                   std::vector<std::shared_ptr<arrow::Scalar>> constants,
+                   int64_t row_count, ExpressionPtr filter, std::string location,
+                   std::shared_ptr<ScanStats> stats)
       : file_reader_(std::move(file_reader)),
         batches_(std::move(batches)),
         read_(std::move(read)),
@@ -392,7 +409,8 @@ class ProjectingReader final : public arrow::RecordBatchReader {
       if (stats_) stats_->rows_read += read->num_rows();
       if (filter_ && filter_->op != Operation::kTrue) {
         auto filtered = FilterBatch(*filter_, read);
-        if (!filtered.ok()) return WithContext(filtered.status(), "filtering data file " + location_);
+        if (!filtered.ok())
+          return WithContext(filtered.status(), "filtering data file " + location_);
         read = std::move(*filtered);
         if (read->num_rows() == 0) continue;
       }
@@ -404,7 +422,8 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         for (int c = 0; c < read_->num_fields(); ++c) {
           if (ArrowFieldId(*read_->field(c)) == id) index = c;
         }
-        ARROW_ASSIGN_OR_RAISE(auto column, Project(read->column(index), *field, field->name()));
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              Project(read->column(index), *field, field->name()));
         columns.push_back(std::move(column));
       }
       if (stats_) stats_->rows += read->num_rows();
@@ -439,10 +458,12 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     for (size_t i = 0; i < source_index_.size(); ++i) {
       const auto& field = read_->field(static_cast<int>(i));
       if (source_index_[i] >= 0) {
-        ARROW_ASSIGN_OR_RAISE(auto column, Project(batch->column(source_index_[i]), *field, field->name()));
+        ARROW_ASSIGN_OR_RAISE(
+            auto column, Project(batch->column(source_index_[i]), *field, field->name()));
         columns.push_back(std::move(column));
       } else if (constants_[i]) {
-        ARROW_ASSIGN_OR_RAISE(auto column, arrow::MakeArrayFromScalar(*constants_[i], rows));
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              arrow::MakeArrayFromScalar(*constants_[i], rows));
         columns.push_back(std::move(column));
       } else {
         ARROW_ASSIGN_OR_RAISE(auto column, arrow::MakeArrayOfNull(field->type(), rows));
@@ -468,12 +489,14 @@ class ProjectingReader final : public arrow::RecordBatchReader {
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
-    std::shared_ptr<FileIO> io, const DataFile& file, const DataFileReadOptions& options,
-    const PartitionSpec& spec, std::shared_ptr<ScanStats> stats) {
+    const std::shared_ptr<FileIO>& io, const DataFile& file,
+    const DataFileReadOptions& options, const PartitionSpec& spec,
+    std::shared_ptr<ScanStats> stats) {
   const std::string& location = file.file_path;
   const Schema& projection = *options.read_schema;
   auto opened = io->OpenInput(location);
-  if (!opened.ok()) return WithContext(opened.status(), "reading a data file of the table");
+  if (!opened.ok())
+    return WithContext(opened.status(), "reading a data file of the table");
   auto counted = std::make_shared<CountingFile>(*opened, stats);
   parquet::arrow::FileReaderBuilder builder;
   FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted), "data file " + location);
@@ -501,12 +524,14 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
       }
     }
     if (found[i]) continue;
-    // Identity-partition values live in the manifest when the file does not hold the column.
+    // Identity-partition values live in the manifest when the file does not hold the
+    // column.
     for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
       const auto& partition_field = spec.fields()[p];
       if (partition_field.source_id == wanted.id &&
           partition_field.transform.kind() == TransformKind::kIdentity) {
-        ARROW_ASSIGN_OR_RAISE(constants[i], ValueToArrowScalar(file.partition[p], *wanted.type));
+        ARROW_ASSIGN_OR_RAISE(constants[i],
+                              ValueToArrowScalar(file.partition[p], *wanted.type));
       }
     }
   }
@@ -551,21 +576,23 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     auto result = reader->GetRecordBatchReader(row_groups, leaves);
     if (!result.ok()) return WithContext(result.status(), "data file " + location);
     batches = std::move(*result);
-    // The reader returns columns in file order: find each projected column by its field id.
+    // The reader returns columns in file order: find each projected column by its field
+    // id.
     const auto& file_schema = *batches->schema();
     for (size_t i = 0; i < projection.fields().size(); ++i) {
       if (!found[i]) continue;
       for (int c = 0; c < file_schema.num_fields(); ++c) {
-        if (ArrowFieldId(*file_schema.field(c)) == projection.fields()[i].id) source_index[i] = c;
+        if (ArrowFieldId(*file_schema.field(c)) == projection.fields()[i].id)
+          source_index[i] = c;
       }
     }
   } else if (!leaves.empty()) {
     rows_selected = 0;  // every row group pruned
   }
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ProjectingReader>(
-      std::move(reader), std::move(batches), std::move(read_schema), std::move(output_schema),
-      std::move(source_index), std::move(constants), rows_selected, options.filter, location,
-      std::move(stats)));
+      std::move(reader), std::move(batches), std::move(read_schema),
+      std::move(output_schema), std::move(source_index), std::move(constants),
+      rows_selected, options.filter, location, std::move(stats)));
 }
 
 }  // namespace floe

@@ -1,5 +1,5 @@
-// Reading one Parquet data file into a projection of the table schema, matching columns by
-// field id (never by name or position).
+// Reading one Parquet data file into a projection of the table schema, matching columns
+// by field id (never by name or position).
 #pragma once
 
 #include <atomic>
@@ -15,7 +15,8 @@
 
 namespace floe {
 
-/// Counters for what a scan read (shared by the readers of one scan; thread-safe to update).
+/// Counters for what a scan read (shared by the readers of one scan; thread-safe to
+/// update).
 struct ScanStats {
   std::atomic<int64_t> manifests_total{0};
   std::atomic<int64_t> manifests_skipped{0};  ///< by their partition summaries
@@ -27,14 +28,14 @@ struct ScanStats {
   std::atomic<int64_t> row_groups_skipped{0};  ///< by Parquet statistics
   std::atomic<int64_t> bytes_read{0};
   std::atomic<int64_t> requests{0};
-  std::atomic<int64_t> rows_read{0};      ///< decoded from the files
-  std::atomic<int64_t> rows{0};           ///< returned after the filter
+  std::atomic<int64_t> rows_read{0};  ///< decoded from the files
+  std::atomic<int64_t> rows{0};       ///< returned after the filter
 };
 
 /// What to read from one data file.
 struct DataFileReadOptions {
-  /// The fields to decode (a pruned table schema, see SelectFields): the output's plus the
-  /// filter's. Only their Parquet leaves are read.
+  /// The fields to decode (a pruned table schema, see SelectFields): the output's plus
+  /// the filter's. Only their Parquet leaves are read.
   SchemaPtr read_schema;
   /// The fields returned (a subset of read_schema by id).
   SchemaPtr output_schema;
@@ -43,13 +44,14 @@ struct DataFileReadOptions {
   ExpressionPtr filter;
 };
 
-/// Opens `file` and returns its rows as batches of the output schema, matching columns by field
-/// id at every depth (never by name or position). Columns the file lacks read as nulls, or as
-/// the file's identity-partition value when the column is an identity partition source of
-/// `spec`; promoted types (int to long, float to double, wider decimals) are cast. A file that
-/// cannot be read gives an error naming it.
+/// Opens `file` and returns its rows as batches of the output schema, matching columns by
+/// field id at every depth (never by name or position). Columns the file lacks read as
+/// nulls, or as the file's identity-partition value when the column is an identity
+/// partition source of `spec`; promoted types (int to long, float to double, wider
+/// decimals) are cast. A file that cannot be read gives an error naming it.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
-    std::shared_ptr<FileIO> io, const DataFile& file, const DataFileReadOptions& options,
-    const PartitionSpec& spec, std::shared_ptr<ScanStats> stats);
+    const std::shared_ptr<FileIO>& io, const DataFile& file,
+    const DataFileReadOptions& options, const PartitionSpec& spec,
+    std::shared_ptr<ScanStats> stats);
 
 }  // namespace floe

@@ -14,7 +14,8 @@
 namespace floe {
 namespace {
 
-// Chains the readers of several files, opening each only when the previous one is exhausted.
+// Chains the readers of several files, opening each only when the previous one is
+// exhausted.
 class ChainedReader final : public arrow::RecordBatchReader {
  public:
   ChainedReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> tasks,
@@ -36,7 +37,8 @@ class ChainedReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = tasks_[next_++];
-        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec, stats_));
+        ARROW_ASSIGN_OR_RAISE(current_,
+                              ReadDataFile(io_, task.file, options_, *task.spec, stats_));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -67,21 +69,25 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   if (options.snapshot_id) {
     scan->snapshot_ = metadata->SnapshotById(*options.snapshot_id);
     if (!scan->snapshot_) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "snapshot " + std::to_string(*options.snapshot_id) + " is not in the table");
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "snapshot " + std::to_string(*options.snapshot_id) + " is not in the table");
     }
   } else if (options.as_of_ms) {
     scan->snapshot_ = metadata->SnapshotAsOf(*options.as_of_ms);
     if (!scan->snapshot_) {
-      return MakeError(ErrorKind::kInvalidInput, "the table has no snapshot as of " +
-                                                     std::to_string(*options.as_of_ms) + " ms");
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "the table has no snapshot as of " + std::to_string(*options.as_of_ms) + " ms");
     }
   } else {
     scan->snapshot_ = metadata->CurrentSnapshot();
   }
   SchemaPtr schema = metadata->CurrentSchema();
-  if (scan->snapshot_ && scan->snapshot_->schema_id && (options.snapshot_id || options.as_of_ms)) {
-    if (auto snapshot_schema = metadata->SchemaById(*scan->snapshot_->schema_id)) schema = snapshot_schema;
+  if (scan->snapshot_ && scan->snapshot_->schema_id &&
+      (options.snapshot_id || options.as_of_ms)) {
+    if (auto snapshot_schema = metadata->SchemaById(*scan->snapshot_->schema_id))
+      schema = snapshot_schema;
   }
   scan->schema_ = schema;
   if (!options.filter.empty()) {
@@ -96,11 +102,14 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     std::vector<int> top_level_order;  // top-level ancestors, in the order first named
     for (const auto& name : options.columns) {
       auto id = schema->FindFieldId(name);
-      if (!id) return MakeError(ErrorKind::kInvalidInput, "no column '" + name + "' in the table schema");
+      if (!id)
+        return MakeError(ErrorKind::kInvalidInput,
+                         "no column '" + name + "' in the table schema");
       ids.insert(*id);
       int top = *id;
       while (auto parent = schema->FindParentId(top)) top = *parent;
-      if (std::find(top_level_order.begin(), top_level_order.end(), top) == top_level_order.end()) {
+      if (std::find(top_level_order.begin(), top_level_order.end(), top) ==
+          top_level_order.end()) {
         top_level_order.push_back(top);
       }
     }
@@ -111,10 +120,12 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
         if (field.id == top) ordered.push_back(field);
       }
     }
-    ARROW_ASSIGN_OR_RAISE(scan->projection_, Schema::Make(schema->schema_id(), std::move(ordered)));
+    ARROW_ASSIGN_OR_RAISE(scan->projection_,
+                          Schema::Make(schema->schema_id(), std::move(ordered)));
   }
-  // Decoded: what is returned plus what the filter reads (pruned the same way, so a filter
-  // column inside a struct the projection pruned never collides with a top-level name).
+  // Decoded: what is returned plus what the filter reads (pruned the same way, so a
+  // filter column inside a struct the projection pruned never collides with a top-level
+  // name).
   std::set<int> read_ids = ReferencedFieldIds(*scan->filter_);
   if (read_ids.empty()) {
     scan->read_schema_ = scan->projection_;
@@ -134,7 +145,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   if (!snapshot_->manifest_list.empty()) {
     ARROW_ASSIGN_OR_RAISE(std::string bytes, io_->ReadAll(snapshot_->manifest_list));
     auto list = ReadManifestList(bytes);
-    if (!list.ok()) return WithContext(list.status(), "manifest list " + snapshot_->manifest_list);
+    if (!list.ok())
+      return WithContext(list.status(), "manifest list " + snapshot_->manifest_list);
     manifests = std::move(list->manifests);
   } else {
     for (const auto& path : snapshot_->manifests) {
@@ -148,7 +160,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   const bool filtering = filter_->op != Operation::kTrue;
   const std::set<int> filter_ids = ReferencedFieldIds(*filter_);
   if (filter_->op == Operation::kFalse) manifests.clear();
-  // The filter projected onto each spec, and the spec's partition type, made once per spec.
+  // The filter projected onto each spec, and the spec's partition type, made once per
+  // spec.
   struct SpecFilter {
     ExpressionPtr projected;
     std::shared_ptr<const StructType> partition_type;
@@ -178,8 +191,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       const SpecFilter& pruning = spec_filter(*manifest_spec);
       const auto& fields = manifest_spec->fields();
       std::map<int, ColumnSummary> summaries;
-      for (size_t i = 0; i < fields.size() && i < manifest.partitions.size() &&
-                         pruning.partition_type;
+      for (size_t i = 0;
+           i < fields.size() && i < manifest.partitions.size() && pruning.partition_type;
            ++i) {
         summaries[fields[i].field_id] = SummaryFromPartitionSummary(
             manifest.partitions[i], *pruning.partition_type->fields()[i].type);
@@ -197,11 +210,13 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       if (type.ok()) partition_type = *type;
     }
     auto contents = ReadManifest(bytes, partition_type.get());
-    if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+    if (!contents.ok())
+      return WithContext(contents.status(), "manifest " + manifest.manifest_path);
     if (!spec) spec = contents->spec;
     if (!spec) {
-      return MakeError(ErrorKind::kInvalidMetadata, "manifest " + manifest.manifest_path +
-                                                        " uses an unknown partition spec");
+      return MakeError(
+          ErrorKind::kInvalidMetadata,
+          "manifest " + manifest.manifest_path + " uses an unknown partition spec");
     }
     InheritManifestMetadata(manifest, metadata_->format_version, &contents->entries);
     for (auto& entry : contents->entries) {
@@ -218,8 +233,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
         for (size_t i = 0; i < spec->fields().size() && i < file.partition.size() &&
                            pruning.partition_type;
              ++i) {
-          partition[spec->fields()[i].field_id] =
-              SummaryFromValue(file.partition[i], *pruning.partition_type->fields()[i].type);
+          partition[spec->fields()[i].field_id] = SummaryFromValue(
+              file.partition[i], *pruning.partition_type->fields()[i].type);
         }
         if (!MightMatch(*pruning.projected, lookup_in(partition))) {
           stats_->files_skipped_by_partition += 1;
@@ -243,7 +258,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   return tasks;
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::ToRecordBatchReader() {
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>>
+TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*projection_));
   DataFileReadOptions options{read_schema_, projection_, filter_};

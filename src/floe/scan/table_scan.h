@@ -16,12 +16,12 @@ namespace floe {
 
 struct ScanOptions {
   /// Columns to return, by full dotted name or iceberg-java's short form (items.price for
-  /// items.element.price): a nested field returns only that field inside its parents, and only
-  /// its Parquet leaves are read. Top-level columns come in the order first named. Empty
-  /// returns every column.
+  /// items.element.price): a nested field returns only that field inside its parents, and
+  /// only its Parquet leaves are read. Top-level columns come in the order first named.
+  /// Empty returns every column.
   std::vector<std::string> columns;
-  /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It prunes
-  /// manifests, data files and row groups, and is applied to the rows read.
+  /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It
+  /// prunes manifests, data files and row groups, and is applied to the rows read.
   std::string filter;
   /// Read this snapshot instead of the current one.
   std::optional<int64_t> snapshot_id;
@@ -38,8 +38,9 @@ struct FileScanTask {
 /// Not thread-safe.
 class TableScan {
  public:
-  /// Resolves the snapshot and the projection: the schema is the one current when the snapshot
-  /// was written. An unknown snapshot, time or column gives InvalidInput naming it.
+  /// Resolves the snapshot and the projection: the schema is the one current when the
+  /// snapshot was written. An unknown snapshot, time or column gives InvalidInput naming
+  /// it.
   static arrow::Result<std::unique_ptr<TableScan>> Make(std::shared_ptr<FileIO> io,
                                                         TableMetadataPtr metadata,
                                                         ScanOptions options);
@@ -52,10 +53,10 @@ class TableScan {
   const ExpressionPtr& filter() const { return filter_; }
   const std::shared_ptr<ScanStats>& stats() const { return stats_; }
 
-  /// The live data files of the snapshot that might hold matching rows, in manifest order:
-  /// manifests are pruned by their partition summaries, files by their partition tuple and
-  /// column metrics. Delete files are not applied yet: a snapshot with live delete files gives
-  /// NotSupported rather than wrong rows.
+  /// The live data files of the snapshot that might hold matching rows, in manifest
+  /// order: manifests are pruned by their partition summaries, files by their partition
+  /// tuple and column metrics. Delete files are not applied yet: a snapshot with live
+  /// delete files gives NotSupported rather than wrong rows.
   arrow::Result<std::vector<FileScanTask>> PlanFiles();
   /// The rows of every planned file, file after file.
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ToRecordBatchReader();

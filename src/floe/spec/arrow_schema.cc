@@ -14,8 +14,8 @@ std::shared_ptr<const arrow::KeyValueMetadata> FieldIdMetadata(int id) {
   return arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(id)});
 }
 
-// Converts an Arrow type; `assign` hands out fresh ids when ids are being assigned, otherwise
-// ids are read from the fields' metadata.
+// Converts an Arrow type; `assign` hands out fresh ids when ids are being assigned,
+// otherwise ids are read from the fields' metadata.
 class ArrowToIceberg {
  public:
   explicit ArrowToIceberg(bool assign_ids) : assign_ids_(assign_ids) {}
@@ -33,7 +33,8 @@ class ArrowToIceberg {
       const auto& field = fields[i];
       std::string name = path.empty() ? field->name() : path + "." + field->name();
       ARROW_ASSIGN_OR_RAISE(TypePtr type, Convert(*field->type(), name));
-      result.push_back(NestedField{ids[i], field->name(), !field->nullable(), std::move(type)});
+      result.push_back(
+          NestedField{ids[i], field->name(), !field->nullable(), std::move(type)});
     }
     return result;
   }
@@ -44,7 +45,8 @@ class ArrowToIceberg {
     int id = ArrowFieldId(field);
     if (id < 0) {
       return MakeError(ErrorKind::kInvalidInput,
-                       "Arrow field '" + (path.empty() ? field.name() : path + "." + field.name()) +
+                       "Arrow field '" +
+                           (path.empty() ? field.name() : path + "." + field.name()) +
                            "' has no " + kParquetFieldIdKey + " metadata");
     }
     return id;
@@ -52,20 +54,25 @@ class ArrowToIceberg {
 
   arrow::Result<TypePtr> Convert(const arrow::DataType& type, const std::string& path) {
     switch (type.id()) {
-      case arrow::Type::BOOL: return types::Boolean();
+      case arrow::Type::BOOL:
+        return types::Boolean();
       case arrow::Type::INT8:
       case arrow::Type::INT16:
       case arrow::Type::UINT8:
       case arrow::Type::UINT16:
         if (!assign_ids_) break;
         return types::Int();
-      case arrow::Type::INT32: return types::Int();
+      case arrow::Type::INT32:
+        return types::Int();
       case arrow::Type::UINT32:
         if (!assign_ids_) break;
         return types::Long();
-      case arrow::Type::INT64: return types::Long();
-      case arrow::Type::FLOAT: return types::Float();
-      case arrow::Type::DOUBLE: return types::Double();
+      case arrow::Type::INT64:
+        return types::Long();
+      case arrow::Type::FLOAT:
+        return types::Float();
+      case arrow::Type::DOUBLE:
+        return types::Double();
       case arrow::Type::DECIMAL128:
       case arrow::Type::DECIMAL64:
       case arrow::Type::DECIMAL32: {
@@ -73,12 +80,14 @@ class ArrowToIceberg {
         if (decimal.precision() > 38) break;
         return types::Decimal(decimal.precision(), decimal.scale());
       }
-      case arrow::Type::DATE32: return types::Date();
+      case arrow::Type::DATE32:
+        return types::Date();
       case arrow::Type::DATE64:
         if (!assign_ids_) break;
         return types::Date();
       case arrow::Type::TIME32:
-      case arrow::Type::TIME64: return types::Time();
+      case arrow::Type::TIME64:
+        return types::Time();
       case arrow::Type::TIMESTAMP: {
         const auto& timestamp = static_cast<const arrow::TimestampType&>(type);
         bool zoned = !timestamp.timezone().empty();
@@ -89,10 +98,12 @@ class ArrowToIceberg {
       }
       case arrow::Type::STRING:
       case arrow::Type::LARGE_STRING:
-      case arrow::Type::STRING_VIEW: return types::String();
+      case arrow::Type::STRING_VIEW:
+        return types::String();
       case arrow::Type::BINARY:
       case arrow::Type::LARGE_BINARY:
-      case arrow::Type::BINARY_VIEW: return types::Binary();
+      case arrow::Type::BINARY_VIEW:
+        return types::Binary();
       case arrow::Type::FIXED_SIZE_BINARY: {
         int width = static_cast<const arrow::FixedSizeBinaryType&>(type).byte_width();
         return types::Fixed(width);
@@ -113,7 +124,8 @@ class ArrowToIceberg {
       case arrow::Type::FIXED_SIZE_LIST: {
         const auto& element = *type.field(0);
         ARROW_ASSIGN_OR_RAISE(int id, IdOf(element, path));
-        ARROW_ASSIGN_OR_RAISE(TypePtr element_type, Convert(*element.type(), path + ".element"));
+        ARROW_ASSIGN_OR_RAISE(TypePtr element_type,
+                              Convert(*element.type(), path + ".element"));
         return std::static_pointer_cast<const Type>(std::make_shared<ListType>(
             NestedField{id, "element", !element.nullable(), std::move(element_type)}));
       }
@@ -122,13 +134,16 @@ class ArrowToIceberg {
         ARROW_ASSIGN_OR_RAISE(int key_id, IdOf(*map.key_field(), path));
         ARROW_ASSIGN_OR_RAISE(int value_id, IdOf(*map.item_field(), path));
         ARROW_ASSIGN_OR_RAISE(TypePtr key_type, Convert(*map.key_type(), path + ".key"));
-        ARROW_ASSIGN_OR_RAISE(TypePtr value_type, Convert(*map.item_type(), path + ".value"));
+        ARROW_ASSIGN_OR_RAISE(TypePtr value_type,
+                              Convert(*map.item_type(), path + ".value"));
         return std::static_pointer_cast<const Type>(std::make_shared<MapType>(
             NestedField{key_id, "key", true, std::move(key_type)},
-            NestedField{value_id, "value", map.item_field()->nullable(), std::move(value_type)}));
+            NestedField{value_id, "value", map.item_field()->nullable(),
+                        std::move(value_type)}));
       }
       case arrow::Type::DICTIONARY:
-        return Convert(*static_cast<const arrow::DictionaryType&>(type).value_type(), path);
+        return Convert(*static_cast<const arrow::DictionaryType&>(type).value_type(),
+                       path);
       default:
         break;
     }
@@ -157,35 +172,50 @@ int ArrowFieldId(const arrow::Field& field) {
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ToArrowType(const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return arrow::boolean();
-    case TypeId::kInt: return arrow::int32();
-    case TypeId::kLong: return arrow::int64();
-    case TypeId::kFloat: return arrow::float32();
-    case TypeId::kDouble: return arrow::float64();
+    case TypeId::kBoolean:
+      return arrow::boolean();
+    case TypeId::kInt:
+      return arrow::int32();
+    case TypeId::kLong:
+      return arrow::int64();
+    case TypeId::kFloat:
+      return arrow::float32();
+    case TypeId::kDouble:
+      return arrow::float64();
     case TypeId::kDecimal: {
       const auto& decimal = static_cast<const PrimitiveType&>(type);
       return arrow::decimal128(decimal.precision(), decimal.scale());
     }
-    case TypeId::kDate: return arrow::date32();
-    case TypeId::kTime: return arrow::time64(arrow::TimeUnit::MICRO);
-    case TypeId::kTimestamp: return arrow::timestamp(arrow::TimeUnit::MICRO);
-    case TypeId::kTimestampTz: return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
-    case TypeId::kTimestampNs: return arrow::timestamp(arrow::TimeUnit::NANO);
-    case TypeId::kTimestampTzNs: return arrow::timestamp(arrow::TimeUnit::NANO, "UTC");
-    case TypeId::kString: return arrow::utf8();
-    // The arrow.uuid extension type: Parquet files get the UUID logical type (as iceberg-java
-    // writes it), and readers see uuids rather than anonymous 16-byte values.
-    case TypeId::kUuid: return arrow::extension::uuid();
+    case TypeId::kDate:
+      return arrow::date32();
+    case TypeId::kTime:
+      return arrow::time64(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestamp:
+      return arrow::timestamp(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestampTz:
+      return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+    case TypeId::kTimestampNs:
+      return arrow::timestamp(arrow::TimeUnit::NANO);
+    case TypeId::kTimestampTzNs:
+      return arrow::timestamp(arrow::TimeUnit::NANO, "UTC");
+    case TypeId::kString:
+      return arrow::utf8();
+    // The arrow.uuid extension type: Parquet files get the UUID logical type (as
+    // iceberg-java writes it), and readers see uuids rather than anonymous 16-byte
+    // values.
+    case TypeId::kUuid:
+      return arrow::extension::uuid();
     case TypeId::kFixed:
       return arrow::fixed_size_binary(static_cast<const PrimitiveType&>(type).length());
-    case TypeId::kBinary: return arrow::binary();
+    case TypeId::kBinary:
+      return arrow::binary();
     case TypeId::kStruct: {
       arrow::FieldVector fields;
       for (const auto& field : static_cast<const StructType&>(type).fields()) {
         ARROW_ASSIGN_OR_RAISE(auto arrow_field, ToArrowField(field));
         fields.push_back(std::move(arrow_field));
       }
-      return arrow::struct_(std::move(fields));
+      return arrow::struct_(fields);
     }
     case TypeId::kList: {
       ARROW_ASSIGN_OR_RAISE(auto element,
@@ -201,20 +231,23 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ToArrowType(const Type& type) {
     default:
       break;
   }
-  return MakeError(ErrorKind::kNotSupported,
-                   "Iceberg type " + type.ToString() + " cannot be read or written by floe yet");
+  return MakeError(
+      ErrorKind::kNotSupported,
+      "Iceberg type " + type.ToString() + " cannot be read or written by floe yet");
 }
 
 arrow::Result<std::shared_ptr<arrow::Field>> ToArrowField(const NestedField& field) {
   ARROW_ASSIGN_OR_RAISE(auto type, ToArrowType(*field.type));
-  return arrow::field(field.name, std::move(type), !field.required, FieldIdMetadata(field.id));
+  return arrow::field(field.name, std::move(type), !field.required,
+                      FieldIdMetadata(field.id));
 }
 
 arrow::Result<std::shared_ptr<arrow::Schema>> ToArrowSchema(const Schema& schema) {
   arrow::FieldVector fields;
   for (const auto& field : schema.fields()) {
     auto arrow_field = ToArrowField(field);
-    if (!arrow_field.ok()) return WithContext(arrow_field.status(), "column '" + field.name + "'");
+    if (!arrow_field.ok())
+      return WithContext(arrow_field.status(), "column '" + field.name + "'");
     fields.push_back(std::move(*arrow_field));
   }
   return arrow::schema(std::move(fields));

@@ -9,17 +9,21 @@
 
 namespace floe {
 
-arrow::Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, const Type& type) {
+arrow::Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index,
+                                    const Type& type) {
   if (array.IsNull(index)) return Value();
   if (array.type_id() == arrow::Type::DICTIONARY) {
     const auto& dictionary = static_cast<const arrow::DictionaryArray&>(array);
-    return ValueFromArrow(*dictionary.dictionary(), dictionary.GetValueIndex(index), type);
+    return ValueFromArrow(*dictionary.dictionary(), dictionary.GetValueIndex(index),
+                          type);
   }
   if (array.type_id() == arrow::Type::EXTENSION) {
-    return ValueFromArrow(*static_cast<const arrow::ExtensionArray&>(array).storage(), index, type);
+    return ValueFromArrow(*static_cast<const arrow::ExtensionArray&>(array).storage(),
+                          index, type);
   }
   switch (array.type_id()) {
-    case arrow::Type::BOOL: return Value(static_cast<const arrow::BooleanArray&>(array).Value(index));
+    case arrow::Type::BOOL:
+      return Value(static_cast<const arrow::BooleanArray&>(array).Value(index));
     case arrow::Type::INT32:
     case arrow::Type::DATE32: {
       int32_t raw = array.data()->GetValues<int32_t>(1)[index];
@@ -37,7 +41,8 @@ arrow::Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, co
       if (type.id() == TypeId::kDouble) return Value(double{raw});
       return Value(raw);
     }
-    case arrow::Type::DOUBLE: return Value(static_cast<const arrow::DoubleArray&>(array).Value(index));
+    case arrow::Type::DOUBLE:
+      return Value(static_cast<const arrow::DoubleArray&>(array).Value(index));
     case arrow::Type::STRING:
     case arrow::Type::BINARY: {
       auto view = static_cast<const arrow::BinaryArray&>(array).GetView(index);
@@ -61,7 +66,8 @@ arrow::Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, co
       return Value(Bytes(view.begin(), view.end()));
     }
     case arrow::Type::DECIMAL128: {
-      arrow::Decimal128 decimal(static_cast<const arrow::Decimal128Array&>(array).GetValue(index));
+      arrow::Decimal128 decimal(
+          static_cast<const arrow::Decimal128Array&>(array).GetValue(index));
       __int128 unscaled = (static_cast<__int128>(decimal.high_bits()) << 64) |
                           static_cast<__int128>(decimal.low_bits());
       return Value(Decimal{unscaled});
@@ -70,8 +76,8 @@ arrow::Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, co
       break;
   }
   return MakeError(ErrorKind::kNotSupported, "cannot read a " + type.ToString() +
-                                                 " value from an Arrow " + array.type()->ToString() +
-                                                 " array");
+                                                 " value from an Arrow " +
+                                                 array.type()->ToString() + " array");
 }
 
 arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& value,
@@ -79,34 +85,42 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& va
   ARROW_ASSIGN_OR_RAISE(auto arrow_type, ToArrowType(type));
   if (IsNull(value)) return arrow::MakeNullScalar(arrow_type);
   switch (type.id()) {
-    case TypeId::kBoolean: return arrow::MakeScalar(arrow_type, std::get<bool>(value));
+    case TypeId::kBoolean:
+      return arrow::MakeScalar(arrow_type, std::get<bool>(value));
     case TypeId::kInt:
-    case TypeId::kDate: return arrow::MakeScalar(arrow_type, std::get<int32_t>(value));
+    case TypeId::kDate:
+      return arrow::MakeScalar(arrow_type, std::get<int32_t>(value));
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return arrow::MakeScalar(arrow_type, std::get<int64_t>(value));
-    case TypeId::kFloat: return arrow::MakeScalar(arrow_type, std::get<float>(value));
-    case TypeId::kDouble: return arrow::MakeScalar(arrow_type, std::get<double>(value));
+    case TypeId::kTimestampTzNs:
+      return arrow::MakeScalar(arrow_type, std::get<int64_t>(value));
+    case TypeId::kFloat:
+      return arrow::MakeScalar(arrow_type, std::get<float>(value));
+    case TypeId::kDouble:
+      return arrow::MakeScalar(arrow_type, std::get<double>(value));
     case TypeId::kString:
       return std::static_pointer_cast<arrow::Scalar>(
           std::make_shared<arrow::StringScalar>(std::get<std::string>(value)));
     case TypeId::kBinary: {
       const auto& bytes = std::get<Bytes>(value);
-      return std::static_pointer_cast<arrow::Scalar>(std::make_shared<arrow::BinaryScalar>(
-          std::string(bytes.begin(), bytes.end())));
+      return std::static_pointer_cast<arrow::Scalar>(
+          std::make_shared<arrow::BinaryScalar>(std::string(bytes.begin(), bytes.end())));
     }
     case TypeId::kUuid:
     case TypeId::kFixed: {
       const auto& bytes = std::get<Bytes>(value);
-      auto storage_type = arrow_type->id() == arrow::Type::EXTENSION
-                              ? static_cast<const arrow::ExtensionType&>(*arrow_type).storage_type()
-                              : arrow_type;
+      auto storage_type =
+          arrow_type->id() == arrow::Type::EXTENSION
+              ? static_cast<const arrow::ExtensionType&>(*arrow_type).storage_type()
+              : arrow_type;
       auto storage = std::make_shared<arrow::FixedSizeBinaryScalar>(
-          arrow::Buffer::FromString(std::string(bytes.begin(), bytes.end())), storage_type);
-      if (arrow_type->id() != arrow::Type::EXTENSION) return std::static_pointer_cast<arrow::Scalar>(storage);
+          arrow::Buffer::FromString(std::string(bytes.begin(), bytes.end())),
+          storage_type);
+      if (arrow_type->id() != arrow::Type::EXTENSION)
+        return std::static_pointer_cast<arrow::Scalar>(storage);
       return std::static_pointer_cast<arrow::Scalar>(
           std::make_shared<arrow::ExtensionScalar>(std::move(storage), arrow_type));
     }
@@ -120,7 +134,8 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& va
     default:
       break;
   }
-  return MakeError(ErrorKind::kNotSupported, "no Arrow scalar for type " + type.ToString());
+  return MakeError(ErrorKind::kNotSupported,
+                   "no Arrow scalar for type " + type.ToString());
 }
 
 }  // namespace floe

@@ -17,8 +17,8 @@
 
 namespace floe::json_internal {
 
-/// Insertion-ordered, so files list fields in iceberg-java's order and what floe reads (e.g.
-/// snapshot summaries) keeps the order it was written in.
+/// Insertion-ordered, so files list fields in iceberg-java's order and what floe reads
+/// (e.g. snapshot summaries) keeps the order it was written in.
 using Json = nlohmann::ordered_json;
 using OrderedJson = nlohmann::ordered_json;
 
@@ -26,14 +26,19 @@ using OrderedJson = nlohmann::ordered_json;
 arrow::Result<Json> Parse(std::string_view text, std::string_view what);
 
 /// Typed member access with errors that name the member and the object it belongs to.
-arrow::Result<const Json*> Member(const Json& object, std::string_view key, std::string_view what);
-arrow::Result<int64_t> GetLong(const Json& object, std::string_view key, std::string_view what);
-arrow::Result<int> GetInt(const Json& object, std::string_view key, std::string_view what);
+arrow::Result<const Json*> Member(const Json& object, std::string_view key,
+                                  std::string_view what);
+arrow::Result<int64_t> GetLong(const Json& object, std::string_view key,
+                               std::string_view what);
+arrow::Result<int> GetInt(const Json& object, std::string_view key,
+                          std::string_view what);
 arrow::Result<std::string> GetString(const Json& object, std::string_view key,
                                      std::string_view what);
-arrow::Result<bool> GetBool(const Json& object, std::string_view key, std::string_view what);
+arrow::Result<bool> GetBool(const Json& object, std::string_view key,
+                            std::string_view what);
 /// The member as a long, nullopt when absent or null.
-arrow::Result<std::optional<int64_t>> GetOptionalLong(const Json& object, std::string_view key,
+arrow::Result<std::optional<int64_t>> GetOptionalLong(const Json& object,
+                                                      std::string_view key,
                                                       std::string_view what);
 
 OrderedJson TypeToJson(const Type& type);
@@ -43,7 +48,8 @@ arrow::Result<SchemaPtr> SchemaFromJsonValue(const Json& json);
 OrderedJson PartitionFieldsToJsonValue(const PartitionSpec& spec);
 OrderedJson PartitionSpecToJsonValue(const PartitionSpec& spec);
 /// `fields` is the array of partition fields; `spec_id` the id to give the spec.
-arrow::Result<PartitionSpecPtr> PartitionFieldsFromJsonValue(const Json& fields, int spec_id);
+arrow::Result<PartitionSpecPtr> PartitionFieldsFromJsonValue(const Json& fields,
+                                                             int spec_id);
 arrow::Result<PartitionSpecPtr> PartitionSpecFromJsonValue(const Json& json);
 OrderedJson SortOrderToJsonValue(const SortOrder& order);
 arrow::Result<SortOrderPtr> SortOrderFromJsonValue(const Json& json);

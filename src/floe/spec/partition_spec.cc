@@ -16,13 +16,13 @@ arrow::Result<std::shared_ptr<const PartitionSpec>> PartitionSpec::Make(
   for (const auto& field : fields) {
     if (!ids.insert(field.field_id).second) {
       return MakeError(ErrorKind::kInvalidMetadata,
-                       "partition spec " + std::to_string(spec_id) + " repeats field id " +
-                           std::to_string(field.field_id));
+                       "partition spec " + std::to_string(spec_id) +
+                           " repeats field id " + std::to_string(field.field_id));
     }
     if (field.name.empty() || !names.insert(field.name).second) {
-      return MakeError(ErrorKind::kInvalidMetadata, "partition spec " + std::to_string(spec_id) +
-                                                        " has an empty or repeated field name '" +
-                                                        field.name + "'");
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "partition spec " + std::to_string(spec_id) +
+                           " has an empty or repeated field name '" + field.name + "'");
     }
   }
   return std::make_shared<PartitionSpec>(spec_id, std::move(fields));
@@ -119,8 +119,8 @@ std::string Unquote(std::string_view name) {
 
 }  // namespace
 
-arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text, const Schema& schema,
-                                                 int spec_id) {
+arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text,
+                                                 const Schema& schema, int spec_id) {
   std::vector<PartitionField> fields;
   int next_id = kPartitionDataIdStart;
   if (TrimSpaces(text).empty()) return PartitionSpec::Make(spec_id, {});
@@ -139,19 +139,21 @@ arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text, const Sc
     } else {
       if (term.back() != ')') return bad("expected 'transform(column)'");
       std::string name(TrimSpaces(term.substr(0, open)));
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (auto& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       ARROW_ASSIGN_OR_RAISE(auto arguments,
                             SplitTopLevel(term.substr(open + 1, term.size() - open - 2)));
       if (name == "bucket" || name == "truncate") {
         if (arguments.size() != 2) return bad(name + " takes (width, column)");
         int width = 0;
-        auto [end, error] = std::from_chars(arguments[0].data(),
-                                            arguments[0].data() + arguments[0].size(), width);
+        auto [end, error] = std::from_chars(
+            arguments[0].data(), arguments[0].data() + arguments[0].size(), width);
         if (error != std::errc() || end != arguments[0].data() + arguments[0].size() ||
             width <= 0) {
           return bad("width must be a positive integer");
         }
-        transform = name == "bucket" ? Transform::Bucket(width) : Transform::Truncate(width);
+        transform =
+            name == "bucket" ? Transform::Bucket(width) : Transform::Truncate(width);
         column = Unquote(arguments[1]);
       } else {
         if (arguments.size() != 1) return bad(name + " takes one column");
@@ -171,8 +173,8 @@ arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text, const Sc
     if (!source_id) return bad("no column '" + column + "' in the table schema");
     const NestedField* source = schema.FindField(*source_id);
     if (!transform.CanTransform(*source->type)) {
-      return bad("transform " + transform.ToString() + " cannot apply to column '" + column +
-                 "' of type " + source->type->ToString());
+      return bad("transform " + transform.ToString() + " cannot apply to column '" +
+                 column + "' of type " + source->type->ToString());
     }
     fields.push_back(PartitionField{*source_id, next_id++,
                                     column + std::string(transform.DefaultNameSuffix()),
@@ -203,9 +205,11 @@ OrderedJson PartitionSpecToJsonValue(const PartitionSpec& spec) {
   return json;
 }
 
-arrow::Result<PartitionSpecPtr> PartitionFieldsFromJsonValue(const Json& fields, int spec_id) {
+arrow::Result<PartitionSpecPtr> PartitionFieldsFromJsonValue(const Json& fields,
+                                                             int spec_id) {
   if (!fields.is_array()) {
-    return MakeError(ErrorKind::kInvalidMetadata, "partition spec fields is not an array");
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "partition spec fields is not an array");
   }
   std::vector<PartitionField> result;
   // v1 specs may omit field ids; they are then assigned from 1000 in order.

@@ -26,10 +26,11 @@ struct PartitionField {
 /// Immutable; share as std::shared_ptr<const PartitionSpec>.
 class PartitionSpec {
  public:
-  /// Checks that field ids and names are unique; InvalidMetadata otherwise. Binding to a schema
-  /// is checked separately (PartitionType) because old specs may name dropped columns.
-  static arrow::Result<std::shared_ptr<const PartitionSpec>> Make(int spec_id,
-                                                                  std::vector<PartitionField> fields);
+  /// Checks that field ids and names are unique; InvalidMetadata otherwise. Binding to a
+  /// schema is checked separately (PartitionType) because old specs may name dropped
+  /// columns.
+  static arrow::Result<std::shared_ptr<const PartitionSpec>> Make(
+      int spec_id, std::vector<PartitionField> fields);
   /// The unpartitioned spec with id 0.
   static std::shared_ptr<const PartitionSpec> Unpartitioned();
 
@@ -40,11 +41,12 @@ class PartitionSpec {
   bool IsUnpartitioned() const;
   /// The largest partition field id, or 999 when there are no fields.
   int LastAssignedFieldId() const;
-  /// The partition tuple's type against `schema`: one optional field per partition field, with
-  /// the partition field's id and name and its transform's result type. A source id missing
-  /// from the schema gives the unknown type (as iceberg-java does for dropped columns); a
-  /// transform that cannot apply to its source type gives InvalidMetadata.
-  arrow::Result<std::shared_ptr<const StructType>> PartitionType(const Schema& schema) const;
+  /// The partition tuple's type against `schema`: one optional field per partition field,
+  /// with the partition field's id and name and its transform's result type. A source id
+  /// missing from the schema gives the unknown type (as iceberg-java does for dropped
+  /// columns); a transform that cannot apply to its source type gives InvalidMetadata.
+  arrow::Result<std::shared_ptr<const StructType>> PartitionType(
+      const Schema& schema) const;
   /// Same fields (ids, names, transforms, sources); spec id not compared.
   bool SameFields(const PartitionSpec& other) const { return fields_ == other.fields_; }
 
@@ -58,12 +60,13 @@ class PartitionSpec {
 
 using PartitionSpecPtr = std::shared_ptr<const PartitionSpec>;
 
-/// Parses a partition clause such as "region, day(ts), bucket(16, id), truncate(4, name)" into
-/// a spec bound to `schema`, with field ids from 1000 and iceberg-java's default field names
-/// ("ts_day", "id_bucket", ...). Columns are named by full dotted name. Errors (unknown column,
-/// a transform the column's type does not allow, malformed text) give InvalidInput naming the
-/// offending term.
-arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text, const Schema& schema,
-                                                 int spec_id = 0);
+/// Parses a partition clause such as "region, day(ts), bucket(16, id), truncate(4, name)"
+/// into a spec bound to `schema`, with field ids from 1000 and iceberg-java's default
+/// field names
+/// ("ts_day", "id_bucket", ...). Columns are named by full dotted name. Errors (unknown
+/// column, a transform the column's type does not allow, malformed text) give
+/// InvalidInput naming the offending term.
+arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text,
+                                                 const Schema& schema, int spec_id = 0);
 
 }  // namespace floe

@@ -15,29 +15,32 @@ Schema::Schema(int schema_id, std::shared_ptr<const StructType> fields,
   Index();
 }
 
-arrow::Result<std::shared_ptr<const Schema>> Schema::Make(int schema_id,
-                                                          std::vector<NestedField> fields,
-                                                          std::vector<int> identifier_field_ids) {
+arrow::Result<std::shared_ptr<const Schema>> Schema::Make(
+    int schema_id, std::vector<NestedField> fields,
+    std::vector<int> identifier_field_ids) {
   auto schema = std::make_shared<Schema>(schema_id, types::Struct(std::move(fields)),
                                          std::move(identifier_field_ids));
   std::set<int> seen;
   std::function<arrow::Status(const NestedField&)> check =
       [&](const NestedField& field) -> arrow::Status {
     if (field.type == nullptr) {
-      return MakeError(ErrorKind::kInvalidMetadata, "field " + field.name + " has no type");
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "field " + field.name + " has no type");
     }
     if (field.id < 0 || !seen.insert(field.id).second) {
       return MakeError(ErrorKind::kInvalidMetadata,
-                       "field id " + std::to_string(field.id) + " of field '" + field.name +
-                           "' is negative or not unique in schema " + std::to_string(schema_id));
+                       "field id " + std::to_string(field.id) + " of field '" +
+                           field.name + "' is negative or not unique in schema " +
+                           std::to_string(schema_id));
     }
     switch (field.type->id()) {
       case TypeId::kStruct: {
         std::set<std::string> names;
         for (const auto& child : static_cast<const StructType&>(*field.type).fields()) {
           if (!names.insert(child.name).second) {
-            return MakeError(ErrorKind::kInvalidMetadata,
-                             "struct '" + field.name + "' repeats field name '" + child.name + "'");
+            return MakeError(
+                ErrorKind::kInvalidMetadata,
+                "struct '" + field.name + "' repeats field name '" + child.name + "'");
           }
           ARROW_RETURN_NOT_OK(check(child));
         }
@@ -77,11 +80,12 @@ arrow::Result<std::shared_ptr<const Schema>> Schema::Make(int schema_id,
 }
 
 void Schema::Index() {
-  // Full names first; short names (iceberg-java's IndexByName) only where they do not collide.
+  // Full names first; short names (iceberg-java's IndexByName) only where they do not
+  // collide.
   std::map<std::string, int, std::less<>> short_names;
-  std::function<void(const NestedField&, const std::string&, const std::string&, int)> visit =
-      [&](const NestedField& field, const std::string& prefix, const std::string& short_prefix,
-          int parent) {
+  std::function<void(const NestedField&, const std::string&, const std::string&, int)>
+      visit = [&](const NestedField& field, const std::string& prefix,
+                  const std::string& short_prefix, int parent) {
         std::string full = prefix.empty() ? field.name : prefix + "." + field.name;
         std::string short_name =
             short_prefix.empty() ? field.name : short_prefix + "." + field.name;
@@ -95,7 +99,8 @@ void Schema::Index() {
         if (field.type == nullptr) return;
         switch (field.type->id()) {
           case TypeId::kStruct:
-            for (const auto& child : static_cast<const StructType&>(*field.type).fields()) {
+            for (const auto& child :
+                 static_cast<const StructType&>(*field.type).fields()) {
               visit(child, full, short_name, field.id);
             }
             break;
@@ -129,7 +134,8 @@ void Schema::Index() {
               parent_of_[value.id] = field.id;
               all_field_ids_.push_back(value.id);
               highest_field_id_ = std::max(highest_field_id_, value.id);
-              for (const auto& child : static_cast<const StructType&>(*value.type).fields()) {
+              for (const auto& child :
+                   static_cast<const StructType&>(*value.type).fields()) {
                 visit(child, full + ".value", short_name, value.id);
               }
             } else {
@@ -177,7 +183,8 @@ std::string Schema::ToString() const { return struct_->ToString(); }
 
 std::vector<NestedField> AssignFreshIds(const std::vector<NestedField>& fields,
                                         int* last_column_id) {
-  // iceberg-java assigns ids to all fields of a struct before descending into any of them.
+  // iceberg-java assigns ids to all fields of a struct before descending into any of
+  // them.
   std::function<TypePtr(const TypePtr&)> reassign_type;
   auto reassign_struct = [&](const std::vector<NestedField>& children) {
     std::vector<NestedField> result = children;

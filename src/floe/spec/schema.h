@@ -1,5 +1,5 @@
-// An Iceberg schema: a struct of fields identified by id, with a schema id and the optional
-// identifier (row key) fields.
+// An Iceberg schema: a struct of fields identified by id, with a schema id and the
+// optional identifier (row key) fields.
 #pragma once
 
 #include <map>
@@ -18,10 +18,11 @@ namespace floe {
 /// Immutable; share as std::shared_ptr<const Schema>. Thread-safe after construction.
 class Schema {
  public:
-  /// Validates that field ids are unique and positive and that identifier fields exist and are
-  /// required primitives; InvalidMetadata otherwise.
+  /// Validates that field ids are unique and positive and that identifier fields exist
+  /// and are required primitives; InvalidMetadata otherwise.
   static arrow::Result<std::shared_ptr<const Schema>> Make(
-      int schema_id, std::vector<NestedField> fields, std::vector<int> identifier_field_ids = {});
+      int schema_id, std::vector<NestedField> fields,
+      std::vector<int> identifier_field_ids = {});
 
   int schema_id() const { return schema_id_; }
   const std::vector<NestedField>& fields() const { return struct_->fields(); }
@@ -32,8 +33,9 @@ class Schema {
   const NestedField* FindField(int field_id) const;
   /// The full dotted name of a field id ("a.b", "l.element", "m.value"), or nullopt.
   std::optional<std::string> FindColumnName(int field_id) const;
-  /// The id of a field by full dotted name, or by the short form iceberg-java also accepts
-  /// (omitting "element" before a struct element and "value" before a struct map value).
+  /// The id of a field by full dotted name, or by the short form iceberg-java also
+  /// accepts (omitting "element" before a struct element and "value" before a struct map
+  /// value).
   std::optional<int> FindFieldId(std::string_view name) const;
   /// The id of a field's parent (struct, list or map), or nullopt for top-level fields.
   std::optional<int> FindParentId(int field_id) const;
@@ -47,7 +49,8 @@ class Schema {
   std::string ToString() const;
 
   /// Use Make(); public for std::make_shared.
-  Schema(int schema_id, std::shared_ptr<const StructType> fields, std::vector<int> identifiers);
+  Schema(int schema_id, std::shared_ptr<const StructType> fields,
+         std::vector<int> identifiers);
 
  private:
   void Index();
@@ -65,15 +68,15 @@ class Schema {
 
 using SchemaPtr = std::shared_ptr<const Schema>;
 
-/// iceberg-java's TypeUtil.select: the schema pruned to the fields `ids` name, at any depth. A
-/// selected field keeps its whole type; an unselected struct, list or map with a selected
-/// descendant is kept with only the paths to those descendants (a map always keeps its key).
-/// Same schema id and identifier fields that survive.
+/// iceberg-java's TypeUtil.select: the schema pruned to the fields `ids` name, at any
+/// depth. A selected field keeps its whole type; an unselected struct, list or map with a
+/// selected descendant is kept with only the paths to those descendants (a map always
+/// keeps its key). Same schema id and identifier fields that survive.
 SchemaPtr SelectFields(const Schema& schema, const std::set<int>& ids);
 
 /// A copy of `fields` with every field id (at any depth) assigned afresh from 1, in the
-/// breadth-first order iceberg-java's TypeUtil.assignFreshIds uses for a new table: a struct's
-/// own fields first, then their children.
+/// breadth-first order iceberg-java's TypeUtil.assignFreshIds uses for a new table: a
+/// struct's own fields first, then their children.
 std::vector<NestedField> AssignFreshIds(const std::vector<NestedField>& fields,
                                         int* last_column_id);
 

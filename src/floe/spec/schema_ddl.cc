@@ -27,12 +27,14 @@ class DdlParser {
 
  private:
   arrow::Status Error(const std::string& message) const {
-    return MakeError(ErrorKind::kInvalidInput, "schema text at offset " +
-                                                   std::to_string(position_) + ": " + message);
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "schema text at offset " + std::to_string(position_) + ": " + message);
   }
 
   void SkipSpaces() {
-    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) {
+    while (position_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[position_]))) {
       ++position_;
     }
   }
@@ -51,10 +53,12 @@ class DdlParser {
     SkipSpaces();
     if (position_ + keyword.size() > text_.size()) return false;
     for (size_t i = 0; i < keyword.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(text_[position_ + i])) != keyword[i]) return false;
+      if (std::tolower(static_cast<unsigned char>(text_[position_ + i])) != keyword[i])
+        return false;
     }
     size_t end = position_ + keyword.size();
-    if (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
+    if (end < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
       return false;
     }
     position_ = end;
@@ -73,7 +77,8 @@ class DdlParser {
     }
     size_t start = position_;
     while (position_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[position_])) || text_[position_] == '_' ||
+           (std::isalnum(static_cast<unsigned char>(text_[position_])) ||
+            text_[position_] == '_' ||
             static_cast<unsigned char>(text_[position_]) >= 0x80)) {
       ++position_;
     }
@@ -96,7 +101,8 @@ class DdlParser {
     NestedField field{0, std::move(name), required, std::move(type)};
     if (AcceptKeyword("comment")) {
       SkipSpaces();
-      if (position_ >= text_.size() || text_[position_] != '\'') return Error("expected 'comment'");
+      if (position_ >= text_.size() || text_[position_] != '\'')
+        return Error("expected 'comment'");
       size_t end = text_.find('\'', position_ + 1);
       if (end == std::string_view::npos) return Error("unterminated comment");
       field.doc = std::string(text_.substr(position_ + 1, end - position_ - 1));
@@ -137,14 +143,17 @@ class DdlParser {
     // A primitive: a word, optionally followed by (...) or [...].
     size_t start = position_;
     while (position_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[position_])) || text_[position_] == '_')) {
+           (std::isalnum(static_cast<unsigned char>(text_[position_])) ||
+            text_[position_] == '_')) {
       ++position_;
     }
     if (start == position_) return Error("expected a type");
     std::string word(text_.substr(start, position_ - start));
-    for (auto& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : word)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     SkipSpaces();
-    if (position_ < text_.size() && (text_[position_] == '(' || text_[position_] == '[')) {
+    if (position_ < text_.size() &&
+        (text_[position_] == '(' || text_[position_] == '[')) {
       char close = text_[position_] == '(' ? ')' : ']';
       size_t end = text_.find(close, position_);
       if (end == std::string_view::npos) return Error("unclosed type arguments");

@@ -14,8 +14,10 @@ OrderedJson FieldToJson(const NestedField& field) {
   json["required"] = field.required;
   json["type"] = TypeToJson(*field.type);
   if (!field.doc.empty()) json["doc"] = field.doc;
-  if (field.initial_default) json["initial-default"] = OrderedJson::parse(*field.initial_default);
-  if (field.write_default) json["write-default"] = OrderedJson::parse(*field.write_default);
+  if (field.initial_default)
+    json["initial-default"] = OrderedJson::parse(*field.initial_default);
+  if (field.write_default)
+    json["write-default"] = OrderedJson::parse(*field.write_default);
   return json;
 }
 
@@ -31,7 +33,8 @@ arrow::Result<std::vector<NestedField>> FieldsFromJson(const Json& fields, int d
     NestedField field;
     ARROW_ASSIGN_OR_RAISE(field.id, GetInt(item, "id", "schema field"));
     ARROW_ASSIGN_OR_RAISE(field.name, GetString(item, "name", "schema field"));
-    ARROW_ASSIGN_OR_RAISE(field.required, GetBool(item, "required", "field " + field.name));
+    ARROW_ASSIGN_OR_RAISE(field.required,
+                          GetBool(item, "required", "field " + field.name));
     ARROW_ASSIGN_OR_RAISE(const Json* type, Member(item, "type", "field " + field.name));
     ARROW_ASSIGN_OR_RAISE(field.type, TypeFromJsonAtDepth(*type, depth + 1));
     if (auto doc = item.find("doc"); doc != item.end() && doc->is_string()) {
@@ -50,8 +53,9 @@ arrow::Result<std::vector<NestedField>> FieldsFromJson(const Json& fields, int d
 
 arrow::Result<TypePtr> TypeFromJsonAtDepth(const Json& json, int depth) {
   if (depth > kMaxTypeDepth) {
-    return MakeError(ErrorKind::kInvalidMetadata,
-                     "type nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
+    return MakeError(
+        ErrorKind::kInvalidMetadata,
+        "type nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
   }
   if (json.is_string()) return PrimitiveType::FromString(json.get<std::string>());
   ARROW_ASSIGN_OR_RAISE(std::string kind, GetString(json, "type", "nested type"));
@@ -64,10 +68,12 @@ arrow::Result<TypePtr> TypeFromJsonAtDepth(const Json& json, int depth) {
     NestedField element;
     element.name = "element";
     ARROW_ASSIGN_OR_RAISE(element.id, GetInt(json, "element-id", "list type"));
-    ARROW_ASSIGN_OR_RAISE(element.required, GetBool(json, "element-required", "list type"));
+    ARROW_ASSIGN_OR_RAISE(element.required,
+                          GetBool(json, "element-required", "list type"));
     ARROW_ASSIGN_OR_RAISE(const Json* type, Member(json, "element", "list type"));
     ARROW_ASSIGN_OR_RAISE(element.type, TypeFromJsonAtDepth(*type, depth + 1));
-    return std::static_pointer_cast<const Type>(std::make_shared<ListType>(std::move(element)));
+    return std::static_pointer_cast<const Type>(
+        std::make_shared<ListType>(std::move(element)));
   }
   if (kind == "map") {
     NestedField key{0, "key", true, nullptr};
@@ -124,7 +130,9 @@ OrderedJson TypeToJson(const Type& type) {
   }
 }
 
-arrow::Result<TypePtr> TypeFromJson(const Json& json) { return TypeFromJsonAtDepth(json, 0); }
+arrow::Result<TypePtr> TypeFromJson(const Json& json) {
+  return TypeFromJsonAtDepth(json, 0);
+}
 
 OrderedJson SchemaToJsonValue(const Schema& schema) {
   OrderedJson json;
@@ -149,11 +157,13 @@ arrow::Result<SchemaPtr> SchemaFromJsonValue(const Json& json) {
   std::vector<int> identifiers;
   if (auto found = json.find("identifier-field-ids"); found != json.end()) {
     if (!found->is_array()) {
-      return MakeError(ErrorKind::kInvalidMetadata, "schema identifier-field-ids is not an array");
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "schema identifier-field-ids is not an array");
     }
     for (const auto& id : *found) {
       if (!id.is_number_integer()) {
-        return MakeError(ErrorKind::kInvalidMetadata, "schema identifier-field-ids holds a non-integer");
+        return MakeError(ErrorKind::kInvalidMetadata,
+                         "schema identifier-field-ids holds a non-integer");
       }
       identifiers.push_back(id.get<int>());
     }

@@ -16,7 +16,8 @@ SchemaPtr NestedSchema() {
       3,
       {types::Required(1, "id", types::Long()),
        types::Optional(2, "points", types::List(4, point, true)),
-       types::Optional(3, "attrs", types::Map(7, types::String(), 8, types::String(), false)),
+       types::Optional(3, "attrs",
+                       types::Map(7, types::String(), 8, types::String(), false)),
        types::Optional(9, "price", types::Decimal(9, 2))},
       {1});
   return *schema;
@@ -50,7 +51,9 @@ TEST(SchemaTest, JsonRoundTripKeepsEverything) {
   auto schema = NestedSchema();
   std::string json = SchemaToJson(*schema);
   EXPECT_NE(json.find("\"decimal(9, 2)\""), std::string::npos);
-  EXPECT_EQ(json.rfind("{\"type\":\"struct\",\"schema-id\":3,\"identifier-field-ids\":[1],", 0), 0u)
+  EXPECT_EQ(
+      json.rfind("{\"type\":\"struct\",\"schema-id\":3,\"identifier-field-ids\":[1],", 0),
+      0u)
       << json;
   FLOE_ASSIGN_OR_FAIL(auto parsed, SchemaFromJson(json));
   EXPECT_TRUE(parsed->SameStructure(*schema));
@@ -60,9 +63,9 @@ TEST(SchemaTest, JsonRoundTripKeepsEverything) {
 
 TEST(SchemaTest, ParsesEveryPrimitiveTypeName) {
   for (const char* name :
-       {"boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
-        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant",
-        "geometry", "geography"}) {
+       {"boolean", "int", "long", "float", "double", "date", "time", "timestamp",
+        "timestamptz", "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary",
+        "unknown", "variant", "geometry", "geography"}) {
     FLOE_ASSIGN_OR_FAIL(auto type, PrimitiveType::FromString(name));
     EXPECT_EQ(type->ToString(), name);
   }
@@ -84,8 +87,8 @@ TEST(SchemaTest, AssignsFreshIdsBreadthFirst) {
       auto schema,
       ParseSchemaText("id long not null, s struct<a: int, b: list<string not null>>, m "
                       "map<string, struct<x: int>>, `odd name` string comment 'c'"));
-  // Top-level fields first (1..4), then s's children (5, 6), then b's element (7), then the
-  // map's key and value (8, 9) and the value's field (10).
+  // Top-level fields first (1..4), then s's children (5, 6), then b's element (7), then
+  // the map's key and value (8, 9) and the value's field (10).
   EXPECT_EQ(schema->FindFieldId("id"), 1);
   EXPECT_EQ(schema->FindFieldId("s"), 2);
   EXPECT_EQ(schema->FindFieldId("m"), 3);
@@ -97,7 +100,8 @@ TEST(SchemaTest, AssignsFreshIdsBreadthFirst) {
   EXPECT_EQ(schema->FindFieldId("m.value"), 9);
   EXPECT_EQ(schema->FindFieldId("m.value.x"), 10);
   EXPECT_TRUE(schema->FindField(1)->required);
-  EXPECT_TRUE(static_cast<const ListType&>(*schema->FindField(6)->type).element().required);
+  EXPECT_TRUE(
+      static_cast<const ListType&>(*schema->FindField(6)->type).element().required);
   EXPECT_EQ(schema->FindField(4)->doc, "c");
 }
 
@@ -120,7 +124,8 @@ namespace {
 TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
   auto schema = *ParseSchemaText(
       "id long not null, s struct<a: int, b: struct<c: string, d: double>>, "
-      "items list<struct<price: decimal(9, 2), name: string>>, attrs map<string, struct<v: int, w: int>>, "
+      "items list<struct<price: decimal(9, 2), name: string>>, attrs map<string, "
+      "struct<v: int, w: int>>, "
       "tags list<string>");
   auto select = [&](std::initializer_list<const char*> names) {
     std::set<int> ids;
@@ -128,9 +133,12 @@ TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
     return SelectFields(*schema, ids)->as_struct()->ToString();
   };
   EXPECT_EQ(select({"id"}), "struct<1: id: required long>");
-  EXPECT_EQ(select({"s.b.d"}), "struct<2: s: optional struct<7: b: optional struct<9: d: optional double>>>");
+  EXPECT_EQ(
+      select({"s.b.d"}),
+      "struct<2: s: optional struct<7: b: optional struct<9: d: optional double>>>");
   EXPECT_EQ(select({"s.b"}),
-            "struct<2: s: optional struct<7: b: optional struct<8: c: optional string, 9: d: optional double>>>");
+            "struct<2: s: optional struct<7: b: optional struct<8: c: optional string, "
+            "9: d: optional double>>>");
   // Short names: items.price is items.element.price, attrs.w is attrs.value.w.
   EXPECT_EQ(select({"items.price"}),
             "struct<3: items: optional list<struct<11: price: optional decimal(9, 2)>>>");

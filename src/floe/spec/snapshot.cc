@@ -30,7 +30,8 @@ OrderedJson SnapshotToJsonValue(const Snapshot& snapshot) {
   OrderedJson json;
   if (snapshot.sequence_number > 0) json["sequence-number"] = snapshot.sequence_number;
   json["snapshot-id"] = snapshot.snapshot_id;
-  if (snapshot.parent_snapshot_id) json["parent-snapshot-id"] = *snapshot.parent_snapshot_id;
+  if (snapshot.parent_snapshot_id)
+    json["parent-snapshot-id"] = *snapshot.parent_snapshot_id;
   json["timestamp-ms"] = snapshot.timestamp_ms;
   OrderedJson summary;
   summary["operation"] = snapshot.summary.operation;
@@ -58,18 +59,21 @@ arrow::Result<SnapshotPtr> SnapshotFromJsonValue(const Json& json) {
   snapshot->sequence_number = sequence.value_or(0);
   ARROW_ASSIGN_OR_RAISE(snapshot->timestamp_ms, GetLong(json, "timestamp-ms", what));
   if (auto list = json.find("manifest-list"); list != json.end()) {
-    if (!list->is_string()) return MakeError(ErrorKind::kInvalidMetadata, what + ": manifest-list");
+    if (!list->is_string())
+      return MakeError(ErrorKind::kInvalidMetadata, what + ": manifest-list");
     snapshot->manifest_list = list->get<std::string>();
   } else if (auto manifests = json.find("manifests"); manifests != json.end()) {
     if (!manifests->is_array()) {
       return MakeError(ErrorKind::kInvalidMetadata, what + ": manifests is not an array");
     }
     for (const auto& path : *manifests) {
-      if (!path.is_string()) return MakeError(ErrorKind::kInvalidMetadata, what + ": manifests");
+      if (!path.is_string())
+        return MakeError(ErrorKind::kInvalidMetadata, what + ": manifests");
       snapshot->manifests.push_back(path.get<std::string>());
     }
   } else {
-    return MakeError(ErrorKind::kInvalidMetadata, what + ": no manifest-list or manifests");
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     what + ": no manifest-list or manifests");
   }
   if (auto summary = json.find("summary"); summary != json.end()) {
     if (!summary->is_object()) {
@@ -77,8 +81,8 @@ arrow::Result<SnapshotPtr> SnapshotFromJsonValue(const Json& json) {
     }
     for (const auto& [key, value] : summary->items()) {
       if (!value.is_string()) {
-        return MakeError(ErrorKind::kInvalidMetadata, what + ": summary value of '" + key +
-                                                          "' is not a string");
+        return MakeError(ErrorKind::kInvalidMetadata,
+                         what + ": summary value of '" + key + "' is not a string");
       }
       if (key == "operation") {
         snapshot->summary.operation = value.get<std::string>();
@@ -93,7 +97,8 @@ arrow::Result<SnapshotPtr> SnapshotFromJsonValue(const Json& json) {
   }
   ARROW_ASSIGN_OR_RAISE(auto schema_id, GetOptionalLong(json, "schema-id", what));
   if (schema_id) snapshot->schema_id = static_cast<int>(*schema_id);
-  ARROW_ASSIGN_OR_RAISE(snapshot->first_row_id, GetOptionalLong(json, "first-row-id", what));
+  ARROW_ASSIGN_OR_RAISE(snapshot->first_row_id,
+                        GetOptionalLong(json, "first-row-id", what));
   ARROW_ASSIGN_OR_RAISE(snapshot->added_rows, GetOptionalLong(json, "added-rows", what));
   ARROW_ASSIGN_OR_RAISE(snapshot->key_id, GetOptionalLong(json, "key-id", what));
   return SnapshotPtr(std::move(snapshot));
@@ -103,7 +108,8 @@ OrderedJson SnapshotRefToJsonValue(const SnapshotRef& ref) {
   OrderedJson json;
   json["snapshot-id"] = ref.snapshot_id;
   json["type"] = ref.is_branch ? "branch" : "tag";
-  if (ref.min_snapshots_to_keep) json["min-snapshots-to-keep"] = *ref.min_snapshots_to_keep;
+  if (ref.min_snapshots_to_keep)
+    json["min-snapshots-to-keep"] = *ref.min_snapshots_to_keep;
   if (ref.max_snapshot_age_ms) json["max-snapshot-age-ms"] = *ref.max_snapshot_age_ms;
   if (ref.max_ref_age_ms) json["max-ref-age-ms"] = *ref.max_ref_age_ms;
   return json;
@@ -117,11 +123,13 @@ arrow::Result<SnapshotRef> SnapshotRefFromJsonValue(const Json& json) {
     return MakeError(ErrorKind::kInvalidMetadata, "snapshot ref type '" + type + "'");
   }
   ref.is_branch = type == "branch";
-  ARROW_ASSIGN_OR_RAISE(auto min_keep, GetOptionalLong(json, "min-snapshots-to-keep", "ref"));
+  ARROW_ASSIGN_OR_RAISE(auto min_keep,
+                        GetOptionalLong(json, "min-snapshots-to-keep", "ref"));
   if (min_keep) ref.min_snapshots_to_keep = static_cast<int>(*min_keep);
   ARROW_ASSIGN_OR_RAISE(ref.max_snapshot_age_ms,
                         GetOptionalLong(json, "max-snapshot-age-ms", "snapshot ref"));
-  ARROW_ASSIGN_OR_RAISE(ref.max_ref_age_ms, GetOptionalLong(json, "max-ref-age-ms", "snapshot ref"));
+  ARROW_ASSIGN_OR_RAISE(ref.max_ref_age_ms,
+                        GetOptionalLong(json, "max-ref-age-ms", "snapshot ref"));
   return ref;
 }
 

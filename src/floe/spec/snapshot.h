@@ -31,13 +31,14 @@ struct SnapshotSummary {
   bool operator==(const SnapshotSummary&) const = default;
 };
 
-/// One table snapshot. Immutable once committed; share as std::shared_ptr<const Snapshot>.
+/// One table snapshot. Immutable once committed; share as std::shared_ptr<const
+/// Snapshot>.
 struct Snapshot {
   int64_t snapshot_id = 0;
   std::optional<int64_t> parent_snapshot_id;
   int64_t sequence_number = 0;  ///< 0 in format v1 (absent from JSON).
   int64_t timestamp_ms = 0;
-  std::string manifest_list;           ///< Empty for a v1 snapshot that lists `manifests`.
+  std::string manifest_list;  ///< Empty for a v1 snapshot that lists `manifests`.
   std::vector<std::string> manifests;  ///< Only old v1 snapshots without a manifest list.
   SnapshotSummary summary;
   std::optional<int> schema_id;

@@ -21,7 +21,8 @@ OrderedJson SortOrderToJsonValue(const SortOrder& order) {
     item["transform"] = field.transform.ToString();
     item["source-id"] = field.source_id;
     item["direction"] = field.direction == SortDirection::kAscending ? "asc" : "desc";
-    item["null-order"] = field.null_order == NullOrder::kNullsFirst ? "nulls-first" : "nulls-last";
+    item["null-order"] =
+        field.null_order == NullOrder::kNullsFirst ? "nulls-first" : "nulls-last";
     fields.push_back(std::move(item));
   }
   json["fields"] = std::move(fields);
@@ -37,19 +38,25 @@ arrow::Result<SortOrderPtr> SortOrderFromJsonValue(const Json& json) {
   }
   for (const auto& item : *fields) {
     SortField field;
-    ARROW_ASSIGN_OR_RAISE(std::string transform, GetString(item, "transform", "sort field"));
+    ARROW_ASSIGN_OR_RAISE(std::string transform,
+                          GetString(item, "transform", "sort field"));
     ARROW_ASSIGN_OR_RAISE(field.transform, Transform::Parse(transform));
     ARROW_ASSIGN_OR_RAISE(field.source_id, GetInt(item, "source-id", "sort field"));
-    ARROW_ASSIGN_OR_RAISE(std::string direction, GetString(item, "direction", "sort field"));
-    ARROW_ASSIGN_OR_RAISE(std::string null_order, GetString(item, "null-order", "sort field"));
+    ARROW_ASSIGN_OR_RAISE(std::string direction,
+                          GetString(item, "direction", "sort field"));
+    ARROW_ASSIGN_OR_RAISE(std::string null_order,
+                          GetString(item, "null-order", "sort field"));
     if (direction != "asc" && direction != "desc") {
       return MakeError(ErrorKind::kInvalidMetadata, "sort direction '" + direction + "'");
     }
     if (null_order != "nulls-first" && null_order != "nulls-last") {
-      return MakeError(ErrorKind::kInvalidMetadata, "sort null order '" + null_order + "'");
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "sort null order '" + null_order + "'");
     }
-    field.direction = direction == "asc" ? SortDirection::kAscending : SortDirection::kDescending;
-    field.null_order = null_order == "nulls-first" ? NullOrder::kNullsFirst : NullOrder::kNullsLast;
+    field.direction =
+        direction == "asc" ? SortDirection::kAscending : SortDirection::kDescending;
+    field.null_order =
+        null_order == "nulls-first" ? NullOrder::kNullsFirst : NullOrder::kNullsLast;
     order->fields.push_back(std::move(field));
   }
   return SortOrderPtr(std::move(order));

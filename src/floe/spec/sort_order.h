@@ -19,7 +19,8 @@ struct SortField {
   bool operator==(const SortField&) const = default;
 };
 
-/// Immutable; share as std::shared_ptr<const SortOrder>. Order id 0 is reserved for unsorted.
+/// Immutable; share as std::shared_ptr<const SortOrder>. Order id 0 is reserved for
+/// unsorted.
 struct SortOrder {
   int order_id = 0;
   std::vector<SortField> fields;

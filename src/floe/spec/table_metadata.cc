@@ -72,7 +72,8 @@ SnapshotPtr TableMetadata::BranchHead(std::string_view branch) const {
   return SnapshotById(found->second.snapshot_id);
 }
 
-std::string TableMetadata::Property(std::string_view key, std::string_view fallback) const {
+std::string TableMetadata::Property(std::string_view key,
+                                    std::string_view fallback) const {
   auto found = properties.find(std::string(key));
   return found == properties.end() ? std::string(fallback) : found->second;
 }
@@ -107,12 +108,13 @@ arrow::Status Validate(const TableMetadata& metadata) {
                    " names no partition spec");
   }
   if (metadata.DefaultSortOrder() == nullptr) {
-    return Invalid("default-sort-order-id " + std::to_string(metadata.default_sort_order_id) +
+    return Invalid("default-sort-order-id " +
+                   std::to_string(metadata.default_sort_order_id) +
                    " names no sort order");
   }
   if (metadata.current_snapshot_id && metadata.CurrentSnapshot() == nullptr) {
-    return Invalid("current-snapshot-id " + std::to_string(*metadata.current_snapshot_id) +
-                   " names no snapshot");
+    return Invalid("current-snapshot-id " +
+                   std::to_string(*metadata.current_snapshot_id) + " names no snapshot");
   }
   std::set<int64_t> ids;
   for (const auto& snapshot : metadata.snapshots) {
@@ -140,7 +142,8 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
   if (metadata->format_version < 1) return Invalid("format-version must be at least 1");
   if (metadata->format_version > kMaxFormatVersion) {
     return MakeError(ErrorKind::kNotSupported,
-                     "table metadata: format-version " + std::to_string(metadata->format_version) +
+                     "table metadata: format-version " +
+                         std::to_string(metadata->format_version) +
                          " is newer than the highest floe supports (" +
                          std::to_string(kMaxFormatVersion) + ")");
   }
@@ -153,7 +156,8 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
     ARROW_ASSIGN_OR_RAISE(metadata->last_sequence_number,
                           GetLong(json, "last-sequence-number", kWhat));
   }
-  ARROW_ASSIGN_OR_RAISE(metadata->last_updated_ms, GetLong(json, "last-updated-ms", kWhat));
+  ARROW_ASSIGN_OR_RAISE(metadata->last_updated_ms,
+                        GetLong(json, "last-updated-ms", kWhat));
   ARROW_ASSIGN_OR_RAISE(metadata->last_column_id, GetInt(json, "last-column-id", kWhat));
 
   if (auto schemas = json.find("schemas"); schemas != json.end()) {
@@ -162,7 +166,8 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
       ARROW_ASSIGN_OR_RAISE(auto schema, json_internal::SchemaFromJsonValue(item));
       metadata->schemas.push_back(std::move(schema));
     }
-    ARROW_ASSIGN_OR_RAISE(metadata->current_schema_id, GetInt(json, "current-schema-id", kWhat));
+    ARROW_ASSIGN_OR_RAISE(metadata->current_schema_id,
+                          GetInt(json, "current-schema-id", kWhat));
   } else if (v1) {
     ARROW_ASSIGN_OR_RAISE(const Json* schema_json, Member(json, "schema", kWhat));
     ARROW_ASSIGN_OR_RAISE(auto schema, json_internal::SchemaFromJsonValue(*schema_json));
@@ -178,17 +183,20 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
       ARROW_ASSIGN_OR_RAISE(auto spec, json_internal::PartitionSpecFromJsonValue(item));
       metadata->specs.push_back(std::move(spec));
     }
-    ARROW_ASSIGN_OR_RAISE(metadata->default_spec_id, GetInt(json, "default-spec-id", kWhat));
+    ARROW_ASSIGN_OR_RAISE(metadata->default_spec_id,
+                          GetInt(json, "default-spec-id", kWhat));
   } else if (v1) {
     ARROW_ASSIGN_OR_RAISE(const Json* fields, Member(json, "partition-spec", kWhat));
-    ARROW_ASSIGN_OR_RAISE(auto spec, json_internal::PartitionFieldsFromJsonValue(*fields, 0));
+    ARROW_ASSIGN_OR_RAISE(auto spec,
+                          json_internal::PartitionFieldsFromJsonValue(*fields, 0));
     metadata->specs.push_back(std::move(spec));
     metadata->default_spec_id = 0;
   } else {
     return Invalid("missing field 'partition-specs'");
   }
   if (json.contains("last-partition-id") || !v1) {
-    ARROW_ASSIGN_OR_RAISE(metadata->last_partition_id, GetInt(json, "last-partition-id", kWhat));
+    ARROW_ASSIGN_OR_RAISE(metadata->last_partition_id,
+                          GetInt(json, "last-partition-id", kWhat));
   } else {
     metadata->last_partition_id = kPartitionDataIdStart - 1;
     for (const auto& spec : metadata->specs) {
@@ -220,14 +228,17 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
     }
   }
 
-  ARROW_ASSIGN_OR_RAISE(auto current, GetOptionalLong(json, "current-snapshot-id", kWhat));
+  ARROW_ASSIGN_OR_RAISE(auto current,
+                        GetOptionalLong(json, "current-snapshot-id", kWhat));
   if (current && *current != -1) metadata->current_snapshot_id = current;
-  ARROW_ASSIGN_OR_RAISE(metadata->next_row_id, GetOptionalLong(json, "next-row-id", kWhat));
+  ARROW_ASSIGN_OR_RAISE(metadata->next_row_id,
+                        GetOptionalLong(json, "next-row-id", kWhat));
   if (auto keys = json.find("encryption-keys"); keys != json.end() && !keys->is_null()) {
     metadata->encryption_keys_json = keys->dump();
   }
 
-  if (auto snapshots = json.find("snapshots"); snapshots != json.end() && !snapshots->is_null()) {
+  if (auto snapshots = json.find("snapshots");
+      snapshots != json.end() && !snapshots->is_null()) {
     if (!snapshots->is_array()) return Invalid("snapshots is not an array");
     for (const auto& item : *snapshots) {
       ARROW_ASSIGN_OR_RAISE(auto snapshot, json_internal::SnapshotFromJsonValue(item));
@@ -251,8 +262,10 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
     if (!log->is_array()) return Invalid("snapshot-log is not an array");
     for (const auto& item : *log) {
       SnapshotLogEntry entry;
-      ARROW_ASSIGN_OR_RAISE(entry.timestamp_ms, GetLong(item, "timestamp-ms", "snapshot-log"));
-      ARROW_ASSIGN_OR_RAISE(entry.snapshot_id, GetLong(item, "snapshot-id", "snapshot-log"));
+      ARROW_ASSIGN_OR_RAISE(entry.timestamp_ms,
+                            GetLong(item, "timestamp-ms", "snapshot-log"));
+      ARROW_ASSIGN_OR_RAISE(entry.snapshot_id,
+                            GetLong(item, "snapshot-id", "snapshot-log"));
       metadata->snapshot_log.push_back(entry);
     }
   }
@@ -260,8 +273,10 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
     if (!log->is_array()) return Invalid("metadata-log is not an array");
     for (const auto& item : *log) {
       MetadataLogEntry entry;
-      ARROW_ASSIGN_OR_RAISE(entry.timestamp_ms, GetLong(item, "timestamp-ms", "metadata-log"));
-      ARROW_ASSIGN_OR_RAISE(entry.metadata_file, GetString(item, "metadata-file", "metadata-log"));
+      ARROW_ASSIGN_OR_RAISE(entry.timestamp_ms,
+                            GetLong(item, "timestamp-ms", "metadata-log"));
+      ARROW_ASSIGN_OR_RAISE(entry.metadata_file,
+                            GetString(item, "metadata-file", "metadata-log"));
       metadata->metadata_log.push_back(std::move(entry));
     }
   }
@@ -317,7 +332,8 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
   } else {
     json["current-snapshot-id"] = -1;
   }
-  if (metadata.format_version >= 3) json["next-row-id"] = metadata.next_row_id.value_or(0);
+  if (metadata.format_version >= 3)
+    json["next-row-id"] = metadata.next_row_id.value_or(0);
   if (!metadata.encryption_keys_json.empty() && metadata.encryption_keys_json != "[]") {
     json["encryption-keys"] = OrderedJson::parse(metadata.encryption_keys_json);
   }
@@ -352,10 +368,9 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
   return json.dump();
 }
 
-arrow::Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
-                                                 const SortOrder& sort_order,
-                                                 std::string location,
-                                                 std::map<std::string, std::string> properties) {
+arrow::Result<TableMetadataPtr> NewTableMetadata(
+    const Schema& schema, const PartitionSpec& spec, const SortOrder& sort_order,
+    std::string location, std::map<std::string, std::string> properties) {
   int format_version = kDefaultFormatVersion;
   if (auto found = properties.find("format-version"); found != properties.end()) {
     if (found->second != "1" && found->second != "2" && found->second != "3") {
@@ -382,17 +397,19 @@ arrow::Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const Par
   for (int id : schema.identifier_field_ids()) {
     auto name = schema.FindColumnName(id);
     auto fresh = name ? fresh_schema->FindFieldId(*name) : std::nullopt;
-    if (!fresh) return MakeError(ErrorKind::kInvalidInput, "identifier field id not in schema");
+    if (!fresh)
+      return MakeError(ErrorKind::kInvalidInput, "identifier field id not in schema");
     identifiers.push_back(*fresh);
   }
-  ARROW_ASSIGN_OR_RAISE(fresh_schema, Schema::Make(0, std::move(fresh_fields), identifiers));
+  ARROW_ASSIGN_OR_RAISE(fresh_schema,
+                        Schema::Make(0, std::move(fresh_fields), identifiers));
   auto remap = [&](int source_id) -> arrow::Result<int> {
     auto name = schema.FindColumnName(source_id);
     auto fresh = name ? fresh_schema->FindFieldId(*name) : std::nullopt;
     if (!fresh) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "partition or sort source id " + std::to_string(source_id) +
-                           " is not a column of the schema");
+      return MakeError(ErrorKind::kInvalidInput, "partition or sort source id " +
+                                                     std::to_string(source_id) +
+                                                     " is not a column of the schema");
     }
     return *fresh;
   };
@@ -426,17 +443,19 @@ arrow::Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const Par
     if (!IsReservedTableProperty(key)) metadata->properties[key] = value;
   }
   // iceberg-java ≥ 1.4 persists zstd for every new table that does not choose a codec.
-  metadata->properties.emplace(std::string(properties::kParquetCompressionCodec.key), "zstd");
+  metadata->properties.emplace(std::string(properties::kParquetCompressionCodec.key),
+                               "zstd");
   if (format_version >= 3) metadata->next_row_id = 0;
   return TableMetadataPtr(std::move(metadata));
 }
 
-TableMetadataBuilder::TableMetadataBuilder(const TableMetadata& base, std::string base_location)
+TableMetadataBuilder::TableMetadataBuilder(const TableMetadata& base,
+                                           std::string base_location)
     : metadata_(base),
       base_location_(std::move(base_location)),
       base_last_updated_ms_(base.last_updated_ms) {}
 
-TableMetadataBuilder& TableMetadataBuilder::AddSnapshot(SnapshotPtr snapshot,
+TableMetadataBuilder& TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot,
                                                         std::string_view branch) {
   metadata_.snapshots.push_back(snapshot);
   metadata_.refs[std::string(branch)] = SnapshotRef{snapshot->snapshot_id, true};
@@ -449,7 +468,8 @@ TableMetadataBuilder& TableMetadataBuilder::AddSnapshot(SnapshotPtr snapshot,
         std::max(metadata_.last_sequence_number, snapshot->sequence_number);
   }
   if (metadata_.format_version >= 3) {
-    metadata_.next_row_id = metadata_.next_row_id.value_or(0) + snapshot->added_rows.value_or(0);
+    metadata_.next_row_id =
+        metadata_.next_row_id.value_or(0) + snapshot->added_rows.value_or(0);
   }
   return *this;
 }
@@ -460,15 +480,18 @@ TableMetadataBuilder& TableMetadataBuilder::SetProperties(
   return *this;
 }
 
-TableMetadataBuilder& TableMetadataBuilder::RemoveProperties(const std::vector<std::string>& keys) {
+TableMetadataBuilder& TableMetadataBuilder::RemoveProperties(
+    const std::vector<std::string>& keys) {
   for (const auto& key : keys) metadata_.properties.erase(key);
   return *this;
 }
 
-TableMetadataBuilder& TableMetadataBuilder::RemoveSnapshots(const std::vector<int64_t>& ids) {
+TableMetadataBuilder& TableMetadataBuilder::RemoveSnapshots(
+    const std::vector<int64_t>& ids) {
   std::set<int64_t> removed(ids.begin(), ids.end());
-  std::erase_if(metadata_.snapshots,
-                [&](const SnapshotPtr& snapshot) { return removed.count(snapshot->snapshot_id); });
+  std::erase_if(metadata_.snapshots, [&](const SnapshotPtr& snapshot) {
+    return removed.count(snapshot->snapshot_id);
+  });
   std::erase_if(metadata_.refs, [&](const auto& entry) {
     return removed.count(entry.second.snapshot_id) > 0;
   });
@@ -489,8 +512,8 @@ TableMetadataPtr TableMetadataBuilder::Build(std::vector<MetadataLogEntry>* remo
   metadata_.last_updated_ms = std::max(NowMillis(), base_last_updated_ms_);
   if (!base_location_.empty()) {
     metadata_.metadata_log.push_back({base_last_updated_ms_, base_location_});
-    int64_t max_entries =
-        std::max<int64_t>(1, properties::kMetadataPreviousVersionsMax.Get(metadata_.properties));
+    int64_t max_entries = std::max<int64_t>(
+        1, properties::kMetadataPreviousVersionsMax.Get(metadata_.properties));
     while (static_cast<int64_t>(metadata_.metadata_log.size()) > max_entries) {
       if (removed) removed->push_back(metadata_.metadata_log.front());
       metadata_.metadata_log.erase(metadata_.metadata_log.begin());

@@ -1,5 +1,5 @@
-// Table metadata: the content of a metadata JSON file, for format versions 1, 2 and 3, and the
-// functions that read, write and change it.
+// Table metadata: the content of a metadata JSON file, for format versions 1, 2 and 3,
+// and the functions that read, write and change it.
 #pragma once
 
 #include <cstdint>
@@ -52,9 +52,10 @@ struct TableMetadata {
   std::vector<SortOrderPtr> sort_orders;
   int default_sort_order_id = 0;
   std::map<std::string, std::string> properties;
-  std::optional<int64_t> current_snapshot_id;  ///< nullopt when the table has no snapshot.
-  std::optional<int64_t> next_row_id;          ///< v3
-  std::string encryption_keys_json;            ///< Raw JSON array, empty when absent.
+  std::optional<int64_t>
+      current_snapshot_id;             ///< nullopt when the table has no snapshot.
+  std::optional<int64_t> next_row_id;  ///< v3
+  std::string encryption_keys_json;    ///< Raw JSON array, empty when absent.
   std::map<std::string, SnapshotRef> refs;
   std::vector<SnapshotPtr> snapshots;
   std::string statistics_json = "[]";            ///< Raw JSON array, kept as read.
@@ -84,9 +85,9 @@ struct TableMetadata {
 
 using TableMetadataPtr = std::shared_ptr<const TableMetadata>;
 
-/// Parses metadata JSON. Accepts what the spec allows for each version (v1's single `schema` and
-/// `partition-spec`, a `current-snapshot-id` of -1 or null, missing `refs`). Malformed or
-/// inconsistent metadata gives InvalidMetadata naming the field at fault.
+/// Parses metadata JSON. Accepts what the spec allows for each version (v1's single
+/// `schema` and `partition-spec`, a `current-snapshot-id` of -1 or null, missing `refs`).
+/// Malformed or inconsistent metadata gives InvalidMetadata naming the field at fault.
 arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view json);
 
 /// Writes metadata JSON with iceberg-java's field order (compact, as iceberg-java ≥ 1.9).
@@ -96,44 +97,46 @@ std::string TableMetadataToJson(const TableMetadata& metadata);
 std::string SchemaToJson(const Schema& schema);
 arrow::Result<SchemaPtr> SchemaFromJson(std::string_view json);
 std::string PartitionSpecToJson(const PartitionSpec& spec);
-/// The spec's fields only: the JSON array manifests carry in their `partition-spec` header.
+/// The spec's fields only: the JSON array manifests carry in their `partition-spec`
+/// header.
 std::string PartitionFieldsToJson(const PartitionSpec& spec);
 arrow::Result<PartitionSpecPtr> PartitionSpecFromJson(std::string_view json);
 std::string SortOrderToJson(const SortOrder& order);
 arrow::Result<SortOrderPtr> SortOrderFromJson(std::string_view json);
 std::string SnapshotToJson(const Snapshot& snapshot);
 
-/// Properties iceberg-java removes from a new table's properties because they are stored in
-/// metadata fields (`format-version`, ...).
+/// Properties iceberg-java removes from a new table's properties because they are stored
+/// in metadata fields (`format-version`, ...).
 bool IsReservedTableProperty(std::string_view key);
 
 /// Metadata for a new table, as iceberg-java's TableMetadata.newTableMetadata builds it:
-/// fresh column ids from 1, schema id 0, spec id 0 with partition field ids from 1000, the sort
-/// order with id 1 (or 0 when unsorted), reserved properties taken out, and
-/// write.parquet.compression-codec=zstd added when unset. The schema's ids are reassigned; the
-/// spec's and sort order's source ids are remapped by column name.
-arrow::Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
-                                                 const SortOrder& sort_order,
-                                                 std::string location,
-                                                 std::map<std::string, std::string> properties);
+/// fresh column ids from 1, schema id 0, spec id 0 with partition field ids from 1000,
+/// the sort order with id 1 (or 0 when unsorted), reserved properties taken out, and
+/// write.parquet.compression-codec=zstd added when unset. The schema's ids are
+/// reassigned; the spec's and sort order's source ids are remapped by column name.
+arrow::Result<TableMetadataPtr> NewTableMetadata(
+    const Schema& schema, const PartitionSpec& spec, const SortOrder& sort_order,
+    std::string location, std::map<std::string, std::string> properties);
 
 /// Produces a new metadata version from a base version.
 class TableMetadataBuilder {
  public:
-  /// Starts from `base`, which was read from `base_location` (empty for a table being created).
+  /// Starts from `base`, which was read from `base_location` (empty for a table being
+  /// created).
   TableMetadataBuilder(const TableMetadata& base, std::string base_location);
 
-  /// Adds a snapshot and points `branch` at it; updates the snapshot log, the sequence number
-  /// and, in v3, next-row-id. The snapshot's parent must be the branch head.
-  TableMetadataBuilder& AddSnapshot(SnapshotPtr snapshot, std::string_view branch = kMainBranch);
+  /// Adds a snapshot and points `branch` at it; updates the snapshot log, the sequence
+  /// number and, in v3, next-row-id. The snapshot's parent must be the branch head.
+  TableMetadataBuilder& AddSnapshot(const SnapshotPtr& snapshot,
+                                    std::string_view branch = kMainBranch);
   TableMetadataBuilder& SetProperties(const std::map<std::string, std::string>& updates);
   TableMetadataBuilder& RemoveProperties(const std::vector<std::string>& keys);
   /// Removes snapshots by id (and refs that point at them); the snapshot log keeps only
   /// entries of remaining snapshots after the last removed one, as iceberg-java does.
   TableMetadataBuilder& RemoveSnapshots(const std::vector<int64_t>& snapshot_ids);
 
-  /// The new version: last-updated-ms is now, and the base location (if any) is appended to the
-  /// metadata log, trimmed to write.metadata.previous-versions-max.
+  /// The new version: last-updated-ms is now, and the base location (if any) is appended
+  /// to the metadata log, trimmed to write.metadata.previous-versions-max.
   /// `removed_metadata_files` (optional) receives the log entries trimmed away.
   TableMetadataPtr Build(std::vector<MetadataLogEntry>* removed_metadata_files = nullptr);
 

@@ -10,8 +10,8 @@
 namespace floe {
 namespace {
 
-// A v2 metadata file as the Iceberg spec and iceberg-java write it, with a partition spec,
-// a sort order, two snapshots, refs, logs and statistics.
+// A v2 metadata file as the Iceberg spec and iceberg-java write it, with a partition
+// spec, a sort order, two snapshots, refs, logs and statistics.
 constexpr char kV2Metadata[] = R"json({
   "format-version": 2,
   "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
@@ -79,7 +79,8 @@ TEST(TableMetadataTest, ParsesSpecExampleAndRoundTrips) {
   EXPECT_EQ(actual, expected) << written;
   // And the key order is iceberg-java's.
   EXPECT_EQ(written.rfind("{\"format-version\":2,\"table-uuid\":", 0), 0u);
-  EXPECT_LT(written.find("\"last-partition-id\""), written.find("\"default-sort-order-id\""));
+  EXPECT_LT(written.find("\"last-partition-id\""),
+            written.find("\"default-sort-order-id\""));
   EXPECT_LT(written.find("\"refs\""), written.find("\"snapshots\""));
   FLOE_ASSIGN_OR_FAIL(auto reparsed, TableMetadataFromJson(written));
   EXPECT_EQ(TableMetadataToJson(*reparsed), written);
@@ -109,10 +110,10 @@ TEST(TableMetadataTest, ReadsV1WithSingleSchemaAndSpec) {
 
 TEST(TableMetadataTest, V3WritesNullCurrentSnapshotAndNextRowId) {
   FLOE_ASSIGN_OR_FAIL(auto schema, ParseSchemaText("a int"));
-  FLOE_ASSIGN_OR_FAIL(auto metadata,
-                      NewTableMetadata(*schema, *PartitionSpec::Unpartitioned(),
-                                       *SortOrder::Unsorted(), "/tmp/t/",
-                                       {{"format-version", "3"}, {"k", "v"}}));
+  FLOE_ASSIGN_OR_FAIL(
+      auto metadata,
+      NewTableMetadata(*schema, *PartitionSpec::Unpartitioned(), *SortOrder::Unsorted(),
+                       "/tmp/t/", {{"format-version", "3"}, {"k", "v"}}));
   EXPECT_EQ(metadata->location, "/tmp/t");
   EXPECT_EQ(metadata->properties.count("format-version"), 0u);
   EXPECT_EQ(metadata->properties.at("write.parquet.compression-codec"), "zstd");
@@ -126,10 +127,10 @@ TEST(TableMetadataTest, V3WritesNullCurrentSnapshotAndNextRowId) {
 
 TEST(TableMetadataTest, BuilderAddsSnapshotsAndTrimsMetadataLog) {
   FLOE_ASSIGN_OR_FAIL(auto schema, ParseSchemaText("a int"));
-  FLOE_ASSIGN_OR_FAIL(auto metadata,
-                      NewTableMetadata(*schema, *PartitionSpec::Unpartitioned(),
-                                       *SortOrder::Unsorted(), "/tmp/t",
-                                       {{"write.metadata.previous-versions-max", "2"}}));
+  FLOE_ASSIGN_OR_FAIL(
+      auto metadata,
+      NewTableMetadata(*schema, *PartitionSpec::Unpartitioned(), *SortOrder::Unsorted(),
+                       "/tmp/t", {{"write.metadata.previous-versions-max", "2"}}));
   std::string location = "/tmp/t/metadata/00000.metadata.json";
   std::optional<int64_t> parent;
   std::vector<MetadataLogEntry> removed;
@@ -141,7 +142,8 @@ TEST(TableMetadataTest, BuilderAddsSnapshotsAndTrimsMetadataLog) {
     snapshot->timestamp_ms = 1000 * i;
     snapshot->summary.operation = operations::kAppend;
     snapshot->manifest_list = "/tmp/list" + std::to_string(i);
-    metadata = TableMetadataBuilder(*metadata, location).AddSnapshot(snapshot).Build(&removed);
+    metadata =
+        TableMetadataBuilder(*metadata, location).AddSnapshot(snapshot).Build(&removed);
     location = "/tmp/t/metadata/0000" + std::to_string(i) + ".metadata.json";
     parent = snapshot->snapshot_id;
   }
@@ -149,7 +151,8 @@ TEST(TableMetadataTest, BuilderAddsSnapshotsAndTrimsMetadataLog) {
   EXPECT_EQ(metadata->current_snapshot_id, 104);
   EXPECT_EQ(metadata->snapshot_log.size(), 4u);
   ASSERT_EQ(metadata->metadata_log.size(), 2u);
-  EXPECT_EQ(metadata->metadata_log.back().metadata_file, "/tmp/t/metadata/00003.metadata.json");
+  EXPECT_EQ(metadata->metadata_log.back().metadata_file,
+            "/tmp/t/metadata/00003.metadata.json");
   ASSERT_EQ(removed.size(), 2u);
   EXPECT_EQ(removed[0].metadata_file, "/tmp/t/metadata/00000.metadata.json");
 }
@@ -169,17 +172,20 @@ TEST(TableMetadataTest, MalformedMetadataNamesTheField) {
   json["current-snapshot-id"] = 42;
   auto dangling = TableMetadataFromJson(json.dump());
   ASSERT_FALSE(dangling.ok());
-  EXPECT_NE(dangling.status().message().find("current-snapshot-id 42"), std::string::npos);
+  EXPECT_NE(dangling.status().message().find("current-snapshot-id 42"),
+            std::string::npos);
 
   json = nlohmann::json::parse(kV2Metadata);
   json["format-version"] = 4;
-  EXPECT_EQ(KindOf(TableMetadataFromJson(json.dump()).status()), ErrorKind::kNotSupported);
+  EXPECT_EQ(KindOf(TableMetadataFromJson(json.dump()).status()),
+            ErrorKind::kNotSupported);
 }
 
 TEST(PartitionSpecTest, ParsesPartitionByWithDefaultNames) {
-  FLOE_ASSIGN_OR_FAIL(auto schema,
-                      ParseSchemaText("id long, ts timestamptz, name string, s struct<region: "
-                                      "string>, d date"));
+  FLOE_ASSIGN_OR_FAIL(
+      auto schema,
+      ParseSchemaText("id long, ts timestamptz, name string, s struct<region: "
+                      "string>, d date"));
   FLOE_ASSIGN_OR_FAIL(auto spec, ParsePartitionBy("s.region, days(ts), bucket(16, id), "
                                                   "truncate(4, name), year(d), void(id)",
                                                   *schema));
@@ -201,8 +207,9 @@ TEST(PartitionSpecTest, ParsesPartitionByWithDefaultNames) {
                 0),
             0u);
 
-  EXPECT_FALSE(ParsePartitionBy("hour(d)", *schema).ok());        // hour needs a timestamp
-  EXPECT_FALSE(ParsePartitionBy("bucket(0, id)", *schema).ok());  // width must be positive
+  EXPECT_FALSE(ParsePartitionBy("hour(d)", *schema).ok());  // hour needs a timestamp
+  EXPECT_FALSE(
+      ParsePartitionBy("bucket(0, id)", *schema).ok());  // width must be positive
   EXPECT_FALSE(ParsePartitionBy("missing", *schema).ok());
   EXPECT_FALSE(ParsePartitionBy("day(ts", *schema).ok());
 }

@@ -13,7 +13,8 @@ std::optional<int64_t> ParseJavaLong(std::string_view text) {
   if (digits.front() == '+') digits.remove_prefix(1);  // Java accepts a leading '+'.
   if (digits.empty() || digits.front() == '+') return std::nullopt;
   int64_t value = 0;
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  auto [end, error] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
   return value;
 }

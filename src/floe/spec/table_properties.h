@@ -13,8 +13,8 @@ namespace floe {
 
 using PropertyMap = std::map<std::string, std::string>;
 
-/// Parses a decimal integer the way Java's Integer.parseInt / Long.parseLong do: an optional
-/// sign, digits only, no surrounding spaces, and in range. nullopt otherwise.
+/// Parses a decimal integer the way Java's Integer.parseInt / Long.parseLong do: an
+/// optional sign, digits only, no surrounding spaces, and in range. nullopt otherwise.
 std::optional<int64_t> ParseJavaLong(std::string_view text);
 std::optional<int32_t> ParseJavaInt(std::string_view text);
 /// Java's Boolean.parseBoolean: "true" in any case is true, everything else false.
@@ -48,43 +48,57 @@ struct StringProperty {
 namespace properties {
 // Writing data files.
 inline constexpr StringProperty kDefaultFileFormat{"write.format.default", "parquet"};
-inline constexpr IntProperty kTargetFileSizeBytes{"write.target-file-size-bytes", 536870912, false};
+inline constexpr IntProperty kTargetFileSizeBytes{"write.target-file-size-bytes",
+                                                  536870912, false};
 inline constexpr StringProperty kDataPath{"write.data.path", ""};
 inline constexpr StringProperty kMetadataPath{"write.metadata.path", ""};
-inline constexpr BoolProperty kObjectStorageEnabled{"write.object-storage.enabled", false};
+inline constexpr BoolProperty kObjectStorageEnabled{"write.object-storage.enabled",
+                                                    false};
 inline constexpr BoolProperty kSparkFanoutEnabled{"write.spark.fanout.enabled", false};
 // Parquet.
-inline constexpr IntProperty kParquetRowGroupSizeBytes{"write.parquet.row-group-size-bytes",
-                                                       134217728, true};
-inline constexpr IntProperty kParquetPageSizeBytes{"write.parquet.page-size-bytes", 1048576, true};
-inline constexpr IntProperty kParquetPageRowLimit{"write.parquet.page-row-limit", 20000, true};
-inline constexpr IntProperty kParquetDictSizeBytes{"write.parquet.dict-size-bytes", 2097152, true};
+inline constexpr IntProperty kParquetRowGroupSizeBytes{
+    "write.parquet.row-group-size-bytes", 134217728, true};
+inline constexpr IntProperty kParquetPageSizeBytes{"write.parquet.page-size-bytes",
+                                                   1048576, true};
+inline constexpr IntProperty kParquetPageRowLimit{"write.parquet.page-row-limit", 20000,
+                                                  true};
+inline constexpr IntProperty kParquetDictSizeBytes{"write.parquet.dict-size-bytes",
+                                                   2097152, true};
 /// The code default is gzip; new tables get zstd written into their properties.
-inline constexpr StringProperty kParquetCompressionCodec{"write.parquet.compression-codec", "gzip"};
-inline constexpr StringProperty kParquetCompressionLevel{"write.parquet.compression-level", ""};
+inline constexpr StringProperty kParquetCompressionCodec{
+    "write.parquet.compression-codec", "gzip"};
+inline constexpr StringProperty kParquetCompressionLevel{
+    "write.parquet.compression-level", ""};
 // Metrics.
-inline constexpr StringProperty kMetricsDefault{"write.metadata.metrics.default", "truncate(16)"};
+inline constexpr StringProperty kMetricsDefault{"write.metadata.metrics.default",
+                                                "truncate(16)"};
 inline constexpr std::string_view kMetricsColumnPrefix = "write.metadata.metrics.column.";
 inline constexpr IntProperty kMetricsMaxInferredColumns{
     "write.metadata.metrics.max-inferred-column-defaults", 100, true};
 // Manifests and metadata.
-inline constexpr StringProperty kManifestCompressionCodec{"write.manifest.compression-codec", "gzip"};
-inline constexpr IntProperty kMetadataPreviousVersionsMax{"write.metadata.previous-versions-max",
-                                                          100, true};
+inline constexpr StringProperty kManifestCompressionCodec{
+    "write.manifest.compression-codec", "gzip"};
+inline constexpr IntProperty kMetadataPreviousVersionsMax{
+    "write.metadata.previous-versions-max", 100, true};
 inline constexpr BoolProperty kMetadataDeleteAfterCommit{
     "write.metadata.delete-after-commit.enabled", false};
-inline constexpr IntProperty kSummaryPartitionLimit{"write.summary.partition-limit", 0, true};
+inline constexpr IntProperty kSummaryPartitionLimit{"write.summary.partition-limit", 0,
+                                                    true};
 // Commit retries.
 inline constexpr IntProperty kCommitNumRetries{"commit.retry.num-retries", 4, true};
 inline constexpr IntProperty kCommitMinRetryWaitMs{"commit.retry.min-wait-ms", 100, true};
-inline constexpr IntProperty kCommitMaxRetryWaitMs{"commit.retry.max-wait-ms", 60000, true};
-inline constexpr IntProperty kCommitTotalRetryTimeMs{"commit.retry.total-timeout-ms", 1800000,
-                                                     true};
+inline constexpr IntProperty kCommitMaxRetryWaitMs{"commit.retry.max-wait-ms", 60000,
+                                                   true};
+inline constexpr IntProperty kCommitTotalRetryTimeMs{"commit.retry.total-timeout-ms",
+                                                     1800000, true};
 // Isolation of row-level operations (serializable or snapshot), as iceberg-java's Spark
 // writes read them; `isolation-level` is the write option of a dynamic overwrite.
-inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level", "serializable"};
-inline constexpr StringProperty kUpdateIsolationLevel{"write.update.isolation-level", "serializable"};
-inline constexpr StringProperty kMergeIsolationLevel{"write.merge.isolation-level", "serializable"};
+inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level",
+                                                      "serializable"};
+inline constexpr StringProperty kUpdateIsolationLevel{"write.update.isolation-level",
+                                                      "serializable"};
+inline constexpr StringProperty kMergeIsolationLevel{"write.merge.isolation-level",
+                                                     "serializable"};
 inline constexpr StringProperty kIsolationLevelOption{"isolation-level", "serializable"};
 }  // namespace properties
 

@@ -23,22 +23,24 @@ bool IsWordCharacter(char c) {
 }  // namespace
 
 arrow::Result<Transform> Transform::Parse(std::string_view text) {
-  // iceberg-java: the pattern (\w+)\[(\d+)\] first, then the bare names; anything else is an
-  // UnknownTransform that keeps its text.
+  // iceberg-java: the pattern (\w+)\[(\d+)\] first, then the bare names; anything else is
+  // an UnknownTransform that keeps its text.
   size_t open = text.find('[');
   if (open != std::string_view::npos && open > 0 && text.back() == ']' &&
       std::all_of(text.begin(), text.begin() + open, IsWordCharacter)) {
     std::string_view digits = text.substr(open + 1, text.size() - open - 2);
-    bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
-      return c >= '0' && c <= '9';
-    });
+    bool all_digits =
+        !digits.empty() && std::all_of(digits.begin(), digits.end(),
+                                       [](char c) { return c >= '0' && c <= '9'; });
     std::string name = Lower(text.substr(0, open));
     if (all_digits && (name == "bucket" || name == "truncate")) {
       int value = 0;
-      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      auto [end, error] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), value);
       if (error != std::errc() || end != digits.data() + digits.size() || value <= 0) {
-        return MakeError(ErrorKind::kInvalidMetadata,
-                         "invalid " + name + " width in transform '" + std::string(text) + "'");
+        return MakeError(
+            ErrorKind::kInvalidMetadata,
+            "invalid " + name + " width in transform '" + std::string(text) + "'");
       }
       return name == "bucket" ? Bucket(value) : Truncate(value);
     }
@@ -57,30 +59,48 @@ arrow::Result<Transform> Transform::Parse(std::string_view text) {
 
 std::string Transform::ToString() const {
   switch (kind_) {
-    case TransformKind::kIdentity: return "identity";
-    case TransformKind::kBucket: return "bucket[" + std::to_string(parameter_) + "]";
-    case TransformKind::kTruncate: return "truncate[" + std::to_string(parameter_) + "]";
-    case TransformKind::kYear: return "year";
-    case TransformKind::kMonth: return "month";
-    case TransformKind::kDay: return "day";
-    case TransformKind::kHour: return "hour";
-    case TransformKind::kVoid: return "void";
-    case TransformKind::kUnknown: return unknown_text_;
+    case TransformKind::kIdentity:
+      return "identity";
+    case TransformKind::kBucket:
+      return "bucket[" + std::to_string(parameter_) + "]";
+    case TransformKind::kTruncate:
+      return "truncate[" + std::to_string(parameter_) + "]";
+    case TransformKind::kYear:
+      return "year";
+    case TransformKind::kMonth:
+      return "month";
+    case TransformKind::kDay:
+      return "day";
+    case TransformKind::kHour:
+      return "hour";
+    case TransformKind::kVoid:
+      return "void";
+    case TransformKind::kUnknown:
+      return unknown_text_;
   }
   return unknown_text_;
 }
 
 std::string_view Transform::DefaultNameSuffix() const {
   switch (kind_) {
-    case TransformKind::kIdentity: return "";
-    case TransformKind::kBucket: return "_bucket";
-    case TransformKind::kTruncate: return "_trunc";
-    case TransformKind::kYear: return "_year";
-    case TransformKind::kMonth: return "_month";
-    case TransformKind::kDay: return "_day";
-    case TransformKind::kHour: return "_hour";
-    case TransformKind::kVoid: return "_null";
-    case TransformKind::kUnknown: return "_unknown";
+    case TransformKind::kIdentity:
+      return "";
+    case TransformKind::kBucket:
+      return "_bucket";
+    case TransformKind::kTruncate:
+      return "_trunc";
+    case TransformKind::kYear:
+      return "_year";
+    case TransformKind::kMonth:
+      return "_month";
+    case TransformKind::kDay:
+      return "_day";
+    case TransformKind::kHour:
+      return "_hour";
+    case TransformKind::kVoid:
+      return "_null";
+    case TransformKind::kUnknown:
+      return "_unknown";
   }
   return "";
 }

@@ -14,14 +14,22 @@ struct PrimitiveName {
 };
 
 constexpr PrimitiveName kPrimitiveNames[] = {
-    {TypeId::kBoolean, "boolean"},         {TypeId::kInt, "int"},
-    {TypeId::kLong, "long"},               {TypeId::kFloat, "float"},
-    {TypeId::kDouble, "double"},           {TypeId::kDate, "date"},
-    {TypeId::kTime, "time"},               {TypeId::kTimestamp, "timestamp"},
-    {TypeId::kTimestampTz, "timestamptz"}, {TypeId::kTimestampNs, "timestamp_ns"},
-    {TypeId::kTimestampTzNs, "timestamptz_ns"}, {TypeId::kString, "string"},
-    {TypeId::kUuid, "uuid"},               {TypeId::kBinary, "binary"},
-    {TypeId::kUnknown, "unknown"},         {TypeId::kVariant, "variant"},
+    {TypeId::kBoolean, "boolean"},
+    {TypeId::kInt, "int"},
+    {TypeId::kLong, "long"},
+    {TypeId::kFloat, "float"},
+    {TypeId::kDouble, "double"},
+    {TypeId::kDate, "date"},
+    {TypeId::kTime, "time"},
+    {TypeId::kTimestamp, "timestamp"},
+    {TypeId::kTimestampTz, "timestamptz"},
+    {TypeId::kTimestampNs, "timestamp_ns"},
+    {TypeId::kTimestampTzNs, "timestamptz_ns"},
+    {TypeId::kString, "string"},
+    {TypeId::kUuid, "uuid"},
+    {TypeId::kBinary, "binary"},
+    {TypeId::kUnknown, "unknown"},
+    {TypeId::kVariant, "variant"},
 };
 
 std::string_view Trim(std::string_view text) {
@@ -37,14 +45,16 @@ bool ParseInt(std::string_view text, int* out) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
-// Strips "prefix(" ... ")" and returns the inside, or nullopt when `text` is not of that form.
+// Strips "prefix(" ... ")" and returns the inside, or nullopt when `text` is not of that
+// form.
 std::optional<std::string_view> Arguments(std::string_view text, std::string_view prefix,
                                           char open, char close) {
   if (text.size() < prefix.size() + 2 || text.substr(0, prefix.size()) != prefix) {
     return std::nullopt;
   }
   std::string_view rest = Trim(text.substr(prefix.size()));
-  if (rest.size() < 2 || rest.front() != open || rest.back() != close) return std::nullopt;
+  if (rest.size() < 2 || rest.front() != open || rest.back() != close)
+    return std::nullopt;
   return rest.substr(1, rest.size() - 2);
 }
 
@@ -57,8 +67,8 @@ bool NestedField::operator==(const NestedField& other) const {
          (type == other.type || (type && other.type && type->Equals(*other.type)));
 }
 
-PrimitiveType::PrimitiveType(TypeId id, int precision, int scale, int length, std::string crs,
-                             std::string algorithm)
+PrimitiveType::PrimitiveType(TypeId id, int precision, int scale, int length,
+                             std::string crs, std::string algorithm)
     : Type(id),
       precision_(precision),
       scale_(scale),
@@ -101,7 +111,8 @@ TypePtr PrimitiveType::Geography(std::string crs, std::string algorithm) {
 std::string PrimitiveType::ToString() const {
   switch (id()) {
     case TypeId::kDecimal:
-      return "decimal(" + std::to_string(precision_) + ", " + std::to_string(scale_) + ")";
+      return "decimal(" + std::to_string(precision_) + ", " + std::to_string(scale_) +
+             ")";
     case TypeId::kFixed:
       return "fixed[" + std::to_string(length_) + "]";
     case TypeId::kGeometry:
@@ -136,7 +147,8 @@ arrow::Result<TypePtr> PrimitiveType::FromString(std::string_view raw) {
     size_t comma = inside->find(',');
     int precision = 0;
     int scale = 0;
-    if (comma != std::string_view::npos && ParseInt(inside->substr(0, comma), &precision) &&
+    if (comma != std::string_view::npos &&
+        ParseInt(inside->substr(0, comma), &precision) &&
         ParseInt(inside->substr(comma + 1), &scale) && precision > 0 && precision <= 38 &&
         scale >= 0 && scale <= precision) {
       return Decimal(precision, scale);
@@ -183,7 +195,8 @@ std::string StructType::ToString() const {
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (i > 0) text += ", ";
     text += std::to_string(fields_[i].id) + ": " + fields_[i].name + ": " +
-            (fields_[i].required ? "required " : "optional ") + fields_[i].type->ToString();
+            (fields_[i].required ? "required " : "optional ") +
+            fields_[i].type->ToString();
   }
   return text + ">";
 }
@@ -193,7 +206,8 @@ bool StructType::Equals(const Type& other) const {
          static_cast<const StructType&>(other).fields_ == fields_;
 }
 
-ListType::ListType(NestedField element) : Type(TypeId::kList), element_(std::move(element)) {}
+ListType::ListType(NestedField element)
+    : Type(TypeId::kList), element_(std::move(element)) {}
 
 std::string ListType::ToString() const {
   return "list<" + element_.type->ToString() + ">";
@@ -232,7 +246,9 @@ TypePtr TimestampTzNs() { return PrimitiveType::Make(TypeId::kTimestampTzNs); }
 TypePtr String() { return PrimitiveType::Make(TypeId::kString); }
 TypePtr Uuid() { return PrimitiveType::Make(TypeId::kUuid); }
 TypePtr Binary() { return PrimitiveType::Make(TypeId::kBinary); }
-TypePtr Decimal(int precision, int scale) { return PrimitiveType::Decimal(precision, scale); }
+TypePtr Decimal(int precision, int scale) {
+  return PrimitiveType::Decimal(precision, scale);
+}
 TypePtr Fixed(int length) { return PrimitiveType::Fixed(length); }
 std::shared_ptr<const StructType> Struct(std::vector<NestedField> fields) {
   return std::make_shared<StructType>(std::move(fields));
@@ -242,8 +258,9 @@ TypePtr List(int element_id, TypePtr element, bool element_required) {
       NestedField{element_id, "element", element_required, std::move(element)});
 }
 TypePtr Map(int key_id, TypePtr key, int value_id, TypePtr value, bool value_required) {
-  return std::make_shared<MapType>(NestedField{key_id, "key", true, std::move(key)},
-                                   NestedField{value_id, "value", value_required, std::move(value)});
+  return std::make_shared<MapType>(
+      NestedField{key_id, "key", true, std::move(key)},
+      NestedField{value_id, "value", value_required, std::move(value)});
 }
 NestedField Required(int id, std::string name, TypePtr type) {
   return NestedField{id, std::move(name), true, std::move(type)};
@@ -254,8 +271,8 @@ NestedField Optional(int id, std::string name, TypePtr type) {
 }  // namespace types
 
 bool IsTimestamp(TypeId id) {
-  return id == TypeId::kTimestamp || id == TypeId::kTimestampTz || id == TypeId::kTimestampNs ||
-         id == TypeId::kTimestampTzNs;
+  return id == TypeId::kTimestamp || id == TypeId::kTimestampTz ||
+         id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
 }
 
 bool IsWritable(TypeId id) {

@@ -1,7 +1,8 @@
-// Iceberg's data types: primitives, struct, list and map, with the field ids nested types carry.
+// Iceberg's data types: primitives, struct, list and map, with the field ids nested types
+// carry.
 //
-// Types are immutable and shared as std::shared_ptr<const Type>. Their text form is the one
-// Iceberg's table metadata JSON uses ("long", "decimal(9, 2)", "fixed[16]", ...).
+// Types are immutable and shared as std::shared_ptr<const Type>. Their text form is the
+// one Iceberg's table metadata JSON uses ("long", "decimal(9, 2)", "fixed[16]", ...).
 #pragma once
 
 #include <memory>
@@ -52,7 +53,8 @@ struct NestedField {
   bool required = false;
   TypePtr type;
   std::string doc;  ///< Empty when absent.
-  /// The field's `initial-default` / `write-default` as JSON text (format v3), if present.
+  /// The field's `initial-default` / `write-default` as JSON text (format v3), if
+  /// present.
   std::optional<std::string> initial_default;
   std::optional<std::string> write_default;
 
@@ -82,8 +84,8 @@ class Type {
   TypeId id_;
 };
 
-/// Every non-nested type. Decimal carries precision and scale, fixed its length, geometry its
-/// CRS and geography its CRS and edge algorithm.
+/// Every non-nested type. Decimal carries precision and scale, fixed its length, geometry
+/// its CRS and geography its CRS and edge algorithm.
 class PrimitiveType final : public Type {
  public:
   std::string ToString() const override;
@@ -184,7 +186,8 @@ NestedField Optional(int id, std::string name, TypePtr type);
 
 /// True for the timestamp types in micro- or nanoseconds, with or without zone.
 bool IsTimestamp(TypeId id);
-/// True when values of this type can be written by floe (everything but the v3 additions).
+/// True when values of this type can be written by floe (everything but the v3
+/// additions).
 bool IsWritable(TypeId id);
 /// True when `from` can be promoted to `to` by Iceberg's schema evolution rules
 /// (int->long, float->double, decimal(P,S)->decimal(P',S) with P'>=P, and equality).

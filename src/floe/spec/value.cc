@@ -40,8 +40,9 @@ int CompareFloating(double left, double right) {
 std::string Int128ToString(__int128 value) {
   if (value == 0) return "0";
   bool negative = value < 0;
-  unsigned __int128 magnitude =
-      negative ? static_cast<unsigned __int128>(-(value + 1)) + 1 : static_cast<unsigned __int128>(value);
+  unsigned __int128 magnitude = negative
+                                    ? static_cast<unsigned __int128>(-(value + 1)) + 1
+                                    : static_cast<unsigned __int128>(value);
   std::string digits;
   while (magnitude > 0) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));
@@ -56,30 +57,40 @@ std::string Int128ToString(__int128 value) {
 bool ValueMatchesType(const Value& value, const Type& type) {
   if (IsNull(value)) return true;
   switch (type.id()) {
-    case TypeId::kBoolean: return std::holds_alternative<bool>(value);
+    case TypeId::kBoolean:
+      return std::holds_alternative<bool>(value);
     case TypeId::kInt:
-    case TypeId::kDate: return std::holds_alternative<int32_t>(value);
+    case TypeId::kDate:
+      return std::holds_alternative<int32_t>(value);
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return std::holds_alternative<int64_t>(value);
-    case TypeId::kFloat: return std::holds_alternative<float>(value);
-    case TypeId::kDouble: return std::holds_alternative<double>(value);
-    case TypeId::kString: return std::holds_alternative<std::string>(value);
+    case TypeId::kTimestampTzNs:
+      return std::holds_alternative<int64_t>(value);
+    case TypeId::kFloat:
+      return std::holds_alternative<float>(value);
+    case TypeId::kDouble:
+      return std::holds_alternative<double>(value);
+    case TypeId::kString:
+      return std::holds_alternative<std::string>(value);
     case TypeId::kUuid:
     case TypeId::kFixed:
-    case TypeId::kBinary: return std::holds_alternative<Bytes>(value);
-    case TypeId::kDecimal: return std::holds_alternative<Decimal>(value);
-    default: return false;
+    case TypeId::kBinary:
+      return std::holds_alternative<Bytes>(value);
+    case TypeId::kDecimal:
+      return std::holds_alternative<Decimal>(value);
+    default:
+      return false;
   }
 }
 
 Bytes DecimalToBytes(__int128 unscaled) {
   Bytes bytes(16);
   for (int i = 0; i < 16; ++i) {
-    bytes[15 - i] = static_cast<uint8_t>(static_cast<unsigned __int128>(unscaled) >> (8 * i));
+    bytes[15 - i] =
+        static_cast<uint8_t>(static_cast<unsigned __int128>(unscaled) >> (8 * i));
   }
   // Drop leading bytes that only repeat the sign of the next byte.
   size_t start = 0;
@@ -118,26 +129,34 @@ std::string DecimalToPlainString(__int128 unscaled, int scale) {
 Bytes ToBinary(const Value& value, const Type& type) {
   if (IsNull(value)) return {};
   switch (type.id()) {
-    case TypeId::kBoolean: return Bytes{static_cast<uint8_t>(std::get<bool>(value) ? 1 : 0)};
+    case TypeId::kBoolean:
+      return Bytes{static_cast<uint8_t>(std::get<bool>(value) ? 1 : 0)};
     case TypeId::kInt:
-    case TypeId::kDate: return LittleEndian(std::get<int32_t>(value));
+    case TypeId::kDate:
+      return LittleEndian(std::get<int32_t>(value));
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return LittleEndian(std::get<int64_t>(value));
-    case TypeId::kFloat: return LittleEndian(std::get<float>(value));
-    case TypeId::kDouble: return LittleEndian(std::get<double>(value));
+    case TypeId::kTimestampTzNs:
+      return LittleEndian(std::get<int64_t>(value));
+    case TypeId::kFloat:
+      return LittleEndian(std::get<float>(value));
+    case TypeId::kDouble:
+      return LittleEndian(std::get<double>(value));
     case TypeId::kString: {
       const auto& text = std::get<std::string>(value);
       return Bytes(text.begin(), text.end());
     }
     case TypeId::kUuid:
     case TypeId::kFixed:
-    case TypeId::kBinary: return std::get<Bytes>(value);
-    case TypeId::kDecimal: return DecimalToBytes(std::get<Decimal>(value).unscaled);
-    default: return {};
+    case TypeId::kBinary:
+      return std::get<Bytes>(value);
+    case TypeId::kDecimal:
+      return DecimalToBytes(std::get<Decimal>(value).unscaled);
+    default:
+      return {};
   }
 }
 
@@ -207,7 +226,9 @@ int CompareValues(const Value& left, const Value& right) {
           return CompareFloating(typed_left, typed_right);
         } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Bytes>) {
           size_t common = std::min(typed_left.size(), typed_right.size());
-          int order = common == 0 ? 0 : std::memcmp(typed_left.data(), typed_right.data(), common);
+          int order = common == 0
+                          ? 0
+                          : std::memcmp(typed_left.data(), typed_right.data(), common);
           if (order != 0) return order < 0 ? -1 : 1;
           if (typed_left.size() == typed_right.size()) return 0;
           return typed_left.size() < typed_right.size() ? -1 : 1;
@@ -225,18 +246,25 @@ int CompareValues(const Value& left, const Value& right) {
 std::string ValueToString(const Value& value, const Type& type) {
   if (IsNull(value)) return "null";
   switch (type.id()) {
-    case TypeId::kBoolean: return std::get<bool>(value) ? "true" : "false";
-    case TypeId::kInt: return std::to_string(std::get<int32_t>(value));
-    case TypeId::kDate: return FormatDate(std::get<int32_t>(value));
+    case TypeId::kBoolean:
+      return std::get<bool>(value) ? "true" : "false";
+    case TypeId::kInt:
+      return std::to_string(std::get<int32_t>(value));
+    case TypeId::kDate:
+      return FormatDate(std::get<int32_t>(value));
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return std::to_string(std::get<int64_t>(value));
-    case TypeId::kFloat: return std::to_string(std::get<float>(value));
-    case TypeId::kDouble: return std::to_string(std::get<double>(value));
-    case TypeId::kString: return std::get<std::string>(value);
+    case TypeId::kTimestampTzNs:
+      return std::to_string(std::get<int64_t>(value));
+    case TypeId::kFloat:
+      return std::to_string(std::get<float>(value));
+    case TypeId::kDouble:
+      return std::to_string(std::get<double>(value));
+    case TypeId::kString:
+      return std::get<std::string>(value);
     case TypeId::kDecimal:
       return DecimalToPlainString(std::get<Decimal>(value).unscaled,
                                   static_cast<const PrimitiveType&>(type).scale());

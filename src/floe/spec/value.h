@@ -1,8 +1,8 @@
 // Single Iceberg values: partition tuple members, column bounds, literals.
 //
-// A Value is interpreted through its Iceberg type: int32 holds int and date; int64 holds long,
-// time and every timestamp; Bytes holds binary, fixed and uuid (16 bytes, big-endian); a
-// Decimal holds the unscaled value (the scale is the type's).
+// A Value is interpreted through its Iceberg type: int32 holds int and date; int64 holds
+// long, time and every timestamp; Bytes holds binary, fixed and uuid (16 bytes,
+// big-endian); a Decimal holds the unscaled value (the scale is the type's).
 #pragma once
 
 #include <cstdint>
@@ -25,17 +25,20 @@ struct Decimal {
 };
 
 /// monostate is null.
-using Value = std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
-                           Bytes, Decimal>;
+using Value = std::variant<std::monostate, bool, int32_t, int64_t, float, double,
+                           std::string, Bytes, Decimal>;
 
-inline bool IsNull(const Value& value) { return std::holds_alternative<std::monostate>(value); }
+inline bool IsNull(const Value& value) {
+  return std::holds_alternative<std::monostate>(value);
+}
 
 /// True when `value` holds the alternative `type` is represented by (or is null).
 bool ValueMatchesType(const Value& value, const Type& type);
 
-/// The spec's single-value binary serialisation (Appendix D), used for bounds and partition
-/// summaries: little-endian numbers, UTF-8 strings, raw bytes, big-endian uuid and the
-/// shortest two's-complement big-endian unscaled decimal. Null gives an empty buffer.
+/// The spec's single-value binary serialisation (Appendix D), used for bounds and
+/// partition summaries: little-endian numbers, UTF-8 strings, raw bytes, big-endian uuid
+/// and the shortest two's-complement big-endian unscaled decimal. Null gives an empty
+/// buffer.
 Bytes ToBinary(const Value& value, const Type& type);
 /// The inverse; a buffer of the wrong size gives InvalidMetadata.
 arrow::Result<Value> FromBinary(const uint8_t* data, size_t size, const Type& type);

@@ -1,7 +1,7 @@
-// Sweeps an injected I/O failure over every operation of a partitioned append (data files,
-// manifests, manifest list, metadata, catalog swap) and checks after each run that the table is
-// either unchanged or holds exactly the new snapshot, that storage holds no file the table does
-// not reference, and that the error reported is the injected one.
+// Sweeps an injected I/O failure over every operation of a partitioned append (data
+// files, manifests, manifest list, metadata, catalog swap) and checks after each run that
+// the table is either unchanged or holds exactly the new snapshot, that storage holds no
+// file the table does not reference, and that the error reported is the injected one.
 #include <set>
 
 #include <gtest/gtest.h>
@@ -29,8 +29,8 @@ std::shared_ptr<arrow::RecordBatchReader> Rows(const Table& table) {
     EXPECT_TRUE(ids.Append(i).ok());
     EXPECT_TRUE(regions.Append("r" + std::to_string(i % 8)).ok());
   }
-  auto batch = arrow::RecordBatch::Make(schema, kRows,
-                                        {*ids.Finish(), *regions.Finish()});
+  auto batch =
+      arrow::RecordBatch::Make(schema, kRows, {*ids.Finish(), *regions.Finish()});
   return *arrow::RecordBatchReader::Make({batch->Slice(0, 1500), batch->Slice(1500)});
 }
 
@@ -44,7 +44,8 @@ class FaultSweep {
  public:
   explicit FaultSweep(const testing::TempDirectory& directory) : directory_(directory) {}
 
-  // One append with the `nth` operation of `kind` failing (0: none). Checks the invariants.
+  // One append with the `nth` operation of `kind` failing (0: none). Checks the
+  // invariants.
   Outcome Run(FileOperation kind, int64_t nth, int run, int64_t* counts = nullptr) {
     std::string root = directory_.Child("run-" + std::to_string(run));
     auto local = MakeArrowFileIO();
@@ -91,12 +92,14 @@ class FaultSweep {
           << result.status().ToString();
       EXPECT_EQ((*after)->state().metadata_location, before->metadata_location);
     } else {
-      outcome.committed = (*after)->state().metadata_location != before->metadata_location;
+      outcome.committed =
+          (*after)->state().metadata_location != before->metadata_location;
       EXPECT_TRUE(outcome.committed);
-      EXPECT_EQ((*after)->metadata()->CurrentSnapshot()->summary.GetLong("total-records"), 2 * kRows);
+      EXPECT_EQ((*after)->metadata()->CurrentSnapshot()->summary.GetLong("total-records"),
+                2 * kRows);
     }
-    // No stray files: everything under the table location is referenced, except a file whose
-    // own deletion was the injected failure (cleanup is best effort).
+    // No stray files: everything under the table location is referenced, except a file
+    // whose own deletion was the injected failure (cleanup is best effort).
     auto referenced = ReferencedLocations(**after);
     EXPECT_TRUE(referenced.ok()) << referenced.status().ToString();
     std::set<std::string> known(referenced->begin(), referenced->end());
@@ -107,8 +110,8 @@ class FaultSweep {
         continue;
       }
       EXPECT_TRUE(known.count(CanonicalLocation(file.location)))
-          << "stray file " << file.location << " after failing " << FileOperationName(kind) << " #"
-          << nth;
+          << "stray file " << file.location << " after failing "
+          << FileOperationName(kind) << " #" << nth;
     }
     return outcome;
   }
@@ -124,19 +127,21 @@ TEST(FaultInjectionTest, EveryOperationOfAnAppendCanFailCleanly) {
   int run = 0;
   Outcome clean = sweep.Run(FileOperation::kCreate, 0, run++, counts);
   ASSERT_TRUE(clean.status.ok()) << clean.status.ToString();
-  ASSERT_GT(counts[static_cast<int>(FileOperation::kCreate)], 10);  // 8 data files, manifests, ...
+  ASSERT_GT(counts[static_cast<int>(FileOperation::kCreate)],
+            10);  // 8 data files, manifests, ...
   for (int kind = 0; kind < kFileOperationKinds; ++kind) {
     auto operation = static_cast<FileOperation>(kind);
     for (int64_t nth = 1; nth <= counts[kind]; ++nth) {
-      SCOPED_TRACE(std::string(FileOperationName(operation)) + " #" + std::to_string(nth));
+      SCOPED_TRACE(std::string(FileOperationName(operation)) + " #" +
+                   std::to_string(nth));
       Outcome outcome = sweep.Run(operation, nth, run++);
       EXPECT_FALSE(outcome.fired_at.empty());
       if (operation == FileOperation::kDelete) {
         // Deletions are cleanup after the swap: best effort, never the append's failure.
         EXPECT_TRUE(outcome.status.ok()) << outcome.status.ToString();
       } else {
-        // Every file is created, written and closed before the swap: its failure fails the
-        // append and leaves the table as it was.
+        // Every file is created, written and closed before the swap: its failure fails
+        // the append and leaves the table as it was.
         EXPECT_FALSE(outcome.status.ok());
       }
     }

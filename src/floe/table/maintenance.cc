@@ -16,12 +16,14 @@ arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) 
   auto io = table.io();
   std::set<std::string> referenced;
   referenced.insert(CanonicalLocation(table.state().metadata_location));
-  for (const auto& entry : metadata.metadata_log) referenced.insert(CanonicalLocation(entry.metadata_file));
+  for (const auto& entry : metadata.metadata_log)
+    referenced.insert(CanonicalLocation(entry.metadata_file));
   for (const auto& raw : {metadata.statistics_json, metadata.partition_statistics_json}) {
     auto statistics = nlohmann::json::parse(raw, nullptr, false);
     if (!statistics.is_array()) continue;
     for (const auto& item : statistics) {
-      if (item.is_object() && item.contains("statistics-path") && item["statistics-path"].is_string()) {
+      if (item.is_object() && item.contains("statistics-path") &&
+          item["statistics-path"].is_string()) {
         referenced.insert(CanonicalLocation(item["statistics-path"].get<std::string>()));
       }
     }
@@ -33,8 +35,10 @@ arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) 
       referenced.insert(CanonicalLocation(snapshot->manifest_list));
       ARROW_ASSIGN_OR_RAISE(std::string bytes, io->ReadAll(snapshot->manifest_list));
       auto list = ReadManifestList(bytes);
-      if (!list.ok()) return WithContext(list.status(), "manifest list " + snapshot->manifest_list);
-      for (const auto& manifest : list->manifests) manifests.push_back(manifest.manifest_path);
+      if (!list.ok())
+        return WithContext(list.status(), "manifest list " + snapshot->manifest_list);
+      for (const auto& manifest : list->manifests)
+        manifests.push_back(manifest.manifest_path);
     }
     for (const auto& path : manifests) {
       if (!manifests_seen.insert(path).second) continue;  // shared by later snapshots
@@ -50,8 +54,8 @@ arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) 
   return std::vector<std::string>(referenced.begin(), referenced.end());
 }
 
-arrow::Result<OrphanFilesReport> RemoveOrphanFiles(const Table& table, int64_t older_than_ms,
-                                                   bool dry_run) {
+arrow::Result<OrphanFilesReport> RemoveOrphanFiles(const Table& table,
+                                                   int64_t older_than_ms, bool dry_run) {
   OrphanFilesReport report;
   ARROW_ASSIGN_OR_RAISE(auto referenced_list, ReferencedLocations(table));
   std::set<std::string> referenced(referenced_list.begin(), referenced_list.end());
@@ -65,7 +69,8 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(const Table& table, int64_t o
     std::string canonical = CanonicalLocation(file.location);
     if (referenced.count(canonical)) continue;
     // The Hadoop-layout version hint is metadata of the table itself.
-    if (canonical.size() >= 18 && canonical.compare(canonical.size() - 18, 18, "/version-hint.text") == 0) {
+    if (canonical.size() >= 18 &&
+        canonical.compare(canonical.size() - 18, 18, "/version-hint.text") == 0) {
       continue;
     }
     if (file.modified_ms > cutoff) {
@@ -79,7 +84,8 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(const Table& table, int64_t o
       auto status = table.io()->Delete(orphan.location);
       if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
         ++report.delete_failures;
-        Log(LogLevel::kWarning, "could not delete orphan file " + orphan.location + ": " + status.message());
+        Log(LogLevel::kWarning,
+            "could not delete orphan file " + orphan.location + ": " + status.message());
       }
     }
   }

@@ -22,8 +22,8 @@ arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
   return booleans.true_count();
 }
 
-// The candidate files of the filter (pruned by partitions and metrics) and how many of each
-// file's rows match, read through the filter's columns only.
+// The candidate files of the filter (pruned by partitions and metrics) and how many of
+// each file's rows match, read through the filter's columns only.
 arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
                                                  const TableMetadataPtr& metadata,
                                                  const std::string& filter_text,
@@ -39,7 +39,8 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   read.output_schema = read.read_schema;
   std::vector<FileMatch> matches;
   for (auto& task : tasks) {
-    ARROW_ASSIGN_OR_RAISE(auto reader, ReadDataFile(io, task.file, read, *task.spec, nullptr));
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          ReadDataFile(io, task.file, read, *task.spec, nullptr));
     FileMatch match{std::move(task), 0};
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
@@ -57,8 +58,9 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
 // The rows of the given files for which the filter is not true, file after file.
 class KeptRowsReader final : public arrow::RecordBatchReader {
  public:
-  KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files, SchemaPtr schema,
-                 ExpressionPtr filter, std::shared_ptr<arrow::Schema> arrow_schema)
+  KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
+                 const SchemaPtr& schema, ExpressionPtr filter,
+                 std::shared_ptr<arrow::Schema> arrow_schema)
       : io_(std::move(io)),
         files_(std::move(files)),
         filter_(std::move(filter)),
@@ -77,7 +79,8 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = files_[next_++];
-        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr));
+        ARROW_ASSIGN_OR_RAISE(
+            current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -87,8 +90,9 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
       }
       ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*filter_, batch));
       // Keep what the filter does not select: false and unknown.
-      ARROW_ASSIGN_OR_RAISE(auto selected, arrow::compute::CallFunction(
-                                               "coalesce", {mask, arrow::MakeScalar(false)}));
+      ARROW_ASSIGN_OR_RAISE(
+          auto selected,
+          arrow::compute::CallFunction("coalesce", {mask, arrow::MakeScalar(false)}));
       ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(selected));
       ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, keep));
       if (kept.record_batch()->num_rows() == 0) continue;
@@ -113,7 +117,8 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
 
 class EmptyReader final : public arrow::RecordBatchReader {
  public:
-  explicit EmptyReader(std::shared_ptr<arrow::Schema> schema) : schema_(std::move(schema)) {}
+  explicit EmptyReader(std::shared_ptr<arrow::Schema> schema)
+      : schema_(std::move(schema)) {}
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
@@ -126,13 +131,16 @@ class EmptyReader final : public arrow::RecordBatchReader {
 
 }  // namespace
 
-arrow::Result<RowLevelResult> Table::Delete(const std::string& filter, const AppendOptions& options) {
+arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
+                                            const AppendOptions& options) {
   if (filter.empty()) {
-    return MakeError(ErrorKind::kInvalidInput, "a delete needs a filter (use --where TRUE to delete every row)");
+    return MakeError(ErrorKind::kInvalidInput,
+                     "a delete needs a filter (use --where TRUE to delete every row)");
   }
   ARROW_RETURN_NOT_OK(CheckGate(options.options));
   std::string level = properties::kDeleteIsolationLevel.Get(state_.metadata->properties);
-  ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, properties::kDeleteIsolationLevel.key));
+  ARROW_ASSIGN_OR_RAISE(
+      auto isolation, ParseIsolationLevel(level, properties::kDeleteIsolationLevel.key));
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
   RowLevelResult result;
@@ -147,7 +155,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter, const App
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
-  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  if (auto current = state_.metadata->CurrentSnapshot())
+    request.read_snapshot_id = current->snapshot_id;
   request.conflict_filter = bound;
   request.schema = state_.metadata->CurrentSchema();
   request.isolation = isolation;
@@ -163,7 +172,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter, const App
   return result;
 }
 
-arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input, const std::string& filter,
+arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
+                                               const std::string& filter,
                                                const AppendOptions& options) {
   if (filter.empty()) {
     return MakeError(ErrorKind::kInvalidInput, "an overwrite needs a filter (--where)");
@@ -188,22 +198,25 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input, 
     result.rows_removed += match.matched;
   }
   result.files_removed = static_cast<int64_t>(matches.size());
-  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  if (auto current = state_.metadata->CurrentSnapshot())
+    request.read_snapshot_id = current->snapshot_id;
   request.conflict_filter = bound;
   request.schema = state_.metadata->CurrentSchema();
   request.isolation = isolation;
-  // Every new row must fall under the filter it replaces (iceberg-java validates the added
-  // files the same way).
+  // Every new row must fall under the filter it replaces (iceberg-java validates the
+  // added files the same way).
   int64_t row_offset = 0;
   RowCheck check = [&](const arrow::RecordBatch& batch) -> arrow::Status {
-    auto shared = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+    auto shared =
+        arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
     ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*bound, shared));
     const auto& booleans = static_cast<const arrow::BooleanArray&>(*mask);
     for (int64_t i = 0; i < booleans.length(); ++i) {
       if (booleans.IsNull(i) || !booleans.Value(i)) {
         return MakeError(ErrorKind::kInvalidInput,
                          "row " + std::to_string(row_offset + i + 1) +
-                             " of the input does not match the overwrite filter " + bound->ToString());
+                             " of the input does not match the overwrite filter " +
+                             bound->ToString());
       }
     }
     row_offset += batch.num_rows();

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "arrow/type.h"
 #include "floe/commit/committer.h"
 #include "floe/io/location_provider.h"
 #include "floe/util/error.h"
@@ -27,15 +28,16 @@ arrow::Result<std::shared_ptr<Table>> Table::Load(std::shared_ptr<Catalog> catal
 arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> catalog,
                                                     const TableIdentifier& id,
                                                     const CreateTableOptions& options) {
-  if (!options.schema) return MakeError(ErrorKind::kInvalidInput, "a new table needs a schema");
+  if (!options.schema)
+    return MakeError(ErrorKind::kInvalidInput, "a new table needs a schema");
   std::string location = options.location;
   if (location.empty()) {
     ARROW_ASSIGN_OR_RAISE(location, catalog->DefaultTableLocation(id));
   }
   auto spec = options.spec ? options.spec : PartitionSpec::Unpartitioned();
   auto order = options.sort_order ? options.sort_order : SortOrder::Unsorted();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(*options.schema, *spec, *order, location,
-                                                        options.properties));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(*options.schema, *spec, *order,
+                                                        location, options.properties));
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->CreateTable(id, *metadata));
   return std::make_shared<Table>(std::move(catalog), id, std::move(state));
 }
@@ -106,8 +108,9 @@ class BatchQueue {
 arrow::Status Table::CheckGate(const PropertyMap& options) const {
   GateResult gate = CheckWrite(*state_.metadata, options);
   if (!gate.supported()) {
-    return MakeError(ErrorKind::kNotSupported,
-                     "floe declines to write table " + id_.ToString() + ": " + gate.ToString());
+    return MakeError(
+        ErrorKind::kNotSupported,
+        "floe declines to write table " + id_.ToString() + ": " + gate.ToString());
   }
   return arrow::Status::OK();
 }
@@ -119,21 +122,28 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
   // A dynamic overwrite: the new files replace the partitions they fall in.
   OverwriteRequest request;
   request.replace_partitions = true;
-  if (auto current = state_.metadata->CurrentSnapshot()) request.read_snapshot_id = current->snapshot_id;
+  if (auto current = state_.metadata->CurrentSnapshot())
+    request.read_snapshot_id = current->snapshot_id;
   std::string level = properties::kIsolationLevelOption.Get(options.options);
   ARROW_ASSIGN_OR_RAISE(request.isolation, ParseIsolationLevel(level, "isolation-level"));
   return Write(input, options, std::move(request), nullptr);
 }
 
-arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input, const AppendOptions& options,
+arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
+                                         const AppendOptions& options,
                                          std::optional<OverwriteRequest> overwrite,
                                          const RowCheck& check_rows) {
   // Plan time: the gate ran; now everything the tasks need. Nothing is written yet.
-  ARROW_ASSIGN_OR_RAISE(auto conformer, BatchConformer::Make(*input.schema(),
-                                                             state_.metadata->CurrentSchema(),
-                                                             id_.ToString()));
+  ARROW_ASSIGN_OR_RAISE(
+      auto conformer,
+      BatchConformer::Make(*input.schema(), state_.metadata->CurrentSchema(),
+                           id_.ToString()));
   ARROW_ASSIGN_OR_RAISE(auto planned, WritePlan::Make(*state_.metadata, options.options,
                                                       options.input_clustered));
+  // Arrow computes a schema's fingerprints lazily and caches them; compute them here,
+  // before the conformed batches (which share this schema) reach the task threads.
+  (void)conformer->target()->fingerprint();
+  (void)conformer->target()->metadata_fingerprint();
   const int threads = std::max(1, options.threads);
   std::shared_ptr<LimitedMemoryPool> limited;
   arrow::MemoryPool* pool = arrow::default_memory_pool();
@@ -145,8 +155,9 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input, const 
     planned = std::move(budgeted);
   }
   std::shared_ptr<const WritePlan> plan = planned;
-  Committer committer(CommitTarget{catalog_, id_, io()}, state_,
-                      LocationProvider(plan->table_location, plan->properties).data_location());
+  Committer committer(
+      CommitTarget{catalog_, id_, io()}, state_,
+      LocationProvider(plan->table_location, plan->properties).data_location());
   if (overwrite) committer.SetOverwrite(std::move(*overwrite));
 
   std::vector<std::unique_ptr<WriteTask>> tasks;
@@ -235,8 +246,8 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input, const 
     run_task(tasks[0].get());
   }
   if (!first_error.ok()) {
-    // The job failed: files of finished tasks go with the committer, the others with their
-    // tasks' guards.
+    // The job failed: files of finished tasks go with the committer, the others with
+    // their tasks' guards.
     committer.Abort();
     tasks.clear();
     return first_error;

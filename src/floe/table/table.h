@@ -1,5 +1,5 @@
-// Table: the public face that ties the catalog, the gate, write tasks, the committer and scans
-// together.
+// Table: the public face that ties the catalog, the gate, write tasks, the committer and
+// scans together.
 #pragma once
 
 #include <functional>
@@ -17,14 +17,14 @@
 
 namespace floe {
 
-/// What a new table looks like. The spec and sort order refer to `schema`'s field ids; ids are
-/// reassigned as for any new table.
+/// What a new table looks like. The spec and sort order refer to `schema`'s field ids;
+/// ids are reassigned as for any new table.
 struct CreateTableOptions {
   SchemaPtr schema;
-  PartitionSpecPtr spec;  ///< Unpartitioned when null.
+  PartitionSpecPtr spec;    ///< Unpartitioned when null.
   SortOrderPtr sort_order;  ///< Unsorted when null.
-  PropertyMap properties;  ///< "format-version" selects 1, 2 (default) or 3.
-  std::string location;    ///< The catalog's default location when empty.
+  PropertyMap properties;   ///< "format-version" selects 1, 2 (default) or 3.
+  std::string location;     ///< The catalog's default location when empty.
 };
 
 /// Progress of a running append, reported after each input batch.
@@ -34,14 +34,15 @@ struct AppendProgress {
 };
 
 struct AppendOptions {
-  /// Per-write options overlaid on the table's properties (as iceberg-java's write options).
+  /// Per-write options overlaid on the table's properties (as iceberg-java's write
+  /// options).
   PropertyMap options;
   /// Write tasks run in parallel, each on its own thread.
   int threads = 1;
   /// The input arrives grouped by partition (then the clustered writer may be used).
   bool input_clustered = false;
-  /// Bytes the write tasks may allocate together (0: no limit). Past it a task fails with an
-  /// error saying so; half of it is the tasks' budget for buffered row groups.
+  /// Bytes the write tasks may allocate together (0: no limit). Past it a task fails with
+  /// an error saying so; half of it is the tasks' budget for buffered row groups.
   int64_t memory_limit = 0;
   /// Dynamic overwrite: the partitions the new rows fall in are replaced (iceberg-java's
   /// ReplacePartitions), validated under the `isolation-level` option (serializable by
@@ -58,7 +59,8 @@ struct RowLevelResult {
   int64_t files_removed = 0;    ///< Data files removed (wholly matching or rewritten).
   int64_t files_rewritten = 0;  ///< Of those, files whose other rows were written anew.
   int64_t rows_removed = 0;
-  int64_t rows_written = 0;     ///< Rows kept from rewritten files, or the overwrite's input.
+  int64_t rows_written =
+      0;  ///< Rows kept from rewritten files, or the overwrite's input.
   int64_t data_files_written = 0;
 };
 
@@ -87,25 +89,29 @@ class Table {
   /// The gate's answer for a write with `options` overlaid on the table's properties.
   GateResult ExplainWrite(const PropertyMap& options) const;
 
-  /// Appends every batch of `input` (streamed, never loaded whole) as one snapshot: the gate
-  /// runs first and a decline fails before any file exists; input columns are matched by name
-  /// and cast safely; tasks write data files; one commit swaps the table's pointer, retrying
-  /// lost races. On failure every file written is deleted (except after CommitStateUnknown)
-  /// and the table is unchanged.
-  arrow::Result<AppendResult> Append(arrow::RecordBatchReader& input, const AppendOptions& options);
+  /// Appends every batch of `input` (streamed, never loaded whole) as one snapshot: the
+  /// gate runs first and a decline fails before any file exists; input columns are
+  /// matched by name and cast safely; tasks write data files; one commit swaps the
+  /// table's pointer, retrying lost races. On failure every file written is deleted
+  /// (except after CommitStateUnknown) and the table is unchanged.
+  arrow::Result<AppendResult> Append(arrow::RecordBatchReader& input,
+                                     const AppendOptions& options);
 
-  /// Deletes the rows matching `filter` (the `--where` syntax) by copy-on-write: data files
-  /// whose rows all match are removed, files with some matching rows are rewritten without
-  /// them, files without a match are untouched. Commits one snapshot validated against commits
-  /// since the snapshot read, under write.delete.isolation-level (serializable: a concurrent
-  /// commit adding rows that might match fails it; snapshot: only concurrent deletes do).
-  arrow::Result<RowLevelResult> Delete(const std::string& filter, const AppendOptions& options);
+  /// Deletes the rows matching `filter` (the `--where` syntax) by copy-on-write: data
+  /// files whose rows all match are removed, files with some matching rows are rewritten
+  /// without them, files without a match are untouched. Commits one snapshot validated
+  /// against commits since the snapshot read, under write.delete.isolation-level
+  /// (serializable: a concurrent commit adding rows that might match fails it; snapshot:
+  /// only concurrent deletes do).
+  arrow::Result<RowLevelResult> Delete(const std::string& filter,
+                                       const AppendOptions& options);
 
-  /// Replaces the rows matching `filter` with `input` (iceberg-java's overwriteByRowFilter):
-  /// every data file holding a matching row must match wholly (else ValidationFailed naming the
-  /// file, before anything is written) and every input row must match the filter.
-  /// Validated like Delete under the `isolation-level` option.
-  arrow::Result<RowLevelResult> Overwrite(arrow::RecordBatchReader& input, const std::string& filter,
+  /// Replaces the rows matching `filter` with `input` (iceberg-java's
+  /// overwriteByRowFilter): every data file holding a matching row must match wholly
+  /// (else ValidationFailed naming the file, before anything is written) and every input
+  /// row must match the filter. Validated like Delete under the `isolation-level` option.
+  arrow::Result<RowLevelResult> Overwrite(arrow::RecordBatchReader& input,
+                                          const std::string& filter,
                                           const AppendOptions& options);
 
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
@@ -115,9 +121,10 @@ class Table {
  private:
   using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
   arrow::Status CheckGate(const PropertyMap& options) const;
-  /// Writes `input` with tasks and commits it as an append, or as the overwrite requested.
-  /// `check_rows` sees every conformed batch before it is written.
-  arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input, const AppendOptions& options,
+  /// Writes `input` with tasks and commits it as an append, or as the overwrite
+  /// requested. `check_rows` sees every conformed batch before it is written.
+  arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input,
+                                    const AppendOptions& options,
                                     std::optional<OverwriteRequest> overwrite,
                                     const RowCheck& check_rows);
 

@@ -26,16 +26,17 @@ class TempDirectory {
 }  // namespace floe::testing
 
 /// Asserts that an arrow::Status or arrow::Result is OK, printing the status otherwise.
-#define FLOE_ASSERT_OK(expr)                                        \
-  do {                                                              \
-    auto&& _floe_result = (expr);                                   \
-    ASSERT_TRUE(::floe::testing::StatusOf(_floe_result).ok())       \
-        << ::floe::testing::StatusOf(_floe_result).ToString();      \
+#define FLOE_ASSERT_OK(expr)                                   \
+  do {                                                         \
+    auto&& _floe_result = (expr);                              \
+    ASSERT_TRUE(::floe::testing::StatusOf(_floe_result).ok())  \
+        << ::floe::testing::StatusOf(_floe_result).ToString(); \
   } while (false)
 
-#define FLOE_ASSIGN_OR_FAIL_IMPL(result_name, lhs, rexpr)                          \
-  auto&& result_name = (rexpr);                                                     \
-  ASSERT_TRUE(result_name.ok()) << result_name.status().ToString();                 \
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` may be a declaration.
+#define FLOE_ASSIGN_OR_FAIL_IMPL(result_name, lhs, rexpr)           \
+  auto&& result_name = (rexpr);                                     \
+  ASSERT_TRUE(result_name.ok()) << result_name.status().ToString(); \
   lhs = std::move(result_name).ValueUnsafe();
 
 #define FLOE_CONCAT_INNER(a, b) a##b
@@ -43,6 +44,7 @@ class TempDirectory {
 /// `lhs = value of rexpr`, failing the test when rexpr is an error.
 #define FLOE_ASSIGN_OR_FAIL(lhs, rexpr) \
   FLOE_ASSIGN_OR_FAIL_IMPL(FLOE_CONCAT(_floe_result_, __LINE__), lhs, rexpr)
+// NOLINTEND(bugprone-macro-parentheses)
 
 #include "arrow/result.h"
 #include "arrow/status.h"

@@ -22,7 +22,8 @@ std::string Int128Digits(unsigned __int128 magnitude) {
 
 std::string JavaBigDecimalToString(__int128 unscaled, int scale) {
   bool negative = unscaled < 0;
-  unsigned __int128 magnitude = negative ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(unscaled)
+  unsigned __int128 magnitude = negative ? static_cast<unsigned __int128>(0) -
+                                               static_cast<unsigned __int128>(unscaled)
                                          : static_cast<unsigned __int128>(unscaled);
   std::string digits = Int128Digits(magnitude);
   std::string sign = negative ? "-" : "";
@@ -31,7 +32,8 @@ std::string JavaBigDecimalToString(__int128 unscaled, int scale) {
   int64_t adjusted = static_cast<int64_t>(digits.size()) - 1 - scale;
   if (scale > 0 && adjusted >= -6) {
     if (static_cast<int64_t>(digits.size()) <= scale) {
-      return sign + "0." + std::string(static_cast<size_t>(scale) - digits.size(), '0') + digits;
+      return sign + "0." + std::string(static_cast<size_t>(scale) - digits.size(), '0') +
+             digits;
     }
     return sign + digits.substr(0, digits.size() - static_cast<size_t>(scale)) + "." +
            digits.substr(digits.size() - static_cast<size_t>(scale));
@@ -54,8 +56,8 @@ std::string PartitionHumanString(const Transform& transform, const Type& result_
     case TransformKind::kMonth: {
       int64_t ordinal = std::get<int32_t>(value);
       std::snprintf(buffer, sizeof(buffer), "%04lld-%02lld",
-                    static_cast<long long>(1970 + FloorDiv(ordinal, 12)),
-                    static_cast<long long>(1 + FloorMod(ordinal, 12)));
+                    static_cast<long long>(FloorDiv(ordinal, 12)) + 1970,
+                    static_cast<long long>(FloorMod(ordinal, 12)) + 1);
       return buffer;
     }
     case TransformKind::kHour: {
@@ -70,19 +72,30 @@ std::string PartitionHumanString(const Transform& transform, const Type& result_
       break;
   }
   switch (result_type.id()) {
-    case TypeId::kBoolean: return std::get<bool>(value) ? "true" : "false";
-    case TypeId::kInt: return std::to_string(std::get<int32_t>(value));
-    case TypeId::kLong: return std::to_string(std::get<int64_t>(value));
-    case TypeId::kFloat: return JavaFloatToString(std::get<float>(value));
-    case TypeId::kDouble: return JavaDoubleToString(std::get<double>(value));
-    case TypeId::kDate: return FormatDate(std::get<int32_t>(value));
-    case TypeId::kTime: return FormatLocalTime(std::get<int64_t>(value));
-    case TypeId::kTimestamp: return FormatIsoDateTime(std::get<int64_t>(value), 1000000);
-    case TypeId::kTimestampTz: return FormatIsoDateTime(std::get<int64_t>(value), 1000000) + "+00:00";
-    case TypeId::kTimestampNs: return FormatIsoDateTime(std::get<int64_t>(value), 1000000000);
+    case TypeId::kBoolean:
+      return std::get<bool>(value) ? "true" : "false";
+    case TypeId::kInt:
+      return std::to_string(std::get<int32_t>(value));
+    case TypeId::kLong:
+      return std::to_string(std::get<int64_t>(value));
+    case TypeId::kFloat:
+      return JavaFloatToString(std::get<float>(value));
+    case TypeId::kDouble:
+      return JavaDoubleToString(std::get<double>(value));
+    case TypeId::kDate:
+      return FormatDate(std::get<int32_t>(value));
+    case TypeId::kTime:
+      return FormatLocalTime(std::get<int64_t>(value));
+    case TypeId::kTimestamp:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000);
+    case TypeId::kTimestampTz:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000) + "+00:00";
+    case TypeId::kTimestampNs:
+      return FormatIsoDateTime(std::get<int64_t>(value), 1000000000);
     case TypeId::kTimestampTzNs:
       return FormatIsoDateTime(std::get<int64_t>(value), 1000000000) + "+00:00";
-    case TypeId::kString: return std::get<std::string>(value);
+    case TypeId::kString:
+      return std::get<std::string>(value);
     case TypeId::kUuid: {
       const auto& bytes = std::get<Bytes>(value);
       static constexpr char kHex[] = "0123456789abcdef";
@@ -97,11 +110,13 @@ std::string PartitionHumanString(const Transform& transform, const Type& result_
     case TypeId::kFixed:
     case TypeId::kBinary: {
       const auto& bytes = std::get<Bytes>(value);
-      return Base64Encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      return Base64Encode(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     }
     case TypeId::kDecimal:
-      return JavaBigDecimalToString(std::get<Decimal>(value).unscaled,
-                                    static_cast<const PrimitiveType&>(result_type).scale());
+      return JavaBigDecimalToString(
+          std::get<Decimal>(value).unscaled,
+          static_cast<const PrimitiveType&>(result_type).scale());
     default:
       return "null";
   }
@@ -114,8 +129,8 @@ std::string PartitionToPath(const PartitionSpec& spec, const StructType& partiti
     if (i > 0) path += "/";
     const auto& field = spec.fields()[i];
     path += JavaUrlEncode(field.name) + "=" +
-            JavaUrlEncode(PartitionHumanString(field.transform, *partition_type.fields()[i].type,
-                                               partition[i]));
+            JavaUrlEncode(PartitionHumanString(
+                field.transform, *partition_type.fields()[i].type, partition[i]));
   }
   return path;
 }

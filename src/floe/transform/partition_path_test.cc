@@ -8,15 +8,18 @@
 namespace floe {
 namespace {
 
-// Vectors from iceberg-java's TestPartitionPaths / TestLocationProvider and the reference.
+// Vectors from iceberg-java's TestPartitionPaths / TestLocationProvider and the
+// reference.
 TEST(PartitionPathTest, EscapesNamesAndValues) {
-  FLOE_ASSIGN_OR_FAIL(auto schema, ParseSchemaText("data string, `\"esc\"#1` string, `data#1` string"));
+  FLOE_ASSIGN_OR_FAIL(
+      auto schema, ParseSchemaText("data string, `\"esc\"#1` string, `data#1` string"));
   FLOE_ASSIGN_OR_FAIL(auto spec, ParsePartitionBy("data", *schema));
   FLOE_ASSIGN_OR_FAIL(auto type, spec->PartitionType(*schema));
   EXPECT_EQ(PartitionToPath(*spec, *type, {Value("a/b/c/d")}), "data=a%2Fb%2Fc%2Fd");
   FLOE_ASSIGN_OR_FAIL(auto escaped, ParsePartitionBy("`\"esc\"#1`", *schema));
   FLOE_ASSIGN_OR_FAIL(auto escaped_type, escaped->PartitionType(*schema));
-  EXPECT_EQ(PartitionToPath(*escaped, *escaped_type, {Value("a/b/c/d")}), "%22esc%22%231=a%2Fb%2Fc%2Fd");
+  EXPECT_EQ(PartitionToPath(*escaped, *escaped_type, {Value("a/b/c/d")}),
+            "%22esc%22%231=a%2Fb%2Fc%2Fd");
   FLOE_ASSIGN_OR_FAIL(auto hash, ParsePartitionBy("`data#1`", *schema));
   FLOE_ASSIGN_OR_FAIL(auto hash_type, hash->PartitionType(*schema));
   EXPECT_EQ(PartitionToPath(*hash, *hash_type, {Value("val#1")}), "data%231=val%231");
@@ -30,7 +33,8 @@ TEST(PartitionPathTest, HumanStringsPerType) {
   };
   Transform identity = Transform::Identity();
   EXPECT_EQ(human(identity, types::Date(), Value(int32_t{17486})), "2017-11-16");
-  EXPECT_EQ(human(identity, types::Timestamp(), Value(int64_t{1510871468000000})), "2017-11-16T22:31:08");
+  EXPECT_EQ(human(identity, types::Timestamp(), Value(int64_t{1510871468000000})),
+            "2017-11-16T22:31:08");
   EXPECT_EQ(human(identity, types::TimestampTz(), Value(int64_t{1510871468000000})),
             "2017-11-16T22:31:08+00:00");
   EXPECT_EQ(human(identity, types::Time(), Value(int64_t{81068000000})), "22:31:08");
@@ -40,10 +44,11 @@ TEST(PartitionPathTest, HumanStringsPerType) {
   EXPECT_EQ(human(Transform::Year(), types::Int(), Value(int32_t{47})), "2017");
   EXPECT_EQ(human(Transform::Month(), types::Int(), Value(int32_t{574})), "2017-11");
   EXPECT_EQ(human(Transform::Month(), types::Int(), Value(int32_t{-1})), "1969-12");
-  EXPECT_EQ(human(Transform::Hour(), types::Int(), Value(int32_t{419794})), "2017-11-21-10");
+  EXPECT_EQ(human(Transform::Hour(), types::Int(), Value(int32_t{419794})),
+            "2017-11-21-10");
   EXPECT_EQ(human(identity, types::Uuid(),
-                  Value(Bytes{0xf7, 0x9c, 0x3e, 0x09, 0x67, 0x7c, 0x4b, 0xbd, 0xa4, 0x79, 0x3f, 0x34,
-                              0x9c, 0xb7, 0x85, 0xe7})),
+                  Value(Bytes{0xf7, 0x9c, 0x3e, 0x09, 0x67, 0x7c, 0x4b, 0xbd, 0xa4, 0x79,
+                              0x3f, 0x34, 0x9c, 0xb7, 0x85, 0xe7})),
             "f79c3e09-677c-4bbd-a479-3f349cb785e7");
 }
 

@@ -34,15 +34,17 @@ std::string_view BinaryView(const arrow::Array& array, int64_t row) {
 }
 
 __int128 DecimalAt(const arrow::Array& array, int64_t row) {
-  arrow::Decimal128 value(static_cast<const arrow::Decimal128Array&>(array).GetValue(row));
-  return (static_cast<__int128>(value.high_bits()) << 64) | static_cast<__int128>(value.low_bits());
+  arrow::Decimal128 value(
+      static_cast<const arrow::Decimal128Array&>(array).GetValue(row));
+  return (static_cast<__int128>(value.high_bits()) << 64) |
+         static_cast<__int128>(value.low_bits());
 }
 
 // Applies `compute(row) -> int32` to the valid rows; nulls stay null.
 template <typename Compute>
-arrow::Result<std::shared_ptr<arrow::Array>> IntResults(const arrow::Array& input,
-                                                        std::shared_ptr<arrow::DataType> type,
-                                                        Compute compute) {
+arrow::Result<std::shared_ptr<arrow::Array>> IntResults(
+    const arrow::Array& input, const std::shared_ptr<arrow::DataType>& type,
+    Compute compute) {
   arrow::NumericBuilder<arrow::Int32Type> builder;
   ARROW_RETURN_NOT_OK(builder.Reserve(input.length()));
   for (int64_t row = 0; row < input.length(); ++row) {
@@ -97,14 +99,18 @@ size_t CodePointPrefix(std::string_view text, int count) {
   size_t position = 0;
   for (int seen = 0; seen < count && position < text.size(); ++seen) {
     auto lead = static_cast<unsigned char>(text[position]);
-    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 1;
+    size_t length = lead < 0x80           ? 1
+                    : (lead >> 5) == 0x6  ? 2
+                    : (lead >> 4) == 0xE  ? 3
+                    : (lead >> 3) == 0x1E ? 4
+                                          : 1;
     position = std::min(text.size(), position + length);
   }
   return position;
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input, TypeId type,
-                                                      int width) {
+arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input,
+                                                      TypeId type, int width) {
   const int64_t rows = input.length();
   switch (type) {
     case TypeId::kInt: {
@@ -166,8 +172,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input,
           continue;
         }
         std::string_view value = BinaryView(input, row);
-        size_t keep = type == TypeId::kString ? CodePointPrefix(value, width)
-                                              : std::min(value.size(), static_cast<size_t>(width));
+        size_t keep = type == TypeId::kString
+                          ? CodePointPrefix(value, width)
+                          : std::min(value.size(), static_cast<size_t>(width));
         ARROW_RETURN_NOT_OK(binary->Append(value.data(), static_cast<int32_t>(keep)));
       }
       std::shared_ptr<arrow::Array> result;
@@ -180,9 +187,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input,
   return MakeError(ErrorKind::kInvalidInput, "truncate cannot apply to this type");
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> Temporal(const arrow::Array& input, TypeId type,
-                                                      TimeGranularity granularity,
-                                                      std::shared_ptr<arrow::DataType> result_type) {
+arrow::Result<std::shared_ptr<arrow::Array>> Temporal(
+    const arrow::Array& input, TypeId type, TimeGranularity granularity,
+    const std::shared_ptr<arrow::DataType>& result_type) {
   if (type == TypeId::kDate) {
     const int32_t* days = input.data()->GetValues<int32_t>(1);
     return IntResults(input, result_type, [&](int64_t row) -> arrow::Result<int32_t> {
@@ -191,14 +198,17 @@ arrow::Result<std::shared_ptr<arrow::Array>> Temporal(const arrow::Array& input,
   }
   const int64_t* values = input.data()->GetValues<int64_t>(1);
   const int64_t per_second =
-      (type == TypeId::kTimestampNs || type == TypeId::kTimestampTzNs) ? 1000000000 : 1000000;
+      (type == TypeId::kTimestampNs || type == TypeId::kTimestampTzNs) ? 1000000000
+                                                                       : 1000000;
   // Non-negative values are plain floor divisions for hours and days: a fast path.
   if (granularity == TimeGranularity::kHour || granularity == TimeGranularity::kDay) {
-    const int64_t unit = per_second * (granularity == TimeGranularity::kHour ? 3600 : 86400);
+    const int64_t unit =
+        per_second * (granularity == TimeGranularity::kHour ? 3600 : 86400);
     return IntResults(input, result_type, [&](int64_t row) -> arrow::Result<int32_t> {
       int64_t value = values[row];
       if (value >= 0 && per_second == 1000000) {
-        return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(value / unit)));
+        return static_cast<int32_t>(
+            static_cast<uint32_t>(static_cast<uint64_t>(value / unit)));
       }
       return TransformTimestamp(value, per_second, granularity);
     });
@@ -215,13 +225,16 @@ arrow::Result<std::shared_ptr<arrow::Array>> ApplyTransform(
     const std::shared_ptr<arrow::Array>& raw_input) {
   if (!transform.CanTransform(source_type)) {
     return MakeError(ErrorKind::kInvalidInput, "transform " + transform.ToString() +
-                                                   " cannot apply to " + source_type.ToString());
+                                                   " cannot apply to " +
+                                                   source_type.ToString());
   }
   std::shared_ptr<arrow::Array> input = raw_input;
   if (input->type_id() == arrow::Type::DICTIONARY) {
-    ARROW_ASSIGN_OR_RAISE(auto decoded,
-                          arrow::compute::Cast(*input, static_cast<const arrow::DictionaryType&>(
-                                                           *input->type()).value_type()));
+    ARROW_ASSIGN_OR_RAISE(
+        auto decoded,
+        arrow::compute::Cast(
+            *input,
+            static_cast<const arrow::DictionaryType&>(*input->type()).value_type()));
     input = std::move(decoded);
   }
   if (input->type_id() == arrow::Type::EXTENSION) {
@@ -237,9 +250,10 @@ arrow::Result<std::shared_ptr<arrow::Array>> ApplyTransform(
     }
     case TransformKind::kBucket: {
       const int32_t buckets = transform.parameter();
-      return IntResults(*input, arrow::int32(), [&](int64_t row) -> arrow::Result<int32_t> {
-        return (BucketHash(*input, row, type) & 0x7FFFFFFF) % buckets;
-      });
+      return IntResults(*input, arrow::int32(),
+                        [&](int64_t row) -> arrow::Result<int32_t> {
+                          return (BucketHash(*input, row, type) & 0x7FFFFFFF) % buckets;
+                        });
     }
     case TransformKind::kTruncate:
       return Truncate(*input, type, transform.parameter());

@@ -15,9 +15,9 @@ namespace {
 // The Iceberg spec's bucket test vectors (Appendix B), re-computed in the reference.
 TEST(Murmur3Test, SpecVectors) {
   EXPECT_EQ(Murmur3HashLong(34), 2017239379);
-  EXPECT_EQ(Murmur3HashLong(17486), -653330422);                 // date 2017-11-16
-  EXPECT_EQ(Murmur3HashLong(81068000000), -662762989);           // time 22:31:08
-  EXPECT_EQ(Murmur3HashLong(1510871468000000), -2047944441);     // timestamp
+  EXPECT_EQ(Murmur3HashLong(17486), -653330422);              // date 2017-11-16
+  EXPECT_EQ(Murmur3HashLong(81068000000), -662762989);        // time 22:31:08
+  EXPECT_EQ(Murmur3HashLong(1510871468000000), -2047944441);  // timestamp
   EXPECT_EQ(Murmur3HashLong(1510871468000001), -1207196810);
   const uint8_t iceberg[] = {'i', 'c', 'e', 'b', 'e', 'r', 'g'};
   EXPECT_EQ(Murmur3Hash32(iceberg, 7), 1210000089);
@@ -31,7 +31,8 @@ TEST(Murmur3Test, SpecVectors) {
 }
 
 template <typename Builder, typename T>
-std::shared_ptr<arrow::Array> Make(std::shared_ptr<arrow::DataType> type, const std::vector<T>& values) {
+std::shared_ptr<arrow::Array> Make(std::shared_ptr<arrow::DataType> type,
+                                   const std::vector<T>& values) {
   Builder builder(type, arrow::default_memory_pool());
   for (const auto& value : values) EXPECT_TRUE(builder.Append(value).ok());
   return *builder.Finish();
@@ -46,22 +47,26 @@ std::vector<int32_t> Ints(const std::shared_ptr<arrow::Array>& array) {
 
 TEST(TransformKernelsTest, BucketsEveryAcceptedType) {
   auto longs = Make<arrow::Int64Builder, int64_t>(arrow::int64(), {34});
-  FLOE_ASSIGN_OR_FAIL(auto bucket, ApplyTransform(Transform::Bucket(16), *types::Long(), longs));
+  FLOE_ASSIGN_OR_FAIL(auto bucket,
+                      ApplyTransform(Transform::Bucket(16), *types::Long(), longs));
   EXPECT_EQ(Ints(bucket), std::vector<int32_t>({3}));
   auto ints = Make<arrow::Int32Builder, int32_t>(arrow::int32(), {34});
-  FLOE_ASSIGN_OR_FAIL(auto int_bucket, ApplyTransform(Transform::Bucket(16), *types::Int(), ints));
+  FLOE_ASSIGN_OR_FAIL(auto int_bucket,
+                      ApplyTransform(Transform::Bucket(16), *types::Int(), ints));
   EXPECT_EQ(Ints(int_bucket), std::vector<int32_t>({3}));  // int and long hash alike
   arrow::StringBuilder strings;
   ASSERT_TRUE(strings.Append("iceberg").ok());
   ASSERT_TRUE(strings.AppendNull().ok());
-  FLOE_ASSIGN_OR_FAIL(auto string_bucket,
-                      ApplyTransform(Transform::Bucket(16), *types::String(), *strings.Finish()));
+  FLOE_ASSIGN_OR_FAIL(
+      auto string_bucket,
+      ApplyTransform(Transform::Bucket(16), *types::String(), *strings.Finish()));
   EXPECT_EQ(string_bucket->data()->GetValues<int32_t>(1)[0], 9);
   EXPECT_TRUE(string_bucket->IsNull(1));
   // Nanosecond timestamps are floored to microseconds before hashing.
-  auto nanos = Make<arrow::TimestampBuilder, int64_t>(arrow::timestamp(arrow::TimeUnit::NANO),
-                                                      {1510871468000001001LL});
-  FLOE_ASSIGN_OR_FAIL(auto nano_bucket, ApplyTransform(Transform::Bucket(1 << 30), *types::TimestampNs(), nanos));
+  auto nanos = Make<arrow::TimestampBuilder, int64_t>(
+      arrow::timestamp(arrow::TimeUnit::NANO), {1510871468000001001LL});
+  FLOE_ASSIGN_OR_FAIL(auto nano_bucket, ApplyTransform(Transform::Bucket(1 << 30),
+                                                       *types::TimestampNs(), nanos));
   EXPECT_EQ(Ints(nano_bucket)[0], (-1207196810 & 0x7FFFFFFF) % (1 << 30));
   EXPECT_FALSE(ApplyTransform(Transform::Bucket(16), *types::Double(),
                               Make<arrow::DoubleBuilder, double>(arrow::float64(), {1.0}))
@@ -69,27 +74,40 @@ TEST(TransformKernelsTest, BucketsEveryAcceptedType) {
 }
 
 TEST(TransformKernelsTest, TruncatesTowardNegativeInfinity) {
-  auto ints = Make<arrow::Int32Builder, int32_t>(arrow::int32(), {1, -1, -10, 0, std::numeric_limits<int32_t>::min()});
-  FLOE_ASSIGN_OR_FAIL(auto truncated, ApplyTransform(Transform::Truncate(10), *types::Int(), ints));
+  auto ints = Make<arrow::Int32Builder, int32_t>(
+      arrow::int32(), {1, -1, -10, 0, std::numeric_limits<int32_t>::min()});
+  FLOE_ASSIGN_OR_FAIL(auto truncated,
+                      ApplyTransform(Transform::Truncate(10), *types::Int(), ints));
   // Java's int arithmetic wraps for the minimum value.
   EXPECT_EQ(Ints(truncated), std::vector<int32_t>({0, -10, -10, 0, 2147483646}));
   arrow::Decimal128Builder decimals(arrow::decimal128(9, 2));
   ASSERT_TRUE(decimals.Append(arrow::Decimal128(1065)).ok());
-  FLOE_ASSIGN_OR_FAIL(auto decimal, ApplyTransform(Transform::Truncate(50), *types::Decimal(9, 2), *decimals.Finish()));
+  FLOE_ASSIGN_OR_FAIL(
+      auto decimal,
+      ApplyTransform(Transform::Truncate(50), *types::Decimal(9, 2), *decimals.Finish()));
   FLOE_ASSIGN_OR_FAIL(auto value, ValueFromArrow(*decimal, 0, *types::Decimal(9, 2)));
   EXPECT_EQ(std::get<Decimal>(value).unscaled, 1050);  // 10.65 -> 10.50
   arrow::StringBuilder strings;
   ASSERT_TRUE(strings.Append("ab😀cd").ok());
-  FLOE_ASSIGN_OR_FAIL(auto prefix, ApplyTransform(Transform::Truncate(3), *types::String(), *strings.Finish()));
+  FLOE_ASSIGN_OR_FAIL(auto prefix, ApplyTransform(Transform::Truncate(3),
+                                                  *types::String(), *strings.Finish()));
   EXPECT_EQ(static_cast<const arrow::StringArray&>(*prefix).GetString(0), "ab😀");
 }
 
 // The reference's table of iceberg-java results, including the pre-epoch .999999 quirk.
 TEST(TemporalTest, MatchesIcebergJavaIncludingThePreEpochQuirk) {
-  auto hour = [](int64_t micros) { return *TransformTimestamp(micros, 1000000, TimeGranularity::kHour); };
-  auto day = [](int64_t micros) { return *TransformTimestamp(micros, 1000000, TimeGranularity::kDay); };
-  auto month = [](int64_t micros) { return *TransformTimestamp(micros, 1000000, TimeGranularity::kMonth); };
-  auto year = [](int64_t micros) { return *TransformTimestamp(micros, 1000000, TimeGranularity::kYear); };
+  auto hour = [](int64_t micros) {
+    return *TransformTimestamp(micros, 1000000, TimeGranularity::kHour);
+  };
+  auto day = [](int64_t micros) {
+    return *TransformTimestamp(micros, 1000000, TimeGranularity::kDay);
+  };
+  auto month = [](int64_t micros) {
+    return *TransformTimestamp(micros, 1000000, TimeGranularity::kMonth);
+  };
+  auto year = [](int64_t micros) {
+    return *TransformTimestamp(micros, 1000000, TimeGranularity::kYear);
+  };
   EXPECT_EQ(hour(-3599000001), -2);
   EXPECT_EQ(day(-3599000001), -1);
   EXPECT_EQ(hour(-86399000001), -25);
@@ -113,17 +131,20 @@ TEST(TemporalTest, MatchesIcebergJavaIncludingThePreEpochQuirk) {
 }
 
 TEST(TransformKernelsTest, TimeTransformsOverArraysKeepNulls) {
-  arrow::TimestampBuilder builder(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"), arrow::default_memory_pool());
+  arrow::TimestampBuilder builder(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                                  arrow::default_memory_pool());
   ASSERT_TRUE(builder.Append(1510871468000000).ok());
   ASSERT_TRUE(builder.AppendNull().ok());
   ASSERT_TRUE(builder.Append(-1).ok());
   auto input = *builder.Finish();
-  FLOE_ASSIGN_OR_FAIL(auto days, ApplyTransform(Transform::Day(), *types::TimestampTz(), input));
+  FLOE_ASSIGN_OR_FAIL(auto days,
+                      ApplyTransform(Transform::Day(), *types::TimestampTz(), input));
   EXPECT_EQ(days->type_id(), arrow::Type::DATE32);
   EXPECT_EQ(days->data()->GetValues<int32_t>(1)[0], 17486);
   EXPECT_TRUE(days->IsNull(1));
   EXPECT_EQ(days->data()->GetValues<int32_t>(1)[2], -1);
-  FLOE_ASSIGN_OR_FAIL(auto hours, ApplyTransform(Transform::Hour(), *types::TimestampTz(), input));
+  FLOE_ASSIGN_OR_FAIL(auto hours,
+                      ApplyTransform(Transform::Hour(), *types::TimestampTz(), input));
   EXPECT_EQ(hours->type_id(), arrow::Type::INT32);
 }
 

@@ -14,7 +14,8 @@ arrow::Result<int64_t> ParseDurationMs(std::string_view text) {
     int64_t ms;
   };
   // "ms" before "m" and "s".
-  constexpr Unit kUnits[] = {{"ms", 1}, {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+  constexpr Unit kUnits[] = {
+      {"ms", 1}, {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
   for (const auto& unit : kUnits) {
     if (text.size() <= unit.suffix.size() ||
         text.substr(text.size() - unit.suffix.size()) != unit.suffix) {
@@ -22,15 +23,17 @@ arrow::Result<int64_t> ParseDurationMs(std::string_view text) {
     }
     std::string_view digits = text.substr(0, text.size() - unit.suffix.size());
     int64_t value = 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (error == std::errc() && end == digits.data() + digits.size() && value >= 0 &&
         value <= std::numeric_limits<int64_t>::max() / unit.ms) {
       return value * unit.ms;
     }
     break;
   }
-  return MakeError(ErrorKind::kInvalidInput,
-                   "'" + std::string(text) + "' is not a duration (e.g. 3d, 12h, 30m, 45s)");
+  return MakeError(
+      ErrorKind::kInvalidInput,
+      "'" + std::string(text) + "' is not a duration (e.g. 3d, 12h, 30m, 45s)");
 }
 
 }  // namespace floe

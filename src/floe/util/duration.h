@@ -8,8 +8,8 @@
 
 namespace floe {
 
-/// Milliseconds of a duration: a non-negative integer followed by d, h, m, s or ms. Anything
-/// else gives InvalidInput.
+/// Milliseconds of a duration: a non-negative integer followed by d, h, m, s or ms.
+/// Anything else gives InvalidInput.
 arrow::Result<int64_t> ParseDurationMs(std::string_view text);
 
 }  // namespace floe

@@ -46,30 +46,44 @@ arrow::StatusCode CodeFor(ErrorKind kind) {
 
 std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kUnknown: return "Unknown";
-    case ErrorKind::kCommitFailed: return "CommitFailed";
-    case ErrorKind::kCommitStateUnknown: return "CommitStateUnknown";
-    case ErrorKind::kValidationFailed: return "ValidationFailed";
-    case ErrorKind::kNotSupported: return "NotSupported";
-    case ErrorKind::kNoSuchTable: return "NoSuchTable";
-    case ErrorKind::kNoSuchNamespace: return "NoSuchNamespace";
-    case ErrorKind::kAlreadyExists: return "AlreadyExists";
-    case ErrorKind::kNamespaceNotEmpty: return "NamespaceNotEmpty";
-    case ErrorKind::kInvalidMetadata: return "InvalidMetadata";
-    case ErrorKind::kInvalidInput: return "InvalidInput";
-    case ErrorKind::kNotFound: return "NotFound";
+    case ErrorKind::kUnknown:
+      return "Unknown";
+    case ErrorKind::kCommitFailed:
+      return "CommitFailed";
+    case ErrorKind::kCommitStateUnknown:
+      return "CommitStateUnknown";
+    case ErrorKind::kValidationFailed:
+      return "ValidationFailed";
+    case ErrorKind::kNotSupported:
+      return "NotSupported";
+    case ErrorKind::kNoSuchTable:
+      return "NoSuchTable";
+    case ErrorKind::kNoSuchNamespace:
+      return "NoSuchNamespace";
+    case ErrorKind::kAlreadyExists:
+      return "AlreadyExists";
+    case ErrorKind::kNamespaceNotEmpty:
+      return "NamespaceNotEmpty";
+    case ErrorKind::kInvalidMetadata:
+      return "InvalidMetadata";
+    case ErrorKind::kInvalidInput:
+      return "InvalidInput";
+    case ErrorKind::kNotFound:
+      return "NotFound";
   }
   return "Unknown";
 }
 
 ErrorKind KindOf(const arrow::Status& status) {
   if (status.ok() || status.detail() == nullptr) return ErrorKind::kUnknown;
-  if (std::string_view(status.detail()->type_id()) != kDetailTypeId) return ErrorKind::kUnknown;
+  if (std::string_view(status.detail()->type_id()) != kDetailTypeId)
+    return ErrorKind::kUnknown;
   return static_cast<const ErrorDetail&>(*status.detail()).kind();
 }
 
 arrow::Status MakeError(ErrorKind kind, std::string message) {
-  return arrow::Status(CodeFor(kind), std::move(message), std::make_shared<ErrorDetail>(kind));
+  return arrow::Status(CodeFor(kind), std::move(message),
+                       std::make_shared<ErrorDetail>(kind));
 }
 
 arrow::Status WithContext(const arrow::Status& status, std::string_view context) {

@@ -28,7 +28,8 @@ std::string JavaFormat(const char* scientific, size_t length, bool negative) {
   // Java: plain notation when 10^-3 <= |x| < 10^7, i.e. -3 <= exponent < 7.
   if (exponent >= -3 && exponent < 7) {
     if (exponent >= 0) {
-      std::string integer = digits.substr(0, std::min(digits.size(), static_cast<size_t>(exponent) + 1));
+      std::string integer =
+          digits.substr(0, std::min(digits.size(), static_cast<size_t>(exponent) + 1));
       integer.append(static_cast<size_t>(exponent) + 1 - integer.size(), '0');
       std::string fraction = digits.size() > static_cast<size_t>(exponent) + 1
                                  ? digits.substr(static_cast<size_t>(exponent) + 1)
@@ -50,8 +51,8 @@ std::string JavaFloatingToString(T value) {
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
   char buffer[64];
-  auto [end, error] =
-      std::to_chars(buffer, buffer + sizeof(buffer), std::fabs(value), std::chars_format::scientific);
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), std::fabs(value),
+                                    std::chars_format::scientific);
   return JavaFormat(buffer, static_cast<size_t>(end - buffer), std::signbit(value));
 }
 
@@ -61,14 +62,19 @@ std::vector<char16_t> Utf16Units(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     auto lead = static_cast<unsigned char>(text[i]);
-    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    size_t length = lead < 0x80           ? 1
+                    : (lead >> 5) == 0x6  ? 2
+                    : (lead >> 4) == 0xE  ? 3
+                    : (lead >> 3) == 0x1E ? 4
+                                          : 0;
     if (length == 0 || i + length > text.size()) {
       units.push_back(lead);
       ++i;
       continue;
     }
     char32_t code_point = length == 1 ? lead : lead & (0xFF >> (length + 1));
-    for (size_t k = 1; k < length; ++k) code_point = (code_point << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    for (size_t k = 1; k < length; ++k)
+      code_point = (code_point << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     if (code_point >= 0x10000) {
       code_point -= 0x10000;
       units.push_back(static_cast<char16_t>(0xD800 + (code_point >> 10)));
@@ -81,7 +87,8 @@ std::vector<char16_t> Utf16Units(std::string_view text) {
   return units;
 }
 
-// Java's Character.isLetter / isDigit for one UTF-16 unit, from the C library's Unicode tables.
+// Java's Character.isLetter / isDigit for one UTF-16 unit, from the C library's Unicode
+// tables.
 locale_t Utf8Locale() {
   static locale_t locale = [] {
     locale_t created = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
@@ -116,7 +123,8 @@ bool IsValidAvroName(std::string_view name) {
   if (units.empty()) return false;
   if (!(IsJavaLetter(units[0]) || units[0] == '_')) return false;
   for (size_t i = 1; i < units.size(); ++i) {
-    if (!(IsJavaLetter(units[i]) || IsJavaDigit(units[i]) || units[i] == '_')) return false;
+    if (!(IsJavaLetter(units[i]) || IsJavaDigit(units[i]) || units[i] == '_'))
+      return false;
   }
   return true;
 }
@@ -154,8 +162,9 @@ std::string JavaUrlEncode(std::string_view text) {
   encoded.reserve(text.size());
   for (char c : text) {
     auto byte = static_cast<unsigned char>(c);
-    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') || (byte >= '0' && byte <= '9') ||
-        byte == '.' || byte == '-' || byte == '*' || byte == '_') {
+    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+        (byte >= '0' && byte <= '9') || byte == '.' || byte == '-' || byte == '*' ||
+        byte == '_') {
       encoded.push_back(c);
     } else if (byte == ' ') {
       encoded.push_back('+');
@@ -181,7 +190,8 @@ std::string Base64Encode(std::string_view bytes) {
     uint32_t chunk = (uint32_t{static_cast<uint8_t>(bytes[i])} << 16) |
                      (uint32_t{static_cast<uint8_t>(bytes[i + 1])} << 8) |
                      uint32_t{static_cast<uint8_t>(bytes[i + 2])};
-    for (int shift = 18; shift >= 0; shift -= 6) encoded.push_back(kAlphabet[(chunk >> shift) & 63]);
+    for (int shift = 18; shift >= 0; shift -= 6)
+      encoded.push_back(kAlphabet[(chunk >> shift) & 63]);
   }
   size_t left = bytes.size() - i;
   if (left > 0) {

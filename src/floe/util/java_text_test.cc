@@ -10,8 +10,8 @@
 namespace floe {
 namespace {
 
-// Expected strings are java.net.URLEncoder and Double.toString outputs (JDK 19+), as listed in
-// the iceberg-java reference.
+// Expected strings are java.net.URLEncoder and Double.toString outputs (JDK 19+), as
+// listed in the iceberg-java reference.
 TEST(JavaTextTest, UrlEncodesLikeJava) {
   EXPECT_EQ(JavaUrlEncode("a/b/c/d"), "a%2Fb%2Fc%2Fd");
   EXPECT_EQ(JavaUrlEncode("\"esc\"#1"), "%22esc%22%231");
@@ -19,7 +19,8 @@ TEST(JavaTextTest, UrlEncodesLikeJava) {
   EXPECT_EQ(JavaUrlEncode(":+=~!'()"), "%3A%2B%3D%7E%21%27%28%29");
   EXPECT_EQ(JavaUrlEncode("ü"), "%C3%BC");
   EXPECT_EQ(JavaUrlEncode("AZaz09.-*_"), "AZaz09.-*_");
-  EXPECT_EQ(JavaUrlEncode("2017-11-16T22:31:08+00:00"), "2017-11-16T22%3A31%3A08%2B00%3A00");
+  EXPECT_EQ(JavaUrlEncode("2017-11-16T22:31:08+00:00"),
+            "2017-11-16T22%3A31%3A08%2B00%3A00");
 }
 
 TEST(JavaTextTest, FormatsDoublesLikeJava) {
@@ -37,7 +38,8 @@ TEST(JavaTextTest, FormatsDoublesLikeJava) {
   EXPECT_EQ(JavaDoubleToString(std::nan("")), "NaN");
   EXPECT_EQ(JavaDoubleToString(std::numeric_limits<double>::infinity()), "Infinity");
   EXPECT_EQ(JavaDoubleToString(-std::numeric_limits<double>::infinity()), "-Infinity");
-  EXPECT_EQ(JavaDoubleToString(2e23), "2.0E23");  // JDK 19+ (JDK 17 prints 1.9999999999999998E23)
+  EXPECT_EQ(JavaDoubleToString(2e23),
+            "2.0E23");  // JDK 19+ (JDK 17 prints 1.9999999999999998E23)
   EXPECT_EQ(JavaFloatToString(0.1f), "0.1");
   EXPECT_EQ(JavaFloatToString(1.0e10f), "1.0E10");
 }
@@ -53,7 +55,8 @@ TEST(DateTimeTest, CivilConversionsOverTheWholeRange) {
   EXPECT_EQ(CivilFromDays(0), (CivilDate{1970, 1, 1}));
   EXPECT_EQ(CivilFromDays(-1), (CivilDate{1969, 12, 31}));
   EXPECT_EQ(CivilFromDays(17486), (CivilDate{2017, 11, 16}));
-  // The largest Iceberg date (int max days) is 5881580-07-11; the smallest -5877641-06-23.
+  // The largest Iceberg date (int max days) is 5881580-07-11; the smallest
+  // -5877641-06-23.
   EXPECT_EQ(CivilFromDays(2147483647), (CivilDate{5881580, 7, 11}));
   EXPECT_EQ(CivilFromDays(-2147483648LL), (CivilDate{-5877641, 6, 23}));
   for (int64_t days = -800000; days <= 800000; days += 997) {

@@ -26,9 +26,12 @@ int Threshold() {
 void Log(LogLevel level, std::string_view message) {
   if (static_cast<int>(level) < Threshold()) return;
   static std::mutex mutex;
-  const char* name = level == LogLevel::kDebug ? "debug" : level == LogLevel::kInfo ? "info" : "warning";
+  const char* name = level == LogLevel::kDebug  ? "debug"
+                     : level == LogLevel::kInfo ? "info"
+                                                : "warning";
   std::lock_guard<std::mutex> lock(mutex);
-  std::fprintf(stderr, "floe: %s: %.*s\n", name, static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "floe: %s: %.*s\n", name, static_cast<int>(message.size()),
+               message.data());
 }
 
 }  // namespace floe

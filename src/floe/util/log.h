@@ -1,6 +1,6 @@
 // Minimal logging for what floe does on its own behalf (best-effort cleanup, retries).
-// Messages go to stderr unless FLOE_LOG=off. Never log credentials: callers pass locations
-// and property names only.
+// Messages go to stderr unless FLOE_LOG=off. Never log credentials: callers pass
+// locations and property names only.
 #pragma once
 
 #include <string_view>

@@ -1,5 +1,5 @@
-// MurmurHash3 x86_32 with seed 0: Guava's murmur3_32_fixed, which Iceberg's bucket transform
-// and object-storage location provider hash with.
+// MurmurHash3 x86_32 with seed 0: Guava's murmur3_32_fixed, which Iceberg's bucket
+// transform and object-storage location provider hash with.
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,8 @@
 namespace floe {
 
 /// True for property keys that hold credentials: names containing "secret", "password",
-/// "passwd", "token", "credential", "access-key" or "private-key", or ending in ".key" (any case).
+/// "passwd", "token", "credential", "access-key" or "private-key", or ending in ".key"
+/// (any case).
 bool IsSecretPropertyKey(std::string_view key);
 
 /// The value to print for a property: "***" for secrets, the value otherwise.

@@ -1,4 +1,5 @@
-// 128-bit UUIDs as Iceberg uses them: table uuids, operation ids, commit ids, snapshot ids.
+// 128-bit UUIDs as Iceberg uses them: table uuids, operation ids, commit ids, snapshot
+// ids.
 #pragma once
 
 #include <array>

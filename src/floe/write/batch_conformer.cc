@@ -12,7 +12,8 @@
 namespace floe {
 namespace {
 
-arrow::Status Bad(const std::string& table, const std::string& column, const std::string& why) {
+arrow::Status Bad(const std::string& table, const std::string& column,
+                  const std::string& why) {
   return MakeError(ErrorKind::kInvalidInput,
                    "table " + table + ", column '" + column + "': " + why);
 }
@@ -25,8 +26,11 @@ arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target
                         const std::string& table, const std::string& path) {
   if (target.type()->id() == arrow::Type::EXTENSION) {
     // Written as its storage type (uuid: 16 fixed bytes).
-    return CheckType(input, *target.WithType(static_cast<const arrow::ExtensionType&>(*target.type()).storage_type()),
-                     table, path);
+    return CheckType(
+        input,
+        *target.WithType(
+            static_cast<const arrow::ExtensionType&>(*target.type()).storage_type()),
+        table, path);
   }
   const arrow::DataType& target_type = *target.type();
   const arrow::DataType* source = &input;
@@ -45,22 +49,27 @@ arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target
       const auto& source_struct = static_cast<const arrow::StructType&>(*source);
       for (const auto& child : source->fields()) {
         auto target_child = target_struct.GetFieldByName(child->name());
-        if (!target_child) return Bad(table, Join(path, child->name()), "not in the table schema");
-        ARROW_RETURN_NOT_OK(CheckType(*child->type(), *target_child, table, Join(path, child->name())));
+        if (!target_child)
+          return Bad(table, Join(path, child->name()), "not in the table schema");
+        ARROW_RETURN_NOT_OK(
+            CheckType(*child->type(), *target_child, table, Join(path, child->name())));
       }
       for (const auto& child : target_type.fields()) {
         if (!child->nullable() && source_struct.GetFieldIndex(child->name()) < 0) {
-          return Bad(table, Join(path, child->name()), "required but missing from the input");
+          return Bad(table, Join(path, child->name()),
+                     "required but missing from the input");
         }
       }
       return arrow::Status::OK();
     }
     case arrow::Type::LIST: {
       if (source->id() != arrow::Type::LIST && source->id() != arrow::Type::LARGE_LIST &&
-          source->id() != arrow::Type::FIXED_SIZE_LIST && source->id() != arrow::Type::LIST_VIEW) {
+          source->id() != arrow::Type::FIXED_SIZE_LIST &&
+          source->id() != arrow::Type::LIST_VIEW) {
         return Bad(table, path, "expected a list, the input has " + input.ToString());
       }
-      return CheckType(*source->field(0)->type(), *target_type.field(0), table, path + ".element");
+      return CheckType(*source->field(0)->type(), *target_type.field(0), table,
+                       path + ".element");
     }
     case arrow::Type::MAP: {
       if (source->id() != arrow::Type::MAP) {
@@ -68,30 +77,34 @@ arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target
       }
       const auto& map = static_cast<const arrow::MapType&>(*source);
       const auto& target_map = static_cast<const arrow::MapType&>(target_type);
-      ARROW_RETURN_NOT_OK(CheckType(*map.key_type(), *target_map.key_field(), table, path + ".key"));
-      return CheckType(*map.item_type(), *target_map.item_field(), table, path + ".value");
+      ARROW_RETURN_NOT_OK(
+          CheckType(*map.key_type(), *target_map.key_field(), table, path + ".key"));
+      return CheckType(*map.item_type(), *target_map.item_field(), table,
+                       path + ".value");
     }
     default:
-      if (!source->Equals(target_type) && !arrow::compute::CanCast(*source, target_type)) {
-        return Bad(table, path, "cannot write " + input.ToString() + " values into a column of " +
-                                    target_type.ToString());
+      if (!source->Equals(target_type) &&
+          !arrow::compute::CanCast(*source, target_type)) {
+        return Bad(table, path,
+                   "cannot write " + input.ToString() + " values into a column of " +
+                       target_type.ToString());
       }
       return arrow::Status::OK();
   }
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::Array>& input,
-                                                          const arrow::Field& target,
-                                                          const std::string& table,
-                                                          const std::string& path) {
+arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(
+    const std::shared_ptr<arrow::Array>& input, const arrow::Field& target,
+    const std::string& table, const std::string& path) {
   std::shared_ptr<arrow::Array> array = input;
   if (array->type_id() == arrow::Type::EXTENSION) {
     array = static_cast<const arrow::ExtensionArray&>(*array).storage();
   }
   if (target.type()->id() == arrow::Type::EXTENSION) {
     const auto& extension = static_cast<const arrow::ExtensionType&>(*target.type());
-    ARROW_ASSIGN_OR_RAISE(auto storage,
-                          ConformArray(array, *target.WithType(extension.storage_type()), table, path));
+    ARROW_ASSIGN_OR_RAISE(
+        auto storage,
+        ConformArray(array, *target.WithType(extension.storage_type()), table, path));
     return arrow::ExtensionType::WrapArray(target.type(), storage);
   }
   const auto& target_type = target.type();
@@ -104,9 +117,11 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
         auto column = source.GetFieldByName(child->name());
         // field() already accounts for the parent's offset and length.
         if (!column) {
-          ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(child->type(), source.length()));
+          ARROW_ASSIGN_OR_RAISE(column,
+                                arrow::MakeArrayOfNull(child->type(), source.length()));
         }
-        ARROW_ASSIGN_OR_RAISE(auto conformed, ConformArray(column, *child, table, Join(path, child->name())));
+        ARROW_ASSIGN_OR_RAISE(auto conformed, ConformArray(column, *child, table,
+                                                           Join(path, child->name())));
         children.push_back(std::move(conformed));
       }
       std::shared_ptr<arrow::Buffer> validity;
@@ -115,30 +130,38 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
         ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(array));
         validity = valid.make_array()->data()->buffers[1];
       }
-      ARROW_ASSIGN_OR_RAISE(result, arrow::StructArray::Make(children, target_type->fields(), validity,
-                                                             source.null_count()));
+      ARROW_ASSIGN_OR_RAISE(
+          result, arrow::StructArray::Make(children, target_type->fields(), validity,
+                                           source.null_count()));
       break;
     }
     case arrow::Type::LIST:
     case arrow::Type::MAP: {
       std::shared_ptr<arrow::Array> list = array;
       if (array->type_id() != arrow::Type::LIST && array->type_id() != arrow::Type::MAP) {
-        ARROW_ASSIGN_OR_RAISE(list, arrow::compute::Cast(*array, arrow::list(array->type()->field(0))));
+        ARROW_ASSIGN_OR_RAISE(
+            list, arrow::compute::Cast(*array, arrow::list(array->type()->field(0))));
       }
       const auto& source = static_cast<const arrow::ListArray&>(*list);
       std::shared_ptr<arrow::Array> values = source.values();
       std::shared_ptr<arrow::Array> conformed_values;
       if (target_type->id() == arrow::Type::LIST) {
-        ARROW_ASSIGN_OR_RAISE(conformed_values,
-                              ConformArray(values, *target_type->field(0), table, path + ".element"));
+        ARROW_ASSIGN_OR_RAISE(
+            conformed_values,
+            ConformArray(values, *target_type->field(0), table, path + ".element"));
       } else {
         // A map's values are a struct of key and value.
         const auto& entries = static_cast<const arrow::StructArray&>(*values);
         const auto& target_map = static_cast<const arrow::MapType&>(*target_type);
-        ARROW_ASSIGN_OR_RAISE(auto keys, ConformArray(entries.field(0), *target_map.key_field(), table, path + ".key"));
-        ARROW_ASSIGN_OR_RAISE(auto items, ConformArray(entries.field(1), *target_map.item_field(), table, path + ".value"));
-        ARROW_ASSIGN_OR_RAISE(conformed_values,
-                              arrow::StructArray::Make({keys, items}, target_map.value_type()->fields()));
+        ARROW_ASSIGN_OR_RAISE(
+            auto keys, ConformArray(entries.field(0), *target_map.key_field(), table,
+                                    path + ".key"));
+        ARROW_ASSIGN_OR_RAISE(
+            auto items, ConformArray(entries.field(1), *target_map.item_field(), table,
+                                     path + ".value"));
+        ARROW_ASSIGN_OR_RAISE(
+            conformed_values,
+            arrow::StructArray::Make({keys, items}, target_map.value_type()->fields()));
       }
       auto data = list->data()->Copy();
       data->type = target_type;
@@ -150,7 +173,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
       if (array->type()->Equals(*target_type)) {
         result = array;
       } else {
-        auto cast = arrow::compute::Cast(*array, target_type, arrow::compute::CastOptions::Safe());
+        auto cast = arrow::compute::Cast(*array, target_type,
+                                         arrow::compute::CastOptions::Safe());
         if (!cast.ok()) return Bad(table, path, cast.status().message());
         result = *cast;
       }
@@ -158,34 +182,39 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<
     }
   }
   if (result->type_id() == arrow::Type::DECIMAL128) {
-    // Parsers (CSV) and some producers hand over decimals wider than their declared precision.
+    // Parsers (CSV) and some producers hand over decimals wider than their declared
+    // precision.
     const auto& decimals = static_cast<const arrow::Decimal128Array&>(*result);
-    int32_t precision = static_cast<const arrow::Decimal128Type&>(*result->type()).precision();
+    int32_t precision =
+        static_cast<const arrow::Decimal128Type&>(*result->type()).precision();
     for (int64_t i = 0; i < decimals.length(); ++i) {
-      if (decimals.IsValid(i) && !arrow::Decimal128(decimals.GetValue(i)).FitsInPrecision(precision)) {
-        return Bad(table, path, "value " + decimals.FormatValue(i) + " does not fit " +
-                                    result->type()->ToString());
+      if (decimals.IsValid(i) &&
+          !arrow::Decimal128(decimals.GetValue(i)).FitsInPrecision(precision)) {
+        return Bad(table, path,
+                   "value " + decimals.FormatValue(i) + " does not fit " +
+                       result->type()->ToString());
       }
     }
   }
   if (!target.nullable() && result->null_count() > 0) {
-    return Bad(table, path, "required, but the input has " + std::to_string(result->null_count()) +
-                                " null values");
+    return Bad(table, path,
+               "required, but the input has " + std::to_string(result->null_count()) +
+                   " null values");
   }
   return result;
 }
 
 }  // namespace
 
-arrow::Result<std::unique_ptr<BatchConformer>> BatchConformer::Make(const arrow::Schema& input,
-                                                                    SchemaPtr table_schema,
-                                                                    std::string table_name) {
+arrow::Result<std::unique_ptr<BatchConformer>> BatchConformer::Make(
+    const arrow::Schema& input, SchemaPtr table_schema, std::string table_name) {
   std::unique_ptr<BatchConformer> conformer(new BatchConformer());
   ARROW_ASSIGN_OR_RAISE(conformer->target_, ToArrowSchema(*table_schema));
   for (const auto& field : input.fields()) {
     auto target = conformer->target_->GetFieldByName(field->name());
     if (!target) {
-      return Bad(table_name, field->name(), "the input column is not in the table schema");
+      return Bad(table_name, field->name(),
+                 "the input column is not in the table schema");
     }
     ARROW_RETURN_NOT_OK(CheckType(*field->type(), *target, table_name, field->name()));
   }
@@ -203,16 +232,19 @@ arrow::Result<std::unique_ptr<BatchConformer>> BatchConformer::Make(const arrow:
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> BatchConformer::Conform(
     const arrow::RecordBatch& batch) const {
   if (!batch.schema()->Equals(*input_, /*check_metadata=*/false)) {
-    return MakeError(ErrorKind::kInvalidInput, "table " + table_name_ +
-                                                   ": a batch's schema differs from the input's");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "table " + table_name_ + ": a batch's schema differs from the input's");
   }
   arrow::ArrayVector columns;
   for (const auto& field : target_->fields()) {
     auto column = batch.GetColumnByName(field->name());
     if (!column) {
-      ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(field->type(), batch.num_rows()));
+      ARROW_ASSIGN_OR_RAISE(column,
+                            arrow::MakeArrayOfNull(field->type(), batch.num_rows()));
     }
-    ARROW_ASSIGN_OR_RAISE(auto conformed, ConformArray(column, *field, table_name_, field->name()));
+    ARROW_ASSIGN_OR_RAISE(auto conformed,
+                          ConformArray(column, *field, table_name_, field->name()));
     columns.push_back(std::move(conformed));
   }
   return arrow::RecordBatch::Make(target_, batch.num_rows(), std::move(columns));

@@ -7,10 +7,10 @@
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"
 #include "parquet/arrow/schema.h"
-#include "parquet/exception.h"
-#include "parquet/schema.h"
 #include "parquet/arrow/writer.h"
+#include "parquet/exception.h"
 #include "parquet/file_writer.h"
+#include "parquet/schema.h"
 
 namespace floe {
 namespace {
@@ -23,16 +23,16 @@ bool HasNanosecondTimestamps(const Schema& schema) {
   return false;
 }
 
-// A copy of a Parquet schema node with iceberg-java's names: the root renamed, and column and
-// struct field names made Avro-compatible (list and map structure keeps Arrow's standard names,
-// which are iceberg-java's too).
-parquet::schema::NodePtr IcebergNames(const parquet::schema::Node& node, const std::string& name,
-                                      bool top) {
+// A copy of a Parquet schema node with iceberg-java's names: the root renamed, and column
+// and struct field names made Avro-compatible (list and map structure keeps Arrow's
+// standard names, which are iceberg-java's too).
+parquet::schema::NodePtr IcebergNames(const parquet::schema::Node& node,
+                                      const std::string& name, bool top) {
   if (node.is_primitive()) {
     const auto& primitive = static_cast<const parquet::schema::PrimitiveNode&>(node);
-    return parquet::schema::PrimitiveNode::Make(name, node.repetition(), node.logical_type(),
-                                                primitive.physical_type(), primitive.type_length(),
-                                                node.field_id());
+    return parquet::schema::PrimitiveNode::Make(
+        name, node.repetition(), node.logical_type(), primitive.physical_type(),
+        primitive.type_length(), node.field_id());
   }
   const auto& group = static_cast<const parquet::schema::GroupNode&>(node);
   // Children of LIST and MAP groups are structural ("list", "key_value", "element", ...).
@@ -41,9 +41,10 @@ parquet::schema::NodePtr IcebergNames(const parquet::schema::Node& node, const s
   parquet::schema::NodeVector children;
   for (int i = 0; i < group.field_count(); ++i) {
     const auto& child = *group.field(i);
-    std::string child_name = structural || (!top && node.repetition() == parquet::Repetition::REPEATED)
-                                 ? child.name()
-                                 : MakeCompatibleName(child.name());
+    std::string child_name =
+        structural || (!top && node.repetition() == parquet::Repetition::REPEATED)
+            ? child.name()
+            : MakeCompatibleName(child.name());
     children.push_back(IcebergNames(child, child_name, false));
   }
   auto logical_type = node.logical_type();
@@ -64,27 +65,31 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   // A pool of its own, so the open row group's buffered bytes can be measured.
   writer->pool_ = std::make_unique<arrow::ProxyMemoryPool>(ctx.pool);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  auto properties =
-      ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema), writer->pool_.get());
+  auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema),
+                                                    writer->pool_.get());
   // The Parquet schema iceberg-java writes: root "table", names made Avro-compatible.
   std::shared_ptr<parquet::SchemaDescriptor> descriptor;
-  FLOE_RETURN_NOT_OK_CONTEXT(parquet::arrow::ToParquetSchema(ctx.arrow_schema.get(), *properties,
-                                                             *arrow_properties, &descriptor),
-                             "data file " + writer->location_);
+  FLOE_RETURN_NOT_OK_CONTEXT(
+      parquet::arrow::ToParquetSchema(ctx.arrow_schema.get(), *properties,
+                                      *arrow_properties, &descriptor),
+      "data file " + writer->location_);
   // iceberg-java records the write schema in the footer.
-  auto footer = arrow::key_value_metadata({"iceberg.schema"}, {SchemaToJson(*ctx.schema)});
+  auto footer =
+      arrow::key_value_metadata({"iceberg.schema"}, {SchemaToJson(*ctx.schema)});
   std::unique_ptr<parquet::ParquetFileWriter> file_writer;
   try {
     auto root = std::static_pointer_cast<parquet::schema::GroupNode>(
         IcebergNames(*descriptor->schema_root(), "table", /*top=*/true));
-    file_writer = parquet::ParquetFileWriter::Open(writer->stream_, root, properties, footer);
+    file_writer =
+        parquet::ParquetFileWriter::Open(writer->stream_, root, properties, footer);
   } catch (const parquet::ParquetException& error) {
-    return arrow::Status::IOError("opening data file ", writer->location_, ": ", error.what());
+    return arrow::Status::IOError("opening data file ", writer->location_, ": ",
+                                  error.what());
   }
-  FLOE_RETURN_NOT_OK_CONTEXT(
-      parquet::arrow::FileWriter::Make(writer->pool_.get(), std::move(file_writer), ctx.arrow_schema,
-                                       arrow_properties, &writer->writer_),
-      "opening data file " + writer->location_);
+  FLOE_RETURN_NOT_OK_CONTEXT(parquet::arrow::FileWriter::Make(
+                                 writer->pool_.get(), std::move(file_writer),
+                                 ctx.arrow_schema, arrow_properties, &writer->writer_),
+                             "opening data file " + writer->location_);
   FLOE_RETURN_NOT_OK_CONTEXT(writer->writer_->NewBufferedRowGroup(),
                              "data file " + writer->location_);
   writer->floats_ = std::make_unique<FloatMetricsTracker>(*ctx.schema);
@@ -99,12 +104,14 @@ arrow::Status ParquetDataWriter::Write(const arrow::RecordBatch& batch) {
   if (batch.num_rows() == 0) return arrow::Status::OK();
   if (row_group_full_) {
     // Started only when rows follow, so no file ends with an empty row group.
-    FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
+    FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(),
+                               "writing data file " + location_);
     row_group_full_ = false;
     row_group_rows_ = 0;
   }
   floats_->Update(batch);
-  FLOE_RETURN_NOT_OK_CONTEXT(writer_->WriteRecordBatch(batch), "writing data file " + location_);
+  FLOE_RETURN_NOT_OK_CONTEXT(writer_->WriteRecordBatch(batch),
+                             "writing data file " + location_);
   row_count_ += batch.num_rows();
   row_group_rows_ += batch.num_rows();
   // Cut the row group once its buffered bytes reach the target (iceberg-java checks its
@@ -115,9 +122,11 @@ arrow::Status ParquetDataWriter::Write(const arrow::RecordBatch& batch) {
 
 arrow::Status ParquetDataWriter::FlushRowGroup() {
   if (row_group_rows_ == 0 || row_group_full_) return arrow::Status::OK();
-  // Arrow writes the buffered row group out and opens the next one at once; if no row follows,
-  // the file ends with an empty row group (metrics skip it; see docs/divergences.md).
-  FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(), "writing data file " + location_);
+  // Arrow writes the buffered row group out and opens the next one at once; if no row
+  // follows, the file ends with an empty row group (metrics skip it; see
+  // docs/divergences.md).
+  FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(),
+                             "writing data file " + location_);
   row_group_rows_ = 0;
   return arrow::Status::OK();
 }
@@ -146,8 +155,8 @@ arrow::Result<DataFile> ParquetDataWriter::Close() {
 
 void ParquetDataWriter::Abort() {
   closed_ = true;
-  // Deliberately ignored: the file is being abandoned and its owner deletes it. No stream when
-  // opening it was what failed.
+  // Deliberately ignored: the file is being abandoned and its owner deletes it. No stream
+  // when opening it was what failed.
   if (stream_) (void)stream_->Close();
 }
 

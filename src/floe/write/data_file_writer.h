@@ -1,5 +1,5 @@
-// One Parquet data file: written batch by batch, cut into row groups by size, closed into a
-// DataFile with iceberg-java's metrics.
+// One Parquet data file: written batch by batch, cut into row groups by size, closed into
+// a DataFile with iceberg-java's metrics.
 #pragma once
 
 #include <memory>
@@ -31,8 +31,8 @@ struct DataWriterContext {
   arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
-/// Not thread-safe. The file at `location` is created by Open; deleting it on failure is the
-/// caller's job (the task's cleanup guard knows every location).
+/// Not thread-safe. The file at `location` is created by Open; deleting it on failure is
+/// the caller's job (the task's cleanup guard knows every location).
 class ParquetDataWriter {
  public:
   static arrow::Result<std::unique_ptr<ParquetDataWriter>> Open(
@@ -45,18 +45,20 @@ class ParquetDataWriter {
   /// iceberg-java's Parquet appender reports as its length).
   int64_t Length() const;
   int64_t row_count() const { return row_count_; }
-  /// Bytes the writer holds in memory (the open row group's pages, encoders and dictionaries).
+  /// Bytes the writer holds in memory (the open row group's pages, encoders and
+  /// dictionaries).
   int64_t BufferedBytes() const { return pool_->bytes_allocated(); }
-  /// Writes out the open row group now (if it has rows), releasing its memory. Used to keep a
-  /// fanout task's many open files within its memory budget.
+  /// Writes out the open row group now (if it has rows), releasing its memory. Used to
+  /// keep a fanout task's many open files within its memory budget.
   arrow::Status FlushRowGroup();
   const std::string& location() const { return location_; }
 
-  /// Writes the footer and returns the file as a DataFile (content, path, format, record count,
-  /// size, metrics, split offsets and sort order id set; partition left to the caller).
+  /// Writes the footer and returns the file as a DataFile (content, path, format, record
+  /// count, size, metrics, split offsets and sort order id set; partition left to the
+  /// caller).
   arrow::Result<DataFile> Close();
-  /// Closes the stream without a valid footer (best effort). The file stays for the owner to
-  /// delete.
+  /// Closes the stream without a valid footer (best effort). The file stays for the owner
+  /// to delete.
   void Abort();
 
  private:

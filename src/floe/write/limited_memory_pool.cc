@@ -23,10 +23,12 @@ bool LimitedMemoryPool::Reserve(int64_t bytes) {
   return true;
 }
 
-arrow::Status LimitedMemoryPool::Allocate(int64_t size, int64_t alignment, uint8_t** out) {
+arrow::Status LimitedMemoryPool::Allocate(int64_t size, int64_t alignment,
+                                          uint8_t** out) {
   if (!Reserve(size)) {
-    return arrow::Status::OutOfMemory("allocating ", size, " bytes would pass the memory limit of ",
-                                      limit_, " bytes (", used_.load(), " in use)");
+    return arrow::Status::OutOfMemory("allocating ", size,
+                                      " bytes would pass the memory limit of ", limit_,
+                                      " bytes (", used_.load(), " in use)");
   }
   auto status = parent_->Allocate(size, alignment, out);
   if (!status.ok()) {
@@ -38,13 +40,13 @@ arrow::Status LimitedMemoryPool::Allocate(int64_t size, int64_t alignment, uint8
   return status;
 }
 
-arrow::Status LimitedMemoryPool::Reallocate(int64_t old_size, int64_t new_size, int64_t alignment,
-                                            uint8_t** ptr) {
+arrow::Status LimitedMemoryPool::Reallocate(int64_t old_size, int64_t new_size,
+                                            int64_t alignment, uint8_t** ptr) {
   int64_t growth = new_size - old_size;
   if (growth > 0 && !Reserve(growth)) {
     return arrow::Status::OutOfMemory("growing a buffer to ", new_size,
-                                      " bytes would pass the memory limit of ", limit_, " bytes (",
-                                      used_.load(), " in use)");
+                                      " bytes would pass the memory limit of ", limit_,
+                                      " bytes (", used_.load(), " in use)");
   }
   auto status = parent_->Reallocate(old_size, new_size, alignment, ptr);
   if (!status.ok()) {
@@ -65,28 +67,41 @@ void LimitedMemoryPool::Free(uint8_t* buffer, int64_t size, int64_t alignment) {
 arrow::Result<int64_t> ParseByteSize(std::string_view text) {
   std::string_view digits = text;
   // 512M, 512MB, 512MiB and 512m all mean 512 * 2^20, as in Spark and the JVM's -Xmx.
-  if (!digits.empty() && (digits.back() == 'b' || digits.back() == 'B')) digits.remove_suffix(1);
+  if (!digits.empty() && (digits.back() == 'b' || digits.back() == 'B'))
+    digits.remove_suffix(1);
   if (digits.size() >= 2 && (digits.back() == 'i' || digits.back() == 'I') &&
-      std::string_view("kKmMgGtT").find(digits[digits.size() - 2]) != std::string_view::npos) {
+      std::string_view("kKmMgGtT").find(digits[digits.size() - 2]) !=
+          std::string_view::npos) {
     digits.remove_suffix(1);
   }
   int64_t multiplier = 1;
   if (!digits.empty()) {
     switch (std::tolower(static_cast<unsigned char>(digits.back()))) {
-      case 'k': multiplier = int64_t{1} << 10; break;
-      case 'm': multiplier = int64_t{1} << 20; break;
-      case 'g': multiplier = int64_t{1} << 30; break;
-      case 't': multiplier = int64_t{1} << 40; break;
-      default: break;
+      case 'k':
+        multiplier = int64_t{1} << 10;
+        break;
+      case 'm':
+        multiplier = int64_t{1} << 20;
+        break;
+      case 'g':
+        multiplier = int64_t{1} << 30;
+        break;
+      case 't':
+        multiplier = int64_t{1} << 40;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }
   int64_t value = 0;
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() || value <= 0 ||
-      value > std::numeric_limits<int64_t>::max() / multiplier) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "'" + std::string(text) + "' is not a byte size (e.g. 512M, 512MiB, 2G)");
+  auto [end, error] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
+      value <= 0 || value > std::numeric_limits<int64_t>::max() / multiplier) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "'" + std::string(text) + "' is not a byte size (e.g. 512M, 512MiB, 2G)");
   }
   return value * multiplier;
 }

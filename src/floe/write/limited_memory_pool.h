@@ -1,5 +1,5 @@
-// A memory pool with a ceiling, so a write that needs more memory than it was given fails with
-// an error that says so, instead of the process being killed.
+// A memory pool with a ceiling, so a write that needs more memory than it was given fails
+// with an error that says so, instead of the process being killed.
 #pragma once
 
 #include <atomic>
@@ -10,8 +10,8 @@
 
 namespace floe {
 
-/// Forwards to `parent` while the bytes it holds stay within `limit`; an allocation past the
-/// limit fails with OutOfMemory. Thread-safe (tasks of one write may share one pool).
+/// Forwards to `parent` while the bytes it holds stay within `limit`; an allocation past
+/// the limit fails with OutOfMemory. Thread-safe (tasks of one write may share one pool).
 class LimitedMemoryPool final : public arrow::MemoryPool {
  public:
   LimitedMemoryPool(arrow::MemoryPool* parent, int64_t limit);
@@ -40,8 +40,8 @@ class LimitedMemoryPool final : public arrow::MemoryPool {
 };
 
 /// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024, an
-/// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything else
-/// gives InvalidInput.
+/// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything
+/// else gives InvalidInput.
 arrow::Result<int64_t> ParseByteSize(std::string_view text);
 
 }  // namespace floe

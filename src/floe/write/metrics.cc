@@ -29,19 +29,28 @@ std::vector<size_t> CodePointOffsets(const std::string& value, size_t count) {
   std::vector<size_t> offsets = {0};
   size_t position = 0;
   while (position < value.size() && offsets.size() <= count) {
-    position = std::min(value.size(), position + SequenceLength(static_cast<unsigned char>(value[position])));
+    position =
+        std::min(value.size(),
+                 position + SequenceLength(static_cast<unsigned char>(value[position])));
     offsets.push_back(position);
   }
   return offsets;
 }
 
 uint32_t DecodeCodePoint(const std::string& value, size_t offset, size_t length) {
-  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(value[offset + i])); };
+  auto byte = [&](size_t i) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(value[offset + i]));
+  };
   switch (length) {
-    case 1: return byte(0);
-    case 2: return ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F);
-    case 3: return ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
-    default: return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
+    case 1:
+      return byte(0);
+    case 2:
+      return ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F);
+    case 3:
+      return ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+    default:
+      return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) |
+             ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
   }
 }
 
@@ -82,7 +91,8 @@ std::set<int> IdsInsideRepeated(const Schema& schema) {
     std::optional<int> parent = schema.FindParentId(id);
     while (parent) {
       const NestedField* field = schema.FindField(*parent);
-      if (field && (field->type->id() == TypeId::kList || field->type->id() == TypeId::kMap)) {
+      if (field &&
+          (field->type->id() == TypeId::kList || field->type->id() == TypeId::kMap)) {
         ids.insert(id);
         break;
       }
@@ -93,8 +103,8 @@ std::set<int> IdsInsideRepeated(const Schema& schema) {
 }
 
 // A Parquet plain-encoded statistic as an Iceberg value of `type`.
-arrow::Result<Value> StatisticToValue(const std::string& encoded, parquet::Type::type physical,
-                                      const Type& type) {
+arrow::Result<Value> StatisticToValue(const std::string& encoded,
+                                      parquet::Type::type physical, const Type& type) {
   const auto* data = reinterpret_cast<const uint8_t*>(encoded.data());
   if (type.id() == TypeId::kDecimal) {
     __int128 unscaled = 0;
@@ -112,7 +122,8 @@ arrow::Result<Value> StatisticToValue(const std::string& encoded, parquet::Type:
     return Value(Decimal{unscaled});
   }
   if (type.id() == TypeId::kBoolean) return Value(!encoded.empty() && (data[0] & 1) != 0);
-  if (type.id() == TypeId::kLong && physical == parquet::Type::INT32 && encoded.size() == 4) {
+  if (type.id() == TypeId::kLong && physical == parquet::Type::INT32 &&
+      encoded.size() == 4) {
     int32_t value;
     std::memcpy(&value, data, 4);
     return Value(int64_t{value});
@@ -130,7 +141,8 @@ std::string TruncateStringLower(const std::string& value, int length) {
 
 std::optional<std::string> TruncateStringUpper(const std::string& value, int length) {
   auto offsets = CodePointOffsets(value, static_cast<size_t>(length));
-  if (offsets.size() <= static_cast<size_t>(length) || offsets[static_cast<size_t>(length)] == value.size()) {
+  if (offsets.size() <= static_cast<size_t>(length) ||
+      offsets[static_cast<size_t>(length)] == value.size()) {
     return value;  // at most `length` code points: kept unchanged
   }
   for (int i = length - 1; i >= 0; --i) {
@@ -138,14 +150,16 @@ std::optional<std::string> TruncateStringUpper(const std::string& value, int len
     size_t size = offsets[static_cast<size_t>(i) + 1] - start;
     uint32_t code_point = DecodeCodePoint(value, start, size);
     uint32_t next = code_point == 0xD7FF ? 0xE000 : code_point + 1;  // skip surrogates
-    if (code_point == 0x10FFFF) continue;                           // overflow: move left
+    if (code_point == 0x10FFFF) continue;  // overflow: move left
     return value.substr(0, start) + EncodeCodePoint(next);
   }
   return std::nullopt;
 }
 
 std::string TruncateBinaryLower(const std::string& value, int length) {
-  return value.size() <= static_cast<size_t>(length) ? value : value.substr(0, static_cast<size_t>(length));
+  return value.size() <= static_cast<size_t>(length)
+             ? value
+             : value.substr(0, static_cast<size_t>(length));
 }
 
 std::optional<std::string> TruncateBinaryUpper(const std::string& value, int length) {
@@ -162,8 +176,8 @@ std::optional<std::string> TruncateBinaryUpper(const std::string& value, int len
 }
 
 FloatMetricsTracker::FloatMetricsTracker(const Schema& schema) {
-  std::function<void(const NestedField&, std::vector<int>)> visit =
-      [&](const NestedField& field, std::vector<int> path) {
+  std::function<void(const NestedField&, const std::vector<int>&)> visit =
+      [&](const NestedField& field, const std::vector<int>& path) {
         if (field.type->id() == TypeId::kFloat || field.type->id() == TypeId::kDouble) {
           leaves_.push_back({path, field.id, field.type->id() == TypeId::kFloat});
           stats_[field.id] = Stats();
@@ -176,7 +190,8 @@ FloatMetricsTracker::FloatMetricsTracker(const Schema& schema) {
           }
         }
       };
-  for (size_t i = 0; i < schema.fields().size(); ++i) visit(schema.fields()[i], {static_cast<int>(i)});
+  for (size_t i = 0; i < schema.fields().size(); ++i)
+    visit(schema.fields()[i], {static_cast<int>(i)});
 }
 
 void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
@@ -219,8 +234,8 @@ void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
 }
 
 arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
-                             const MetricsConfig& config, const FloatMetricsTracker& floats,
-                             DataFile* file) {
+                             const MetricsConfig& config,
+                             const FloatMetricsTracker& floats, DataFile* file) {
   const auto* parquet_schema = footer.schema();
   std::set<int> inside_repeated = IdsInsideRepeated(schema);
   struct Accumulated {
@@ -239,9 +254,10 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
     if (row_group->num_rows() == 0) continue;  // carries no values or statistics
     if (row_group->num_columns() > 0) {
       auto first = row_group->ColumnChunk(0);
-      int64_t offset = first->has_dictionary_page() && first->dictionary_page_offset() > 0
-                           ? std::min(first->dictionary_page_offset(), first->data_page_offset())
-                           : first->data_page_offset();
+      int64_t offset =
+          first->has_dictionary_page() && first->dictionary_page_offset() > 0
+              ? std::min(first->dictionary_page_offset(), first->data_page_offset())
+              : first->data_page_offset();
       file->split_offsets.push_back(offset);
     }
     for (int column = 0; column < row_group->num_columns(); ++column) {
@@ -260,12 +276,16 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
       }
       accumulated.nulls += statistics->null_count();
       if (statistics->HasMinMax()) {
-        auto lower = StatisticToValue(statistics->EncodeMin(), chunk->type(), *field->type);
-        auto upper = StatisticToValue(statistics->EncodeMax(), chunk->type(), *field->type);
-        if (lower.ok() && (!accumulated.lower || CompareValues(*lower, *accumulated.lower) < 0)) {
+        auto lower =
+            StatisticToValue(statistics->EncodeMin(), chunk->type(), *field->type);
+        auto upper =
+            StatisticToValue(statistics->EncodeMax(), chunk->type(), *field->type);
+        if (lower.ok() &&
+            (!accumulated.lower || CompareValues(*lower, *accumulated.lower) < 0)) {
           accumulated.lower = *lower;
         }
-        if (upper.ok() && (!accumulated.upper || CompareValues(*upper, *accumulated.upper) > 0)) {
+        if (upper.ok() &&
+            (!accumulated.upper || CompareValues(*upper, *accumulated.upper) > 0)) {
           accumulated.upper = *upper;
         }
       }
@@ -281,7 +301,8 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
     TypeId type = field->type->id();
     const bool floating = type == TypeId::kFloat || type == TypeId::kDouble;
     if (floating) {
-      // iceberg-java takes float and double counts from its value writers, not the footer.
+      // iceberg-java takes float and double counts from its value writers, not the
+      // footer.
       auto found = floats.stats().find(field_id);
       const FloatMetricsTracker::Stats empty;
       const auto& stats = found == floats.stats().end() ? empty : found->second;
@@ -290,8 +311,10 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
       file->nan_value_counts[field_id] = stats.nan_count;
       if (mode.kind == MetricsMode::Kind::kCounts || !stats.lower) continue;
       if (type == TypeId::kFloat) {
-        file->lower_bounds[field_id] = ToBinary(Value(static_cast<float>(*stats.lower)), *field->type);
-        file->upper_bounds[field_id] = ToBinary(Value(static_cast<float>(*stats.upper)), *field->type);
+        file->lower_bounds[field_id] =
+            ToBinary(Value(static_cast<float>(*stats.lower)), *field->type);
+        file->upper_bounds[field_id] =
+            ToBinary(Value(static_cast<float>(*stats.upper)), *field->type);
       } else {
         file->lower_bounds[field_id] = ToBinary(Value(*stats.lower), *field->type);
         file->upper_bounds[field_id] = ToBinary(Value(*stats.upper), *field->type);
@@ -301,7 +324,9 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
     if (!accumulated.stats_complete) continue;
     file->value_counts[field_id] = accumulated.values;
     file->null_value_counts[field_id] = accumulated.nulls;
-    if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower || !accumulated.upper) continue;
+    if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower ||
+        !accumulated.upper)
+      continue;
     Bytes lower = ToBinary(*accumulated.lower, *field->type);
     Bytes upper = ToBinary(*accumulated.upper, *field->type);
     if (mode.kind == MetricsMode::Kind::kTruncate &&
@@ -313,8 +338,11 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
                                          : TruncateBinaryLower(lower_text, mode.length);
       auto truncated_upper = text ? TruncateStringUpper(upper_text, mode.length)
                                   : TruncateBinaryUpper(upper_text, mode.length);
-      file->lower_bounds[field_id] = Bytes(truncated_lower.begin(), truncated_lower.end());
-      if (truncated_upper) file->upper_bounds[field_id] = Bytes(truncated_upper->begin(), truncated_upper->end());
+      file->lower_bounds[field_id] =
+          Bytes(truncated_lower.begin(), truncated_lower.end());
+      if (truncated_upper)
+        file->upper_bounds[field_id] =
+            Bytes(truncated_upper->begin(), truncated_upper->end());
       continue;
     }
     file->lower_bounds[field_id] = std::move(lower);

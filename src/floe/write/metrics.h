@@ -1,6 +1,6 @@
-// Column metrics of a written Parquet data file, computed by iceberg-java's rules from the
-// file's footer and from what the writer tracked itself (float and double NaN counts and
-// NaN-free bounds, which Parquet statistics cannot give).
+// Column metrics of a written Parquet data file, computed by iceberg-java's rules from
+// the file's footer and from what the writer tracked itself (float and double NaN counts
+// and NaN-free bounds, which Parquet statistics cannot give).
 #pragma once
 
 #include <map>
@@ -18,10 +18,10 @@ class FileMetaData;
 
 namespace floe {
 
-/// Tracks the metrics iceberg-java's Parquet value writers keep for float and double columns
-/// (leaves reachable through structs only): they count only the slots where every parent struct
-/// is present (a null parent writes nothing for its children), and bound values without NaN.
-/// Not thread-safe; one per file.
+/// Tracks the metrics iceberg-java's Parquet value writers keep for float and double
+/// columns (leaves reachable through structs only): they count only the slots where every
+/// parent struct is present (a null parent writes nothing for its children), and bound
+/// values without NaN. Not thread-safe; one per file.
 class FloatMetricsTracker {
  public:
   explicit FloatMetricsTracker(const Schema& schema);
@@ -48,11 +48,12 @@ class FloatMetricsTracker {
   std::map<int, Stats> stats_;
 };
 
-/// Fills the metric maps of `file` (column sizes, value/null/NaN counts, bounds) and its split
-/// offsets from the Parquet footer. `schema` is the write schema whose ids the file carries.
+/// Fills the metric maps of `file` (column sizes, value/null/NaN counts, bounds) and its
+/// split offsets from the Parquet footer. `schema` is the write schema whose ids the file
+/// carries.
 arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
-                             const MetricsConfig& config, const FloatMetricsTracker& floats,
-                             DataFile* file);
+                             const MetricsConfig& config,
+                             const FloatMetricsTracker& floats, DataFile* file);
 
 /// iceberg-java's UnicodeUtil.truncateStringMin/Max and BinaryUtil.truncateBinaryMin/Max:
 /// the upper bound is nullopt when no valid bound exists.

@@ -7,16 +7,19 @@ namespace floe {
 
 std::optional<MetricsMode> MetricsMode::Parse(std::string_view text) {
   std::string lower(text);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "none") return None();
   if (lower == "counts") return Counts();
   if (lower == "full") return Full();
   constexpr std::string_view kPrefix = "truncate(";
-  if (lower.size() > kPrefix.size() + 1 && lower.compare(0, kPrefix.size(), kPrefix) == 0 &&
-      lower.back() == ')') {
-    std::string_view digits = std::string_view(lower).substr(kPrefix.size(), lower.size() - kPrefix.size() - 1);
+  if (lower.size() > kPrefix.size() + 1 &&
+      lower.compare(0, kPrefix.size(), kPrefix) == 0 && lower.back() == ')') {
+    std::string_view digits =
+        std::string_view(lower).substr(kPrefix.size(), lower.size() - kPrefix.size() - 1);
     int length = 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), length);
     if (error == std::errc() && end == digits.data() + digits.size() && length > 0 &&
         digits.front() != '+' && digits.front() != '-') {
       return Truncate(length);
@@ -27,10 +30,14 @@ std::optional<MetricsMode> MetricsMode::Parse(std::string_view text) {
 
 std::string MetricsMode::ToString() const {
   switch (kind) {
-    case Kind::kNone: return "none";
-    case Kind::kCounts: return "counts";
-    case Kind::kTruncate: return "truncate(" + std::to_string(length) + ")";
-    case Kind::kFull: return "full";
+    case Kind::kNone:
+      return "none";
+    case Kind::kCounts:
+      return "counts";
+    case Kind::kTruncate:
+      return "truncate(" + std::to_string(length) + ")";
+    case Kind::kFull:
+      return "full";
   }
   return "none";
 }
@@ -41,9 +48,9 @@ bool MetricsEligible(const Type& type) {
   return type.is_primitive() || type.id() == TypeId::kVariant;
 }
 
-// The number of ids iceberg-java's TypeUtil.getProjectedIds returns: primitive (and variant)
-// fields of structs, a list's element when the element is primitive, and a map's key and value
-// when the value is primitive.
+// The number of ids iceberg-java's TypeUtil.getProjectedIds returns: primitive (and
+// variant) fields of structs, a list's element when the element is primitive, and a map's
+// key and value when the value is primitive.
 int CountProjectedIds(const Type& type) {
   switch (type.id()) {
     case TypeId::kStruct: {
@@ -60,7 +67,8 @@ int CountProjectedIds(const Type& type) {
     case TypeId::kMap: {
       const auto& map = static_cast<const MapType&>(type);
       int count = CountProjectedIds(*map.key().type) * map.key().type->is_nested();
-      if (map.value().type->is_nested()) return count + CountProjectedIds(*map.value().type);
+      if (map.value().type->is_nested())
+        return count + CountProjectedIds(*map.value().type);
       return count + 2;
     }
     default:
@@ -68,8 +76,9 @@ int CountProjectedIds(const Type& type) {
   }
 }
 
-// iceberg-java's MetricsConfig.limitFieldIds: a struct's eligible fields in order, then each
-// field's children depth-first (a list's element, a map's key and value), until `limit` ids.
+// iceberg-java's MetricsConfig.limitFieldIds: a struct's eligible fields in order, then
+// each field's children depth-first (a list's element, a map's key and value), until
+// `limit` ids.
 void LimitFieldIds(const Type& type, size_t limit, std::vector<int>* ids) {
   switch (type.id()) {
     case TypeId::kStruct: {
@@ -86,14 +95,17 @@ void LimitFieldIds(const Type& type, size_t limit, std::vector<int>* ids) {
     }
     case TypeId::kList: {
       const auto& element = static_cast<const ListType&>(type).element();
-      if (ids->size() < limit && MetricsEligible(*element.type)) ids->push_back(element.id);
+      if (ids->size() < limit && MetricsEligible(*element.type))
+        ids->push_back(element.id);
       LimitFieldIds(*element.type, limit, ids);
       return;
     }
     case TypeId::kMap: {
       const auto& map = static_cast<const MapType&>(type);
-      if (ids->size() < limit && MetricsEligible(*map.key().type)) ids->push_back(map.key().id);
-      if (ids->size() < limit && MetricsEligible(*map.value().type)) ids->push_back(map.value().id);
+      if (ids->size() < limit && MetricsEligible(*map.key().type))
+        ids->push_back(map.key().id);
+      if (ids->size() < limit && MetricsEligible(*map.value().type))
+        ids->push_back(map.value().id);
       LimitFieldIds(*map.key().type, limit, ids);
       LimitFieldIds(*map.value().type, limit, ids);
       return;
@@ -126,9 +138,11 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
   }
   if (config.default_mode_.kind == MetricsMode::Kind::kNone ||
       config.default_mode_.kind == MetricsMode::Kind::kCounts) {
-    // SortOrderUtil.orderPreservingSortedColumns: sort fields whose transform keeps order.
+    // SortOrderUtil.orderPreservingSortedColumns: sort fields whose transform keeps
+    // order.
     for (const auto& field : sort_order.fields) {
-      if (field.transform.PreservesOrder()) config.column_modes_[field.source_id] = kDefault;
+      if (field.transform.PreservesOrder())
+        config.column_modes_[field.source_id] = kDefault;
     }
   }
   const std::string prefix(properties::kMetricsColumnPrefix);
@@ -137,7 +151,8 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
     auto id = schema.FindFieldId(std::string_view(it->first).substr(prefix.size()));
     if (!id) continue;  // iceberg-java ignores columns that are not in the schema
     // An invalid mode falls back to the table's default mode (MetricsConfig.parseMode).
-    config.column_modes_[*id] = MetricsMode::Parse(it->second).value_or(config.default_mode_);
+    config.column_modes_[*id] =
+        MetricsMode::Parse(it->second).value_or(config.default_mode_);
   }
   return config;
 }

@@ -30,12 +30,12 @@ struct MetricsMode {
 /// The mode of every column of a schema. Immutable; built once per write.
 class MetricsConfig {
  public:
-  /// Applies, in iceberg-java's order: write.metadata.metrics.default (invalid values fall
-  /// back to truncate(16)); when that is unset and the schema has more columns than
-  /// write.metadata.metrics.max-inferred-column-defaults (100), none for all but the first
-  /// 100 primitive columns in breadth-first order; sort-order columns promoted to
-  /// truncate(16) when the default is none or counts; then write.metadata.metrics.column.*
-  /// per column (by full name).
+  /// Applies, in iceberg-java's order: write.metadata.metrics.default (invalid values
+  /// fall back to truncate(16)); when that is unset and the schema has more columns than
+  /// write.metadata.metrics.max-inferred-column-defaults (100), none for all but the
+  /// first 100 primitive columns in breadth-first order; sort-order columns promoted to
+  /// truncate(16) when the default is none or counts; then
+  /// write.metadata.metrics.column.* per column (by full name).
   static MetricsConfig Make(const Schema& schema, const PropertyMap& properties,
                             const SortOrder& sort_order);
 

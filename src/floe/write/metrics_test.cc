@@ -13,7 +13,8 @@ TEST(MetricsTest, TruncatesStringBoundsByCodePoint) {
   EXPECT_EQ(TruncateStringLower("abcdef", 3), "abc");
   EXPECT_EQ(TruncateStringLower("ab", 3), "ab");
   EXPECT_EQ(TruncateStringUpper("abcdef", 3), "abd");
-  EXPECT_EQ(TruncateStringUpper("abc", 3), "abc");  // not longer than the limit: unchanged
+  EXPECT_EQ(TruncateStringUpper("abc", 3),
+            "abc");  // not longer than the limit: unchanged
   // Multi-byte code points count once.
   EXPECT_EQ(TruncateStringLower("üüüü", 2), "üü");
   EXPECT_EQ(TruncateStringUpper("üüüü", 2), "üý");
@@ -26,11 +27,15 @@ TEST(MetricsTest, TruncatesStringBoundsByCodePoint) {
 }
 
 TEST(MetricsTest, TruncatesBinaryBounds) {
-  EXPECT_EQ(TruncateBinaryLower(std::string("\x01\x02\x03", 3), 2), std::string("\x01\x02", 2));
-  EXPECT_EQ(TruncateBinaryUpper(std::string("\x01\x02\x03", 3), 2), std::string("\x01\x03", 2));
-  EXPECT_EQ(TruncateBinaryUpper(std::string("\x01\xff\x03", 3), 2), std::string("\x02", 1));
+  EXPECT_EQ(TruncateBinaryLower(std::string("\x01\x02\x03", 3), 2),
+            std::string("\x01\x02", 2));
+  EXPECT_EQ(TruncateBinaryUpper(std::string("\x01\x02\x03", 3), 2),
+            std::string("\x01\x03", 2));
+  EXPECT_EQ(TruncateBinaryUpper(std::string("\x01\xff\x03", 3), 2),
+            std::string("\x02", 1));
   EXPECT_FALSE(TruncateBinaryUpper(std::string("\xff\xff\x03", 3), 2).has_value());
-  EXPECT_EQ(TruncateBinaryUpper(std::string("\xff\xff", 2), 2), std::string("\xff\xff", 2));
+  EXPECT_EQ(TruncateBinaryUpper(std::string("\xff\xff", 2), 2),
+            std::string("\xff\xff", 2));
 }
 
 TEST(MetricsTest, ParsesModesLikeMetricsModesFromString) {
@@ -45,22 +50,25 @@ TEST(MetricsTest, ParsesModesLikeMetricsModesFromString) {
 }
 
 TEST(MetricsTest, ConfigAppliesDefaultsOverridesAndTheInferredCap) {
-  FLOE_ASSIGN_OR_FAIL(auto schema, ParseSchemaText("a int, b string, s struct<c: double>"));
+  FLOE_ASSIGN_OR_FAIL(auto schema,
+                      ParseSchemaText("a int, b string, s struct<c: double>"));
   auto defaults = MetricsConfig::Make(*schema, {}, *SortOrder::Unsorted());
   EXPECT_EQ(defaults.ModeOf(1), MetricsMode::Truncate(16));
   const int c = *schema->FindFieldId("s.c");
-  auto configured = MetricsConfig::Make(
-      *schema,
-      {{"write.metadata.metrics.default", "counts"},
-       {"write.metadata.metrics.column.s.c", "full"},
-       {"write.metadata.metrics.column.b", "nonsense"}},
-      *SortOrder::Unsorted());
+  auto configured = MetricsConfig::Make(*schema,
+                                        {{"write.metadata.metrics.default", "counts"},
+                                         {"write.metadata.metrics.column.s.c", "full"},
+                                         {"write.metadata.metrics.column.b", "nonsense"}},
+                                        *SortOrder::Unsorted());
   EXPECT_EQ(configured.ModeOf(1), MetricsMode::Counts());
   EXPECT_EQ(configured.ModeOf(c), MetricsMode::Full());
-  EXPECT_EQ(configured.ModeOf(2), MetricsMode::Counts());  // invalid falls back to the default
-  // More columns than the cap: only the first `cap` primitives (a struct's own first) get metrics.
-  auto capped = MetricsConfig::Make(*schema, {{"write.metadata.metrics.max-inferred-column-defaults", "2"}},
-                                    *SortOrder::Unsorted());
+  EXPECT_EQ(configured.ModeOf(2),
+            MetricsMode::Counts());  // invalid falls back to the default
+  // More columns than the cap: only the first `cap` primitives (a struct's own first) get
+  // metrics.
+  auto capped = MetricsConfig::Make(
+      *schema, {{"write.metadata.metrics.max-inferred-column-defaults", "2"}},
+      *SortOrder::Unsorted());
   EXPECT_EQ(capped.ModeOf(1), MetricsMode::Truncate(16));
   EXPECT_EQ(capped.ModeOf(2), MetricsMode::Truncate(16));
   EXPECT_EQ(capped.ModeOf(c), MetricsMode::None());
@@ -68,8 +76,10 @@ TEST(MetricsTest, ConfigAppliesDefaultsOverridesAndTheInferredCap) {
   SortOrder order;
   order.order_id = 1;
   order.fields.push_back(SortField{Transform::Identity(), c});
-  order.fields.push_back(SortField{Transform::Bucket(4), 2});  // bucket does not keep order
-  auto sorted = MetricsConfig::Make(*schema, {{"write.metadata.metrics.default", "none"}}, order);
+  order.fields.push_back(
+      SortField{Transform::Bucket(4), 2});  // bucket does not keep order
+  auto sorted =
+      MetricsConfig::Make(*schema, {{"write.metadata.metrics.default", "none"}}, order);
   EXPECT_EQ(sorted.ModeOf(c), MetricsMode::Truncate(16));
   EXPECT_EQ(sorted.ModeOf(1), MetricsMode::None());
   EXPECT_EQ(sorted.ModeOf(2), MetricsMode::None());

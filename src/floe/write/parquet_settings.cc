@@ -18,7 +18,8 @@ struct CodecInfo {
   bool has_level;
 };
 
-// Codecs both iceberg-java (parquet-java's CompressionCodecName) and Arrow write identically.
+// Codecs both iceberg-java (parquet-java's CompressionCodecName) and Arrow write
+// identically.
 constexpr CodecInfo kCodecs[] = {
     {"uncompressed", arrow::Compression::UNCOMPRESSED, 0, 0, false},
     {"snappy", arrow::Compression::SNAPPY, 0, 0, false},
@@ -29,25 +30,28 @@ constexpr CodecInfo kCodecs[] = {
 
 const CodecInfo* FindCodec(const std::string& name) {
   std::string lower = name;
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& codec : kCodecs) {
     if (lower == codec.name) return &codec;
   }
   return nullptr;
 }
 
-arrow::Result<int64_t> PositiveInt(const PropertyMap& properties, const IntProperty& property) {
+arrow::Result<int64_t> PositiveInt(const PropertyMap& properties,
+                                   const IntProperty& property) {
   ARROW_ASSIGN_OR_RAISE(int64_t value, property.Parse(properties));
   if (value <= 0) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "property " + std::string(property.key) + " must be a positive integer");
+    return MakeError(ErrorKind::kInvalidInput, "property " + std::string(property.key) +
+                                                   " must be a positive integer");
   }
   return value;
 }
 
 }  // namespace
 
-arrow::Result<ParquetSettings> ParquetSettings::FromProperties(const PropertyMap& properties) {
+arrow::Result<ParquetSettings> ParquetSettings::FromProperties(
+    const PropertyMap& properties) {
   ParquetSettings settings;
   settings.codec = properties::kParquetCompressionCodec.Get(properties);
   const CodecInfo* codec = FindCodec(settings.codec);
@@ -62,14 +66,16 @@ arrow::Result<ParquetSettings> ParquetSettings::FromProperties(const PropertyMap
     auto parsed = ParseJavaInt(level);
     if (!parsed) {
       return MakeError(ErrorKind::kInvalidInput,
-                       "property " + std::string(properties::kParquetCompressionLevel.key) +
+                       "property " +
+                           std::string(properties::kParquetCompressionLevel.key) +
                            " is not a 32-bit integer");
     }
     // Both writers ignore the level of codecs without one.
     if (codec->has_level) {
       if (*parsed < codec->min_level || *parsed > codec->max_level) {
         return MakeError(ErrorKind::kInvalidInput,
-                         "property " + std::string(properties::kParquetCompressionLevel.key) +
+                         "property " +
+                             std::string(properties::kParquetCompressionLevel.key) +
                              " is outside the range of codec " + codec->name);
       }
       settings.compression_level = *parsed;
@@ -127,13 +133,15 @@ arrow::Result<ParquetSettings> ParquetSettings::FromJson(std::string_view text) 
   ParquetSettings settings;
   try {
     settings.codec = json.at("codec").get<std::string>();
-    if (json.contains("compression-level")) settings.compression_level = json["compression-level"].get<int>();
+    if (json.contains("compression-level"))
+      settings.compression_level = json["compression-level"].get<int>();
     settings.row_group_size_bytes = json.at("row-group-size-bytes").get<int64_t>();
     settings.page_size_bytes = json.at("page-size-bytes").get<int64_t>();
     settings.page_row_limit = json.at("page-row-limit").get<int64_t>();
     settings.dict_size_bytes = json.at("dict-size-bytes").get<int64_t>();
   } catch (const nlohmann::json::exception& error) {
-    return MakeError(ErrorKind::kInvalidInput, std::string("Parquet settings: ") + error.what());
+    return MakeError(ErrorKind::kInvalidInput,
+                     std::string("Parquet settings: ") + error.what());
   }
   if (FindCodec(settings.codec) == nullptr) {
     return MakeError(ErrorKind::kInvalidInput, "Parquet settings: unknown codec");

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "arrow/array.h"
+#include "arrow/array/builder_primitive.h"
 #include "arrow/compute/api.h"
 #include "arrow/record_batch.h"
 #include "floe/spec/arrow_value.h"
@@ -15,9 +16,9 @@
 namespace floe {
 namespace {
 
-// Appends one row's value of a transformed partition column to a grouping key. Values that
-// iceberg-java's partition keys consider equal give equal bytes: NaNs are canonicalised, while
-// -0.0 and 0.0 stay apart (Double.equals compares bits).
+// Appends one row's value of a transformed partition column to a grouping key. Values
+// that iceberg-java's partition keys consider equal give equal bytes: NaNs are
+// canonicalised, while -0.0 and 0.0 stay apart (Double.equals compares bits).
 void AppendKeyPart(const arrow::Array& array, int64_t row, std::string* key) {
   if (array.IsNull(row)) {
     key->push_back('\0');
@@ -54,7 +55,8 @@ void AppendKeyPart(const arrow::Array& array, int64_t row, std::string* key) {
       return;
     }
     case arrow::Type::BOOL:
-      key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1' : '\0');
+      key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1'
+                                                                               : '\0');
       return;
     default: {
       // Fixed-width values: the raw bytes.
@@ -84,27 +86,31 @@ arrow::Result<std::unique_ptr<Partitioner>> Partitioner::Make(SchemaPtr schema,
       current = schema->FindParentId(*current);
     }
     if (schema->FindField(field.source_id) == nullptr) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "partition field '" + field.name + "' has no source column in the schema");
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "partition field '" + field.name + "' has no source column in the schema");
     }
     const std::vector<NestedField>* level = &schema->fields();
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       if (level == nullptr) {
-        return MakeError(ErrorKind::kInvalidInput, "partition field '" + field.name +
-                                                       "' has a source inside a list or map");
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "partition field '" + field.name + "' has a source inside a list or map");
       }
       int index = -1;
       for (size_t i = 0; i < level->size(); ++i) {
         if ((*level)[i].id == *it) index = static_cast<int>(i);
       }
       if (index < 0) {
-        return MakeError(ErrorKind::kInvalidInput, "partition field '" + field.name +
-                                                       "' has a source inside a list or map");
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "partition field '" + field.name + "' has a source inside a list or map");
       }
       path.push_back(index);
       const auto& type = (*level)[static_cast<size_t>(index)].type;
-      level = type->id() == TypeId::kStruct ? &static_cast<const StructType&>(*type).fields()
-                                            : nullptr;
+      level = type->id() == TypeId::kStruct
+                  ? &static_cast<const StructType&>(*type).fields()
+                  : nullptr;
     }
     partitioner->source_paths_.push_back(std::move(path));
     partitioner->source_types_.push_back(schema->FindField(field.source_id)->type);
@@ -131,16 +137,18 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     const auto& path = source_paths_[i];
     std::shared_ptr<arrow::Array> source = batch->column(path[0]);
     for (size_t depth = 1; depth < path.size(); ++depth) {
-      ARROW_ASSIGN_OR_RAISE(source,
-                            static_cast<const arrow::StructArray&>(*source).GetFlattenedField(path[depth]));
+      ARROW_ASSIGN_OR_RAISE(
+          source,
+          static_cast<const arrow::StructArray&>(*source).GetFlattenedField(path[depth]));
     }
-    ARROW_ASSIGN_OR_RAISE(auto transformed,
-                          ApplyTransform(spec_->fields()[i].transform, *source_types_[i], source));
+    ARROW_ASSIGN_OR_RAISE(auto transformed, ApplyTransform(spec_->fields()[i].transform,
+                                                           *source_types_[i], source));
     values.push_back(std::move(transformed));
   }
   const int64_t rows = batch->num_rows();
-  // Assign each row a group. Consecutive rows of one partition (clustered input) skip the key
-  // lookup; a single fixed-width partition column is keyed by its value without building text.
+  // Assign each row a group. Consecutive rows of one partition (clustered input) skip the
+  // key lookup; a single fixed-width partition column is keyed by its value without
+  // building text.
   std::unordered_map<std::string, int32_t> index;
   std::vector<int32_t> group_of_row(static_cast<size_t>(rows));
   std::vector<int64_t> group_sizes;
@@ -161,8 +169,9 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
         Group created;
         created.key = key;
         for (size_t i = 0; i < values.size(); ++i) {
-          ARROW_ASSIGN_OR_RAISE(Value value,
-                                ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
+          ARROW_ASSIGN_OR_RAISE(
+              Value value,
+              ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
           created.partition.push_back(std::move(value));
         }
         groups.push_back(std::move(created));
@@ -176,18 +185,22 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     group_of_row[static_cast<size_t>(row)] = group;
     ++group_sizes[static_cast<size_t>(group)];
   }
-  // Groups whose rows are already contiguous are zero-copy slices of the batch; otherwise one
-  // Take puts every group's rows together (input order kept within a group).
+  // Groups whose rows are already contiguous are zero-copy slices of the batch; otherwise
+  // one Take puts every group's rows together (input order kept within a group).
   std::vector<int64_t> starts(groups.size(), 0);
-  for (size_t g = 1; g < groups.size(); ++g) starts[g] = starts[g - 1] + group_sizes[g - 1];
-  std::shared_ptr<arrow::RecordBatch> ordered = batch;
-  if (!contiguous) {
+  for (size_t g = 1; g < groups.size(); ++g)
+    starts[g] = starts[g - 1] + group_sizes[g - 1];
+  std::shared_ptr<arrow::RecordBatch> ordered;
+  if (contiguous) {
+    ordered = batch;
+  } else {
     std::vector<int64_t> next = starts;
     arrow::Int64Builder builder;
     ARROW_RETURN_NOT_OK(builder.Resize(rows));
     std::vector<int64_t> order(static_cast<size_t>(rows));
     for (int64_t row = 0; row < rows; ++row) {
-      order[static_cast<size_t>(next[static_cast<size_t>(group_of_row[static_cast<size_t>(row)])]++)] = row;
+      order[static_cast<size_t>(
+          next[static_cast<size_t>(group_of_row[static_cast<size_t>(row)])]++)] = row;
     }
     ARROW_RETURN_NOT_OK(builder.AppendValues(order));
     ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
@@ -195,7 +208,8 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     ordered = taken.record_batch();
   }
   for (size_t g = 0; g < groups.size(); ++g) {
-    groups[g].rows = groups.size() == 1 ? ordered : ordered->Slice(starts[g], group_sizes[g]);
+    groups[g].rows =
+        groups.size() == 1 ? ordered : ordered->Slice(starts[g], group_sizes[g]);
   }
   return groups;
 }

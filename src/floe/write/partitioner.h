@@ -14,24 +14,28 @@ namespace floe {
 /// Immutable after Make; Split is thread-safe.
 class Partitioner {
  public:
-  /// Resolves each partition field's source column (top-level or inside structs) in `schema`.
-  /// A source inside a list or map, or missing, gives InvalidInput.
-  static arrow::Result<std::unique_ptr<Partitioner>> Make(SchemaPtr schema, PartitionSpecPtr spec);
+  /// Resolves each partition field's source column (top-level or inside structs) in
+  /// `schema`. A source inside a list or map, or missing, gives InvalidInput.
+  static arrow::Result<std::unique_ptr<Partitioner>> Make(SchemaPtr schema,
+                                                          PartitionSpecPtr spec);
 
   /// The rows of one partition, in input order.
   struct Group {
-    std::string key;             ///< Identifies the partition (equal values, equal keys).
+    std::string key;  ///< Identifies the partition (equal values, equal keys).
     std::vector<Value> partition;
     std::shared_ptr<arrow::RecordBatch> rows;
   };
 
-  /// Groups the rows of `batch` (in the schema's Arrow form) by partition, groups ordered by
-  /// their first row. An unpartitioned spec gives one group holding the whole batch.
-  arrow::Result<std::vector<Group>> Split(const std::shared_ptr<arrow::RecordBatch>& batch) const;
+  /// Groups the rows of `batch` (in the schema's Arrow form) by partition, groups ordered
+  /// by their first row. An unpartitioned spec gives one group holding the whole batch.
+  arrow::Result<std::vector<Group>> Split(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const;
 
   /// The partition path of a tuple (PartitionSpec.partitionToPath).
   std::string PathOf(const std::vector<Value>& partition) const;
-  const std::shared_ptr<const StructType>& partition_type() const { return partition_type_; }
+  const std::shared_ptr<const StructType>& partition_type() const {
+    return partition_type_;
+  }
   bool unpartitioned() const { return spec_->IsUnpartitioned(); }
 
  private:

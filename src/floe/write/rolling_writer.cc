@@ -15,8 +15,8 @@ OutputFileFactory::OutputFileFactory(std::shared_ptr<const LocationProvider> loc
       attempt_id_(attempt_id),
       operation_id_(std::move(operation_id)) {}
 
-arrow::Result<std::string> OutputFileFactory::NewLocation(const std::string& partition_path,
-                                                          FileIO& io) {
+arrow::Result<std::string> OutputFileFactory::NewLocation(
+    const std::string& partition_path, FileIO& io) {
   std::lock_guard<std::mutex> lock(mutex_);
   char name[512];
   std::snprintf(name, sizeof(name), "%05d-%lld-%s-%05lld.parquet", partition_id_,
@@ -25,9 +25,10 @@ arrow::Result<std::string> OutputFileFactory::NewLocation(const std::string& par
   std::string location = locations_->NewDataLocation(partition_path, name);
   ARROW_ASSIGN_OR_RAISE(bool exists, io.Exists(location));
   if (exists) {
-    return MakeError(ErrorKind::kAlreadyExists,
-                     "data file " + location +
-                         " already exists: each attempt of a write task needs its own attempt id");
+    return MakeError(
+        ErrorKind::kAlreadyExists,
+        "data file " + location +
+            " already exists: each attempt of a write task needs its own attempt id");
   }
   handed_out_.push_back(location);
   return location;
@@ -52,7 +53,8 @@ arrow::Result<std::unique_ptr<RollingDataWriter>> RollingDataWriter::Make(
 }
 
 arrow::Status RollingDataWriter::OpenFile() {
-  ARROW_ASSIGN_OR_RAISE(std::string location, factory_->NewLocation(partition_path_, *context_->io));
+  ARROW_ASSIGN_OR_RAISE(std::string location,
+                        factory_->NewLocation(partition_path_, *context_->io));
   ARROW_ASSIGN_OR_RAISE(current_, ParquetDataWriter::Open(context_, std::move(location)));
   return arrow::Status::OK();
 }
@@ -61,7 +63,8 @@ arrow::Status RollingDataWriter::CloseFile() {
   std::unique_ptr<ParquetDataWriter> writer = std::move(current_);
   if (writer->row_count() == 0) {
     writer->Abort();
-    // An empty file is deleted and not reported (iceberg-java deletes it, ignoring errors).
+    // An empty file is deleted and not reported (iceberg-java deletes it, ignoring
+    // errors).
     (void)context_->io->Delete(writer->location());
     return arrow::Status::OK();
   }
@@ -76,16 +79,18 @@ arrow::Status RollingDataWriter::Write(const arrow::RecordBatch& batch) {
   const int64_t rows = batch.num_rows();
   while (offset < rows) {
     if (!current_) ARROW_RETURN_NOT_OK(OpenFile());
-    // Write up to the next multiple of 1000 rows of the current file, then check its size.
+    // Write up to the next multiple of 1000 rows of the current file, then check its
+    // size.
     int64_t in_file = current_->row_count();
     int64_t to_grid = kRowsDivisor - in_file % kRowsDivisor;
     int64_t length = std::min(to_grid, rows - offset);
     ARROW_RETURN_NOT_OK(current_->Write(*batch.Slice(offset, length)));
     offset += length;
-    if (current_->row_count() % kRowsDivisor == 0 && current_->Length() >= target_file_size_) {
+    if (current_->row_count() % kRowsDivisor == 0 &&
+        current_->Length() >= target_file_size_) {
       ARROW_RETURN_NOT_OK(CloseFile());
-      // iceberg-java opens the next file immediately (using up a file number even when no row
-      // follows).
+      // iceberg-java opens the next file immediately (using up a file number even when no
+      // row follows).
       ARROW_RETURN_NOT_OK(OpenFile());
     }
   }

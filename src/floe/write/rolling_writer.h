@@ -1,5 +1,5 @@
-// Data files for one partition of one task: rolled to the target file size on iceberg-java's
-// 1000-row grid, named by the task's OutputFileFactory.
+// Data files for one partition of one task: rolled to the target file size on
+// iceberg-java's 1000-row grid, named by the task's OutputFileFactory.
 #pragma once
 
 #include <memory>
@@ -13,18 +13,19 @@
 namespace floe {
 
 /// Names a task's data files as iceberg-java's OutputFileFactory does:
-/// "%05d-%d-%s-%05d.parquet" of partition id, task attempt id, operation id and a per-task
-/// counter that counts every file opened (from 1). Records every location it hands out, so
-/// the task can delete them all if it fails. Thread-safe.
+/// "%05d-%d-%s-%05d.parquet" of partition id, task attempt id, operation id and a
+/// per-task counter that counts every file opened (from 1). Records every location it
+/// hands out, so the task can delete them all if it fails. Thread-safe.
 class OutputFileFactory {
  public:
   OutputFileFactory(std::shared_ptr<const LocationProvider> locations, int partition_id,
                     int64_t attempt_id, std::string operation_id);
 
-  /// A new, unique data file location in `partition_path` (empty when unpartitioned), recorded
-  /// as this task's. A file already at that location (another attempt that reused this one's
-  /// partition and attempt ids) gives AlreadyExists and is not recorded, so this task's cleanup
-  /// never deletes it; iceberg-java's OutputFile.create() refuses the same way.
+  /// A new, unique data file location in `partition_path` (empty when unpartitioned),
+  /// recorded as this task's. A file already at that location (another attempt that
+  /// reused this one's partition and attempt ids) gives AlreadyExists and is not
+  /// recorded, so this task's cleanup never deletes it; iceberg-java's
+  /// OutputFile.create() refuses the same way.
   arrow::Result<std::string> NewLocation(const std::string& partition_path, FileIO& io);
   /// Every location handed out so far, in order.
   std::vector<std::string> locations() const;
@@ -50,8 +51,8 @@ class RollingDataWriter {
       std::shared_ptr<const DataWriterContext> context, OutputFileFactory* factory,
       std::string partition_path, std::vector<Value> partition, int64_t target_file_size);
 
-  /// Writes rows, checking the current file's length every 1000 rows of that file and rolling
-  /// to a new file when it reaches the target size.
+  /// Writes rows, checking the current file's length every 1000 rows of that file and
+  /// rolling to a new file when it reaches the target size.
   arrow::Status Write(const arrow::RecordBatch& batch);
   /// Closes the current file; a file with no rows is deleted and not reported.
   arrow::Result<std::vector<DataFile>> Close();
@@ -62,8 +63,11 @@ class RollingDataWriter {
   const std::string& partition_path() const { return partition_path_; }
   /// Bytes the open file holds in memory.
   int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
-  /// Writes out the open file's buffered row group (see ParquetDataWriter::FlushRowGroup).
-  arrow::Status FlushRowGroup() { return current_ ? current_->FlushRowGroup() : arrow::Status::OK(); }
+  /// Writes out the open file's buffered row group (see
+  /// ParquetDataWriter::FlushRowGroup).
+  arrow::Status FlushRowGroup() {
+    return current_ ? current_->FlushRowGroup() : arrow::Status::OK();
+  }
 
  private:
   RollingDataWriter() = default;

@@ -2,7 +2,8 @@
 //
 // Layout (all integers big-endian):
 //   u32 location count, then per location: u32 byte length, UTF-8 bytes
-//   the rest: the task's DataFiles as an Iceberg v2 data manifest (Avro), empty when the task
+//   the rest: the task's DataFiles as an Iceberg v2 data manifest (Avro), empty when the
+//   task
 //             wrote no file
 // Locations come first so a receiver can take ownership of every written file before it
 // decodes (and possibly fails to decode) the manifest.
@@ -18,7 +19,8 @@
 namespace floe {
 
 struct TaskCommit {
-  /// Every location the task's writers were handed (written files and deleted empty ones).
+  /// Every location the task's writers were handed (written files and deleted empty
+  /// ones).
   std::vector<std::string> locations;
   /// The manifest bytes (empty when the task wrote nothing).
   std::string manifest;
@@ -29,7 +31,8 @@ std::string EncodeTaskCommit(const TaskCommit& message);
 
 /// Decodes only the locations. A truncated or corrupt header gives InvalidMetadata; the
 /// manifest part is not looked at.
-arrow::Result<std::vector<std::string>> DecodeTaskCommitLocations(std::string_view message);
+arrow::Result<std::vector<std::string>> DecodeTaskCommitLocations(
+    std::string_view message);
 
 /// Decodes the whole message (locations, and the manifest bytes unparsed).
 arrow::Result<TaskCommit> DecodeTaskCommit(std::string_view message);

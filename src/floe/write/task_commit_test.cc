@@ -10,7 +10,8 @@ namespace {
 
 TEST(TaskCommitTest, RoundTripsLocationsAndManifest) {
   TaskCommit message;
-  message.locations = {"/w/t/data/a=1/00000-0-op-00001.parquet", "/w/t/data/a=ü/x.parquet"};
+  message.locations = {"/w/t/data/a=1/00000-0-op-00001.parquet",
+                       "/w/t/data/a=ü/x.parquet"};
   message.manifest = std::string("Obj\x01 manifest bytes \0 with nul", 30);
   std::string encoded = EncodeTaskCommit(message);
   // A big-endian count, then length-prefixed locations, then the manifest.
@@ -41,7 +42,8 @@ TEST(TaskCommitTest, RejectsTruncatedAndCorruptMessages) {
   // A location length past the end.
   EXPECT_FALSE(DecodeTaskCommitLocations(std::string("\0\0\0\1\0\0\1\0abc", 11)).ok());
   // Invalid UTF-8 and empty locations.
-  EXPECT_FALSE(DecodeTaskCommitLocations(std::string("\0\0\0\1\0\0\0\2\xff\xfe", 10)).ok());
+  EXPECT_FALSE(
+      DecodeTaskCommitLocations(std::string("\0\0\0\1\0\0\0\2\xff\xfe", 10)).ok());
   EXPECT_FALSE(DecodeTaskCommitLocations(std::string("\0\0\0\1\0\0\0\0", 8)).ok());
 }
 

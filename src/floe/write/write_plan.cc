@@ -9,16 +9,18 @@ namespace floe {
 
 std::string_view WriterModeName(WriterMode mode) {
   switch (mode) {
-    case WriterMode::kUnpartitioned: return "unpartitioned";
-    case WriterMode::kClustered: return "clustered";
-    case WriterMode::kFanout: return "fanout";
+    case WriterMode::kUnpartitioned:
+      return "unpartitioned";
+    case WriterMode::kClustered:
+      return "clustered";
+    case WriterMode::kFanout:
+      return "fanout";
   }
   return "unpartitioned";
 }
 
-arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(const TableMetadata& metadata,
-                                                                const PropertyMap& options,
-                                                                bool input_clustered) {
+arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
+    const TableMetadata& metadata, const PropertyMap& options, bool input_clustered) {
   auto plan = std::make_shared<WritePlan>();
   plan->format_version = metadata.format_version;
   plan->table_location = metadata.location;
@@ -31,7 +33,8 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(const TableMetad
   ARROW_ASSIGN_OR_RAISE(plan->target_file_size_bytes,
                         properties::kTargetFileSizeBytes.Parse(plan->properties));
   if (plan->target_file_size_bytes <= 0) {
-    return MakeError(ErrorKind::kInvalidInput, "property write.target-file-size-bytes must be positive");
+    return MakeError(ErrorKind::kInvalidInput,
+                     "property write.target-file-size-bytes must be positive");
   }
   if (plan->spec->IsUnpartitioned()) {
     plan->mode = WriterMode::kUnpartitioned;
@@ -60,7 +63,8 @@ std::string WritePlan::Serialize() const {
   return json.dump();
 }
 
-arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(std::string_view text) {
+arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
+    std::string_view text) {
   auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   auto bad = [](const std::string& why) {
     return MakeError(ErrorKind::kInvalidInput, "write plan: " + why);
@@ -73,7 +77,8 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(std::stri
     ARROW_ASSIGN_OR_RAISE(plan->schema, SchemaFromJson(json.at("schema").dump()));
     ARROW_ASSIGN_OR_RAISE(plan->spec, PartitionSpecFromJson(json.at("spec").dump()));
     plan->properties = json.at("properties").get<PropertyMap>();
-    ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromJson(json.at("parquet").dump()));
+    ARROW_ASSIGN_OR_RAISE(plan->parquet,
+                          ParquetSettings::FromJson(json.at("parquet").dump()));
     std::string mode = json.at("mode").get<std::string>();
     if (mode == "unpartitioned") {
       plan->mode = WriterMode::kUnpartitioned;
@@ -86,8 +91,10 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(std::stri
     }
     plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
     plan->operation_id = json.at("operation-id").get<std::string>();
-    plan->task_buffer_budget_bytes = json.value("task-buffer-budget-bytes", kDefaultTaskBufferBudget);
-    ARROW_ASSIGN_OR_RAISE(plan->sort_order, SortOrderFromJson(json.at("sort-order").dump()));
+    plan->task_buffer_budget_bytes =
+        json.value("task-buffer-budget-bytes", kDefaultTaskBufferBudget);
+    ARROW_ASSIGN_OR_RAISE(plan->sort_order,
+                          SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {
     return bad(error.what());
   }

@@ -1,5 +1,5 @@
-// A WritePlan: everything a write task needs, fixed at plan time and serialisable, so tasks can
-// run anywhere (threads here; other processes or engines' executors later).
+// A WritePlan: everything a write task needs, fixed at plan time and serialisable, so
+// tasks can run anywhere (threads here; other processes or engines' executors later).
 #pragma once
 
 #include <memory>
@@ -38,12 +38,12 @@ struct WritePlan {
   /// overlay the table properties. Invalid property values give InvalidInput naming the
   /// property. `input_clustered` says the input arrives grouped by partition (then the
   /// clustered writer is used unless write.spark.fanout.enabled is true).
-  static arrow::Result<std::shared_ptr<const WritePlan>> Make(const TableMetadata& metadata,
-                                                              const PropertyMap& options,
-                                                              bool input_clustered);
+  static arrow::Result<std::shared_ptr<const WritePlan>> Make(
+      const TableMetadata& metadata, const PropertyMap& options, bool input_clustered);
 
   std::string Serialize() const;
-  static arrow::Result<std::shared_ptr<const WritePlan>> Deserialize(std::string_view text);
+  static arrow::Result<std::shared_ptr<const WritePlan>> Deserialize(
+      std::string_view text);
 };
 
 }  // namespace floe

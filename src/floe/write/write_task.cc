@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "arrow/record_batch.h"
+#include "arrow/type.h"
 #include "floe/manifest/manifest.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
@@ -15,7 +16,8 @@ namespace {
 
 // iceberg-java's ClusteredWriter message, so applications that match on it keep working.
 constexpr char kNotClusteredMessage[] =
-    "Incoming records violate the writer assumption that records are clustered by spec and by "
+    "Incoming records violate the writer assumption that records are clustered by spec "
+    "and by "
     "partition within each spec. Either cluster the incoming records or switch to fanout "
     "writers.\nEncountered records that belong to already closed files:\n";
 
@@ -32,17 +34,17 @@ std::string SpecText(const PartitionSpec& spec) {
 
 }  // namespace
 
-arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(std::shared_ptr<const WritePlan> plan,
-                                                          std::shared_ptr<FileIO> io,
-                                                          int partition_id, int64_t attempt_id,
-                                                          arrow::MemoryPool* pool) {
+arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
+    std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
+    int64_t attempt_id, arrow::MemoryPool* pool) {
   if (partition_id < 0 || attempt_id < 0) {
     return arrow::Status::Invalid(
-        "a write task needs its own non-negative partition id and attempt id (they name its files)");
+        "a write task needs its own non-negative partition id and attempt id (they name "
+        "its files)");
   }
   std::unique_ptr<WriteTask> task(new WriteTask());
   auto context = std::make_shared<DataWriterContext>();
-  context->io = io;
+  context->io = std::move(io);
   context->schema = plan->schema;
   ARROW_ASSIGN_OR_RAISE(context->arrow_schema, ToArrowSchema(*plan->schema));
   context->settings = plan->parquet;
@@ -51,7 +53,8 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(std::shared_ptr<const 
   context->sort_order_id = plan->sort_order->order_id;
   context->pool = pool;
   task->context_ = std::move(context);
-  auto locations = std::make_shared<const LocationProvider>(plan->table_location, plan->properties);
+  auto locations =
+      std::make_shared<const LocationProvider>(plan->table_location, plan->properties);
   task->factory_ = std::make_unique<OutputFileFactory>(std::move(locations), partition_id,
                                                        attempt_id, plan->operation_id);
   ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
@@ -78,8 +81,8 @@ int WriteTask::DeleteWrittenFiles() {
     auto status = context_->io->Delete(location);
     if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
       ++failures;
-      Log(LogLevel::kWarning, "could not delete " + location + " of a failed write task: " +
-                                  status.message());
+      Log(LogLevel::kWarning, "could not delete " + location +
+                                  " of a failed write task: " + status.message());
     }
   }
   return failures;
@@ -102,10 +105,11 @@ arrow::Result<RollingDataWriter*> WriteTask::WriterFor(const Partitioner::Group&
                                     SpecText(*plan_->spec));
     }
   }
-  std::string path = partitioner_->unpartitioned() ? "" : partitioner_->PathOf(group.partition);
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        RollingDataWriter::Make(context_, factory_.get(), std::move(path),
-                                                group.partition, plan_->target_file_size_bytes));
+  std::string path =
+      partitioner_->unpartitioned() ? "" : partitioner_->PathOf(group.partition);
+  ARROW_ASSIGN_OR_RAISE(auto writer, RollingDataWriter::Make(
+                                         context_, factory_.get(), std::move(path),
+                                         group.partition, plan_->target_file_size_bytes));
   RollingDataWriter* raw = writer.get();
   open_.emplace(group.key, std::move(writer));
   return raw;
@@ -120,7 +124,7 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
   auto status = [&]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch));
     for (const auto& group : groups) {
-      ARROW_ASSIGN_OR_RAISE(RollingDataWriter* writer, WriterFor(group));
+      ARROW_ASSIGN_OR_RAISE(RollingDataWriter * writer, WriterFor(group));
       ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
     }
     return KeepWithinBudget();
@@ -141,7 +145,8 @@ arrow::Status WriteTask::KeepWithinBudget() {
   }
   if (total <= buffer_budget_) return arrow::Status::OK();
   // Write out the largest row groups until three quarters of the budget remain in use.
-  std::sort(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(sizes.begin(), sizes.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [bytes, writer] : sizes) {
     if (total <= buffer_budget_ / 4 * 3) break;
     ARROW_RETURN_NOT_OK(writer->FlushRowGroup());
@@ -155,7 +160,8 @@ arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
   return arrow::Status::OutOfMemory(
       "write task ran out of memory with ", open_.size(), " open data file",
       open_.size() == 1 ? "" : "s", " (", status.message(),
-      "): raise --memory-limit, write fewer partitions per task (more tasks, or input grouped by "
+      "): raise --memory-limit, write fewer partitions per task (more tasks, or input "
+      "grouped by "
       "partition with --input-clustered), or lower write.parquet.row-group-size-bytes");
 }
 
@@ -169,8 +175,9 @@ arrow::Result<std::string> WriteTask::Finish() {
   }
   open_.clear();
   // Output order must not depend on map iteration: files sorted by path.
-  std::sort(completed_.begin(), completed_.end(),
-            [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
+  std::sort(
+      completed_.begin(), completed_.end(),
+      [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
   TaskCommit message;
   message.locations = factory_->locations();
   if (!completed_.empty()) {

@@ -22,8 +22,8 @@ namespace floe {
 /// (abort-on-drop). Not thread-safe; one task per thread.
 class WriteTask {
  public:
-  /// `partition_id` and `attempt_id` must be non-negative and unique per task attempt of the
-  /// write: they are part of every file name. A task refuses to run without them.
+  /// `partition_id` and `attempt_id` must be non-negative and unique per task attempt of
+  /// the write: they are part of every file name. A task refuses to run without them.
   static arrow::Result<std::unique_ptr<WriteTask>> Make(
       std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
       int64_t attempt_id, arrow::MemoryPool* pool = arrow::default_memory_pool());
@@ -31,20 +31,20 @@ class WriteTask {
   WriteTask(const WriteTask&) = delete;
   WriteTask& operator=(const WriteTask&) = delete;
 
-  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). In clustered mode,
-  /// rows of a partition whose file was already closed give iceberg-java's error. When the open
-  /// files' buffered row groups together pass the task's buffer budget, the largest are written
-  /// out early, so a fanout task's memory stays bounded whatever the input size. A memory pool
-  /// that refuses an allocation fails the task with an error naming the budget and what to
-  /// change.
+  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). In clustered
+  /// mode, rows of a partition whose file was already closed give iceberg-java's error.
+  /// When the open files' buffered row groups together pass the task's buffer budget, the
+  /// largest are written out early, so a fanout task's memory stays bounded whatever the
+  /// input size. A memory pool that refuses an allocation fails the task with an error
+  /// naming the budget and what to change.
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
-  /// Closes every file and returns the encoded TaskCommit message (data files sorted by path).
-  /// The task still owns the files until Acknowledge().
+  /// Closes every file and returns the encoded TaskCommit message (data files sorted by
+  /// path). The task still owns the files until Acknowledge().
   arrow::Result<std::string> Finish();
   /// The receiver took the message: the task stops owning its files.
   void Acknowledge() { acknowledged_ = true; }
-  /// Deletes every file the task was handed a location for (best effort, logged); returns how
-  /// many deletions failed. Called by the destructor when not acknowledged.
+  /// Deletes every file the task was handed a location for (best effort, logged); returns
+  /// how many deletions failed. Called by the destructor when not acknowledged.
   int DeleteWrittenFiles();
 
   /// Every location handed to this task's writers so far.

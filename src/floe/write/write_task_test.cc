@@ -27,7 +27,8 @@ class WriteTaskTest : public ::testing::Test {
     io_ = *io;
   }
 
-  std::shared_ptr<const WritePlan> Plan(const std::string& partition_by, PropertyMap properties = {},
+  std::shared_ptr<const WritePlan> Plan(const std::string& partition_by,
+                                        PropertyMap properties = {},
                                         bool clustered = false) {
     auto schema = ParseSchemaText("id long not null, region string, score double");
     auto spec = ParsePartitionBy(partition_by, **schema);
@@ -38,9 +39,10 @@ class WriteTaskTest : public ::testing::Test {
     return *plan;
   }
 
-  // Rows id = start..start+count-1 with region r<id % partitions> (names that need escaping).
-  std::shared_ptr<arrow::RecordBatch> Rows(const WritePlan& plan, int64_t start, int64_t count,
-                                           int partitions) {
+  // Rows id = start..start+count-1 with region r<id % partitions> (names that need
+  // escaping).
+  std::shared_ptr<arrow::RecordBatch> Rows(const WritePlan& plan, int64_t start,
+                                           int64_t count, int partitions) {
     arrow::Int64Builder ids;
     arrow::StringBuilder regions;
     arrow::DoubleBuilder scores;
@@ -66,7 +68,8 @@ class WriteTaskTest : public ::testing::Test {
   }
 
   int64_t RowsInFile(const std::string& path) {
-    auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(path), arrow::default_memory_pool());
+    auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(path),
+                                           arrow::default_memory_pool());
     return (*reader)->parquet_reader()->metadata()->num_rows();
   }
 
@@ -78,23 +81,27 @@ TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
   auto plan = Plan("region");
   ASSERT_EQ(plan->mode, WriterMode::kFanout);
   FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 3, 17));
-  for (int batch = 0; batch < 4; ++batch) FLOE_ASSERT_OK(task->Write(Rows(*plan, batch * 2500, 2500, 9)));
+  for (int batch = 0; batch < 4; ++batch)
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, batch * 2500, 2500, 9)));
   FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
   task->Acknowledge();
   auto files = Decode(message);
   ASSERT_EQ(files.size(), 9u);
   int64_t total = 0;
-  std::regex name(".*/data/region=r%2F[0-8]\\+%C3%BC/00003-17-" + plan->operation_id + "-0000[1-9]\\.parquet");
+  std::regex name(".*/data/region=r%2F[0-8]\\+%C3%BC/00003-17-" + plan->operation_id +
+                  "-0000[1-9]\\.parquet");
   for (size_t i = 0; i < files.size(); ++i) {
     EXPECT_TRUE(std::regex_match(files[i].file_path, name)) << files[i].file_path;
     if (i > 0) {
       EXPECT_LT(files[i - 1].file_path, files[i].file_path);
     }
     EXPECT_EQ(files[i].record_count, RowsInFile(files[i].file_path));
-    EXPECT_EQ(files[i].file_size_in_bytes, static_cast<int64_t>(std::filesystem::file_size(files[i].file_path)));
+    EXPECT_EQ(files[i].file_size_in_bytes,
+              static_cast<int64_t>(std::filesystem::file_size(files[i].file_path)));
     ASSERT_EQ(files[i].partition.size(), 1u);
     total += files[i].record_count;
-    // Metrics: ids 1..3 have counts; the double column has NaN counts and -0.0 lower bounds.
+    // Metrics: ids 1..3 have counts; the double column has NaN counts and -0.0 lower
+    // bounds.
     EXPECT_EQ(files[i].value_counts.at(1), files[i].record_count);
     EXPECT_EQ(files[i].null_value_counts.at(2), 0);
     EXPECT_EQ(files[i].nan_value_counts.at(3), 0);
@@ -112,7 +119,8 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
     ASSERT_EQ(locations.size(), 8u);
     for (const auto& location : locations) EXPECT_TRUE(std::filesystem::exists(location));
   }
-  for (const auto& location : locations) EXPECT_FALSE(std::filesystem::exists(location)) << location;
+  for (const auto& location : locations)
+    EXPECT_FALSE(std::filesystem::exists(location)) << location;
   // Finished but never acknowledged: still the task's files.
   {
     FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 2));
@@ -120,7 +128,8 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
     FLOE_ASSERT_OK(task->Finish().status());
     locations = task->locations();
   }
-  for (const auto& location : locations) EXPECT_FALSE(std::filesystem::exists(location)) << location;
+  for (const auto& location : locations)
+    EXPECT_FALSE(std::filesystem::exists(location)) << location;
 }
 
 // A retried task (same partition id, new attempt id) writes new names; one that reuses an
@@ -139,7 +148,8 @@ TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
   FLOE_ASSERT_OK(retry->Finish().status());
   retry->Acknowledge();
   for (const auto& location : retry->locations()) {
-    EXPECT_EQ(std::find(earlier.begin(), earlier.end(), location), earlier.end()) << location;
+    EXPECT_EQ(std::find(earlier.begin(), earlier.end(), location), earlier.end())
+        << location;
     EXPECT_TRUE(std::filesystem::exists(location));
   }
 
@@ -150,7 +160,8 @@ TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
     EXPECT_EQ(KindOf(written), ErrorKind::kAlreadyExists);
     EXPECT_NE(written.message().find("already exists"), std::string::npos);
   }  // dropped unacknowledged: its guard deletes only what it created
-  for (const auto& location : earlier) EXPECT_TRUE(std::filesystem::exists(location)) << location;
+  for (const auto& location : earlier)
+    EXPECT_TRUE(std::filesystem::exists(location)) << location;
   EXPECT_EQ(Decode(message).size(), 8u);
 }
 
@@ -164,15 +175,18 @@ TEST_F(WriteTaskTest, ClusteredFailsWithIcebergJavaMessageOnOutOfOrderPartitions
   auto plan = Plan("region", {}, /*clustered=*/true);
   ASSERT_EQ(plan->mode, WriterMode::kClustered);
   FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
-  FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 1, 8)));   // r/0
-  FLOE_ASSERT_OK(task->Write(Rows(*plan, 1, 1, 8)));   // r/1 closes r/0
-  auto status = task->Write(Rows(*plan, 8, 1, 8));     // r/0 again
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 1, 8)));  // r/0
+  FLOE_ASSERT_OK(task->Write(Rows(*plan, 1, 1, 8)));  // r/1 closes r/0
+  auto status = task->Write(Rows(*plan, 8, 1, 8));    // r/0 again
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
-            "Incoming records violate the writer assumption that records are clustered by spec "
-            "and by partition within each spec. Either cluster the incoming records or switch to "
-            "fanout writers.\nEncountered records that belong to already closed files:\npartition "
-            "'region=r%2F0+%C3%BC' in spec [\n  1000: region: identity(2)\n]");
+  EXPECT_EQ(
+      status.message(),
+      "Incoming records violate the writer assumption that records are clustered by spec "
+      "and by partition within each spec. Either cluster the incoming records or switch "
+      "to "
+      "fanout writers.\nEncountered records that belong to already closed "
+      "files:\npartition "
+      "'region=r%2F0+%C3%BC' in spec [\n  1000: region: identity(2)\n]");
 }
 
 TEST_F(WriteTaskTest, RollsOnTheThousandRowGrid) {
@@ -185,8 +199,8 @@ TEST_F(WriteTaskTest, RollsOnTheThousandRowGrid) {
   auto files = Decode(message);
   ASSERT_EQ(files.size(), 4u);
   for (const auto& file : files) EXPECT_EQ(file.record_count, 1000);
-  // The roll on the last row opened a fifth file, which was empty and deleted (iceberg-java's
-  // RollingFileWriter uses up that file number too).
+  // The roll on the last row opened a fifth file, which was empty and deleted
+  // (iceberg-java's RollingFileWriter uses up that file number too).
   auto locations = task->locations();
   ASSERT_EQ(locations.size(), 5u);
   EXPECT_FALSE(std::filesystem::exists(locations.back()));

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `make lint`: clang-format over every C++ file (no change allowed) and clang-tidy (.clang-tidy)
+# over the C++ sources a change touches: those that differ from origin/main, or, on a clean
+# checkout of main, those of the last commit. `scripts/lint.sh --all` tidies every source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mapfile -t all < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h')
+echo "clang-format: ${#all[@]} files"
+clang-format --dry-run --Werror "${all[@]}"
+
+# A compile database without precompiled headers (clang cannot read GCC's).
+cmake -S . -B build/lint -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_PCH=OFF \
+  -DFLOE_BUILD_BENCHMARKS=ON >/dev/null
+if [[ "${1:-}" == "--all" ]]; then
+  mapfile -t changed < <(git ls-files 'src/*.cc' 'bench/*.cc')
+else
+  base=$(git merge-base HEAD origin/main 2>/dev/null || true)
+  if [[ -z "$base" || "$base" == "$(git rev-parse HEAD)" ]]; then
+    base=$(git rev-parse HEAD~1 2>/dev/null || git rev-parse HEAD)
+  fi
+  mapfile -t changed < <(git diff --name-only --diff-filter=d "$base" -- 'src/*.cc' 'bench/*.cc')
+fi
+echo "clang-tidy: ${#changed[@]} changed sources"
+status=0
+for file in "${changed[@]}"; do
+  clang-tidy -p build/lint --quiet "$file" 2>/dev/null || { echo "clang-tidy: findings in $file"; status=1; }
+done
+exit $status

@@ -1,0 +1,134 @@
+// Table-level behaviour that needs threads: parallel write tasks and concurrent
+// committers. These are the tests the ThreadSanitizer build runs (make test-tsan).
+#include "floe/table/table.h"
+
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "arrow/api.h"
+#include "floe/catalog/sql_catalog.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+std::shared_ptr<arrow::RecordBatchReader> Rows(const Table& table, int64_t start,
+                                               int64_t count, int64_t batch_rows) {
+  auto schema = *ToArrowSchema(*table.metadata()->CurrentSchema());
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int64_t offset = 0; offset < count; offset += batch_rows) {
+    int64_t rows = std::min(batch_rows, count - offset);
+    arrow::Int64Builder ids;
+    arrow::StringBuilder regions;
+    for (int64_t i = start + offset; i < start + offset + rows; ++i) {
+      EXPECT_TRUE(ids.Append(i).ok());
+      EXPECT_TRUE(regions.Append("r" + std::to_string(i % 11)).ok());
+    }
+    batches.push_back(
+        arrow::RecordBatch::Make(schema, rows, {*ids.Finish(), *regions.Finish()}));
+  }
+  return *arrow::RecordBatchReader::Make(batches, schema);
+}
+
+class TableTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Catalog> OpenCatalog() {
+    CatalogOptions options;
+    options.warehouse = directory_.Child("warehouse");
+    options.name = "test";
+    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("catalog.db")),
+                                    options, *MakeArrowFileIO());
+    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    return std::shared_ptr<Catalog>(std::move(*catalog));
+  }
+
+  std::shared_ptr<Table> CreateTable(const std::shared_ptr<Catalog>& catalog,
+                                     PropertyMap properties) {
+    EXPECT_TRUE(catalog->CreateNamespace({"db"}, {}).ok());
+    CreateTableOptions create;
+    create.schema = *ParseSchemaText("id long not null, region string");
+    create.spec = *ParsePartitionBy("region", *create.schema);
+    create.properties = std::move(properties);
+    auto table = Table::Create(catalog, {{"db"}, "t"}, create);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    return *table;
+  }
+
+  int64_t CountRows(const std::shared_ptr<Table>& table, std::set<int64_t>* ids) {
+    auto scan = table->NewScan({});
+    auto reader = (*scan)->ToRecordBatchReader();
+    int64_t rows = 0;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      EXPECT_TRUE((*reader)->ReadNext(&batch).ok());
+      if (!batch) break;
+      const auto& column = static_cast<const arrow::Int64Array&>(*batch->column(0));
+      for (int64_t i = 0; i < column.length(); ++i) ids->insert(column.Value(i));
+      rows += batch->num_rows();
+    }
+    return rows;
+  }
+
+  testing::TempDirectory directory_;
+};
+
+TEST_F(TableTest, ParallelTasksWriteEveryRowOnce) {
+  auto catalog = OpenCatalog();
+  auto table = CreateTable(catalog, {});
+  AppendOptions options;
+  options.threads = 4;
+  FLOE_ASSIGN_OR_FAIL(auto result, table->Append(*Rows(*table, 0, 20000, 700), options));
+  EXPECT_EQ(result.rows, 20000);
+  EXPECT_GE(result.data_files, 11);  // every task writes its share of the 11 partitions
+  std::set<int64_t> ids;
+  EXPECT_EQ(CountRows(table, &ids), 20000);
+  EXPECT_EQ(ids.size(), 20000u);
+}
+
+TEST_F(TableTest, ConcurrentAppendsFromThreadsAllLand) {
+  auto catalog = OpenCatalog();
+  auto created = CreateTable(catalog, {{"commit.retry.num-retries", "100"},
+                                       {"commit.retry.min-wait-ms", "1"},
+                                       {"commit.retry.max-wait-ms", "20"}});
+  constexpr int kWriters = 4;
+  constexpr int kAppends = 5;
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      // A table handle per thread (Table is not thread-safe); the catalog is shared.
+      auto table = Table::Load(catalog, {{"db"}, "t"});
+      if (!table.ok()) {
+        ++failures;
+        return;
+      }
+      for (int a = 0; a < kAppends; ++a) {
+        AppendOptions options;
+        options.threads = 2;
+        auto appended = (*table)->Append(
+            *Rows(**table, (w * kAppends + a) * 1000, 1000, 300), options);
+        if (!appended.ok()) {
+          ADD_FAILURE() << appended.status().ToString();
+          ++failures;
+        }
+        if (!(*table)->Refresh().ok()) ++failures;
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(created->Refresh().ok());
+  EXPECT_EQ(created->metadata()->snapshots.size(),
+            static_cast<size_t>(kWriters * kAppends));
+  std::set<int64_t> ids;
+  EXPECT_EQ(CountRows(created, &ids), kWriters * kAppends * 1000);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kWriters * kAppends * 1000));
+}
+
+}  // namespace
+}  // namespace floe
