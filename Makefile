@@ -4,6 +4,9 @@ JOBS ?= 2
 BUILD_DEBUG := build/debug
 BUILD_RELEASE := build/release
 BUILD_TSAN := build/tsan
+BUILD_FUZZ := build/fuzz
+FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader
+SECONDS ?= 300
 # The tests that run threads: parallel write tasks, concurrent committers, the catalog race.
 TSAN_TESTS := TableTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*
 PYTHON := .venv/bin/python
@@ -11,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan format lint bench bench-scan clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -24,6 +27,11 @@ $(BUILD_RELEASE)/build.ninja: | bootstrap
 
 $(BUILD_TSAN)/build.ninja: | bootstrap
 	cmake -S . -B $(BUILD_TSAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=thread
+
+$(BUILD_FUZZ)/build.ninja: | bootstrap
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DFLOE_BUILD_TESTS=OFF -DFLOE_BUILD_FUZZERS=ON \
+	  -DFLOE_SANITIZE=address,undefined
 
 build-debug: bootstrap $(BUILD_DEBUG)/build.ninja
 	cmake --build $(BUILD_DEBUG) -j$(JOBS)
@@ -55,6 +63,17 @@ test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
 	cmake --build $(BUILD_TSAN) -j$(JOBS) --target floe_unit_tests
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/sanitizers/tsan.supp)" \
 	  $(BUILD_TSAN)/src/floe/floe_unit_tests --gtest_filter='$(TSAN_TESTS)'
+
+## libFuzzer targets (clang): `make fuzz-smoke` runs each for 20 s from its seed corpus
+## (tests/fuzz/corpus/<target>); `make fuzz TARGET=manifest SECONDS=600` runs one longer.
+fuzz-build: bootstrap $(BUILD_FUZZ)/build.ninja
+	cmake --build $(BUILD_FUZZ) -j$(JOBS) $(addprefix --target fuzz_,$(FUZZ_TARGETS))
+
+fuzz-smoke: fuzz-build
+	scripts/fuzz.sh $(BUILD_FUZZ) 20 $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(BUILD_FUZZ) $(SECONDS) $(TARGET)
 
 ## Formatting and static checks (.clang-format, .clang-tidy).
 format:

@@ -17,11 +17,31 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
+// A column as the parser reads it back: plain when every dotted part is an identifier
+// that is not a keyword, else the whole name quoted as one part (parts join with '.'
+// either way).
 std::string QuoteColumn(const std::string& name) {
+  static constexpr std::string_view kKeywords[] = {
+      "AND",     "OR",   "NOT",   "IN",   "IS",   "NULL",      "NAN",        "LIKE",
+      "BETWEEN", "TRUE", "FALSE", "DATE", "TIME", "TIMESTAMP", "STARTS_WITH"};
   bool plain = !name.empty();
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'))
-      plain = false;
+  size_t start = 0;
+  while (plain && start <= name.size()) {
+    size_t end = name.find('.', start);
+    if (end == std::string::npos) end = name.size();
+    std::string part = name.substr(start, end - start);
+    plain = !part.empty() &&
+            (std::isalpha(static_cast<unsigned char>(part[0])) || part[0] == '_');
+    for (char c : part) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
+    }
+    std::string upper = part;
+    for (auto& c : upper)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (auto keyword : kKeywords) {
+      if (upper == keyword) plain = false;
+    }
+    start = end + 1;
   }
   if (plain) return name;
   std::string out = "\"";

@@ -50,6 +50,9 @@ TEST(FilterParserTest, ParsesTheSyntaxAndRoundTrips) {
       {"dt >= DATE '2024-01-01'", "dt >= '2024-01-01'"},
       {"\"odd name\" = 1 or `x`.y = X'0aFF'", "(\"odd name\" = 1 OR x.y = X'0aFF')"},
       {"true", "TRUE"},
+      // Found by fuzz_parser: names that are not plain identifiers print quoted whole.
+      {"5=\".\".\".5\"", "\"...5\" = 5"},
+      {"\"and\" = 1 AND \"1x\".y = 2", "(\"and\" = 1 AND \"1x.y\" = 2)"},
       {"b = true", "b = true"},
   };
   for (const auto& [text, expected] : cases) {
@@ -76,6 +79,11 @@ TEST(FilterParserTest, RejectsMalformedFiltersWithThePosition) {
       {"5 = 5", "needs a column"},
       {"id = 5abc", "must not run into a name"},
       {"id IS 5", "expected NULL or NAN"},
+      // Found by fuzz_parser: an empty quoted name printed as "a..b", which did not
+      // parse.
+      {"dvai.arst.\"\".ar.a= 4", "a quoted name must not be empty"},
+      // Found by fuzz_parser: a quote inside X'...' printed as an unbalanced literal.
+      {"x = X'h(s='')'", "hex digits only"},
   };
   for (const auto& [text, expected] : cases) {
     auto parsed = ParseFilter(text);

@@ -60,6 +60,11 @@ class Parser {
       token.position = i;
       if ((c == 'x' || c == 'X') && i + 1 < text_.size() && text_[i + 1] == '\'') {
         ARROW_ASSIGN_OR_RAISE(token.text, ReadQuoted(i + 1, '\'', &i));
+        for (char digit : token.text) {
+          if (!std::isxdigit(static_cast<unsigned char>(digit))) {
+            return ErrorAt(token.position, "X'...' holds hex digits only");
+          }
+        }
         token.kind = TokenKind::kHex;
       } else if (IsNameStart(c)) {
         size_t start = i;
@@ -68,6 +73,8 @@ class Parser {
         token.text = std::string(text_.substr(start, i - start));
       } else if (c == '"' || c == '`') {
         ARROW_ASSIGN_OR_RAISE(token.text, ReadQuoted(i, c, &i));
+        if (token.text.empty())
+          return ErrorAt(token.position, "a quoted name must not be empty");
         token.kind = TokenKind::kQuotedName;
       } else if (c == '\'') {
         ARROW_ASSIGN_OR_RAISE(token.text, ReadQuoted(i, '\'', &i));

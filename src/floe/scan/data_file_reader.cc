@@ -94,6 +94,29 @@ arrow::Result<std::shared_ptr<arrow::Array>> Project(
         storage, Project(storage, *target.WithType(extension.storage_type()), path));
     return arrow::ExtensionType::WrapArray(target_type, storage);
   }
+  // A nested column must be nested the same way in the file: a file whose field id holds
+  // another shape (a foreign or corrupt writer) is an error, not a cast.
+  auto mismatch = [&] {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "column " + path + " has type " + array->type()->ToString() +
+                         " in the data file, which cannot be read as " +
+                         target_type->ToString());
+  };
+  const arrow::Type::type source_id = array->type_id();
+  const bool source_list =
+      source_id == arrow::Type::LIST || source_id == arrow::Type::LARGE_LIST ||
+      source_id == arrow::Type::LIST_VIEW || source_id == arrow::Type::LARGE_LIST_VIEW;
+  if ((target_type->id() == arrow::Type::STRUCT && source_id != arrow::Type::STRUCT) ||
+      (target_type->id() == arrow::Type::LIST && !source_list) ||
+      (target_type->id() == arrow::Type::MAP && source_id != arrow::Type::MAP)) {
+    return mismatch();
+  }
+  if (target_type->id() != arrow::Type::STRUCT &&
+      target_type->id() != arrow::Type::LIST && target_type->id() != arrow::Type::MAP &&
+      (source_id == arrow::Type::STRUCT || source_list ||
+       source_id == arrow::Type::MAP)) {
+    return mismatch();
+  }
   switch (target_type->id()) {
     case arrow::Type::STRUCT: {
       const auto& source = static_cast<const arrow::StructArray&>(*array);
@@ -545,29 +568,36 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   const bool filtering = options.filter && options.filter->op != Operation::kTrue;
   std::set<int> filter_ids;
   if (filtering) filter_ids = ReferencedFieldIds(*options.filter);
-  for (int g = 0; g < metadata->num_row_groups(); ++g) {
-    auto row_group = metadata->RowGroup(g);
-    if (filtering) {
-      std::map<int, ColumnSummary> summaries;
-      for (int id : filter_ids) {
-        const NestedField* field = projection.FindField(id);
-        int column = field ? LeafColumnOf(fields, id) : -1;
-        if (column < 0) continue;
-        auto summary = RowGroupSummary(*row_group->ColumnChunk(column),
-                                       *metadata->schema()->Column(column), *field->type);
-        if (summary) summaries[id] = std::move(*summary);
+  // Parquet's metadata accessors throw on a corrupt footer; that is the file's error.
+  try {
+    for (int g = 0; g < metadata->num_row_groups(); ++g) {
+      auto row_group = metadata->RowGroup(g);
+      if (filtering) {
+        std::map<int, ColumnSummary> summaries;
+        for (int id : filter_ids) {
+          const NestedField* field = projection.FindField(id);
+          int column = field ? LeafColumnOf(fields, id) : -1;
+          if (column < 0) continue;
+          auto summary =
+              RowGroupSummary(*row_group->ColumnChunk(column),
+                              *metadata->schema()->Column(column), *field->type);
+          if (summary) summaries[id] = std::move(*summary);
+        }
+        SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+          auto it = summaries.find(id);
+          return it == summaries.end() ? nullptr : &it->second;
+        };
+        if (!MightMatch(*options.filter, lookup)) {
+          if (stats) stats->row_groups_skipped += 1;
+          continue;
+        }
       }
-      SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
-        auto it = summaries.find(id);
-        return it == summaries.end() ? nullptr : &it->second;
-      };
-      if (!MightMatch(*options.filter, lookup)) {
-        if (stats) stats->row_groups_skipped += 1;
-        continue;
-      }
+      row_groups.push_back(g);
+      rows_selected += row_group->num_rows();
     }
-    row_groups.push_back(g);
-    rows_selected += row_group->num_rows();
+  } catch (const std::exception& error) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "data file " + location + " has a corrupt footer: " + error.what());
   }
   if (stats) stats->row_groups_read += static_cast<int64_t>(row_groups.size());
 

@@ -1,5 +1,7 @@
 #include "floe/spec/partition_spec.h"
 
+#include "floe/util/utf8.h"
+
 #include <cctype>
 #include <charconv>
 #include <set>
@@ -18,6 +20,12 @@ arrow::Result<std::shared_ptr<const PartitionSpec>> PartitionSpec::Make(
       return MakeError(ErrorKind::kInvalidMetadata,
                        "partition spec " + std::to_string(spec_id) +
                            " repeats field id " + std::to_string(field.field_id));
+    }
+    if (!IsValidUtf8(field.name)) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "partition spec " + std::to_string(spec_id) +
+                           " has a field name (id " + std::to_string(field.field_id) +
+                           ") that is not valid UTF-8");
     }
     if (field.name.empty() || !names.insert(field.name).second) {
       return MakeError(ErrorKind::kInvalidMetadata,

@@ -1,5 +1,7 @@
 #include "floe/spec/schema.h"
 
+#include "floe/util/utf8.h"
+
 #include <functional>
 #include <set>
 
@@ -26,6 +28,12 @@ arrow::Result<std::shared_ptr<const Schema>> Schema::Make(
     if (field.type == nullptr) {
       return MakeError(ErrorKind::kInvalidMetadata,
                        "field " + field.name + " has no type");
+    }
+    // Names and docs are written into JSON metadata: they must be text.
+    if (!IsValidUtf8(field.name) || !IsValidUtf8(field.doc)) {
+      return MakeError(ErrorKind::kInvalidMetadata, "the name or doc of field id " +
+                                                        std::to_string(field.id) +
+                                                        " is not valid UTF-8");
     }
     if (field.id < 0 || !seen.insert(field.id).second) {
       return MakeError(ErrorKind::kInvalidMetadata,

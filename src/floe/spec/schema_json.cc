@@ -176,7 +176,8 @@ arrow::Result<SchemaPtr> SchemaFromJsonValue(const Json& json) {
 namespace floe {
 
 std::string SchemaToJson(const Schema& schema) {
-  return json_internal::SchemaToJsonValue(schema).dump();
+  return json_internal::SchemaToJsonValue(schema).dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 arrow::Result<SchemaPtr> SchemaFromJson(std::string_view text) {

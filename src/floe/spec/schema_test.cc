@@ -121,6 +121,13 @@ TEST(SchemaTest, SchemaTextErrorsNamePosition) {
 namespace floe {
 namespace {
 
+// Found by fuzz_schema_ddl: a name with invalid UTF-8 made writing the schema JSON throw.
+TEST(SchemaTest, RejectsNamesThatAreNotUtf8) {
+  auto schema = ParseSchemaText(std::string("a long, b\xff\xfe int"));
+  ASSERT_FALSE(schema.ok());
+  EXPECT_NE(schema.status().message().find("not valid UTF-8"), std::string::npos);
+}
+
 TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
   auto schema = *ParseSchemaText(
       "id long not null, s struct<a: int, b: struct<c: string, d: double>>, "

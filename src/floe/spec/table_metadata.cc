@@ -1,5 +1,7 @@
 #include "floe/spec/table_metadata.h"
 
+#include "floe/util/utf8.h"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -365,12 +367,24 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
     metadata_log.push_back(std::move(item));
   }
   json["metadata-log"] = std::move(metadata_log);
-  return json.dump();
+  // Inputs are checked to be UTF-8 where they enter; replacing (not throwing) is the
+  // backstop.
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 arrow::Result<TableMetadataPtr> NewTableMetadata(
     const Schema& schema, const PartitionSpec& spec, const SortOrder& sort_order,
     std::string location, std::map<std::string, std::string> properties) {
+  // Everything here is written into the metadata JSON: it must be text.
+  if (!IsValidUtf8(location)) {
+    return MakeError(ErrorKind::kInvalidInput, "the table location is not valid UTF-8");
+  }
+  for (const auto& [key, value] : properties) {
+    if (!IsValidUtf8(key) || !IsValidUtf8(value)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a table property key or value is not valid UTF-8");
+    }
+  }
   int format_version = kDefaultFormatVersion;
   if (auto found = properties.find("format-version"); found != properties.end()) {
     if (found->second != "1" && found->second != "2" && found->second != "3") {

@@ -77,3 +77,21 @@ TEST(DateTimeTest, CivilConversionsOverTheWholeRange) {
 
 }  // namespace
 }  // namespace floe
+
+#include "floe/util/utf8.h"
+
+namespace floe {
+namespace {
+
+TEST(Utf8Test, AcceptsWellFormedTextOnly) {
+  for (const char* good : {"", "abc", "ü", "€", "\xF0\x9F\x98\x80", "a\0b"}) {
+    EXPECT_TRUE(IsValidUtf8(good)) << good;
+  }
+  for (const char* bad : {"\xff", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80",
+                          "\xF4\x90\x80\x80", "\xC3", "\xE2\x82", "a\x80"}) {
+    EXPECT_FALSE(IsValidUtf8(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace floe
