@@ -14,8 +14,12 @@ namespace {
 constexpr char kMagic[] = {'O', 'b', 'j', 1};
 // Avro's default sync interval: a block is flushed once it holds about this many bytes.
 constexpr size_t kSyncInterval = 64000;
-// A block that would inflate past this is refused (bounded memory on hostile input).
-constexpr size_t kMaxBlockSize = size_t{1} << 31;
+// A block that would inflate past this is refused (bounded memory on hostile input); the
+// same bound as a whole manifest read from storage (FileIO::kMaxReadAllBytes).
+constexpr size_t kMaxBlockSize = size_t{256} << 20;
+// Snappy cannot expand its input more than about 22 times (a 3-byte copy yields at most
+// 64 bytes), so a header claiming more is a lie told to make the reader allocate.
+constexpr size_t kMaxSnappyRatio = 64;
 
 arrow::Status Corrupt(const std::string& message) {
   return MakeError(ErrorKind::kInvalidMetadata, "Avro file: " + message);
@@ -58,7 +62,7 @@ arrow::Result<std::string> Inflate(std::string_view input) {
     output.append(buffer, sizeof(buffer) - stream.avail_out);
     if (output.size() > kMaxBlockSize) {
       inflateEnd(&stream);
-      return Corrupt("a block inflates past 2 GiB");
+      return Corrupt("a block inflates past 256 MiB");
     }
     if (result == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) {
       inflateEnd(&stream);
@@ -138,7 +142,10 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
         if ((byte & 0x80) == 0) break;
         shift += 7;
       }
-      if (length > kMaxBlockSize) return Corrupt("snappy block claims more than 2 GiB");
+      if (length > kMaxBlockSize || length > compressed.size() * kMaxSnappyRatio + 64) {
+        return Corrupt("a snappy block of " + std::to_string(compressed.size()) +
+                       " bytes claims to inflate to " + std::to_string(length));
+      }
       std::string output(length, '\0');
       auto written = codec_impl->Decompress(
           static_cast<int64_t>(compressed.size()),
@@ -170,7 +177,8 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
         next += result->bytes_read;
         left -= result->bytes_read;
         output.append(buffer.data(), static_cast<size_t>(result->bytes_written));
-        if (output.size() > kMaxBlockSize) return Corrupt("a block inflates past 2 GiB");
+        if (output.size() > kMaxBlockSize)
+          return Corrupt("a block inflates past 256 MiB");
         if (result->bytes_read == 0 && result->bytes_written == 0 &&
             !result->need_more_output) {
           if (left == 0) break;

@@ -110,6 +110,56 @@ TEST(AvroFileTest, RefusesHugeItemCountsWithBoundedMemory) {
   EXPECT_FALSE(string_decoder.Decode(**string_schema).ok());
 }
 
+// Container files that lie in their block headers: a manifest block claiming 2^31 entries
+// in a few bytes, and a snappy block claiming to inflate to 200 MB. Both are refused
+// before anything of the claimed size is allocated.
+TEST(AvroFileTest, RefusesBlocksThatClaimMoreThanTheyHold) {
+  auto schema = ParseAvroSchema(kSchema);
+  ASSERT_TRUE(schema.ok());
+  for (Codec codec : {Codec::kNull, Codec::kSnappy}) {
+    FileWriter writer(*schema, {}, codec);
+    FLOE_ASSIGN_OR_FAIL(std::string header, writer.Finish());  // no blocks yet
+    std::string sync = header.substr(header.size() - 16);
+    std::string payload;
+    int64_t count = 1;
+    if (codec == Codec::kNull) {
+      count = int64_t{1} << 31;
+      payload = std::string(8, '\x02');
+    } else {
+      // Snappy's header: the uncompressed length as an unsigned varint.
+      uint64_t claimed = uint64_t{200} << 20;
+      while (claimed >= 0x80) {
+        payload.push_back(static_cast<char>((claimed & 0x7F) | 0x80));
+        claimed >>= 7;
+      }
+      payload.push_back(static_cast<char>(claimed));
+      payload += std::string(12, '\0');  // a little "compressed data" and a CRC
+    }
+    std::string bytes = header;
+    EncodeLong(count, &bytes);
+    EncodeLong(static_cast<int64_t>(payload.size()), &bytes);
+    bytes += payload + sync;
+    auto result = ReadFile(bytes);
+    ASSERT_FALSE(result.ok()) << CodecName(codec);
+    EXPECT_EQ(KindOf(result.status()), ErrorKind::kInvalidMetadata);
+    EXPECT_NE(result.status().message().find("claims"), std::string::npos)
+        << result.status().ToString();
+  }
+}
+
+TEST(AvroSchemaTest, DeeplyNestedSchemasFailCleanly) {
+  std::string deep;
+  for (int i = 0; i < 200; ++i) deep += R"({"type":"array","items":)";
+  deep += "\"long\"" + std::string(200, '}');
+  auto nested = ParseAvroSchema(deep);  // past the 128-level type limit
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.status().message().find("deeper than"), std::string::npos);
+  std::string brackets = std::string(1000000, '[') + std::string(1000000, ']');
+  auto json_bomb = ParseAvroSchema(brackets);  // refused before nlohmann-json recurses
+  ASSERT_FALSE(json_bomb.ok());
+  EXPECT_NE(json_bomb.status().message().find("deeper than"), std::string::npos);
+}
+
 TEST(AvroSchemaTest, IcebergSchemaFollowsTypeToSchema) {
   auto type = types::Struct(
       {types::Required(1, "id", types::Long()),

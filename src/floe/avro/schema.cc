@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
+#include "floe/util/json_depth.h"
 
 namespace floe::avro {
 namespace {
@@ -330,6 +331,9 @@ size_t AvroNode::MinimumEncodedSize() const {
 }
 
 arrow::Result<AvroNodePtr> ParseAvroSchema(std::string_view text) {
+  if (JsonNestsDeeperThan(text)) {
+    return Invalid("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
   Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return Invalid("not valid JSON");
   Parser parser;

@@ -9,7 +9,8 @@
 namespace floe {
 namespace {
 
-constexpr size_t kMaxMetadataSize = size_t{1} << 30;  // 1 GiB inflated
+// The same bound for the inflated text as for a plain metadata file (FileIO::ReadAll).
+constexpr size_t kMaxMetadataSize = FileIO::kMaxReadAllBytes;
 
 bool EndsWith(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() &&
@@ -29,7 +30,13 @@ arrow::Result<std::string> Gunzip(const std::string& input, const std::string& l
     stream.next_out = reinterpret_cast<Bytef*>(buffer);
     stream.avail_out = sizeof(buffer);
     result = inflate(&stream, Z_NO_FLUSH);
-    if ((result != Z_OK && result != Z_STREAM_END) || output.size() > kMaxMetadataSize ||
+    if (output.size() > kMaxMetadataSize) {
+      inflateEnd(&stream);
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "metadata file " + location + " inflates to more than " +
+                           std::to_string(kMaxMetadataSize) + " bytes");
+    }
+    if ((result != Z_OK && result != Z_STREAM_END) ||
         (result == Z_OK && stream.avail_in == 0 && stream.avail_out != 0)) {
       inflateEnd(&stream);
       return MakeError(ErrorKind::kInvalidMetadata,
@@ -69,7 +76,13 @@ bool IsGzipName(const std::string& location) {
 arrow::Result<TableMetadataPtr> ReadMetadataFile(FileIO& io,
                                                  const std::string& location) {
   auto bytes = io.ReadAll(location);
-  if (!bytes.ok()) return WithContext(bytes.status(), "reading metadata file");
+  if (!bytes.ok()) {
+    if (bytes.status().IsInvalid()) {  // too large to read whole
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "metadata file " + bytes.status().message());
+    }
+    return WithContext(bytes.status(), "reading metadata file");
+  }
   std::string text = std::move(*bytes);
   if (IsGzipName(location)) {
     ARROW_ASSIGN_OR_RAISE(text, Gunzip(text, location));

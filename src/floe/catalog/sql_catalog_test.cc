@@ -3,6 +3,9 @@
 #include <atomic>
 #include <thread>
 
+#include <unistd.h>
+#include <zlib.h>
+
 #include <gtest/gtest.h>
 
 #include "floe/catalog/metadata_file.h"
@@ -159,6 +162,52 @@ TEST_F(SqlCatalogTest, MalformedMetadataFileIsNamedInTheError) {
   EXPECT_EQ(KindOf(loaded.status()), ErrorKind::kInvalidMetadata);
   EXPECT_NE(loaded.status().message().find(base.metadata_location), std::string::npos);
   EXPECT_NE(loaded.status().message().find("db.t"), std::string::npos);
+}
+
+// A metadata file of hundreds of MB (sparse here) is refused from its size before any of
+// it is read; a small gzip that inflates past the same bound is refused while inflating.
+TEST_F(SqlCatalogTest, OversizedMetadataFailsWithBoundedMemory) {
+  auto catalog = OpenCatalog();
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "t"};
+  FLOE_ASSIGN_OR_FAIL(auto base,
+                      catalog->CreateTable(id, *NewMetadata(directory_.Child("t"))));
+  const int64_t huge = int64_t{300} << 20;
+  ASSERT_EQ(::truncate(base.metadata_location.c_str(), huge), 0);
+  auto loaded = catalog->LoadTable(id);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(KindOf(loaded.status()), ErrorKind::kInvalidMetadata);
+  EXPECT_NE(loaded.status().message().find(base.metadata_location), std::string::npos);
+  EXPECT_NE(loaded.status().message().find(std::to_string(huge) + " bytes"),
+            std::string::npos)
+      << loaded.status().ToString();
+
+  // ~300 MB of spaces compress to well under 1 MB.
+  std::string bomb_location = directory_.Child("t/metadata/00009-bomb.gz.metadata.json");
+  z_stream stream{};
+  ASSERT_EQ(deflateInit2(&stream, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
+            Z_OK);
+  std::string chunk(1 << 20, ' '), compressed;
+  std::vector<char> out(1 << 16);
+  for (int i = 0; i < 300; ++i) {
+    stream.next_in = reinterpret_cast<Bytef*>(chunk.data());
+    stream.avail_in = static_cast<uInt>(chunk.size());
+    int flush = i == 299 ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      stream.next_out = reinterpret_cast<Bytef*>(out.data());
+      stream.avail_out = static_cast<uInt>(out.size());
+      deflate(&stream, flush);
+      compressed.append(out.data(), out.size() - stream.avail_out);
+    } while (stream.avail_out == 0);
+  }
+  deflateEnd(&stream);
+  ASSERT_LT(compressed.size(), size_t{2} << 20);
+  FLOE_ASSERT_OK(catalog->io()->WriteAll(bomb_location, compressed));
+  auto bomb = ReadMetadataFile(*catalog->io(), bomb_location);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_EQ(KindOf(bomb.status()), ErrorKind::kInvalidMetadata);
+  EXPECT_NE(bomb.status().message().find("inflates to more than"), std::string::npos)
+      << bomb.status().ToString();
 }
 
 TEST(CatalogNamesTest, RejectsHostileNames) {

@@ -36,6 +36,6 @@ void RegisterInfoCommands(
     CLI::App& app,
     CommandContext* context);  // describe, snapshots, files, tables, namespaces
 void RegisterMaintenanceCommands(
-    CLI::App& app, CommandContext* context);  // explain-write, remove-orphans
+    CLI::App& app, CommandContext* context);  // explain-write, remove-orphans, expire
 
 }  // namespace floe::cli

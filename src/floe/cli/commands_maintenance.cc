@@ -1,4 +1,4 @@
-// explain-write, remove-orphans.
+// explain-write, remove-orphans, expire.
 #include <iostream>
 
 #include "floe/cli/commands.h"
@@ -84,6 +84,79 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         if (report.delete_failures > 0)
           std::cout << "; " << report.delete_failures << " could not be deleted";
         std::cout << ")\n";
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand(
+        "expire",
+        "Expire old snapshots and delete the files only they reached (iceberg-java's "
+        "ExpireSnapshots)");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto older_than = std::make_shared<std::string>();
+    auto retain_last = std::make_shared<int>(0);
+    auto snapshot_ids = std::make_shared<std::vector<int64_t>>();
+    auto dry_run = std::make_shared<bool>(false);
+    auto keep_files = std::make_shared<bool>(false);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--older-than", *older_than,
+                        "Expire snapshots older than this, e.g. 7d (default: the table's "
+                        "history.expire.max-snapshot-age-ms, else 5 days)");
+    command->add_option("--retain-last", *retain_last,
+                        "Keep at least this many snapshots of each branch (default: "
+                        "history.expire.min-snapshots-to-keep, else 1)");
+    command->add_option("--snapshot", *snapshot_ids,
+                        "Also expire this snapshot id (repeatable)");
+    command->add_flag("--dry-run", *dry_run,
+                      "Say what would expire and be deleted; change nothing");
+    command->add_flag("--keep-files", *keep_files,
+                      "Expire the snapshots but delete no files");
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ExpireSnapshotsOptions options;
+        if (!older_than->empty()) {
+          ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
+        }
+        if (*retain_last != 0) options.retain_last = *retain_last;
+        options.snapshot_ids = *snapshot_ids;
+        options.dry_run = *dry_run;
+        options.clean_files = !*keep_files;
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        ARROW_ASSIGN_OR_RAISE(auto report, ExpireSnapshots(*loaded, options));
+        const char* verb = *dry_run ? "would expire" : "expired";
+        for (int64_t snapshot_id : report.expired)
+          std::cout << verb << " snapshot " << snapshot_id << "\n";
+        for (const auto& ref : report.removed_refs)
+          std::cout << (*dry_run ? "would remove" : "removed") << " ref " << ref << "\n";
+        const char* deleted = *dry_run ? "would delete" : "deleted";
+        for (const auto& [kind, files] :
+             {std::pair{"data file", &report.data_files},
+              std::pair{"manifest", &report.manifests},
+              std::pair{"manifest list", &report.manifest_lists},
+              std::pair{"statistics file", &report.statistics_files}}) {
+          for (const auto& file : *files)
+            std::cout << deleted << " " << kind << " " << file << "\n";
+        }
+        for (const auto& file : report.kept_outside)
+          std::cout << "kept (outside the table location) " << file << "\n";
+        std::cout << "expired=" << report.expired.size()
+                  << " data_files=" << report.data_files.size()
+                  << " manifests=" << report.manifests.size()
+                  << " manifest_lists=" << report.manifest_lists.size()
+                  << " statistics_files=" << report.statistics_files.size()
+                  << " kept_outside=" << report.kept_outside.size()
+                  << " delete_failures=" << report.delete_failures
+                  << " attempts=" << report.attempts << (*dry_run ? " (dry run)" : "")
+                  << "\n";
+        if (!report.cleanup_error.empty()) {
+          std::cerr << "warning: the snapshots expired but no file was deleted: "
+                    << report.cleanup_error
+                    << " (floe remove-orphans can collect them later)\n";
+        }
         return arrow::Status::OK();
       };
     });

@@ -124,14 +124,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
                      .Build(&removed_logs);
   ARROW_ASSIGN_OR_RAISE(auto state,
                         target_.catalog->CommitTable(target_.id, base, *updated));
-  if (properties::kMetadataDeleteAfterCommit.Get(updated->properties)) {
-    for (const auto& entry : removed_logs) {
-      auto status = target_.io->Delete(entry.metadata_file);
-      if (!status.ok())
-        Log(LogLevel::kWarning,
-            "could not delete old metadata file " + entry.metadata_file);
-    }
-  }
+  DeleteTrimmedMetadataFiles(*target_.io, *updated, removed_logs);
   CommitReport report;
   report.state = std::move(state);
   report.snapshot = snapshot;
@@ -153,61 +146,77 @@ void SnapshotProducer::DeleteUncommitted(const std::set<std::string>& keep) {
   }
 }
 
-arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
-  const RetryPolicy policy = RetryPolicy::FromProperties(start.metadata->properties);
+void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
+                                const std::vector<MetadataLogEntry>& trimmed) {
+  if (!properties::kMetadataDeleteAfterCommit.Get(committed.properties)) return;
+  for (const auto& entry : trimmed) {
+    auto status = io.Delete(entry.metadata_file);
+    if (!status.ok())
+      Log(LogLevel::kWarning,
+          "could not delete old metadata file " + entry.metadata_file);
+  }
+}
+
+arrow::Status RetryOnCommitFailed(
+    const CommitTarget& target, const RetryPolicy& policy, TableState* base,
+    const std::function<arrow::Status(const TableState&, int)>& attempt, int* attempts) {
   auto began = std::chrono::steady_clock::now();
   std::mt19937_64 random(std::random_device{}());
-  TableState base = start;
-  for (int attempt = 1;; ++attempt) {
-    auto report = Attempt(base, attempt);
-    if (report.ok()) return report;
-    ErrorKind kind = KindOf(report.status());
-    if (kind == ErrorKind::kCommitStateUnknown) {
-      // The swap may have happened: look before reporting, and delete nothing either way.
-      auto current = target_.catalog->LoadTable(target_.id);
-      if (current.ok() && current->metadata->SnapshotById(snapshot_id_) != nullptr) {
-        CommitReport resolved;
-        resolved.state = *current;
-        resolved.snapshot = current->metadata->SnapshotById(snapshot_id_);
-        resolved.attempts = attempt;
-        return resolved;
-      }
-      return report.status();
-    }
+  for (int k = 1;; ++k) {
+    *attempts = k;
+    arrow::Status status = attempt(*base, k);
+    if (status.ok() || KindOf(status) != ErrorKind::kCommitFailed) return status;
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - began)
                        .count();
-    bool retry = kind == ErrorKind::kCommitFailed && attempt <= policy.num_retries &&
-                 elapsed < policy.total_timeout_ms;
-    if (!retry) {
-      DeleteUncommitted({});
-      if (kind == ErrorKind::kCommitFailed) {
-        return WithContext(report.status(),
-                           "gave up after " + std::to_string(attempt) +
-                               " attempts (commit.retry.num-retries=" +
-                               std::to_string(policy.num_retries) +
-                               ", commit.retry.total-timeout-ms=" +
-                               std::to_string(policy.total_timeout_ms) +
-                               "; raise them for many concurrent writers)");
-      }
-      return report.status();
+    if (k > policy.num_retries || elapsed >= policy.total_timeout_ms) {
+      return WithContext(status, "gave up after " + std::to_string(k) +
+                                     " attempts (commit.retry.num-retries=" +
+                                     std::to_string(policy.num_retries) +
+                                     ", commit.retry.total-timeout-ms=" +
+                                     std::to_string(policy.total_timeout_ms) +
+                                     "; raise them for many concurrent writers)");
     }
     // min(min_wait * 2^(k-1), max_wait) plus up to 10% jitter (iceberg-java's Tasks).
     double wait =
         std::min(static_cast<double>(policy.max_wait_ms),
-                 static_cast<double>(policy.min_wait_ms) * std::pow(2.0, attempt - 1));
+                 static_cast<double>(policy.min_wait_ms) * std::pow(2.0, k - 1));
     std::uniform_real_distribution<double> jitter(0.0, wait * 0.1);
-    Log(LogLevel::kInfo, "commit attempt " + std::to_string(attempt) + " to " +
-                             target_.id.ToString() + " lost a race; retrying");
+    Log(LogLevel::kInfo, "commit attempt " + std::to_string(k) + " to " +
+                             target.id.ToString() + " lost a race; retrying");
     std::this_thread::sleep_for(
         std::chrono::milliseconds(static_cast<int64_t>(wait + jitter(random))));
-    auto refreshed = target_.catalog->LoadTable(target_.id);
-    if (!refreshed.ok()) {
-      DeleteUncommitted({});
-      return refreshed.status();
-    }
-    base = std::move(*refreshed);
+    ARROW_ASSIGN_OR_RAISE(*base, target.catalog->LoadTable(target.id));
   }
+}
+
+arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
+  const RetryPolicy policy = RetryPolicy::FromProperties(start.metadata->properties);
+  TableState base = start;
+  CommitReport report;
+  int attempts = 0;
+  arrow::Status status = RetryOnCommitFailed(
+      target_, policy, &base,
+      [&](const TableState& current, int attempt) -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(report, Attempt(current, attempt));
+        return arrow::Status::OK();
+      },
+      &attempts);
+  if (status.ok()) return report;
+  if (KindOf(status) == ErrorKind::kCommitStateUnknown) {
+    // The swap may have happened: look before reporting, and delete nothing either way.
+    auto current = target_.catalog->LoadTable(target_.id);
+    if (current.ok() && current->metadata->SnapshotById(snapshot_id_) != nullptr) {
+      CommitReport resolved;
+      resolved.state = *current;
+      resolved.snapshot = current->metadata->SnapshotById(snapshot_id_);
+      resolved.attempts = attempts;
+      return resolved;
+    }
+    return status;
+  }
+  DeleteUncommitted({});
+  return status;
 }
 
 }  // namespace floe

@@ -3,6 +3,7 @@
 // refresh-and-retry loop.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -37,6 +38,21 @@ struct RetryPolicy {
   int64_t total_timeout_ms = 1800000;
   static RetryPolicy FromProperties(const PropertyMap& properties);
 };
+
+/// After a commit of `committed`: deletes the metadata files its metadata log dropped
+/// (`trimmed`, from TableMetadataBuilder::Build) when
+/// write.metadata.delete-after-commit.enabled is true. Failures are logged.
+void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
+                                const std::vector<MetadataLogEntry>& trimmed);
+
+/// iceberg-java's refresh-and-retry loop (Tasks with onlyRetryOn(CommitFailedException)):
+/// runs `attempt` on `*base`; after a lost race (CommitFailed) it waits with exponential
+/// backoff and jitter, reloads `*base` from the catalog and tries again, within `policy`.
+/// Returns the first status that is not CommitFailed, or CommitFailed naming the
+/// commit.retry.* properties once they are exhausted. `*attempts` counts the attempts.
+arrow::Status RetryOnCommitFailed(
+    const CommitTarget& target, const RetryPolicy& policy, TableState* base,
+    const std::function<arrow::Status(const TableState&, int)>& attempt, int* attempts);
 
 /// Base of the operations (append, overwrite, ...). Not thread-safe; commit once.
 class SnapshotProducer {

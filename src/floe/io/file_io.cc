@@ -173,9 +173,14 @@ class ArrowFileIO final : public FileIO {
 
 }  // namespace
 
-arrow::Result<std::string> FileIO::ReadAll(const std::string& location) {
+arrow::Result<std::string> FileIO::ReadAll(const std::string& location,
+                                           int64_t max_bytes) {
   ARROW_ASSIGN_OR_RAISE(auto file, OpenInput(location));
   ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  if (size > max_bytes) {
+    return arrow::Status::Invalid(location, " is ", size, " bytes, more than the ",
+                                  max_bytes, " bytes floe reads whole");
+  }
   ARROW_ASSIGN_OR_RAISE(auto buffer, file->ReadAt(0, size));
   return buffer->ToString();
 }

@@ -46,8 +46,15 @@ class FileIO {
   virtual arrow::Status RenameNoReplace(const std::string& from,
                                         const std::string& to) = 0;
 
-  /// Reads a whole file.
-  arrow::Result<std::string> ReadAll(const std::string& location);
+  /// The most ReadAll reads by default: metadata files, manifests and manifest lists are
+  /// read whole, and one claiming more than this is refused before any of it is read (a
+  /// hostile or broken file must not exhaust memory).
+  static constexpr int64_t kMaxReadAllBytes = int64_t{256} << 20;
+
+  /// Reads a whole file of at most `max_bytes`; a larger one fails with Invalid naming
+  /// the location, its size and the limit, having read nothing.
+  arrow::Result<std::string> ReadAll(const std::string& location,
+                                     int64_t max_bytes = kMaxReadAllBytes);
   /// Writes a whole file (replacing any file at the location).
   arrow::Status WriteAll(const std::string& location, std::string_view bytes);
 

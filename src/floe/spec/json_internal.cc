@@ -1,5 +1,7 @@
 #include "floe/spec/json_internal.h"
 
+#include "floe/util/json_depth.h"
+
 namespace floe::json_internal {
 namespace {
 
@@ -12,6 +14,11 @@ arrow::Status Missing(std::string_view key, std::string_view what) {
 }  // namespace
 
 arrow::Result<Json> Parse(std::string_view text, std::string_view what) {
+  if (JsonNestsDeeperThan(text)) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     std::string(what) + " nests JSON deeper than " +
+                         std::to_string(kMaxJsonDepth) + " levels");
+  }
   Json parsed =
       Json::parse(text.begin(), text.end(), /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {

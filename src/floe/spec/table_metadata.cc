@@ -519,6 +519,26 @@ TableMetadataBuilder& TableMetadataBuilder::RemoveSnapshots(
   if (metadata_.current_snapshot_id && removed.count(*metadata_.current_snapshot_id)) {
     metadata_.current_snapshot_id.reset();
   }
+  // Statistics of removed snapshots go with them.
+  for (std::string* raw :
+       {&metadata_.statistics_json, &metadata_.partition_statistics_json}) {
+    auto items = OrderedJson::parse(*raw, nullptr, /*allow_exceptions=*/false);
+    if (!items.is_array()) continue;
+    OrderedJson kept = OrderedJson::array();
+    for (auto& item : items) {
+      bool gone = item.is_object() && item.contains("snapshot-id") &&
+                  item["snapshot-id"].is_number_integer() &&
+                  removed.count(item["snapshot-id"].get<int64_t>()) > 0;
+      if (!gone) kept.push_back(std::move(item));
+    }
+    *raw = kept.dump();
+  }
+  return *this;
+}
+
+TableMetadataBuilder& TableMetadataBuilder::RemoveRef(const std::string& name) {
+  metadata_.refs.erase(name);
+  if (name == kMainBranch) metadata_.current_snapshot_id.reset();
   return *this;
 }
 

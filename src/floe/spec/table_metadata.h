@@ -131,9 +131,12 @@ class TableMetadataBuilder {
                                     std::string_view branch = kMainBranch);
   TableMetadataBuilder& SetProperties(const std::map<std::string, std::string>& updates);
   TableMetadataBuilder& RemoveProperties(const std::vector<std::string>& keys);
-  /// Removes snapshots by id (and refs that point at them); the snapshot log keeps only
-  /// entries of remaining snapshots after the last removed one, as iceberg-java does.
+  /// Removes snapshots by id (and refs that point at them, and their statistics files);
+  /// the snapshot log keeps only entries of remaining snapshots after the last removed
+  /// one, as iceberg-java does.
   TableMetadataBuilder& RemoveSnapshots(const std::vector<int64_t>& snapshot_ids);
+  /// Removes a branch or tag (removing main also clears the current snapshot).
+  TableMetadataBuilder& RemoveRef(const std::string& name);
 
   /// The new version: last-updated-ms is now, and the base location (if any) is appended
   /// to the metadata log, trimmed to write.metadata.previous-versions-max.

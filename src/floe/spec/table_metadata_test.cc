@@ -181,6 +181,37 @@ TEST(TableMetadataTest, MalformedMetadataNamesTheField) {
             ErrorKind::kNotSupported);
 }
 
+// A schema nested past floe's depth limits (lists in lists, 300 and 10,000 levels) is a
+// clear error, not a stack overflow; so is JSON nested a million levels deep.
+TEST(TableMetadataTest, DeeplyNestedSchemasAndJsonFailCleanly) {
+  // Built as text: copying a nlohmann value this deep would itself recurse. 300 levels
+  // pass the JSON depth bound and meet the schema's type-depth limit; 10,000 levels meet
+  // the JSON bound before any parser recurses.
+  for (int levels : {300, 10000}) {
+    auto json = nlohmann::json::parse(kV2Metadata);
+    json["schemas"][0]["fields"][0]["type"] = "PLACEHOLDER";
+    std::string type;
+    for (int level = 0; level < levels; ++level) {
+      type += R"({"type":"list","element-required":false,"element-id":)" +
+              std::to_string(100000 + level) + R"(,"element":)";
+    }
+    type += "\"long\"" + std::string(levels, '}');
+    std::string text = json.dump();
+    text.replace(text.find("\"PLACEHOLDER\""), 13, type);
+    auto deep = TableMetadataFromJson(text);
+    ASSERT_FALSE(deep.ok()) << levels;
+    EXPECT_EQ(KindOf(deep.status()), ErrorKind::kInvalidMetadata);
+    EXPECT_NE(deep.status().message().find("deeper than"), std::string::npos)
+        << deep.status().ToString();
+  }
+
+  std::string arrays(1000000, '[');
+  arrays += std::string(1000000, ']');
+  auto brackets = TableMetadataFromJson(arrays);
+  ASSERT_FALSE(brackets.ok());
+  EXPECT_EQ(KindOf(brackets.status()), ErrorKind::kInvalidMetadata);
+}
+
 TEST(PartitionSpecTest, ParsesPartitionByWithDefaultNames) {
   FLOE_ASSIGN_OR_FAIL(
       auto schema,

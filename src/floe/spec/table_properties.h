@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +92,14 @@ inline constexpr IntProperty kCommitMaxRetryWaitMs{"commit.retry.max-wait-ms", 6
                                                    true};
 inline constexpr IntProperty kCommitTotalRetryTimeMs{"commit.retry.total-timeout-ms",
                                                      1800000, true};
+// Snapshot expiration (iceberg-java's RemoveSnapshots) and whether files may be deleted.
+inline constexpr BoolProperty kGcEnabled{"gc.enabled", true};
+inline constexpr IntProperty kMaxSnapshotAgeMs{"history.expire.max-snapshot-age-ms",
+                                               int64_t{5} * 24 * 60 * 60 * 1000, false};
+inline constexpr IntProperty kMinSnapshotsToKeep{"history.expire.min-snapshots-to-keep",
+                                                 1, true};
+inline constexpr IntProperty kMaxRefAgeMs{"history.expire.max-ref-age-ms",
+                                          std::numeric_limits<int64_t>::max(), false};
 // Isolation of row-level operations (serializable or snapshot), as iceberg-java's Spark
 // writes read them; `isolation-level` is the write option of a dynamic overwrite.
 inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level",

@@ -83,6 +83,7 @@ class Table {
   const TableState& state() const { return state_; }
   const TableMetadataPtr& metadata() const { return state_.metadata; }
   std::shared_ptr<FileIO> io() const { return catalog_->io(); }
+  const std::shared_ptr<Catalog>& catalog() const { return catalog_; }
   /// Reloads the current metadata from the catalog.
   arrow::Status Refresh();
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
+#include "floe/util/json_depth.h"
 #include "parquet/properties.h"
 
 namespace floe {
@@ -126,6 +127,10 @@ std::string ParquetSettings::ToJson() const {
 }
 
 arrow::Result<ParquetSettings> ParquetSettings::FromJson(std::string_view text) {
+  if (JsonNestsDeeperThan(text, 8)) {  // a flat object of settings
+    return MakeError(ErrorKind::kInvalidInput,
+                     "Parquet settings are not a flat JSON object");
+  }
   auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (json.is_discarded() || !json.is_object()) {
     return MakeError(ErrorKind::kInvalidInput, "Parquet settings are not a JSON object");
