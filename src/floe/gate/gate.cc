@@ -6,6 +6,7 @@
 
 #include "floe/io/file_io.h"
 #include "floe/write/parquet_settings.h"
+#include "floe/write/partitioner.h"
 
 namespace floe {
 namespace {
@@ -115,6 +116,9 @@ const std::vector<Rule>& Rules() {
         }
         if (!spec->PartitionType(*schema).ok()) {
           reasons->push_back("the partition spec does not bind to the current schema");
+        } else if (auto partitioner = Partitioner::Make(schema, spec); !partitioner.ok()) {
+          // The writer's own resolution of the spec (e.g. a source inside a list).
+          reasons->push_back(partitioner.status().message());
         }
         for (const auto& field : spec->fields()) {
           if (field.transform.kind() == TransformKind::kUnknown) {
@@ -140,13 +144,19 @@ const std::vector<Rule>& Rules() {
       [](const GateContext& context, std::vector<std::string>* reasons) {
         std::string data_path = properties::kDataPath.Get(context.effective);
         std::string location = data_path.empty() ? context.metadata.location : data_path;
-        std::string scheme = LocationScheme(location);
-        if (scheme != "file" && scheme != "memory") {
+        if (!CheckSupportedLocation(location).ok()) {  // FileIO's own check
           // Named by where it comes from, never by the property's value.
-          reasons->push_back(data_path.empty() ? "the table location's storage scheme " +
-                                                     scheme + " is not supported"
-                                               : "property write.data.path names a "
-                                                 "storage scheme floe does not write");
+          reasons->push_back(data_path.empty()
+                                 ? "the table location (storage scheme " +
+                                       LocationScheme(location) +
+                                       ") is not one floe's FileIO writes"
+                                 : "property write.data.path names a location floe's "
+                                   "FileIO does not write");
+        }
+        std::string metadata_path = properties::kMetadataPath.Get(context.effective);
+        if (!metadata_path.empty() && !CheckSupportedLocation(metadata_path).ok()) {
+          reasons->push_back(
+              "property write.metadata.path names a location floe's FileIO does not write");
         }
         if (properties::kObjectStorageEnabled.Get(context.effective)) {
           reasons->push_back("property write.object-storage.enabled is true");

@@ -24,7 +24,14 @@ constexpr std::string_view kMemoryPrefix = "memory://";
 
 // The local path of a plain path or a file: URI (file:/a, file:///a, file://localhost/a).
 std::string LocalPath(std::string_view location) {
-  if (location.substr(0, kFilePrefix.size()) != kFilePrefix) return std::string(location);
+  // Schemes are case-insensitive (RFC 3986): FILE:/a is file:/a.
+  if (location.size() < kFilePrefix.size() ||
+      !std::equal(kFilePrefix.begin(), kFilePrefix.end(), location.begin(),
+                  [](char a, char b) {
+                    return a == std::tolower(static_cast<unsigned char>(b));
+                  })) {
+    return std::string(location);
+  }
   std::string_view rest = location.substr(kFilePrefix.size());
   if (rest.substr(0, 2) == "//") {
     rest.remove_prefix(2);
@@ -129,21 +136,11 @@ class ArrowFileIO final : public FileIO {
   };
 
   arrow::Result<Target> Resolve(const std::string& location) {
-    if (location.substr(0, kMemoryPrefix.size()) == kMemoryPrefix) {
+    ARROW_RETURN_NOT_OK(CheckSupportedLocation(location));
+    if (LocationScheme(location) == "memory") {
       return Target{memory_.get(), location.substr(kMemoryPrefix.size()), true};
     }
-    std::string scheme = LocationScheme(location);
-    if (scheme != "file") {
-      return MakeError(
-          ErrorKind::kNotSupported,
-          "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
-    }
-    std::string path = LocalPath(location);
-    if (path.empty() || path[0] != '/') {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "location '" + location + "' is not absolute");
-    }
-    return Target{local_.get(), path, false};
+    return Target{local_.get(), LocalPath(location), false};
   }
 
   // A listed path in the spelling of the prefix the caller used (path or file: URI).
@@ -193,6 +190,26 @@ arrow::Status FileIO::WriteAll(const std::string& location, std::string_view byt
 
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
   return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>());
+}
+
+arrow::Status CheckSupportedLocation(std::string_view location) {
+  std::string scheme = LocationScheme(location);
+  if (scheme == "memory") {
+    if (location.substr(scheme.size(), 3) != "://") {
+      return MakeError(ErrorKind::kInvalidInput, "a memory location must start memory://");
+    }
+    return arrow::Status::OK();
+  }
+  if (scheme != "file") {
+    return MakeError(ErrorKind::kNotSupported,
+                     "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
+  }
+  std::string path = LocalPath(location);
+  if (path.empty() || path[0] != '/') {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "location '" + std::string(location) + "' is not absolute");
+  }
+  return arrow::Status::OK();
 }
 
 std::string LocationScheme(std::string_view location) {

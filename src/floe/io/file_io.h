@@ -67,6 +67,11 @@ class FileIO {
 /// (for tests).
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
 
+/// OK when floe's FileIO reads and writes `location`: an absolute path, a file: URI, or a
+/// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a relative
+/// path). The eligibility gate and the FileIO both ask this one function.
+arrow::Status CheckSupportedLocation(std::string_view location);
+
 /// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The
 /// gate and the writer both use this one function.
 std::string LocationScheme(std::string_view location);

@@ -77,6 +77,7 @@ void WriteTask::AbortWriters() {
 
 int WriteTask::DeleteWrittenFiles() {
   int failures = 0;
+  if (!factory_) return failures;  // Make failed before any location could be handed out
   for (const auto& location : factory_->locations()) {
     auto status = context_->io->Delete(location);
     if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
