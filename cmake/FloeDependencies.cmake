@@ -49,6 +49,9 @@ endif()
 
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(SQLite3 REQUIRED)
+# libpq for the PostgreSQL catalog (Debian: libpq-dev).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 find_package(ZLIB REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(Threads REQUIRED)

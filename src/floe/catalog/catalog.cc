@@ -134,9 +134,14 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   if (uri.substr(0, 7) == "sqlite:" || uri.substr(0, 12) == "jdbc:sqlite:") {
     return SqlCatalog::OpenSqlite(options);
   }
+  for (std::string_view prefix : {"postgresql:", "postgresql+", "postgres:",
+                                  "jdbc:postgresql:"}) {
+    if (uri.substr(0, prefix.size()) == prefix) return SqlCatalog::OpenPostgres(options);
+  }
   return MakeError(ErrorKind::kInvalidInput,
                    "catalog URI '" + RedactUri(uri) +
-                       "' is not supported (expected sqlite:////absolute/path.db)");
+                       "' is not supported (expected sqlite:////absolute/path.db or "
+                       "postgresql://user@host:port/database)");
 }
 
 }  // namespace floe

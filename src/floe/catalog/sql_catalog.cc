@@ -103,6 +103,30 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
   return Make(std::move(database), options, std::move(io));
 }
 
+arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
+    const CatalogOptions& options) {
+  // The URI forms of pyiceberg (SQLAlchemy: postgresql+psycopg2://...) and iceberg-java
+  // (jdbc:postgresql://...) name the same database libpq reaches as postgresql://...
+  std::string uri = options.uri;
+  if (uri.rfind("jdbc:", 0) == 0) uri = uri.substr(5);
+  size_t plus = uri.find('+');
+  size_t colon = uri.find("://");
+  if (plus != std::string::npos && colon != std::string::npos && plus < colon) {
+    uri = uri.substr(0, plus) + uri.substr(colon);
+  }
+  // iceberg-java's JdbcCatalog passes jdbc.* catalog properties to the driver; the ones
+  // libpq shares with it are taken over.
+  std::map<std::string, std::string> connection;
+  for (const char* key : {"user", "password", "sslmode", "connect_timeout",
+                          "application_name"}) {
+    auto found = options.properties.find(std::string("jdbc.") + key);
+    if (found != options.properties.end()) connection[key] = found->second;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto database, OpenPostgresDatabase(uri, connection));
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  return Make(std::move(database), options, std::move(io));
+}
+
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
     std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
     std::shared_ptr<FileIO> io) {
@@ -119,7 +143,11 @@ arrow::Status SqlCatalog::Initialize() {
     auto created = database_->Execute(kCreateTables, {});
     if (created.ok()) created = database_->Execute(kCreateNamespaceProperties, {});
     if (created.ok()) break;
-    if (attempt >= 2 || KindOf(created.status()) != ErrorKind::kCommitFailed) {
+    // PostgreSQL reports two clients creating one table at once as a unique violation
+    // on its own catalog; the table exists either way, so try again.
+    ErrorKind kind = KindOf(created.status());
+    if (attempt >= 2 ||
+        (kind != ErrorKind::kCommitFailed && kind != ErrorKind::kAlreadyExists)) {
       return WithContext(created.status(), "creating the catalog tables");
     }
   }

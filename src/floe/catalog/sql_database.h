@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,5 +40,11 @@ class SqlDatabase {
 /// Opens (creating if needed) an SQLite database file; ":memory:" for a private in-memory
 /// one.
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path);
+
+/// Connects to PostgreSQL. `uri` is a libpq connection URI (postgresql://user@host:5432/db,
+/// with query parameters such as host=/socket/dir or sslmode=); `options` are further libpq
+/// keywords (user, password, ...) that override the URI's.
+arrow::Result<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
+    const std::string& uri, const std::map<std::string, std::string>& options);
 
 }  // namespace floe
