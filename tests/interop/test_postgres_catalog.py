@@ -3,13 +3,8 @@ these tests, shared by floe and pyiceberg's SqlCatalog (SQLAlchemy + psycopg2) t
 iceberg-java JdbcCatalog's tables, with concurrent floe writers racing through its
 compare-and-swap."""
 
-import glob
 import os
-import pathlib
-import shutil
-import socket
 import subprocess
-import tempfile
 import uuid
 
 import pyarrow as pa
@@ -18,45 +13,16 @@ import pytest
 
 from arrow_compare import differences, sorted_by
 from conftest import FLOE
+from postgres_server import free_port, running_postgres
 from test_scan import FLAT, flat_rows
 
 TABLE = "pg.events"
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def postgres_server():
-    """A throwaway PostgreSQL cluster on a free localhost port (trust auth for user floe)."""
-    bindirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-    assert bindirs, "PostgreSQL server binaries missing: run scripts/bootstrap.sh"
-    bindir = pathlib.Path(bindirs[-1])
-    root = pathlib.Path(tempfile.mkdtemp(prefix="floe-pg-"))
-    data, sockets = root / "data", root / "sock"
-    data.mkdir()
-    sockets.mkdir()
-    as_user = []
-    if os.geteuid() == 0:  # the server refuses to run as root
-        as_user = ["runuser", "-u", "postgres", "--"]
-        for path in (root, data, sockets):
-            shutil.chown(path, "postgres", "postgres")
-    subprocess.run(as_user + [bindir / "initdb", "-D", data, "-U", "floe", "--auth=trust",
-                              "-E", "UTF8", "--no-sync"], check=True, capture_output=True)
-    port = _free_port()
-    subprocess.run(as_user + [bindir / "pg_ctl", "-D", data, "-l", root / "server.log", "-w",
-                              "-o", f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 "
-                                    "-c fsync=off -c max_connections=50", "start"],
-                   check=True, capture_output=True)
-    try:
+    with running_postgres() as port:
         yield port
-    finally:
-        subprocess.run(as_user + [bindir / "pg_ctl", "-D", data, "-m", "immediate", "stop"],
-                       capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
@@ -164,7 +130,7 @@ def test_bad_credentials_and_unreachable_servers_fail_clearly(pg, postgres_serve
     assert result.returncode != 0
     assert secret not in result.stderr + result.stdout
     assert "nobody" in result.stderr and "PostgreSQL" in result.stderr
-    closed = f"postgresql://floe:{secret}@127.0.0.1:{_free_port()}/postgres?connect_timeout=5"
+    closed = f"postgresql://floe:{secret}@127.0.0.1:{free_port()}/postgres?connect_timeout=5"
     result = floe(pg, "tables", "pg", uri=closed, check=False)
     assert result.returncode != 0 and secret not in result.stderr
     assert "cannot connect to the PostgreSQL catalog" in result.stderr

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Run the iceberg-java parity harness:  run-harness.sh write|dump|transform <request.json>
+# Run the iceberg-java parity harness:  run-harness.sh write|dump|transform|catalog <request.json>
 # Prints one JSON object on stdout (exit 0 ok, 1 error, 2 usage, 3 clustered writer rejected the
 # row order). Builds the harness first if the jar is missing.
 # Environment: JAVA_HOME (JDK 17+), PARITY_LOG_LEVEL (slf4j level, default error), MVN_FLAGS.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [[ $# -ne 2 ]]; then
-  echo "usage: $0 write|dump|transform <request.json>" >&2
+  echo "usage: $0 write|dump|transform|catalog <request.json>" >&2
   exit 2
 fi
 if [[ ! -f "$HERE/target/parity-harness.jar" || ! -d "$HERE/target/lib" ]]; then

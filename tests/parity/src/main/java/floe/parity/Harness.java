@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * iceberg-java parity harness for floe.
  *
  * <pre>
- *   java -cp 'target/parity-harness.jar:target/lib/*' floe.parity.Harness write|dump|transform REQUEST.json
+ *   java -cp 'target/parity-harness.jar:target/lib/*' floe.parity.Harness write|dump|transform|catalog REQUEST.json
  * </pre>
  *
  * Prints exactly one JSON object to stdout. Exit codes: 0 ok, 1 error, 2 usage error, 3 the
@@ -44,7 +44,7 @@ public final class Harness {
     System.setOut(System.err);
 
     if (args.length != 2) {
-      System.err.println("usage: Harness write|dump|transform <request.json>");
+      System.err.println("usage: Harness write|dump|transform|catalog <request.json>");
       System.exit(2);
     }
     String command = args[0];
@@ -65,9 +65,12 @@ public final class Harness {
         case "transform":
           result = TransformCommand.run(request);
           break;
+        case "catalog":
+          result = CatalogCommand.run(request);
+          break;
         default:
           throw new HarnessExit(
-              2, "unknown command: " + command + " (expected write, dump or transform)");
+              2, "unknown command: " + command + " (expected write, dump, transform or catalog)");
       }
     } catch (HarnessExit e) {
       ObjectNode err = MAPPER.createObjectNode();

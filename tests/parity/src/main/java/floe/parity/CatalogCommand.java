@@ -1,0 +1,107 @@
+package floe.parity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.parquet.ParquetUtil;
+
+/**
+ * {@code catalog}: opens a catalog with iceberg-java's JdbcCatalog (the same SQLite file or
+ * PostgreSQL database floe and pyiceberg use), loads a table, optionally appends Parquet files
+ * (written with field ids) to it as one fast append, and reports what iceberg-java sees.
+ *
+ * <pre>
+ *   {"uri": "jdbc:sqlite:/w/catalog.db", "warehouse": "/w", "name": "floe", "table": "db.t",
+ *    "properties": {"jdbc.user": "..."}, "append_files": ["/in.parquet"], "id_column": "id"}
+ *   -> {"namespaces": [...], "tables": [...], "snapshots": N, "current_snapshot_id": ...,
+ *       "operation": ..., "row_count": N, "ids": [...sorted values of id_column]}
+ * </pre>
+ */
+final class CatalogCommand {
+  private CatalogCommand() {}
+
+  static JsonNode run(JsonNode request) throws Exception {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogProperties.URI, request.path("uri").asText());
+    properties.put(CatalogProperties.WAREHOUSE_LOCATION, request.path("warehouse").asText());
+    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    Iterator<Map.Entry<String, JsonNode>> extra = request.path("properties").fields();
+    while (extra.hasNext()) {
+      Map.Entry<String, JsonNode> entry = extra.next();
+      properties.put(entry.getKey(), entry.getValue().asText());
+    }
+    ObjectNode out = Harness.MAPPER.createObjectNode();
+    try (JdbcCatalog catalog = new JdbcCatalog()) {
+      catalog.initialize(request.path("name").asText("floe"), properties);
+      TableIdentifier id = TableIdentifier.parse(request.path("table").asText());
+      ArrayNode namespaces = out.putArray("namespaces");
+      for (Namespace ns : catalog.listNamespaces()) namespaces.add(ns.toString());
+      ArrayNode tables = out.putArray("tables");
+      for (TableIdentifier t : catalog.listTables(id.namespace())) tables.add(t.toString());
+      Table table = catalog.loadTable(id);
+      JsonNode appendFiles = request.path("append_files");
+      if (appendFiles.isArray() && appendFiles.size() > 0) {
+        if (table.spec().isPartitioned()) {
+          throw new IllegalArgumentException("append_files needs an unpartitioned table");
+        }
+        var append = table.newAppend();
+        for (JsonNode path : appendFiles) {
+          InputFile input = table.io().newInputFile(path.asText());
+          DataFile file =
+              DataFiles.builder(table.spec())
+                  .withInputFile(input)
+                  .withFormat(FileFormat.PARQUET)
+                  .withMetrics(ParquetUtil.fileMetrics(input, MetricsConfig.forTable(table)))
+                  .build();
+          append.appendFile(file);
+        }
+        append.commit();
+        table.refresh();
+      }
+      int snapshots = 0;
+      for (Snapshot ignored : table.snapshots()) snapshots++;
+      out.put("snapshots", snapshots);
+      Snapshot current = table.currentSnapshot();
+      if (current == null) {
+        out.putNull("current_snapshot_id");
+        out.putNull("operation");
+      } else {
+        out.put("current_snapshot_id", current.snapshotId());
+        out.put("operation", current.operation());
+      }
+      String idColumn = request.path("id_column").asText("id");
+      List<Long> ids = new java.util.ArrayList<>();
+      long rows = 0;
+      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+        for (Record record : records) {
+          rows++;
+          Object value = record.getField(idColumn);
+          if (value != null) ids.add(((Number) value).longValue());
+        }
+      }
+      ids.sort(Long::compare);
+      out.put("row_count", rows);
+      ArrayNode idsNode = out.putArray("ids");
+      for (Long value : ids) idsNode.add(value);
+    }
+    return out;
+  }
+}
