@@ -134,8 +134,8 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   if (uri.substr(0, 7) == "sqlite:" || uri.substr(0, 12) == "jdbc:sqlite:") {
     return SqlCatalog::OpenSqlite(options);
   }
-  for (std::string_view prefix : {"postgresql:", "postgresql+", "postgres:",
-                                  "jdbc:postgresql:"}) {
+  for (std::string_view prefix :
+       {"postgresql:", "postgresql+", "postgres:", "jdbc:postgresql:"}) {
     if (uri.substr(0, prefix.size()) == prefix) return SqlCatalog::OpenPostgres(options);
   }
   return MakeError(ErrorKind::kInvalidInput,

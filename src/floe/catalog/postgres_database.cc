@@ -78,8 +78,9 @@ class PostgresDatabase final : public SqlDatabase {
         if (PQgetisnull(result.get(), r, c)) {
           row.emplace_back(std::nullopt);
         } else {
-          row.emplace_back(std::string(PQgetvalue(result.get(), r, c),
-                                       static_cast<size_t>(PQgetlength(result.get(), r, c))));
+          row.emplace_back(
+              std::string(PQgetvalue(result.get(), r, c),
+                          static_cast<size_t>(PQgetlength(result.get(), r, c))));
         }
       }
       rows.push_back(std::move(row));
@@ -110,7 +111,8 @@ class PostgresDatabase final : public SqlDatabase {
     const char* state =
         result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
     std::string_view sqlstate = state ? state : "";
-    if (sqlstate == kUniqueViolation) return MakeError(ErrorKind::kAlreadyExists, message);
+    if (sqlstate == kUniqueViolation)
+      return MakeError(ErrorKind::kAlreadyExists, message);
     if (sqlstate == kSerializationFailure || sqlstate == kDeadlockDetected ||
         sqlstate == kLockNotAvailable) {
       return MakeError(ErrorKind::kCommitFailed, message);
@@ -136,10 +138,10 @@ arrow::Result<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
   }
   keys.push_back(nullptr);
   values.push_back(nullptr);
-  PGconn* connection =
-      PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+  PGconn* connection = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
   if (connection == nullptr) {
-    return arrow::Status::IOError("cannot connect to the PostgreSQL catalog: out of memory");
+    return arrow::Status::IOError(
+        "cannot connect to the PostgreSQL catalog: out of memory");
   }
   if (PQstatus(connection) != CONNECTION_OK) {
     std::string message = OneLine(PQerrorMessage(connection));

@@ -117,8 +117,8 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
   // iceberg-java's JdbcCatalog passes jdbc.* catalog properties to the driver; the ones
   // libpq shares with it are taken over.
   std::map<std::string, std::string> connection;
-  for (const char* key : {"user", "password", "sslmode", "connect_timeout",
-                          "application_name"}) {
+  for (const char* key :
+       {"user", "password", "sslmode", "connect_timeout", "application_name"}) {
     auto found = options.properties.find(std::string("jdbc.") + key);
     if (found != options.properties.end()) connection[key] = found->second;
   }

@@ -21,7 +21,8 @@ class SqlCatalog final : public Catalog {
   /// postgres://, pyiceberg's postgresql+psycopg2:// and iceberg-java's
   /// jdbc:postgresql://), with jdbc.user and jdbc.password catalog properties as
   /// iceberg-java's JdbcCatalog takes them. Creates the catalog tables when absent.
-  static arrow::Result<std::unique_ptr<Catalog>> OpenPostgres(const CatalogOptions& options);
+  static arrow::Result<std::unique_ptr<Catalog>> OpenPostgres(
+      const CatalogOptions& options);
   /// A catalog over an open database; creates the catalog tables when absent.
   static arrow::Result<std::unique_ptr<Catalog>> Make(
       std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,

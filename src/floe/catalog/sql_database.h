@@ -41,9 +41,10 @@ class SqlDatabase {
 /// one.
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path);
 
-/// Connects to PostgreSQL. `uri` is a libpq connection URI (postgresql://user@host:5432/db,
-/// with query parameters such as host=/socket/dir or sslmode=); `options` are further libpq
-/// keywords (user, password, ...) that override the URI's.
+/// Connects to PostgreSQL. `uri` is a libpq connection URI
+/// (postgresql://user@host:5432/db, with query parameters such as host=/socket/dir or
+/// sslmode=); `options` are further libpq keywords (user, password, ...) that override
+/// the URI's.
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
     const std::string& uri, const std::map<std::string, std::string>& options);
 

@@ -74,7 +74,8 @@ arrow::Result<CommitReport> Committer::Commit() {
     overwrite.ValidateNoConflictingDeletes();
     report = overwrite.Commit(base_);
   } else {
-    FastAppend append(target_);
+    // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
+    FastAppend append(target_, /*merge=*/true);
     for (const auto& file : data_files_) append.AppendFile(file);
     report = append.Commit(base_);
   }

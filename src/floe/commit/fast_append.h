@@ -11,7 +11,11 @@ namespace floe {
 
 class FastAppend final : public SnapshotProducer {
  public:
-  explicit FastAppend(CommitTarget target) : SnapshotProducer(std::move(target)) {}
+  /// `merge`: behave as iceberg-java's MergeAppend (table.newAppend(), what its Spark
+  /// writer commits), merging manifests under commit.manifest-merge.enabled; otherwise as
+  /// its FastAppend (newFastAppend()), which carries every manifest as it is.
+  explicit FastAppend(CommitTarget target, bool merge = false)
+      : SnapshotProducer(std::move(target)), merge_(merge) {}
 
   /// Adds a data file written with spec `file.spec_id`.
   void AppendFile(DataFile file) { files_.push_back(std::move(file)); }
@@ -19,11 +23,13 @@ class FastAppend final : public SnapshotProducer {
 
  protected:
   std::string Operation() const override { return operations::kAppend; }
+  bool MergesManifests() const override { return merge_; }
   arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
                                                  const Snapshot* parent) override;
   void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) override;
 
  private:
+  bool merge_;
   std::vector<DataFile> files_;
   /// The manifests holding the new files, written on the first attempt and reused.
   std::optional<std::vector<ManifestFile>> new_manifests_;

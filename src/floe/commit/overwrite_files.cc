@@ -266,6 +266,7 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         continue;
       }
       (void)changed;
+      ++replaced_manifests_;
       if (cached != rewritten_.end() && cached->second) {
         manifests.push_back(*cached->second);
         continue;

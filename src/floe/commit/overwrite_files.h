@@ -61,6 +61,8 @@ class OverwriteFiles final : public SnapshotProducer {
 
  protected:
   std::string Operation() const override;
+  // iceberg-java's overwrite, replace-partitions and delete are merging producers.
+  bool MergesManifests() const override { return true; }
   arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
                                                  const Snapshot* parent) override;
   void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) override;

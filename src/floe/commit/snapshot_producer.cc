@@ -1,5 +1,6 @@
 #include "floe/commit/snapshot_producer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -70,12 +71,116 @@ arrow::Result<std::vector<ManifestFile>> SnapshotProducer::ManifestsOf(
   return std::move(list->manifests);
 }
 
+arrow::Result<std::vector<ManifestFile>> SnapshotProducer::MergeManifests(
+    const TableMetadata& base, std::vector<ManifestFile> manifests) {
+  // Only manifests with live files, or written by this snapshot, are carried.
+  std::erase_if(manifests, [&](const ManifestFile& manifest) {
+    bool has_added = !manifest.added_files_count || *manifest.added_files_count > 0;
+    bool has_existing =
+        !manifest.existing_files_count || *manifest.existing_files_count > 0;
+    return !has_added && !has_existing && manifest.added_snapshot_id != snapshot_id_;
+  });
+  std::vector<ManifestFile> data, deletes;
+  for (auto& manifest : manifests) {
+    (manifest.content == ManifestContent::kData ? data : deletes)
+        .push_back(std::move(manifest));
+  }
+  const PropertyMap& props = base.properties;
+  if (!properties::kManifestMergeEnabled.Get(props) || data.empty()) {
+    data.insert(data.end(), deletes.begin(), deletes.end());
+    return data;
+  }
+  const int64_t target_size = properties::kManifestTargetSizeBytes.Get(props);
+  const int64_t min_count = properties::kManifestMinMergeCount.Get(props);
+  const std::string first = data.front().manifest_path;
+  // Groups by spec, highest spec id first, each in list order.
+  std::map<int, std::vector<ManifestFile>, std::greater<>> groups;
+  for (auto& manifest : data) groups[manifest.partition_spec_id].push_back(manifest);
+  std::vector<ManifestFile> merged;
+  for (const auto& [spec_id, group] : groups) {
+    // ListPacker.packEnd with a lookback of 1: fill bins walking back from the last
+    // manifest, so the under-filled bin is the one holding the newest manifests.
+    std::vector<std::vector<ManifestFile>> bins;
+    int64_t weight = 0;
+    for (auto it = group.rbegin(); it != group.rend(); ++it) {
+      if (bins.empty() || weight + it->manifest_length > target_size) {
+        bins.emplace_back();
+        weight = 0;
+      }
+      bins.back().insert(bins.back().begin(), *it);
+      weight += it->manifest_length;
+    }
+    std::reverse(bins.begin(), bins.end());
+    for (const auto& bin : bins) {
+      bool holds_first = std::any_of(bin.begin(), bin.end(), [&](const ManifestFile& m) {
+        return m.manifest_path == first;
+      });
+      if (bin.size() == 1 ||
+          (holds_first && static_cast<int64_t>(bin.size()) < min_count)) {
+        merged.insert(merged.end(), bin.begin(), bin.end());
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto manifest, MergeBin(base, spec_id, bin));
+      merged.push_back(std::move(manifest));
+      for (const auto& m : bin) {
+        if (m.added_snapshot_id != snapshot_id_) ++replaced_manifests_;
+      }
+    }
+  }
+  merged.insert(merged.end(), deletes.begin(), deletes.end());
+  return merged;
+}
+
+arrow::Result<ManifestFile> SnapshotProducer::MergeBin(
+    const TableMetadata& base, int spec_id, const std::vector<ManifestFile>& bin) {
+  std::vector<std::string> key;
+  for (const auto& manifest : bin) key.push_back(manifest.manifest_path);
+  if (auto cached = merged_.find(key); cached != merged_.end()) return cached->second;
+  auto spec = base.SpecById(spec_id);
+  if (spec == nullptr) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "manifests of " + target_.id.ToString() + " use partition spec " +
+                         std::to_string(spec_id) + ", which the table does not have");
+  }
+  auto partition_type = spec->PartitionType(*base.CurrentSchema());
+  std::vector<ManifestEntry> entries;
+  for (const auto& manifest : bin) {
+    ARROW_ASSIGN_OR_RAISE(std::string bytes, target_.io->ReadAll(manifest.manifest_path));
+    auto contents =
+        ReadManifest(bytes, partition_type.ok() ? partition_type->get() : nullptr);
+    if (!contents.ok())
+      return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+    InheritManifestMetadata(manifest, base.format_version, &contents->entries);
+    for (auto& entry : contents->entries) {
+      const bool ours = entry.snapshot_id == snapshot_id_;
+      if (entry.status == EntryStatus::kDeleted) {
+        if (ours) entries.push_back(std::move(entry));  // only this snapshot's deletes
+      } else if (entry.status == EntryStatus::kAdded && ours) {
+        // Still an add; its sequence numbers are assigned when the snapshot commits.
+        entry.sequence_number.reset();
+        entry.file_sequence_number.reset();
+        entries.push_back(std::move(entry));
+      } else {
+        entry.status = EntryStatus::kExisting;
+        entries.push_back(std::move(entry));
+      }
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto merged, WriteManifest(base, *spec, entries));
+  merged_[key] = merged;
+  return merged;
+}
+
 arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
                                                       int attempt) {
   const TableMetadata& metadata = *base.metadata;
   SnapshotPtr parent = metadata.BranchHead(kMainBranch);
   while (metadata.SnapshotById(snapshot_id_) != nullptr) snapshot_id_ = NewSnapshotId();
+  replaced_manifests_ = 0;
   ARROW_ASSIGN_OR_RAISE(auto manifests, Apply(metadata, parent.get()));
+  if (MergesManifests()) {
+    ARROW_ASSIGN_OR_RAISE(manifests, MergeManifests(metadata, std::move(manifests)));
+  }
 
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->snapshot_id = snapshot_id_;
@@ -113,7 +218,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   }
   summary.Set("manifests-created", std::to_string(created));
   summary.Set("manifests-kept", std::to_string(kept));
-  summary.Set("manifests-replaced", "0");
+  summary.Set("manifests-replaced", std::to_string(replaced_manifests_));
   Summarize(metadata, &summary);
   snapshot->summary.operation = Operation();
   snapshot->summary.properties = summary.Build(parent ? &parent->summary : nullptr);

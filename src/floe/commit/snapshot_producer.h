@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -91,11 +92,29 @@ class SnapshotProducer {
       ManifestContent content = ManifestContent::kData);
   /// Reads the manifests of a snapshot's manifest list.
   arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
+  /// True for operations that merge manifests as iceberg-java's MergingSnapshotProducer
+  /// does (merge append, overwrite, replace partitions, delete); false for fast append.
+  virtual bool MergesManifests() const { return false; }
+  /// Manifests of the parent this attempt replaced (rewrote or merged); the summary's
+  /// manifests-replaced. Apply adds the ones it rewrites; merging adds the rest.
+  int replaced_manifests_ = 0;
 
   const CommitTarget& target() const { return target_; }
 
  private:
   arrow::Result<CommitReport> Attempt(const TableState& base, int attempt);
+  /// iceberg-java's MergingSnapshotProducer.apply after filtering: drops carried
+  /// manifests without live files (keeping this snapshot's own), then, when
+  /// commit.manifest-merge.enabled, packs each spec's data manifests (highest spec id
+  /// first) into bins of commit.manifest.target-size-bytes from the end and merges every
+  /// bin of two or more, except the bin holding the first manifest while it has fewer
+  /// than commit.manifest.min-count-to-merge (ManifestMergeManager). `manifests` lists
+  /// the new manifests first. Merged manifests are cached by bin across attempts.
+  arrow::Result<std::vector<ManifestFile>> MergeManifests(
+      const TableMetadata& base, std::vector<ManifestFile> manifests);
+  arrow::Result<ManifestFile> MergeBin(const TableMetadata& base, int spec_id,
+                                       const std::vector<ManifestFile>& bin);
+  std::map<std::vector<std::string>, ManifestFile> merged_;
   void DeleteUncommitted(const std::set<std::string>& keep);
 
   CommitTarget target_;

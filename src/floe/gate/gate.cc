@@ -116,7 +116,8 @@ const std::vector<Rule>& Rules() {
         }
         if (!spec->PartitionType(*schema).ok()) {
           reasons->push_back("the partition spec does not bind to the current schema");
-        } else if (auto partitioner = Partitioner::Make(schema, spec); !partitioner.ok()) {
+        } else if (auto partitioner = Partitioner::Make(schema, spec);
+                   !partitioner.ok()) {
           // The writer's own resolution of the spec (e.g. a source inside a list).
           reasons->push_back(partitioner.status().message());
         }
@@ -156,7 +157,8 @@ const std::vector<Rule>& Rules() {
         std::string metadata_path = properties::kMetadataPath.Get(context.effective);
         if (!metadata_path.empty() && !CheckSupportedLocation(metadata_path).ok()) {
           reasons->push_back(
-              "property write.metadata.path names a location floe's FileIO does not write");
+              "property write.metadata.path names a location floe's FileIO does not "
+              "write");
         }
         if (properties::kObjectStorageEnabled.Get(context.effective)) {
           reasons->push_back("property write.object-storage.enabled is true");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "arrow/array/util.h"
+#include "arrow/record_batch.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/testing/temp_directory.h"
@@ -64,10 +65,10 @@ TEST(GateTest, DeclinesStorageFloeCannotWrite) {
   EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"write.data.path", "gs://b/data"}})
                    .supported());
   EXPECT_FALSE(CheckWrite(*Metadata("id long", ""), {{"io-impl", "x"}}).supported());
-  // Manifests go to write.metadata.path: a location floe cannot write there would fail the
-  // commit after the data files exist, so the gate declines it up front.
-  GateResult metadata_path =
-      CheckWrite(*Metadata("id long", ""), {{"write.metadata.path", "s3://key:secret@b/m"}});
+  // Manifests go to write.metadata.path: a location floe cannot write there would fail
+  // the commit after the data files exist, so the gate declines it up front.
+  GateResult metadata_path = CheckWrite(*Metadata("id long", ""),
+                                        {{"write.metadata.path", "s3://key:secret@b/m"}});
   ASSERT_FALSE(metadata_path.supported());
   EXPECT_NE(metadata_path.ToString().find("write.metadata.path"), std::string::npos);
   EXPECT_EQ(metadata_path.ToString().find("secret"), std::string::npos);
@@ -192,26 +193,46 @@ arrow::Status WriterRuns(const TableMetadata& metadata) {
 
 // Wherever the gate and the writer read the same input they call the same function; fed
 // the same locations, types and partition specs, they accept and refuse alike. (The one
-// deliberate exception, identity partitions of fixed columns, is declined for iceberg-java's
-// sake although floe could write them: DeclinesIdentityPartitionsOfFixedColumns.)
+// deliberate exception, identity partitions of fixed columns, is declined for
+// iceberg-java's sake although floe could write them:
+// DeclinesIdentityPartitionsOfFixedColumns.)
 TEST(GateTest, AgreesWithTheWriterOnLocationsTypesAndSpecs) {
   testing::TempDirectory directory;
   const std::string base = directory.Child("w");
   for (const std::string& location :
-       {base + "/t", "file://" + base + "/t", "FILE://" + base + "/t2", "file:" + base + "/t3",
-       std::string("memory://t"), std::string("MEMORY://t4"), std::string("s3://b/t"),
-       std::string("hdfs://nn/t"), std::string("abfss://c@a.dfs.core.windows.net/t"),
-       std::string("relative/t"), std::string("memory:t")}) {
+       {base + "/t", "file://" + base + "/t", "FILE://" + base + "/t2",
+        "file:" + base + "/t3", std::string("memory://t"), std::string("MEMORY://t4"),
+        std::string("s3://b/t"), std::string("hdfs://nn/t"),
+        std::string("abfss://c@a.dfs.core.windows.net/t"), std::string("relative/t"),
+        std::string("memory:t")}) {
     auto metadata = Metadata("id long", "", {}, location);
     bool gate = CheckWrite(*metadata, {}).supported();
     auto writer = WriterRuns(*metadata);
     EXPECT_EQ(gate, writer.ok()) << location << ": " << writer.ToString();
   }
-  for (const char* type :
-       {"boolean", "int", "long", "float", "double", "decimal(9, 2)", "decimal(38, 10)", "date",
-        "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", "string", "uuid",
-        "fixed[4]", "binary", "variant", "struct<a: int, v: variant>", "list<variant>",
-        "map<string, variant>", "list<struct<x: long>>", "map<string, list<int>>"}) {
+  for (const char* type : {"boolean",
+                           "int",
+                           "long",
+                           "float",
+                           "double",
+                           "decimal(9, 2)",
+                           "decimal(38, 10)",
+                           "date",
+                           "time",
+                           "timestamp",
+                           "timestamptz",
+                           "timestamp_ns",
+                           "timestamptz_ns",
+                           "string",
+                           "uuid",
+                           "fixed[4]",
+                           "binary",
+                           "variant",
+                           "struct<a: int, v: variant>",
+                           "list<variant>",
+                           "map<string, variant>",
+                           "list<struct<x: long>>",
+                           "map<string, list<int>>"}) {
     auto schema = ParseSchemaText(std::string("c ") + type);
     ASSERT_TRUE(schema.ok()) << type << ": " << schema.status().ToString();
     auto metadata = *NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
@@ -225,14 +246,16 @@ TEST(GateTest, AgreesWithTheWriterOnLocationsTypesAndSpecs) {
       "b binary, u uuid, ts timestamptz, dt date";
   for (const char* partition_by :
        {"bucket(4, id)", "truncate(2, s)", "st.x", "f", "bucket(4, d)", "truncate(4, b)",
-        "bucket(4, u)", "hour(ts)", "month(dt)", "void(id)", "s, year(ts), bucket(8, st.x)"}) {
-    auto metadata = Metadata(schema_text, partition_by, {}, directory.Child(partition_by));
+        "bucket(4, u)", "hour(ts)", "month(dt)", "void(id)",
+        "s, year(ts), bucket(8, st.x)"}) {
+    auto metadata =
+        Metadata(schema_text, partition_by, {}, directory.Child(partition_by));
     bool gate = CheckWrite(*metadata, {}).supported();
     auto writer = WriterRuns(*metadata);
     EXPECT_EQ(gate, writer.ok()) << partition_by << ": " << writer.ToString();
   }
-  // Specs no parser would produce: a source inside a list, a source the schema lacks, and a
-  // transform floe does not know.
+  // Specs no parser would produce: a source inside a list, a source the schema lacks, and
+  // a transform floe does not know.
   auto base_metadata = Metadata(schema_text, "", {}, directory.Child("handmade"));
   const NestedField* list = base_metadata->CurrentSchema()->FindField(4);
   ASSERT_NE(list, nullptr);

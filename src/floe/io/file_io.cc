@@ -196,13 +196,15 @@ arrow::Status CheckSupportedLocation(std::string_view location) {
   std::string scheme = LocationScheme(location);
   if (scheme == "memory") {
     if (location.substr(scheme.size(), 3) != "://") {
-      return MakeError(ErrorKind::kInvalidInput, "a memory location must start memory://");
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a memory location must start memory://");
     }
     return arrow::Status::OK();
   }
   if (scheme != "file") {
-    return MakeError(ErrorKind::kNotSupported,
-                     "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
+    return MakeError(
+        ErrorKind::kNotSupported,
+        "storage scheme '" + scheme + "' is not supported by floe's FileIO yet");
   }
   std::string path = LocalPath(location);
   if (path.empty() || path[0] != '/') {

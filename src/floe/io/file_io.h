@@ -68,8 +68,8 @@ class FileIO {
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
 
 /// OK when floe's FileIO reads and writes `location`: an absolute path, a file: URI, or a
-/// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a relative
-/// path). The eligibility gate and the FileIO both ask this one function.
+/// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a
+/// relative path). The eligibility gate and the FileIO both ask this one function.
 arrow::Status CheckSupportedLocation(std::string_view location);
 
 /// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The

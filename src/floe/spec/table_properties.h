@@ -85,6 +85,13 @@ inline constexpr BoolProperty kMetadataDeleteAfterCommit{
     "write.metadata.delete-after-commit.enabled", false};
 inline constexpr IntProperty kSummaryPartitionLimit{"write.summary.partition-limit", 0,
                                                     true};
+// Manifest merging (iceberg-java's MergingSnapshotProducer; on by default there).
+inline constexpr BoolProperty kManifestMergeEnabled{"commit.manifest-merge.enabled",
+                                                    true};
+inline constexpr IntProperty kManifestMinMergeCount{"commit.manifest.min-count-to-merge",
+                                                    100, true};
+inline constexpr IntProperty kManifestTargetSizeBytes{"commit.manifest.target-size-bytes",
+                                                      int64_t{8} * 1024 * 1024, false};
 // Commit retries.
 inline constexpr IntProperty kCommitNumRetries{"commit.retry.num-retries", 4, true};
 inline constexpr IntProperty kCommitMinRetryWaitMs{"commit.retry.min-wait-ms", 100, true};
