@@ -204,12 +204,18 @@ def test_expire_loses_a_race_retries_and_keeps_the_winners_snapshot(floe, pyiceb
     for k in range(4):
         pq.write_table(flat_rows(k * 100, 100, ["a"]), tmp_path / f"in{k}.parquet")
         floe.run("append", TABLE, tmp_path / f"in{k}.parquet")
-    env = dict(os.environ, FLOE_TEST_PAUSE_AT="swap", FLOE_TEST_PAUSE_MS="2000")
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT="swap", FLOE_TEST_PAUSE_MS="6000")
     expire = subprocess.Popen(
         [FLOE, "expire", TABLE, "--retain-last", "1", "--older-than", "0s",
          "--warehouse", str(floe.warehouse)], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
-    time.sleep(0.8)  # expire has planned and is paused before its swap
+    # Wait until expire has planned and paused before its swap, then commit underneath it.
+    seen = []
+    for line in expire.stderr:
+        seen.append(line)
+        if "paused at swap" in line:
+            break
+    assert any("paused at swap" in line for line in seen), "".join(seen)
     pq.write_table(flat_rows(1000, 100, ["b"]), tmp_path / "late.parquet")
     floe.run("append", TABLE, tmp_path / "late.parquet")
     stdout, stderr = expire.communicate(timeout=120)

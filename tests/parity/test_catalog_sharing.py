@@ -104,3 +104,46 @@ def test_floe_pyiceberg_and_iceberg_java_share_one_catalog(shared, harness, tmp_
     history = [s.snapshot_id for s in reloaded.metadata.snapshots]
     parents = [s.parent_snapshot_id for s in reloaded.metadata.snapshots]
     assert parents == [None] + history[:-1]
+
+
+def test_filesystem_catalog_reads_and_is_read_by_iceberg_java(harness, tmp_path):
+    """floe's v<N>.metadata.json files read by iceberg-java, and a table iceberg-java wrote in the
+    same layout (no version hint) read by floe's filesystem catalog."""
+    warehouse = tmp_path / "warehouse"
+
+    def hadoop(*args):
+        result = subprocess.run([FLOE, *map(str, args), "--catalog", "hadoop", "--warehouse", str(warehouse)],
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    hadoop("create", "lake.by_floe", "--schema", SCHEMA)
+    pq.write_table(rows(0, 300), tmp_path / "a.parquet")
+    hadoop("append", "lake.by_floe", tmp_path / "a.parquet")
+    seen = harness.run("dump", {"metadata_location": str(warehouse / "lake" / "by_floe" / "metadata" / "v2.metadata.json"),
+                                "rows": True})
+    assert sorted(row["id"] for row in seen["rows"]) == list(range(300))
+
+    schema_json = {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "required": True, "type": "long"},
+        {"id": 2, "name": "name", "required": False, "type": "string"},
+        {"id": 3, "name": "amount", "required": False, "type": "double"}]}
+    pq.write_table(rows(1000, 200), tmp_path / "j.parquet")
+    harness.run("write", {
+        "table_location": str(warehouse / "lake" / "by_java"), "format_version": 2,
+        "schema": schema_json, "partition_spec": {"spec-id": 0, "fields": []},
+        "sort_order": {"order-id": 0, "fields": []}, "properties": {}, "mode": "unpartitioned",
+        "input_files": [str(tmp_path / "j.parquet")], "partition_id": 0, "task_id": 0,
+        "operation_id": "java"})
+    assert "by_java" in hadoop("tables", "lake").stdout
+    out = tmp_path / "j-out.parquet"
+    hadoop("scan", "lake.by_java", "--format", "parquet", "--output", out)
+    assert sorted(pq.read_table(out).column("id").to_pylist()) == list(range(1000, 1200))
+    # floe commits on top of iceberg-java's versions, as the next version.
+    pq.write_table(rows(5000, 10), tmp_path / "more.parquet")
+    hadoop("append", "lake.by_java", tmp_path / "more.parquet")
+    metadata_dir = warehouse / "lake" / "by_java" / "metadata"
+    newest = max(int(p.name[1:].split(".")[0]) for p in metadata_dir.glob("v*.metadata.json"))
+    seen = harness.run("dump", {"metadata_location": str(metadata_dir / f"v{newest}.metadata.json"), "rows": True})
+    assert sorted(row["id"] for row in seen["rows"]) == list(range(1000, 1200)) + list(range(5000, 5010))
+    assert (metadata_dir / "version-hint.text").read_text() == str(newest)

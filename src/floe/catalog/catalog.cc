@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "floe/catalog/filesystem_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/util/error.h"
 #include "floe/util/uuid.h"
@@ -134,14 +135,18 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   if (uri.substr(0, 7) == "sqlite:" || uri.substr(0, 12) == "jdbc:sqlite:") {
     return SqlCatalog::OpenSqlite(options);
   }
+  if (uri == "hadoop" || uri.substr(0, 7) == "hadoop:") {
+    return FilesystemCatalog::Open(options);
+  }
   for (std::string_view prefix :
        {"postgresql:", "postgresql+", "postgres:", "jdbc:postgresql:"}) {
     if (uri.substr(0, prefix.size()) == prefix) return SqlCatalog::OpenPostgres(options);
   }
-  return MakeError(ErrorKind::kInvalidInput,
-                   "catalog URI '" + RedactUri(uri) +
-                       "' is not supported (expected sqlite:////absolute/path.db or "
-                       "postgresql://user@host:port/database)");
+  return MakeError(
+      ErrorKind::kInvalidInput,
+      "catalog URI '" + RedactUri(uri) +
+          "' is not supported (expected sqlite:////absolute/path.db, "
+          "postgresql://user@host:port/database or hadoop:///warehouse/dir)");
 }
 
 }  // namespace floe

@@ -47,7 +47,9 @@ struct TableState {
 };
 
 /// How to reach a catalog. `uri` selects the implementation:
-///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory)
+///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory);
+///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://);
+///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout)
 /// Credentials inside `uri` or `properties` never appear in errors or logs.
 struct CatalogOptions {
   std::string uri;
@@ -104,7 +106,8 @@ class Catalog {
                                                 const TableMetadata& updated) = 0;
   virtual arrow::Status RenameTable(const TableIdentifier& from,
                                     const TableIdentifier& to) = 0;
-  /// Removes the table from the catalog; its files stay (NoSuchTable when absent).
+  /// Removes the table from the catalog; its files stay (NoSuchTable when absent), except
+  /// in the filesystem catalog, where the table's directory is the table.
   virtual arrow::Status DropTable(const TableIdentifier& id) = 0;
 
   /// Where a new table's files go when no location is given:
