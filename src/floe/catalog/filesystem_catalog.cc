@@ -26,7 +26,8 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 // gzip suffix.
 std::vector<std::string> MetadataFileNames(int64_t version) {
   std::string stem = "v" + std::to_string(version);
-  return {stem + ".metadata.json", stem + ".gz.metadata.json", stem + ".metadata.json.gz"};
+  return {stem + ".metadata.json", stem + ".gz.metadata.json",
+          stem + ".metadata.json.gz"};
 }
 
 bool IsDirectory(const std::string& path) {
@@ -40,7 +41,8 @@ arrow::Status NoSuchNamespace(const Namespace& ns) {
 }
 
 arrow::Status NoSuchTable(const TableIdentifier& id) {
-  return MakeError(ErrorKind::kNoSuchTable, "table '" + id.ToString() + "' does not exist");
+  return MakeError(ErrorKind::kNoSuchTable,
+                   "table '" + id.ToString() + "' does not exist");
 }
 
 // Names become directory names: refuse anything that could leave the warehouse even when
@@ -68,9 +70,10 @@ arrow::Result<std::unique_ptr<Catalog>> FilesystemCatalog::Open(
     if (warehouse.rfind("//", 0) == 0) warehouse = warehouse.substr(2);
   }
   if (warehouse.empty()) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "the filesystem catalog needs a warehouse directory (--warehouse DIR "
-                     "or --catalog hadoop:///abs/dir)");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "the filesystem catalog needs a warehouse directory (--warehouse DIR "
+        "or --catalog hadoop:///abs/dir)");
   }
   const std::string scheme = LocationScheme(warehouse);
   if (scheme != "file") {
@@ -84,8 +87,8 @@ arrow::Result<std::unique_ptr<Catalog>> FilesystemCatalog::Open(
   std::error_code error;
   fs::create_directories(root, error);
   if (error) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "cannot create warehouse directory " + root + ": " + error.message());
+    return MakeError(ErrorKind::kInvalidInput, "cannot create warehouse directory " +
+                                                   root + ": " + error.message());
   }
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
   return std::unique_ptr<Catalog>(
@@ -105,11 +108,13 @@ std::string FilesystemCatalog::TableDirectory(const TableIdentifier& id) const {
 int64_t FilesystemCatalog::VersionOf(const std::string& file_name) {
   if (file_name.size() < 2 || file_name[0] != 'v') return -1;
   size_t digits = 1;
-  while (digits < file_name.size() && std::isdigit(static_cast<unsigned char>(file_name[digits])))
+  while (digits < file_name.size() &&
+         std::isdigit(static_cast<unsigned char>(file_name[digits])))
     ++digits;
   if (digits == 1 || digits > 19) return -1;
   std::string_view rest = std::string_view(file_name).substr(digits);
-  if (rest != ".metadata.json" && rest != ".gz.metadata.json" && rest != ".metadata.json.gz")
+  if (rest != ".metadata.json" && rest != ".gz.metadata.json" &&
+      rest != ".metadata.json.gz")
     return -1;
   return std::stoll(file_name.substr(1, digits - 1));
 }
@@ -120,7 +125,8 @@ bool FilesystemCatalog::IsTableDirectory(const std::string& directory) {
   if (error) return false;
   for (const auto& entry : it) {
     std::string name = entry.path().filename().string();
-    if (EndsWith(name, ".metadata.json") || EndsWith(name, ".metadata.json.gz")) return true;
+    if (EndsWith(name, ".metadata.json") || EndsWith(name, ".metadata.json.gz"))
+      return true;
   }
   return false;
 }
@@ -224,8 +230,8 @@ arrow::Result<bool> FilesystemCatalog::NamespaceExists(const Namespace& ns) {
   return IsDirectory(directory) && (ns.empty() || !IsTableDirectory(directory));
 }
 
-arrow::Result<std::map<std::string, std::string>> FilesystemCatalog::LoadNamespaceProperties(
-    const Namespace& ns) {
+arrow::Result<std::map<std::string, std::string>>
+FilesystemCatalog::LoadNamespaceProperties(const Namespace& ns) {
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(ns));
   if (!exists) return NoSuchNamespace(ns);
   return std::map<std::string, std::string>{{"location", Directory(ns)}};
@@ -249,8 +255,8 @@ arrow::Status FilesystemCatalog::DropNamespace(const Namespace& ns) {
   }
   fs::remove(Directory(ns), error);
   if (error) {
-    return arrow::Status::IOError("cannot remove namespace directory ", Directory(ns), ": ",
-                                  error.message());
+    return arrow::Status::IOError("cannot remove namespace directory ", Directory(ns),
+                                  ": ", error.message());
   }
   return arrow::Status::OK();
 }
@@ -265,9 +271,8 @@ arrow::Result<std::vector<TableIdentifier>> FilesystemCatalog::ListTables(
     if (!entry.is_directory(error) || !IsTableDirectory(entry.path().string())) continue;
     tables.push_back(TableIdentifier{ns, entry.path().filename().string()});
   }
-  std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) {
-    return a.name < b.name;
-  });
+  std::sort(tables.begin(), tables.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   return tables;
 }
 
@@ -277,7 +282,8 @@ arrow::Result<TableState> FilesystemCatalog::LoadTable(const TableIdentifier& id
   const std::string directory = TableDirectory(id);
   if (!IsTableDirectory(directory)) return NoSuchTable(id);
   auto current = CurrentVersion(directory);
-  if (!current.ok()) return WithContext(current.status(), "table '" + id.ToString() + "'");
+  if (!current.ok())
+    return WithContext(current.status(), "table '" + id.ToString() + "'");
   if (current->second.empty()) return NoSuchTable(id);
   auto metadata = ReadMetadataFile(*io_, current->second);
   if (!metadata.ok())
@@ -293,10 +299,11 @@ arrow::Result<TableState> FilesystemCatalog::CreateTable(const TableIdentifier& 
   if (!exists) return NoSuchNamespace(id.ns);
   const std::string directory = TableDirectory(id);
   if (CanonicalLocation(metadata.location) != directory) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "table '" + id.ToString() +
-                         "': the filesystem catalog keeps a table in its own directory (" +
-                         directory + "); a custom location is not supported");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "table '" + id.ToString() +
+            "': the filesystem catalog keeps a table in its own directory (" + directory +
+            "); a custom location is not supported");
   }
   if (IsTableDirectory(directory)) {
     return MakeError(ErrorKind::kAlreadyExists,
@@ -321,12 +328,14 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
                          current.second + ", not " + base.metadata_location + ")");
   }
   const int64_t next = current.first + 1;
-  const bool gzip = updated.Property("write.metadata.compression-codec", "none") == "gzip";
+  const bool gzip =
+      updated.Property("write.metadata.compression-codec", "none") == "gzip";
   const std::string extension = gzip ? ".gz.metadata.json" : ".metadata.json";
   const std::string metadata_directory = directory + "/metadata/";
   const std::string final_location =
       metadata_directory + "v" + std::to_string(next) + extension;
-  const std::string temporary = metadata_directory + Uuid::Random().ToString() + extension;
+  const std::string temporary =
+      metadata_directory + Uuid::Random().ToString() + extension;
   auto written = WriteMetadataFile(*io_, temporary, updated);
   if (!written.ok()) {
     (void)io_->Delete(temporary);  // best effort: nothing references it

@@ -21,8 +21,8 @@ class FilesystemCatalog final : public Catalog {
   const std::string& name() const override { return name_; }
   std::shared_ptr<FileIO> io() const override { return io_; }
 
-  /// Makes the namespace's directory. Properties other than none are refused (iceberg-java's
-  /// HadoopCatalog stores none).
+  /// Makes the namespace's directory. Properties other than none are refused
+  /// (iceberg-java's HadoopCatalog stores none).
   arrow::Status CreateNamespace(
       const Namespace& ns, const std::map<std::string, std::string>& properties) override;
   arrow::Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
@@ -50,7 +50,8 @@ class FilesystemCatalog final : public Catalog {
   arrow::Result<TableState> CommitTable(const TableIdentifier& id, const TableState& base,
                                         const TableMetadata& updated) override;
   /// NotSupported (a table's location is its name here, as in HadoopCatalog).
-  arrow::Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  arrow::Status RenameTable(const TableIdentifier& from,
+                            const TableIdentifier& to) override;
   /// Removes the table's directory, files and all: in this layout the directory is the
   /// table (iceberg-java's HadoopCatalog.dropTable does the same).
   arrow::Status DropTable(const TableIdentifier& id) override;

@@ -14,6 +14,7 @@
 #include "floe/expr/row_filter.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
+#include "floe/spec/name_mapping.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
@@ -509,6 +510,112 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   std::shared_ptr<ScanStats> stats_;
 };
 
+// Name mapping (files written without field ids): the file's own fields, annotated with
+// the ids the mapping gives their names, at every depth. A name the mapping does not list
+// gets no id, so it reads as a column the file lacks.
+std::shared_ptr<arrow::Field> MapField(const std::shared_ptr<arrow::Field>& field,
+                                       const std::vector<MappedField>& scope) {
+  static const std::vector<MappedField> kNone;
+  const MappedField* mapped = FindMappedField(scope, field->name());
+  const std::vector<MappedField>& children = mapped ? mapped->fields : kNone;
+  std::shared_ptr<arrow::DataType> type = field->type();
+  switch (type->id()) {
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& child : type->fields())
+        fields.push_back(MapField(child, children));
+      type = arrow::struct_(std::move(fields));
+      break;
+    }
+    case arrow::Type::LIST:
+      type = arrow::list(MapField(type->field(0), children));
+      break;
+    case arrow::Type::LARGE_LIST:
+      type = arrow::large_list(MapField(type->field(0), children));
+      break;
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      type = std::make_shared<arrow::MapType>(MapField(map.key_field(), children),
+                                              MapField(map.item_field(), children),
+                                              map.keys_sorted());
+      break;
+    }
+    default:
+      break;
+  }
+  auto metadata = field->metadata() ? field->metadata()->Copy()
+                                    : std::make_shared<arrow::KeyValueMetadata>();
+  if (int index = metadata->FindKey(kParquetFieldIdKey); index >= 0) {
+    (void)metadata->Delete(index);
+  }
+  if (mapped && mapped->field_id) {
+    metadata->Append(kParquetFieldIdKey, std::to_string(*mapped->field_id));
+  }
+  return field->WithType(std::move(type))->WithMetadata(std::move(metadata));
+}
+
+void Reannotate(parquet::arrow::SchemaField* node,
+                const std::shared_ptr<arrow::Field>& mapped) {
+  node->field = mapped;
+  for (size_t i = 0;
+       i < node->children.size() && static_cast<int>(i) < mapped->type()->num_fields();
+       ++i) {
+    Reannotate(&node->children[i], mapped->type()->field(static_cast<int>(i)));
+  }
+}
+
+bool HasFieldIds(const std::vector<parquet::arrow::SchemaField>& fields) {
+  for (const auto& field : fields) {
+    if (ArrowFieldId(*field.field) >= 0 || HasFieldIds(field.children)) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
+                                         const std::shared_ptr<arrow::DataType>& type) {
+  auto copy = data->Copy();
+  copy->type = type;
+  for (size_t i = 0;
+       i < copy->child_data.size() && static_cast<int>(i) < type->num_fields(); ++i) {
+    copy->child_data[i] =
+        Retype(copy->child_data[i], type->field(static_cast<int>(i))->type());
+  }
+  return copy;
+}
+
+// The batches of a file without field ids, carrying the ids the name mapping gives.
+class MappedBatchReader final : public arrow::RecordBatchReader {
+ public:
+  MappedBatchReader(std::unique_ptr<arrow::RecordBatchReader> source,
+                    const NameMapping& mapping)
+      : source_(std::move(source)) {
+    arrow::FieldVector fields;
+    for (const auto& field : source_->schema()->fields())
+      fields.push_back(MapField(field, mapping));
+    schema_ = arrow::schema(std::move(fields));
+  }
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    std::shared_ptr<arrow::RecordBatch> next;
+    ARROW_RETURN_NOT_OK(source_->ReadNext(&next));
+    if (!next) {
+      *batch = nullptr;
+      return arrow::Status::OK();
+    }
+    arrow::ArrayVector columns;
+    for (int i = 0; i < next->num_columns(); ++i) {
+      columns.push_back(
+          arrow::MakeArray(Retype(next->column_data(i), schema_->field(i)->type())));
+    }
+    *batch = arrow::RecordBatch::Make(schema_, next->num_rows(), std::move(columns));
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::unique_ptr<arrow::RecordBatchReader> source_;
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
@@ -532,7 +639,23 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
 
   ARROW_ASSIGN_OR_RAISE(auto read_schema, ToArrowSchema(projection));
   ARROW_ASSIGN_OR_RAISE(auto output_schema, ToArrowSchema(*options.output_schema));
-  const auto& fields = reader->manifest().schema_fields;
+  const auto& file_fields = reader->manifest().schema_fields;
+  const bool has_ids = HasFieldIds(file_fields);
+  std::vector<parquet::arrow::SchemaField> mapped_fields;
+  if (!has_ids && !file_fields.empty()) {
+    // iceberg-java reads such files through the table's name mapping; without one their
+    // columns cannot be found, and reading them as NULLs would be silently wrong.
+    if (!options.name_mapping) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "data file " + location +
+                           " has no field ids, and the table has no "
+                           "schema.name-mapping.default to find its columns by name");
+    }
+    mapped_fields = file_fields;
+    for (auto& field : mapped_fields)
+      Reannotate(&field, MapField(field.field, *options.name_mapping));
+  }
+  const auto& fields = has_ids ? file_fields : mapped_fields;
   std::vector<int> leaves;
   std::vector<int> source_index(projection.fields().size(), -1);
   std::vector<std::shared_ptr<arrow::Scalar>> constants(projection.fields().size());
@@ -606,6 +729,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     auto result = reader->GetRecordBatchReader(row_groups, leaves);
     if (!result.ok()) return WithContext(result.status(), "data file " + location);
     batches = std::move(*result);
+    if (!has_ids) {
+      batches =
+          std::make_unique<MappedBatchReader>(std::move(batches), *options.name_mapping);
+    }
     // The reader returns columns in file order: find each projected column by its field
     // id.
     const auto& file_schema = *batches->schema();

@@ -10,6 +10,7 @@
 #include "floe/expr/expression.h"
 #include "floe/io/file_io.h"
 #include "floe/manifest/data_file.h"
+#include "floe/spec/name_mapping.h"
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema.h"
 
@@ -42,13 +43,18 @@ struct DataFileReadOptions {
   /// Rows must satisfy this bound, NOT-free filter; null or TRUE keeps every row. It also
   /// prunes row groups by their Parquet statistics.
   ExpressionPtr filter;
+  /// The table's schema.name-mapping.default: how to find field ids in files written
+  /// without them (by column name). Null when the table has none; such a file is then an
+  /// error, never a file of NULLs.
+  std::shared_ptr<const NameMapping> name_mapping;
 };
 
 /// Opens `file` and returns its rows as batches of the output schema, matching columns by
 /// field id at every depth (never by name or position). Columns the file lacks read as
 /// nulls, or as the file's identity-partition value when the column is an identity
 /// partition source of `spec`; promoted types (int to long, float to double, wider
-/// decimals) are cast. A file that cannot be read gives an error naming it.
+/// decimals) are cast. A file without field ids is read through the name mapping.
+/// A file that cannot be read gives an error naming it.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,

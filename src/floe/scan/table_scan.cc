@@ -262,7 +262,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>>
 TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*projection_));
-  DataFileReadOptions options{read_schema_, projection_, filter_};
+  DataFileReadOptions options{read_schema_, projection_, filter_, nullptr};
+  ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
       io_, std::move(tasks), std::move(options), std::move(schema), stats_));
 }

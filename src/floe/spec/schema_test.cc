@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/spec/name_mapping.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
 
 namespace floe {
 namespace {
@@ -153,6 +155,31 @@ TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
             "struct<4: attrs: optional map<string, struct<16: w: optional int>>>");
   EXPECT_EQ(select({"tags"}), "struct<5: tags: optional list<string>>");
   EXPECT_EQ(select({}), "struct<>");
+}
+
+TEST(NameMappingTest, ParsesTheSpecFormAndRefusesMalformedMappings) {
+  auto mapping = ParseNameMapping(
+      R"([{"field-id": 1, "names": ["id", "record_id"]}, {"names": ["unmapped"]},
+          {"field-id": 2, "names": ["s"], "fields": [{"field-id": 3, "names": ["x"]}]}])");
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  const MappedField* id = FindMappedField(**mapping, "record_id");
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->field_id, 1);
+  const MappedField* unmapped = FindMappedField(**mapping, "unmapped");
+  ASSERT_NE(unmapped, nullptr);
+  EXPECT_FALSE(unmapped->field_id.has_value());
+  const MappedField* s = FindMappedField(**mapping, "s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(FindMappedField(s->fields, "x")->field_id, 3);
+  EXPECT_EQ(FindMappedField(**mapping, "missing"), nullptr);
+  for (const char* bad : {"{}", "[1]", R"([{"field-id": "1", "names": ["a"]}])",
+                          R"([{"field-id": 1}])", R"([{"names": [1]}])", "[", ""}) {
+    auto parsed = ParseNameMapping(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(KindOf(parsed.status()), ErrorKind::kInvalidMetadata);
+    EXPECT_NE(parsed.status().message().find("schema.name-mapping.default"),
+              std::string::npos);
+  }
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   DataFileReadOptions read;
   read.read_schema = SelectFields(*schema, ReferencedFieldIds(*scan->filter()));
   read.output_schema = read.read_schema;
+  ARROW_ASSIGN_OR_RAISE(read.name_mapping, TableNameMapping(metadata->properties));
   std::vector<FileMatch> matches;
   for (auto& task : tasks) {
     ARROW_ASSIGN_OR_RAISE(auto reader,
@@ -60,13 +61,15 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
  public:
   KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
                  const SchemaPtr& schema, ExpressionPtr filter,
-                 std::shared_ptr<arrow::Schema> arrow_schema)
+                 std::shared_ptr<arrow::Schema> arrow_schema,
+                 std::shared_ptr<const NameMapping> name_mapping)
       : io_(std::move(io)),
         files_(std::move(files)),
         filter_(std::move(filter)),
         arrow_schema_(std::move(arrow_schema)) {
     options_.read_schema = schema;
     options_.output_schema = schema;
+    options_.name_mapping = std::move(name_mapping);
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return arrow_schema_; }
@@ -163,7 +166,9 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
 
   SchemaPtr schema = state_.metadata->CurrentSchema();
   ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
-  KeptRowsReader kept(io(), std::move(partial), schema, bound, arrow_schema);
+  ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
+  KeptRowsReader kept(io(), std::move(partial), schema, bound, arrow_schema,
+                      std::move(name_mapping));
   ARROW_ASSIGN_OR_RAISE(auto written, Write(kept, options, std::move(request), nullptr));
   result.committed = true;
   result.commit = written.commit;
