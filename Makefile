@@ -64,13 +64,13 @@ test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/sanitizers/tsan.supp)" \
 	  $(BUILD_TSAN)/src/floe/floe_unit_tests --gtest_filter='$(TSAN_TESTS)'
 
-## libFuzzer targets (clang): `make fuzz-smoke` runs each for 20 s from its seed corpus
+## libFuzzer targets (clang): `make fuzz-smoke` runs each for 30 s from its seed corpus
 ## (tests/fuzz/corpus/<target>); `make fuzz TARGET=manifest SECONDS=600` runs one longer.
 fuzz-build: bootstrap $(BUILD_FUZZ)/build.ninja
 	cmake --build $(BUILD_FUZZ) -j$(JOBS) $(addprefix --target fuzz_,$(FUZZ_TARGETS))
 
 fuzz-smoke: fuzz-build
-	scripts/fuzz.sh $(BUILD_FUZZ) 20 $(FUZZ_TARGETS)
+	scripts/fuzz.sh $(BUILD_FUZZ) 30 $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
 	scripts/fuzz.sh $(BUILD_FUZZ) $(SECONDS) $(TARGET)

@@ -233,7 +233,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     });
   }
 
-  // floe delete / overwrite
+  // floe delete / rewrite / overwrite
   {
     auto* command =
         app.add_subcommand("delete",
@@ -261,6 +261,51 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         write.threads = *threads;
         ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
         PrintRowLevel("deleted", id, result);
+        return arrow::Status::OK();
+      };
+    });
+  }
+  {
+    auto* command = app.add_subcommand("rewrite",
+                                       "Compact small data files (bin-pack, as Spark's "
+                                       "rewrite_data_files; rows unchanged)");
+    AddCatalogFlags(command, context);
+    auto table = std::make_shared<std::string>();
+    auto where = std::make_shared<std::string>();
+    auto options = std::make_shared<std::vector<std::string>>();
+    auto min_input_files = std::make_shared<int>(5);
+    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+    command->add_option("--where", *where,
+                        "Only files that may hold matching rows (scan filter syntax)");
+    command->add_option("--min-input-files", *min_input_files,
+                        "Rewrite a partition's small files once there are this many "
+                        "(default 5, as Spark) or they exceed the target file size");
+    command->add_option("--option", *options,
+                        "Write option KEY=VALUE for the new files (repeatable), e.g. "
+                        "write.target-file-size-bytes=268435456");
+
+    command->callback([=] {
+      context->action = [=]() -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+        AppendOptions write;
+        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        ARROW_ASSIGN_OR_RAISE(auto result,
+                              loaded->Rewrite(*where, *min_input_files, write));
+        if (!result.committed) {
+          std::cout << "no file group of " << id.ToString()
+                    << " needs rewriting; nothing committed\n";
+          return arrow::Status::OK();
+        }
+        std::cout << "rewrote " << result.files_removed << " data files of "
+                  << id.ToString() << " (" << WithThousands(result.rows_written)
+                  << " rows) into " << result.data_files_written << " as snapshot "
+                  << result.commit.snapshot->snapshot_id << " ("
+                  << result.commit.snapshot->summary.operation;
+        if (result.commit.attempts > 1)
+          std::cout << ", committed on attempt " << result.commit.attempts;
+        std::cout << ")\n";
         return arrow::Status::OK();
       };
     });

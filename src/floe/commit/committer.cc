@@ -63,6 +63,7 @@ arrow::Result<CommitReport> Committer::Commit() {
     for (const auto& file : data_files_) overwrite.AddFile(file);
     for (const auto& path : overwrite_->delete_paths) overwrite.DeleteFile(path);
     if (overwrite_->replace_partitions) overwrite.ReplacePartitions();
+    if (overwrite_->rewrite) overwrite.RewriteFiles();
     overwrite.ValidateFromSnapshot(overwrite_->read_snapshot_id);
     if (overwrite_->conflict_filter) {
       overwrite.ConflictDetectionFilter(overwrite_->conflict_filter, overwrite_->schema);

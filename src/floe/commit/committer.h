@@ -26,6 +26,8 @@ struct OverwriteRequest {
   ExpressionPtr conflict_filter;
   SchemaPtr schema;
   IsolationLevel isolation = IsolationLevel::kSerializable;
+  /// A compaction: the new files hold the deleted files' rows ("replace" snapshot).
+  bool rewrite = false;
 };
 
 /// Thread-safe: tasks on several threads may hand in messages at once.

@@ -21,6 +21,7 @@ arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
 }
 
 std::string OverwriteFiles::Operation() const {
+  if (rewrite_) return operations::kReplace;
   if (replace_partitions_) return operations::kOverwrite;
   if (!added_.empty() && to_delete_.empty()) return operations::kAppend;
   if (added_.empty() && !to_delete_.empty()) return operations::kDelete;

@@ -35,6 +35,9 @@ class OverwriteFiles final : public SnapshotProducer {
   /// that of an added file is removed, whatever committed it ("replace-partitions"
   /// summary).
   void ReplacePartitions() { replace_partitions_ = true; }
+  /// The added files hold exactly the rows of the deleted ones (compaction): the
+  /// snapshot's operation is "replace", as iceberg-java's RewriteFiles commits it.
+  void RewriteFiles() { rewrite_ = true; }
 
   /// The snapshot the operation read (nullopt: it read an empty table). Conflict checks
   /// look at what committed after it.
@@ -75,6 +78,7 @@ class OverwriteFiles final : public SnapshotProducer {
   std::vector<DataFile> added_;
   std::set<std::string> to_delete_;
   bool replace_partitions_ = false;
+  bool rewrite_ = false;
   bool validate_ = false;
   std::optional<int64_t> validate_from_;
   ExpressionPtr conflict_filter_;

@@ -10,6 +10,7 @@
 #include "arrow/compute/api.h"
 #include "arrow/extension_type.h"
 #include "arrow/io/interfaces.h"
+#include "arrow/util/key_value_metadata.h"
 #include "floe/expr/evaluators.h"
 #include "floe/expr/row_filter.h"
 #include "floe/spec/arrow_schema.h"
@@ -524,7 +525,7 @@ std::shared_ptr<arrow::Field> MapField(const std::shared_ptr<arrow::Field>& fiel
       arrow::FieldVector fields;
       for (const auto& child : type->fields())
         fields.push_back(MapField(child, children));
-      type = arrow::struct_(std::move(fields));
+      type = arrow::struct_(fields);
       break;
     }
     case arrow::Type::LIST:
@@ -551,7 +552,7 @@ std::shared_ptr<arrow::Field> MapField(const std::shared_ptr<arrow::Field>& fiel
   if (mapped && mapped->field_id) {
     metadata->Append(kParquetFieldIdKey, std::to_string(*mapped->field_id));
   }
-  return field->WithType(std::move(type))->WithMetadata(std::move(metadata));
+  return field->WithType(type)->WithMetadata(metadata);
 }
 
 void Reannotate(parquet::arrow::SchemaField* node,

@@ -9,8 +9,9 @@ namespace floe {
 namespace {
 
 arrow::Status Malformed(const std::string& why) {
-  return MakeError(ErrorKind::kInvalidMetadata,
-                   "property schema.name-mapping.default is not a valid name mapping: " + why);
+  return MakeError(
+      ErrorKind::kInvalidMetadata,
+      "property schema.name-mapping.default is not a valid name mapping: " + why);
 }
 
 arrow::Result<std::vector<MappedField>> ParseFields(const nlohmann::json& json) {
@@ -30,7 +31,8 @@ arrow::Result<std::vector<MappedField>> ParseFields(const nlohmann::json& json) 
       if (!name.is_string()) return Malformed("a name is not a string");
       field.names.push_back(name.get<std::string>());
     }
-    if (auto children = item.find("fields"); children != item.end() && !children->is_null()) {
+    if (auto children = item.find("fields");
+        children != item.end() && !children->is_null()) {
       ARROW_ASSIGN_OR_RAISE(field.fields, ParseFields(*children));
     }
     fields.push_back(std::move(field));
@@ -40,7 +42,8 @@ arrow::Result<std::vector<MappedField>> ParseFields(const nlohmann::json& json) 
 
 }  // namespace
 
-arrow::Result<std::shared_ptr<const NameMapping>> ParseNameMapping(std::string_view json) {
+arrow::Result<std::shared_ptr<const NameMapping>> ParseNameMapping(
+    std::string_view json) {
   if (JsonNestsDeeperThan(json)) return Malformed("nested too deeply");
   auto parsed = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
   if (parsed.is_discarded()) return Malformed("not JSON");

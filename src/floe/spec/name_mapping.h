@@ -1,5 +1,5 @@
-// Name mappings (the table property schema.name-mapping.default): how to find the field ids
-// of data files written without them, by column name.
+// Name mappings (the table property schema.name-mapping.default): how to find the field
+// ids of data files written without them, by column name.
 #pragma once
 
 #include <map>
@@ -14,8 +14,8 @@
 namespace floe {
 
 /// One mapped field: the names a file may give it, its field id (absent: the names map to
-/// no field), and the mappings of its children (struct fields, a list's `element`, a map's
-/// `key` and `value`).
+/// no field), and the mappings of its children (struct fields, a list's `element`, a
+/// map's `key` and `value`).
 struct MappedField {
   std::optional<int> field_id;
   std::vector<std::string> names;
@@ -25,8 +25,8 @@ struct MappedField {
 using NameMapping = std::vector<MappedField>;
 
 /// Parses the spec's JSON form: [{"field-id": 1, "names": ["id"]}, {"field-id": 2,
-/// "names": ["s"], "fields": [...]}]. Malformed JSON or entries give InvalidMetadata naming
-/// schema.name-mapping.default.
+/// "names": ["s"], "fields": [...]}]. Malformed JSON or entries give InvalidMetadata
+/// naming schema.name-mapping.default.
 arrow::Result<std::shared_ptr<const NameMapping>> ParseNameMapping(std::string_view json);
 
 /// The table's mapping (its schema.name-mapping.default property), or null when unset.

@@ -6,6 +6,7 @@
 #include "floe/expr/row_filter.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/table/table.h"
+#include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -173,6 +174,75 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = kept.rows();
+  result.data_files_written = written.data_files;
+  return result;
+}
+
+arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
+                                             int min_input_files,
+                                             const AppendOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  if (min_input_files < 1) {
+    return MakeError(ErrorKind::kInvalidInput, "--min-input-files must be at least 1");
+  }
+  RowLevelResult result;
+  if (!state_.metadata->CurrentSnapshot()) return result;
+  ScanOptions scan_options;
+  scan_options.filter = filter;
+  ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io(), state_.metadata, scan_options));
+  ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+  PropertyMap effective = state_.metadata->properties;
+  for (const auto& [key, value] : options.options) effective[key] = value;
+  ARROW_ASSIGN_OR_RAISE(int64_t target,
+                        properties::kTargetFileSizeBytes.Parse(effective));
+  const double min_size = 0.75 * static_cast<double>(target);
+  const double max_size = 1.8 * static_cast<double>(target);
+  // Spark's SizeBasedFileRewriter: candidates per partition, then groups worth rewriting.
+  std::map<std::string, std::vector<FileScanTask>> groups;
+  for (auto& task : tasks) {
+    const auto size = static_cast<double>(task.file.file_size_in_bytes);
+    if (size >= min_size && size <= max_size) continue;
+    std::string key = std::to_string(task.file.spec_id) + "/";
+    if (auto type = task.spec->PartitionType(*state_.metadata->CurrentSchema());
+        type.ok()) {
+      key += PartitionToPath(*task.spec, **type, task.file.partition);
+    }
+    groups[key].push_back(std::move(task));
+  }
+  OverwriteRequest request;
+  std::vector<FileScanTask> chosen;
+  for (auto& [key, files] : groups) {
+    int64_t bytes = 0;
+    for (const auto& file : files) bytes += file.file.file_size_in_bytes;
+    if (static_cast<int>(files.size()) < min_input_files && bytes <= target) continue;
+    if (files.size() == 1 && bytes <= static_cast<int64_t>(max_size)) continue;
+    for (auto& file : files) {
+      request.delete_paths.push_back(file.file.file_path);
+      chosen.push_back(std::move(file));
+    }
+  }
+  if (chosen.empty()) return result;
+  result.files_removed = static_cast<int64_t>(chosen.size());
+  result.files_rewritten = result.files_removed;
+  request.read_snapshot_id = state_.metadata->CurrentSnapshot()->snapshot_id;
+  request.schema = state_.metadata->CurrentSchema();
+  // Only deletes conflict with a rewrite: the rows stay the same whatever was appended.
+  request.isolation = IsolationLevel::kSnapshot;
+  request.rewrite = true;
+  SchemaPtr schema = state_.metadata->CurrentSchema();
+  ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
+  ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
+  KeptRowsReader rows(io(), std::move(chosen), schema, AlwaysFalse(), arrow_schema,
+                      std::move(name_mapping));
+  // The files come partition by partition: one task with the clustered writer leaves one
+  // file per partition (more only past the target size), as Spark's one job per group.
+  AppendOptions write = options;
+  write.threads = 1;
+  write.input_clustered = true;
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(rows, write, std::move(request), nullptr));
+  result.committed = true;
+  result.commit = written.commit;
+  result.rows_written = rows.rows();
   result.data_files_written = written.data_files;
   return result;
 }

@@ -115,6 +115,17 @@ class Table {
                                           const std::string& filter,
                                           const AppendOptions& options);
 
+  /// Compacts small (or oversized) data files as Spark's rewrite_data_files does by
+  /// default (bin-pack): in each partition of the files matching `filter` (all when
+  /// empty), the files under 75% or over 180% of write.target-file-size-bytes are
+  /// rewritten together when there are at least `min_input_files` of them or they hold
+  /// more than the target. Commits one "replace" snapshot that fails only if a concurrent
+  /// commit removed one of the files (iceberg-java's RewriteFiles validation); rows are
+  /// never changed. The files are read partition by partition into one clustered write
+  /// task, so each partition gets one file (more past the target size); `options.threads`
+  /// is not used. Nothing to rewrite commits nothing.
+  arrow::Result<RowLevelResult> Rewrite(const std::string& filter, int min_input_files,
+                                        const AppendOptions& options);
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
 
   Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state);
