@@ -1,4 +1,5 @@
-"""Concurrent writers never lose an update: 8 processes x 25 appends to one table.
+"""Concurrent writers never lose an update: 8 processes x 25 appends to one table, through the
+SQLite catalog and through a real local PostgreSQL server.
 
 Checked with pyiceberg (snapshot history, summaries, data files) and pyarrow (the rows)."""
 
@@ -8,20 +9,50 @@ import re
 import subprocess
 import threading
 
+import uuid
+
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from conftest import FLOE, files_under
+from postgres_server import running_postgres
 
 WRITERS = 8
 APPENDS = 25
 ROWS = 10
 
 
-def test_eight_processes_append_twenty_five_times_each(floe, pyiceberg_catalog, tmp_path):
+@pytest.fixture(scope="module")
+def postgres_port():
+    with running_postgres() as port:
+        yield port
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_catalog(request, floe, pyiceberg_catalog):
+    """(extra floe arguments, pyiceberg catalog) for the catalog under test."""
+    if request.param == "sqlite":
+        return [], pyiceberg_catalog
+    import psycopg2
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    port = request.getfixturevalue("postgres_port")
+    name = "c" + uuid.uuid4().hex[:12]
+    connection = psycopg2.connect(host="127.0.0.1", port=port, user="floe", dbname="postgres")
+    connection.autocommit = True
+    connection.cursor().execute(f"CREATE DATABASE {name}")
+    connection.close()
+    catalog = SqlCatalog("floe", uri=f"postgresql+psycopg2://floe@127.0.0.1:{port}/{name}",
+                         warehouse=f"file://{floe.warehouse}")
+    return ["--catalog", f"postgresql://floe@127.0.0.1:{port}/{name}"], catalog
+
+
+def test_eight_processes_append_twenty_five_times_each(floe, shared_catalog, tmp_path):
+    catalog_args, pyiceberg_catalog = shared_catalog
     # Eight writers hammering one table: more retries with a shorter, capped backoff than
     # iceberg-java's defaults (4 retries from 100 ms), as one would configure for it.
-    floe.run("create", "c.t", "--schema", "id long not null, writer int, seq int",
+    floe.run("create", "c.t", *catalog_args, "--schema", "id long not null, writer int, seq int",
              "--partition-by", "bucket(4, id)", "--property", "commit.retry.num-retries=100",
              "--property", "commit.retry.min-wait-ms=5", "--property", "commit.retry.max-wait-ms=200")
     inputs = {}
@@ -41,7 +72,8 @@ def test_eight_processes_append_twenty_five_times_each(floe, pyiceberg_catalog, 
 
     def writer(w):
         for s in range(APPENDS):
-            result = subprocess.run([FLOE, "append", "c.t", str(inputs[(w, s)]), "--warehouse", str(floe.warehouse)],
+            result = subprocess.run([FLOE, "append", "c.t", str(inputs[(w, s)]), *catalog_args,
+                                     "--warehouse", str(floe.warehouse)],
                                     capture_output=True, text=True, env=env, timeout=600)
             if result.returncode != 0:
                 failures.append(result.stderr)
@@ -87,5 +119,5 @@ def test_eight_processes_append_twenty_five_times_each(floe, pyiceberg_catalog, 
     assert on_disk == {f.removeprefix("file://") for f in files}
     # floe reads the same table.
     out = tmp_path / "scan.parquet"
-    floe.run("scan", "c.t", "--format", "parquet", "--output", out)
+    floe.run("scan", "c.t", *catalog_args, "--format", "parquet", "--output", out)
     assert sorted(pq.read_table(out).column("id").to_pylist()) == sorted(ids)

@@ -135,6 +135,9 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   if (uri.substr(0, 7) == "sqlite:" || uri.substr(0, 12) == "jdbc:sqlite:") {
     return SqlCatalog::OpenSqlite(options);
   }
+  if (uri == "memory" || uri == "memory:") {
+    return SqlCatalog::OpenMemory(options);
+  }
   if (uri == "hadoop" || uri.substr(0, 7) == "hadoop:") {
     return FilesystemCatalog::Open(options);
   }

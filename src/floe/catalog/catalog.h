@@ -49,7 +49,8 @@ struct TableState {
 /// How to reach a catalog. `uri` selects the implementation:
 ///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory);
 ///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://);
-///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout)
+///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout);
+///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse)
 /// Credentials inside `uri` or `properties` never appear in errors or logs.
 struct CatalogOptions {
   std::string uri;

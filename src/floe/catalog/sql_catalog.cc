@@ -103,6 +103,15 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
   return Make(std::move(database), options, std::move(io));
 }
 
+arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenMemory(
+    const CatalogOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(":memory:"));
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  CatalogOptions memory = options;
+  if (memory.warehouse.empty()) memory.warehouse = "memory://warehouse";
+  return Make(std::move(database), memory, std::move(io));
+}
+
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
     const CatalogOptions& options) {
   // The URI forms of pyiceberg (SQLAlchemy: postgresql+psycopg2://...) and iceberg-java

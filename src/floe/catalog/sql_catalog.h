@@ -23,6 +23,12 @@ class SqlCatalog final : public Catalog {
   /// iceberg-java's JdbcCatalog takes them. Creates the catalog tables when absent.
   static arrow::Result<std::unique_ptr<Catalog>> OpenPostgres(
       const CatalogOptions& options);
+  /// The memory catalog (uri `memory`), for tests and embedding: the SQL catalog over a
+  /// private in-memory SQLite database, with tables under `options.warehouse` (default
+  /// memory://warehouse, in the FileIO's in-memory file system). Everything is gone when
+  /// the catalog is destroyed; share the one handle (it is thread-safe).
+  static arrow::Result<std::unique_ptr<Catalog>> OpenMemory(
+      const CatalogOptions& options);
   /// A catalog over an open database; creates the catalog tables when absent.
   static arrow::Result<std::unique_ptr<Catalog>> Make(
       std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,

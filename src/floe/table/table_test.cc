@@ -2,6 +2,7 @@
 // committers. These are the tests the ThreadSanitizer build runs (make test-tsan).
 #include "floe/table/table.h"
 
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -128,6 +129,53 @@ TEST_F(TableTest, ConcurrentAppendsFromThreadsAllLand) {
   std::set<int64_t> ids;
   EXPECT_EQ(CountRows(created, &ids), kWriters * kAppends * 1000);
   EXPECT_EQ(ids.size(), static_cast<size_t>(kWriters * kAppends * 1000));
+}
+
+// The memory catalog: threads sharing one handle commit through its compare-and-swap,
+// and nothing reaches the disk.
+TEST_F(TableTest, MemoryCatalogSharesOneHandleAcrossThreadsAndWritesNothingToDisk) {
+  CatalogOptions options;
+  options.uri = "memory";
+  FLOE_ASSIGN_OR_FAIL(auto opened, Catalog::Open(options));
+  std::shared_ptr<Catalog> catalog = std::move(opened);
+  auto created = CreateTable(catalog, {{"commit.retry.num-retries", "100"},
+                                       {"commit.retry.min-wait-ms", "1"},
+                                       {"commit.retry.max-wait-ms", "20"}});
+  ASSERT_EQ(created->metadata()->location.rfind("memory://warehouse/db/t", 0), 0u)
+      << created->metadata()->location;
+  constexpr int kWriters = 4;
+  constexpr int kAppends = 3;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      auto table = Table::Load(catalog, {{"db"}, "t"});
+      if (!table.ok()) {
+        ++failures;
+        return;
+      }
+      for (int a = 0; a < kAppends; ++a) {
+        auto appended =
+            (*table)->Append(*Rows(**table, (w * kAppends + a) * 500, 500, 200), {});
+        if (!appended.ok()) {
+          ADD_FAILURE() << appended.status().ToString();
+          ++failures;
+        }
+        if (!(*table)->Refresh().ok()) ++failures;
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(created->Refresh().ok());
+  EXPECT_EQ(created->metadata()->snapshots.size(),
+            static_cast<size_t>(kWriters * kAppends));
+  std::set<int64_t> ids;
+  EXPECT_EQ(CountRows(created, &ids), kWriters * kAppends * 500);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kWriters * kAppends * 500));
+  FLOE_ASSIGN_OR_FAIL(auto files, catalog->io()->List("memory://warehouse/db/t/data"));
+  EXPECT_GE(files.size(), static_cast<size_t>(kWriters * kAppends * 11));
+  EXPECT_TRUE(std::filesystem::is_empty(directory_.path()));
 }
 
 }  // namespace
