@@ -1,7 +1,5 @@
 #include "floe/commit/fast_append.h"
 
-#include <map>
-
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
 
@@ -10,27 +8,7 @@ namespace floe {
 arrow::Result<std::vector<ManifestFile>> FastAppend::Apply(const TableMetadata& base,
                                                            const Snapshot* parent) {
   if (!new_manifests_) {
-    std::map<int, std::vector<ManifestEntry>> by_spec;
-    for (const auto& file : files_) {
-      ManifestEntry entry;
-      entry.status = EntryStatus::kAdded;
-      entry.snapshot_id = snapshot_id();
-      entry.data_file = file;
-      by_spec[file.spec_id].push_back(std::move(entry));
-    }
-    std::vector<ManifestFile> written;
-    for (const auto& [spec_id, entries] : by_spec) {
-      auto spec = base.SpecById(spec_id);
-      if (spec == nullptr) {
-        return MakeError(ErrorKind::kValidationFailed,
-                         "cannot append to " + target().id.ToString() +
-                             ": partition spec " + std::to_string(spec_id) +
-                             " is not in the table");
-      }
-      ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
-      written.push_back(std::move(manifest));
-    }
-    new_manifests_ = std::move(written);
+    ARROW_ASSIGN_OR_RAISE(new_manifests_, WriteAddedManifests(base, files_));
   }
   std::vector<ManifestFile> manifests = *new_manifests_;
   if (parent != nullptr) {

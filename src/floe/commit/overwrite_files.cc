@@ -185,27 +185,7 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
                                                                const Snapshot* parent) {
   ARROW_RETURN_NOT_OK(Validate(base, parent));
   if (!new_manifests_) {
-    std::map<int, std::vector<ManifestEntry>> by_spec;
-    for (const auto& file : added_) {
-      ManifestEntry entry;
-      entry.status = EntryStatus::kAdded;
-      entry.snapshot_id = snapshot_id();
-      entry.data_file = file;
-      by_spec[file.spec_id].push_back(std::move(entry));
-    }
-    std::vector<ManifestFile> written;
-    for (const auto& [spec_id, entries] : by_spec) {
-      auto spec = base.SpecById(spec_id);
-      if (spec == nullptr) {
-        return MakeError(ErrorKind::kValidationFailed,
-                         "cannot write to " + target().id.ToString() +
-                             ": partition spec " + std::to_string(spec_id) +
-                             " is not in the table");
-      }
-      ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
-      written.push_back(std::move(manifest));
-    }
-    new_manifests_ = std::move(written);
+    ARROW_ASSIGN_OR_RAISE(new_manifests_, WriteAddedManifests(base, added_));
   }
   std::set<std::string> replaced;
   if (replace_partitions_) {

@@ -56,6 +56,30 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
   return encoded.summary;
 }
 
+arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
+    const TableMetadata& base, const std::vector<DataFile>& files) {
+  std::map<int, std::vector<ManifestEntry>> by_spec;
+  for (const auto& file : files) {
+    ManifestEntry entry;
+    entry.status = EntryStatus::kAdded;
+    entry.snapshot_id = snapshot_id_;
+    entry.data_file = file;
+    by_spec[file.spec_id].push_back(std::move(entry));
+  }
+  std::vector<ManifestFile> written;
+  for (const auto& [spec_id, entries] : by_spec) {
+    auto spec = base.SpecById(spec_id);
+    if (spec == nullptr) {
+      return MakeError(ErrorKind::kValidationFailed,
+                       "cannot write to " + target_.id.ToString() + ": partition spec " +
+                           std::to_string(spec_id) + " is not in the table");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
+    written.push_back(std::move(manifest));
+  }
+  return written;
+}
+
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::ManifestsOf(
     const Snapshot& snapshot) {
   if (snapshot.manifest_list.empty()) {
