@@ -53,6 +53,7 @@ find_package(SQLite3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 find_package(ZLIB REQUIRED)
+find_package(CURL REQUIRED)  # the REST catalog client
 find_package(CLI11 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 if(FLOE_BUILD_TESTS)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything floe needs that is missing on this machine, and nothing else.
 # Idempotent: a second run checks and returns in about a second.
-#   - Debian packages (compiler, CMake, Ninja, nlohmann-json, SQLite, libpq and a PostgreSQL
+#   - Debian packages (compiler, CMake, Ninja, nlohmann-json, SQLite, libpq, libcurl, a PostgreSQL
 #     server for the catalog tests, zlib, CLI11, GoogleTest, ...)
 #   - .venv with the pinned Python tools of requirements.txt (pyarrow brings Arrow C++/Parquet)
 set -euo pipefail
@@ -11,7 +11,7 @@ cd "$root"
 debian_packages=(
   cmake ninja-build g++ make ccache pkg-config
   nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
-  libpq-dev postgresql
+  libpq-dev postgresql libcurl4-openssl-dev
   python3-venv maven default-jdk-headless
   clang clang-format clang-tidy libclang-rt-14-dev
 )

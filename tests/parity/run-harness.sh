@@ -2,12 +2,21 @@
 # Run the iceberg-java parity harness:  run-harness.sh write|dump|transform|catalog <request.json>
 # Prints one JSON object on stdout (exit 0 ok, 1 error, 2 usage, 3 clustered writer rejected the
 # row order). Builds the harness first if the jar is missing.
+#   run-harness.sh rest-server   runs iceberg-java's REST catalog test server
+# (org.apache.iceberg.rest.RESTCatalogServer) in the foreground, configured by its environment:
+# CATALOG_REST_PORT, CATALOG_URI (its JdbcCatalog's database), CATALOG_WAREHOUSE, CATALOG_IO__IMPL.
 # Environment: JAVA_HOME (JDK 17+), PARITY_LOG_LEVEL (slf4j level, default error), MVN_FLAGS.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 write|dump|transform|catalog <request.json>" >&2
+if [[ $# -eq 1 && "$1" == rest-server ]]; then
+  main=org.apache.iceberg.rest.RESTCatalogServer
+  args=()
+elif [[ $# -ne 2 ]]; then
+  echo "usage: $0 write|dump|transform|catalog <request.json>  or  $0 rest-server" >&2
   exit 2
+else
+  main=floe.parity.Harness
+  args=("$1" "$2")
 fi
 if [[ ! -f "$HERE/target/parity-harness.jar" || ! -d "$HERE/target/lib" ]]; then
   echo "building parity harness (mvn package)..." >&2
@@ -26,4 +35,4 @@ if [[ "${major%%.*}" =~ ^[0-9]+$ ]] && (( ${major%%.*} >= 23 )); then
   opts+=(--sun-misc-unsafe-memory-access=allow)   # caffeine's Unsafe use warns on JDK 23+
 fi
 exec "$JAVA" "${opts[@]}" -cp "$HERE/target/parity-harness.jar:$HERE/target/lib/*" \
-  floe.parity.Harness "$1" "$2"
+  "$main" "${args[@]}"

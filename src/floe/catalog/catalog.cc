@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "floe/catalog/filesystem_catalog.h"
+#include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/util/error.h"
 #include "floe/util/uuid.h"
@@ -141,15 +142,18 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   if (uri == "hadoop" || uri.substr(0, 7) == "hadoop:") {
     return FilesystemCatalog::Open(options);
   }
+  if (uri.substr(0, 7) == "http://" || uri.substr(0, 8) == "https://") {
+    return RestCatalog::Open(options);
+  }
   for (std::string_view prefix :
        {"postgresql:", "postgresql+", "postgres:", "jdbc:postgresql:"}) {
     if (uri.substr(0, prefix.size()) == prefix) return SqlCatalog::OpenPostgres(options);
   }
-  return MakeError(
-      ErrorKind::kInvalidInput,
-      "catalog URI '" + RedactUri(uri) +
-          "' is not supported (expected sqlite:////absolute/path.db, "
-          "postgresql://user@host:port/database or hadoop:///warehouse/dir)");
+  return MakeError(ErrorKind::kInvalidInput,
+                   "catalog URI '" + RedactUri(uri) +
+                       "' is not supported (expected sqlite:////absolute/path.db, "
+                       "postgresql://user@host:port/database, hadoop:///warehouse/dir or "
+                       "http(s)://rest-server)");
 }
 
 }  // namespace floe

@@ -50,7 +50,8 @@ struct TableState {
 ///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory);
 ///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://);
 ///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout);
-///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse)
+///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse);
+///   http://host:port/ or https://... (a REST catalog server; see rest_catalog.h)
 /// Credentials inside `uri` or `properties` never appear in errors or logs.
 struct CatalogOptions {
   std::string uri;

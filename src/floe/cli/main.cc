@@ -21,8 +21,9 @@ arrow::Result<std::shared_ptr<Catalog>> CommandContext::OpenCatalog() {
 void AddCatalogFlags(CLI::App* command, CommandContext* context) {
   command->add_option(
       "--catalog", context->flags.uri,
-      "Catalog URI: sqlite:////abs/path/catalog.db, postgresql://user@host:port/db or "
-      "hadoop:///abs/warehouse (env FLOE_CATALOG)");
+      "Catalog URI: sqlite:////abs/path/catalog.db, postgresql://user@host:port/db, "
+      "hadoop:///abs/warehouse, memory or http(s)://rest-server:port/ (env "
+      "FLOE_CATALOG)");
   command->add_option(
       "--warehouse", context->flags.warehouse,
       "Warehouse directory or file:// URI (env FLOE_WAREHOUSE; default ./warehouse)");

@@ -280,7 +280,8 @@ void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
   if (!properties::kMetadataDeleteAfterCommit.Get(committed.properties)) return;
   for (const auto& entry : trimmed) {
     auto status = io.Delete(entry.metadata_file);
-    if (!status.ok())
+    // NotFound: someone else removed it (a REST server trims and deletes on its side).
+    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound)
       Log(LogLevel::kWarning,
           "could not delete old metadata file " + entry.metadata_file);
   }

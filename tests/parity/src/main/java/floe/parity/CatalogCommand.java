@@ -3,33 +3,38 @@ package floe.parity;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.Closeable;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.parquet.ParquetUtil;
 
 /**
  * {@code catalog}: opens a catalog with iceberg-java's JdbcCatalog (the same SQLite file or
- * PostgreSQL database floe and pyiceberg use), loads a table, optionally appends Parquet files
+ * PostgreSQL database floe and pyiceberg use) or, with {@code "type": "rest"}, its RESTCatalog
+ * client (the uri is then the REST server's), loads a table, optionally appends Parquet files
  * (written with field ids) to it as one fast append, and reports what iceberg-java sees.
  *
  * <pre>
  *   {"uri": "jdbc:sqlite:/w/catalog.db", "warehouse": "/w", "name": "floe", "table": "db.t",
+ *    "type": "jdbc" (default) or "rest",
  *    "properties": {"jdbc.user": "..."}, "append_files": ["/in.parquet"], "id_column": "id"}
  *   -> {"namespaces": [...], "tables": [...], "snapshots": N, "current_snapshot_id": ...,
  *       "operation": ..., "row_count": N, "ids": [...sorted values of id_column]}
@@ -49,14 +54,21 @@ final class CatalogCommand {
       properties.put(entry.getKey(), entry.getValue().asText());
     }
     ObjectNode out = Harness.MAPPER.createObjectNode();
-    try (JdbcCatalog catalog = new JdbcCatalog()) {
-      catalog.initialize(request.path("name").asText("floe"), properties);
+    String type = request.path("type").asText("jdbc");
+    if (!type.equals("jdbc") && !type.equals("rest")) {
+      throw new IllegalArgumentException("catalog type must be jdbc or rest, not " + type);
+    }
+    properties.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
+    Catalog built =
+        CatalogUtil.buildIcebergCatalog(request.path("name").asText("floe"), properties, null);
+    try (Closeable closer = (Closeable) built) {
+      SupportsNamespaces catalog = (SupportsNamespaces) built;
       TableIdentifier id = TableIdentifier.parse(request.path("table").asText());
       ArrayNode namespaces = out.putArray("namespaces");
       for (Namespace ns : catalog.listNamespaces()) namespaces.add(ns.toString());
       ArrayNode tables = out.putArray("tables");
-      for (TableIdentifier t : catalog.listTables(id.namespace())) tables.add(t.toString());
-      Table table = catalog.loadTable(id);
+      for (TableIdentifier t : built.listTables(id.namespace())) tables.add(t.toString());
+      Table table = built.loadTable(id);
       JsonNode appendFiles = request.path("append_files");
       if (appendFiles.isArray() && appendFiles.size() > 0) {
         if (table.spec().isPartitioned()) {
