@@ -5,7 +5,7 @@ BUILD_DEBUG := build/debug
 BUILD_RELEASE := build/release
 BUILD_TSAN := build/tsan
 BUILD_FUZZ := build/fuzz
-FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader name_mapping
+FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader name_mapping deletion_vector
 SECONDS ?= 300
 # The tests that run threads: parallel write tasks, concurrent committers, the catalog race.
 TSAN_TESTS := TableTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*
@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -86,9 +86,13 @@ lint: bootstrap
 bench: build-release
 	$(PYTHON) bench/write/run_write_benchmark.py
 	$(PYTHON) bench/scan/run_scan_benchmark.py
+	$(PYTHON) bench/commit/run_commit_benchmark.py
 
 bench-scan: build-release
 	$(PYTHON) bench/scan/run_scan_benchmark.py
+
+bench-commit: build-release
+	$(PYTHON) bench/commit/run_commit_benchmark.py
 
 clean:
 	rm -rf build

@@ -1,5 +1,6 @@
 """Fixtures for the parity tests: floe (the binary under test) and iceberg-java (the harness)."""
 
+import itertools
 import json
 import os
 import pathlib
@@ -22,11 +23,10 @@ class Harness:
 
     def __init__(self, work: pathlib.Path):
         self.work = work
-        self.count = 0
+        self.count = itertools.count(1)  # next() is atomic: tests call run() from threads
 
     def run(self, command: str, request: dict, expect_error: bool = False) -> dict:
-        self.count += 1
-        path = self.work / f"{command}-{self.count}.json"
+        path = self.work / f"{command}-{next(self.count)}.json"
         path.write_text(json.dumps(request))
         result = subprocess.run([str(HERE / "run-harness.sh"), command, str(path)],
                                 capture_output=True, text=True, timeout=900)

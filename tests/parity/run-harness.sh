@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the iceberg-java parity harness:  run-harness.sh write|dump|transform|catalog <request.json>
+# Run the iceberg-java parity harness:  run-harness.sh write|dump|transform|catalog|commit-bench <request.json>
 # Prints one JSON object on stdout (exit 0 ok, 1 error, 2 usage, 3 clustered writer rejected the
 # row order). Builds the harness first if the jar is missing.
 #   run-harness.sh rest-server   runs iceberg-java's REST catalog test server
@@ -12,7 +12,7 @@ if [[ $# -eq 1 && "$1" == rest-server ]]; then
   main=org.apache.iceberg.rest.RESTCatalogServer
   args=()
 elif [[ $# -ne 2 ]]; then
-  echo "usage: $0 write|dump|transform|catalog <request.json>  or  $0 rest-server" >&2
+  echo "usage: $0 write|dump|transform|catalog|commit-bench <request.json>  or  $0 rest-server" >&2
   exit 2
 else
   main=floe.parity.Harness

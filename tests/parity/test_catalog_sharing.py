@@ -1,8 +1,9 @@
 """One catalog, three engines: floe, pyiceberg's SqlCatalog and iceberg-java's JdbcCatalog (through
-the harness's `catalog` command) take turns appending to one table through the same SQLite file
-and the same PostgreSQL database, and each then reads every row exactly once."""
+the harness's `catalog` command) append to one table through the same SQLite file and the same
+PostgreSQL database, in turns and at the same time, and each then reads every row exactly once."""
 
 import subprocess
+import threading
 import uuid
 
 import pyarrow as pa
@@ -104,6 +105,59 @@ def test_floe_pyiceberg_and_iceberg_java_share_one_catalog(shared, harness, tmp_
     history = [s.snapshot_id for s in reloaded.metadata.snapshots]
     parents = [s.parent_snapshot_id for s in reloaded.metadata.snapshots]
     assert parents == [None] + history[:-1]
+
+
+def test_iceberg_java_and_floe_append_at_the_same_time(shared, harness, tmp_path):
+    """floe appends in a loop while three iceberg-java processes (JdbcCatalog) append to the same
+    table through the same catalog: every commit lands once, in one linear history."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    run_floe(shared, "create", TABLE, "--schema", SCHEMA, "--property", "commit.retry.num-retries=50",
+             "--property", "commit.retry.min-wait-ms=5", "--property", "commit.retry.max-wait-ms=200")
+    floe_appends, java_appends, count = 8, 3, 50
+    failures = []
+
+    def floe_writer():
+        for s in range(floe_appends):
+            path = tmp_path / f"floe-{s}.parquet"
+            pq.write_table(rows(s * count, count), path)
+            result = subprocess.run([FLOE, "append", TABLE, str(path), "--catalog", shared["floe"],
+                                     "--warehouse", str(shared["warehouse"])],
+                                    capture_output=True, text=True, timeout=600)
+            if result.returncode != 0:
+                failures.append(result.stderr)
+
+    def java_writer(k):
+        path = tmp_path / f"java-{k}.parquet"
+        pq.write_table(rows(10000 + k * count, count), path)
+        try:
+            java(harness, shared, [path])
+        except AssertionError as error:
+            failures.append(str(error))
+
+    threads = [threading.Thread(target=floe_writer)]
+    threads += [threading.Thread(target=java_writer, args=(k,)) for k in range(java_appends)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[0]
+
+    expected = sorted(list(range(floe_appends * count)) +
+                      [10000 + k * count + j for k in range(java_appends) for j in range(count)])
+    seen = java(harness, shared)
+    assert seen["ids"] == expected and seen["snapshots"] == floe_appends + java_appends
+    catalog = SqlCatalog("floe", uri=shared["pyiceberg"], warehouse=f"file://{shared['warehouse']}")
+    table = catalog.load_table(TABLE)
+    snapshots = table.metadata.snapshots
+    assert len(snapshots) == floe_appends + java_appends
+    history = [s.snapshot_id for s in snapshots]
+    assert [s.parent_snapshot_id for s in snapshots] == [None] + history[:-1]
+    assert int(table.current_snapshot().summary["total-records"]) == len(expected)
+    assert sorted(table.scan().to_arrow().column("id").to_pylist()) == expected
+    out = tmp_path / "all.parquet"
+    run_floe(shared, "scan", TABLE, "--format", "parquet", "--output", out)
+    assert sorted(pq.read_table(out).column("id").to_pylist()) == expected
 
 
 def test_filesystem_catalog_reads_and_is_read_by_iceberg_java(harness, tmp_path):

@@ -58,7 +58,8 @@ Json NamespaceJson(const Namespace& ns) {
 
 arrow::Result<Namespace> NamespaceFromJson(const Json& json, std::string_view what) {
   if (!json.is_array())
-    return MakeError(ErrorKind::kInvalidMetadata, std::string(what) + ": not a namespace");
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     std::string(what) + ": not a namespace");
   Namespace ns;
   for (const auto& level : json) {
     if (!level.is_string())
@@ -117,11 +118,11 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
   Json updates = Json::array();
   requirements.push_back({{"type", "assert-table-uuid"}, {"uuid", base.table_uuid}});
   if (updated.table_uuid != base.table_uuid) {
-    return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError("table-uuid"));
+    return MakeError(ErrorKind::kNotSupported,
+                     TableMetadataRequirementsError("table-uuid"));
   }
   if (updated.format_version < base.format_version) {
-    return MakeError(ErrorKind::kNotSupported,
-                     "a table's format version cannot go down");
+    return MakeError(ErrorKind::kNotSupported, "a table's format version cannot go down");
   }
   if (updated.format_version > base.format_version) {
     updates.push_back({{"action", "upgrade-format-version"},
@@ -168,9 +169,10 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
                             {"last-assigned-field-id", base.last_column_id}});
   }
   for (int id : added_schemas) {
-    updates.push_back({{"action", "add-schema"},
-                       {"schema", json_internal::SchemaToJsonValue(*updated.SchemaById(id))},
-                       {"last-column-id", updated.last_column_id}});
+    updates.push_back(
+        {{"action", "add-schema"},
+         {"schema", json_internal::SchemaToJsonValue(*updated.SchemaById(id))},
+         {"last-column-id", updated.last_column_id}});
   }
   if (updated.current_schema_id != base.current_schema_id) {
     requirements.push_back({{"type", "assert-current-schema-id"},
@@ -198,7 +200,8 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
   if (updated.default_spec_id != base.default_spec_id) {
     requirements.push_back(
         {{"type", "assert-default-spec-id"}, {"default-spec-id", base.default_spec_id}});
-    bool last_added = !added_specs.empty() && added_specs.back() == updated.default_spec_id;
+    bool last_added =
+        !added_specs.empty() && added_specs.back() == updated.default_spec_id;
     updates.push_back({{"action", "set-default-spec"},
                        {"spec-id", last_added ? -1 : updated.default_spec_id}});
   }
@@ -221,8 +224,9 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
                             {"default-sort-order-id", base.default_sort_order_id}});
     bool last_added =
         !added_orders.empty() && added_orders.back() == updated.default_sort_order_id;
-    updates.push_back({{"action", "set-default-sort-order"},
-                       {"sort-order-id", last_added ? -1 : updated.default_sort_order_id}});
+    updates.push_back(
+        {{"action", "set-default-sort-order"},
+         {"sort-order-id", last_added ? -1 : updated.default_sort_order_id}});
   }
 
   if (updated.location != base.location) {
@@ -269,7 +273,8 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
   if (removed_snapshots.empty() &&
       (updated.statistics_json != base.statistics_json ||
        updated.partition_statistics_json != base.partition_statistics_json)) {
-    return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError("statistics"));
+    return MakeError(ErrorKind::kNotSupported,
+                     TableMetadataRequirementsError("statistics"));
   }
 
   // Branches and tags: main follows current-snapshot-id in tables without refs (v1).
@@ -321,12 +326,12 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
 
 struct RestCatalog::Impl {
   std::string name;
-  std::string base_url;    // no trailing slash, e.g. http://127.0.0.1:8181
-  std::string redacted;    // base_url for messages
-  std::string prefix;      // "/v1/" or "/v1/<prefix>/"
-  std::string separator;   // the encoded namespace separator, e.g. %1F
-  std::string warehouse;   // from the config answer or the options
-  std::string token;       // bearer token; never printed
+  std::string base_url;   // no trailing slash, e.g. http://127.0.0.1:8181
+  std::string redacted;   // base_url for messages
+  std::string prefix;     // "/v1/" or "/v1/<prefix>/"
+  std::string separator;  // the encoded namespace separator, e.g. %1F
+  std::string warehouse;  // from the config answer or the options
+  std::string token;      // bearer token; never printed
   std::vector<std::string> extra_headers;
   int64_t timeout_ms = kDefaultTimeoutMs;
   std::shared_ptr<FileIO> io;
@@ -371,7 +376,8 @@ struct RestCatalog::Impl {
   // One HTTP exchange. A transport failure gives an IOError; `*maybe_sent` tells whether
   // the request could have reached the server (false only when no connection was made).
   arrow::Result<HttpResponse> Send(const std::string& method, const std::string& url,
-                                   const std::string& body, const std::string& content_type,
+                                   const std::string& body,
+                                   const std::string& content_type,
                                    bool* maybe_sent = nullptr) {
     if (maybe_sent) *maybe_sent = false;
     CURL* handle = Acquire();
@@ -387,14 +393,16 @@ struct RestCatalog::Impl {
     if (!token.empty()) {
       headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
     }
-    for (const auto& header : extra_headers) headers = curl_slist_append(headers, header.c_str());
+    for (const auto& header : extra_headers)
+      headers = curl_slist_append(headers, header.c_str());
     curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
     curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(handle, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(kConnectTimeoutMs));
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(kConnectTimeoutMs));
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &response.body);
     if (method == "GET") {
@@ -415,8 +423,8 @@ struct RestCatalog::Impl {
     Release(handle);
     if (code != CURLE_OK) {
       bool unsent = code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
-                    code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_UNSUPPORTED_PROTOCOL ||
-                    code == CURLE_URL_MALFORMAT;
+                    code == CURLE_COULDNT_RESOLVE_PROXY ||
+                    code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT;
       if (maybe_sent) *maybe_sent = !unsent;
       std::string reason = code == CURLE_WRITE_ERROR
                                ? "the response is larger than 256 MiB"
@@ -482,8 +490,9 @@ struct RestCatalog::Impl {
   }
 
   // Follows next-page-token through every page of a list, collecting `member`.
-  arrow::Result<std::vector<Json>> ListAll(const std::string& path, const std::string& query,
-                                           const char* member, ErrorKind missing) {
+  arrow::Result<std::vector<Json>> ListAll(const std::string& path,
+                                           const std::string& query, const char* member,
+                                           ErrorKind missing) {
     std::vector<Json> items;
     std::string page_token;
     for (int page = 0; page < 100000; ++page) {
@@ -550,8 +559,9 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
   GlobalInitOnce();
   const std::string& uri = options.uri;
   if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
-    return MakeError(ErrorKind::kInvalidInput, "REST catalog URI '" + RedactUri(uri) +
-                                                   "' must start with http:// or https://");
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "REST catalog URI '" + RedactUri(uri) + "' must start with http:// or https://");
   }
   auto impl = std::make_unique<Impl>();
   impl->name = options.name;
@@ -596,13 +606,13 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
     std::string endpoint =
         Property(props, "oauth2-server-uri", impl->base_url + "/v1/oauth/tokens");
     impl->token.clear();
-    auto response =
-        impl->Send("POST", endpoint, FormEncode(form), "application/x-www-form-urlencoded");
+    auto response = impl->Send("POST", endpoint, FormEncode(form),
+                               "application/x-www-form-urlencoded");
     if (!response.ok()) {
       return MakeError(ErrorKind::kInvalidInput,
-                       "REST catalog " + impl->redacted + ": the OAuth2 token request to " +
-                           RedactUri(endpoint) + " failed (" +
-                           std::string(response.status().message()) + ")");
+                       "REST catalog " + impl->redacted +
+                           ": the OAuth2 token request to " + RedactUri(endpoint) +
+                           " failed (" + std::string(response.status().message()) + ")");
     }
     if (response->status != 200) {
       auto [type, message] = ErrorTypeAndMessage(response->body);
@@ -624,7 +634,8 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
 
   // /v1/config: defaults, then the client's properties, then the server's overrides.
   std::string config_path = "/v1/config";
-  if (!options.warehouse.empty()) config_path += "?warehouse=" + PercentEncode(options.warehouse);
+  if (!options.warehouse.empty())
+    config_path += "?warehouse=" + PercentEncode(options.warehouse);
   ARROW_ASSIGN_OR_RAISE(auto config,
                         impl->Call("GET", config_path, nullptr, ErrorKind::kNotFound));
   std::map<std::string, std::string> merged;
@@ -667,12 +678,13 @@ arrow::Status RestCatalog::CreateNamespace(
       .status();
 }
 
-arrow::Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
+arrow::Result<std::vector<Namespace>> RestCatalog::ListNamespaces(
+    const Namespace& parent) {
   std::string query;
   if (!parent.empty()) query = "parent=" + impl_->NamespacePath(parent);
-  ARROW_ASSIGN_OR_RAISE(auto items, impl_->ListAll(impl_->prefix + "namespaces", query,
-                                                   "namespaces",
-                                                   ErrorKind::kNoSuchNamespace));
+  ARROW_ASSIGN_OR_RAISE(auto items,
+                        impl_->ListAll(impl_->prefix + "namespaces", query, "namespaces",
+                                       ErrorKind::kNoSuchNamespace));
   std::vector<Namespace> out;
   for (const auto& item : items) {
     ARROW_ASSIGN_OR_RAISE(auto ns, NamespaceFromJson(item, "REST namespace list"));
@@ -683,8 +695,9 @@ arrow::Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespac
 }
 
 arrow::Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
-  auto answer = impl_->Call("HEAD", impl_->prefix + "namespaces/" + impl_->NamespacePath(ns),
-                            nullptr, ErrorKind::kNoSuchNamespace);
+  auto answer =
+      impl_->Call("HEAD", impl_->prefix + "namespaces/" + impl_->NamespacePath(ns),
+                  nullptr, ErrorKind::kNoSuchNamespace);
   if (answer.ok()) return true;
   if (KindOf(answer.status()) == ErrorKind::kNoSuchNamespace) return false;
   return answer.status();
@@ -693,8 +706,9 @@ arrow::Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
 arrow::Result<std::map<std::string, std::string>> RestCatalog::LoadNamespaceProperties(
     const Namespace& ns) {
   ARROW_ASSIGN_OR_RAISE(
-      auto answer, impl_->Call("GET", impl_->prefix + "namespaces/" + impl_->NamespacePath(ns),
-                               nullptr, ErrorKind::kNoSuchNamespace));
+      auto answer,
+      impl_->Call("GET", impl_->prefix + "namespaces/" + impl_->NamespacePath(ns),
+                  nullptr, ErrorKind::kNoSuchNamespace));
   std::map<std::string, std::string> out;
   if (answer.is_object()) {
     auto props = answer.find("properties");
@@ -717,8 +731,8 @@ arrow::Status RestCatalog::UpdateNamespaceProperties(
   body["removals"] = removals;
   return impl_
       ->Call("POST",
-             impl_->prefix + "namespaces/" + impl_->NamespacePath(ns) + "/properties", &body,
-             ErrorKind::kNoSuchNamespace)
+             impl_->prefix + "namespaces/" + impl_->NamespacePath(ns) + "/properties",
+             &body, ErrorKind::kNoSuchNamespace)
       .status();
 }
 
@@ -732,14 +746,14 @@ arrow::Status RestCatalog::DropNamespace(const Namespace& ns) {
 arrow::Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) {
   ARROW_ASSIGN_OR_RAISE(
       auto items,
-      impl_->ListAll(impl_->prefix + "namespaces/" + impl_->NamespacePath(ns) + "/tables", "",
-                     "identifiers", ErrorKind::kNoSuchNamespace));
+      impl_->ListAll(impl_->prefix + "namespaces/" + impl_->NamespacePath(ns) + "/tables",
+                     "", "identifiers", ErrorKind::kNoSuchNamespace));
   std::vector<TableIdentifier> out;
   for (const auto& item : items) {
     if (!item.is_object() || !item.contains("namespace") || !item.contains("name") ||
         !item["name"].is_string()) {
-      return MakeError(ErrorKind::kInvalidMetadata,
-                       "REST catalog " + impl_->redacted + ": malformed table identifier");
+      return MakeError(ErrorKind::kInvalidMetadata, "REST catalog " + impl_->redacted +
+                                                        ": malformed table identifier");
     }
     TableIdentifier id;
     ARROW_ASSIGN_OR_RAISE(id.ns, NamespaceFromJson(item["namespace"], "REST table list"));
@@ -762,7 +776,8 @@ arrow::Result<TableState> RestCatalog::CreateTable(const TableIdentifier& id,
   body["name"] = id.name;
   body["location"] = metadata.location;
   body["schema"] = json_internal::SchemaToJsonValue(*metadata.CurrentSchema());
-  body["partition-spec"] = json_internal::PartitionSpecToJsonValue(*metadata.DefaultSpec());
+  body["partition-spec"] =
+      json_internal::PartitionSpecToJsonValue(*metadata.DefaultSpec());
   if (auto order = metadata.DefaultSortOrder()) {
     body["write-order"] = json_internal::SortOrderToJsonValue(*order);
   }
@@ -773,7 +788,8 @@ arrow::Result<TableState> RestCatalog::CreateTable(const TableIdentifier& id,
   body["stage-create"] = false;
   ARROW_ASSIGN_OR_RAISE(
       auto answer,
-      impl_->Call("POST", impl_->prefix + "namespaces/" + impl_->NamespacePath(id.ns) + "/tables",
+      impl_->Call("POST",
+                  impl_->prefix + "namespaces/" + impl_->NamespacePath(id.ns) + "/tables",
                   &body, ErrorKind::kNoSuchNamespace));
   return impl_->TableStateFrom(answer, "table '" + id.ToString() + "'");
 }
@@ -788,18 +804,19 @@ arrow::Result<TableState> RestCatalog::CommitTable(const TableIdentifier& id,
   auto response = impl_->Send("POST", url, request, "application/json", &maybe_sent);
   if (!response.ok()) {
     if (!maybe_sent) return response.status();
-    return MakeError(ErrorKind::kCommitStateUnknown,
-                     "commit of table '" + id.ToString() +
-                         "' may or may not have happened: " + response.status().message());
+    return MakeError(
+        ErrorKind::kCommitStateUnknown,
+        "commit of table '" + id.ToString() +
+            "' may or may not have happened: " + response.status().message());
   }
   long status = response->status;
   if (status >= 200 && status <= 299) {
     auto parsed = json_internal::Parse(response->body, "REST commit answer");
     if (!parsed.ok()) {
-      return MakeError(ErrorKind::kCommitStateUnknown,
-                       "commit of table '" + id.ToString() +
-                           "' succeeded but its answer cannot be read: " +
-                           parsed.status().message());
+      return MakeError(
+          ErrorKind::kCommitStateUnknown,
+          "commit of table '" + id.ToString() +
+              "' succeeded but its answer cannot be read: " + parsed.status().message());
     }
     return impl_->TableStateFrom(*parsed, "table '" + id.ToString() + "'");
   }
@@ -820,7 +837,8 @@ arrow::Status RestCatalog::RenameTable(const TableIdentifier& from,
   Json body = Json::object();
   body["source"] = {{"namespace", NamespaceJson(from.ns)}, {"name", from.name}};
   body["destination"] = {{"namespace", NamespaceJson(to.ns)}, {"name", to.name}};
-  return impl_->Call("POST", impl_->prefix + "tables/rename", &body, ErrorKind::kNoSuchTable)
+  return impl_
+      ->Call("POST", impl_->prefix + "tables/rename", &body, ErrorKind::kNoSuchTable)
       .status();
 }
 

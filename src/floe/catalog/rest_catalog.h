@@ -1,8 +1,9 @@
-// The REST catalog client: the Iceberg REST catalog protocol (open-api/rest-catalog-open-api
-// in apache/iceberg) over HTTP, as iceberg-java's RESTCatalog speaks it. The server owns the
-// metadata files: a commit sends the changes from the base version as `updates`, guarded by
-// `requirements` (assert-table-uuid, assert-ref-snapshot-id, ...), and the server applies
-// them atomically or answers 409 when the table moved on.
+// The REST catalog client: the Iceberg REST catalog protocol
+// (open-api/rest-catalog-open-api in apache/iceberg) over HTTP, as iceberg-java's
+// RESTCatalog speaks it. The server owns the metadata files: a commit sends the changes
+// from the base version as `updates`, guarded by `requirements` (assert-table-uuid,
+// assert-ref-snapshot-id, ...), and the server applies them atomically or answers 409
+// when the table moved on.
 #pragma once
 
 #include <map>
@@ -14,11 +15,11 @@
 namespace floe {
 
 /// The body of a table commit (`{"requirements": [...], "updates": [...]}`) that turns
-/// `base` into `updated`, with the requirements iceberg-java's UpdateRequirements adds for
-/// those updates. Supports what floe's operations change: snapshots added and removed,
-/// branches and tags set and removed, schemas, specs and sort orders added and made
-/// default, properties set and removed, location and format-version upgrades. Any other
-/// difference (e.g. statistics files changed, a schema rewritten in place) gives
+/// `base` into `updated`, with the requirements iceberg-java's UpdateRequirements adds
+/// for those updates. Supports what floe's operations change: snapshots added and
+/// removed, branches and tags set and removed, schemas, specs and sort orders added and
+/// made default, properties set and removed, location and format-version upgrades. Any
+/// other difference (e.g. statistics files changed, a schema rewritten in place) gives
 /// NotSupported naming the field, so nothing is committed that the server would not
 /// reproduce.
 arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
@@ -31,8 +32,8 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
 /// properties (`options.properties`):
 ///   token            a bearer token sent with every request;
 ///   credential       `client_id:client_secret` (or a bare secret), exchanged for a token
-///                    at oauth2-server-uri (default <uri>/v1/oauth/tokens) with the OAuth2
-///                    client-credentials grant; scope (default "catalog");
+///                    at oauth2-server-uri (default <uri>/v1/oauth/tokens) with the
+///                    OAuth2 client-credentials grant; scope (default "catalog");
 ///   header.NAME      an extra HTTP header;
 ///   rest.timeout-ms  the limit for one request (default 120000).
 /// The server's /v1/config answer supplies `prefix` and `namespace-separator`. Tokens and

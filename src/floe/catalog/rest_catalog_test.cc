@@ -15,8 +15,9 @@ using nlohmann::json;
 TableMetadataPtr NewTable(std::map<std::string, std::string> properties = {}) {
   auto schema = ParseSchemaText("id long not null, name string");
   EXPECT_TRUE(schema.ok());
-  auto metadata = NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
-                                   *SortOrder::Unsorted(), "/w/db/t", std::move(properties));
+  auto metadata =
+      NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(), *SortOrder::Unsorted(),
+                       "/w/db/t", std::move(properties));
   EXPECT_TRUE(metadata.ok());
   return *metadata;
 }
@@ -52,8 +53,9 @@ TEST(RestCommitRequestTest, FirstAppendRequiresAnEmptyMainBranch) {
   ASSERT_EQ(request["requirements"].size(), 2u);
   EXPECT_EQ(request["requirements"][0],
             json({{"type", "assert-table-uuid"}, {"uuid", base->table_uuid}}));
-  EXPECT_EQ(request["requirements"][1],
-            json({{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", nullptr}}));
+  EXPECT_EQ(request["requirements"][1], json({{"type", "assert-ref-snapshot-id"},
+                                              {"ref", "main"},
+                                              {"snapshot-id", nullptr}}));
   ASSERT_EQ(request["updates"].size(), 2u);
   EXPECT_EQ(request["updates"][0]["action"], "add-snapshot");
   EXPECT_EQ(request["updates"][0]["snapshot"]["snapshot-id"], 11);
@@ -106,8 +108,9 @@ TEST(RestCommitRequestTest, DroppingATagAssertsIt) {
   tagged.refs["v1"] = SnapshotRef{11, false};
   auto untagged = TableMetadataBuilder(tagged, "/w/v.json").RemoveRef("v1").Build();
   json request = Request(tagged, *untagged);
-  EXPECT_EQ(request["requirements"][1],
-            json({{"type", "assert-ref-snapshot-id"}, {"ref", "v1"}, {"snapshot-id", 11}}));
+  EXPECT_EQ(
+      request["requirements"][1],
+      json({{"type", "assert-ref-snapshot-id"}, {"ref", "v1"}, {"snapshot-id", 11}}));
   EXPECT_EQ(request["updates"][0],
             json({{"action", "remove-snapshot-ref"}, {"ref-name", "v1"}}));
 }
@@ -129,7 +132,8 @@ TEST(RestCommitRequestTest, ChangesWithoutAnUpdateAreRefused) {
             ErrorKind::kNotSupported);
   TableMetadata stats = *base;
   stats.statistics_json = R"([{"snapshot-id": 11}])";
-  EXPECT_EQ(KindOf(RestCommitRequestJson(*base, stats).status()), ErrorKind::kNotSupported);
+  EXPECT_EQ(KindOf(RestCommitRequestJson(*base, stats).status()),
+            ErrorKind::kNotSupported);
 }
 
 TEST(RestCatalogTest, OpenRefusesOtherSchemesAndUnreachableServers) {

@@ -424,7 +424,9 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
                     << " row_groups_read=" << c.row_groups_read
                     << " row_groups_skipped=" << c.row_groups_skipped
                     << " bytes_read=" << c.bytes_read << " requests=" << c.requests
-                    << " rows_read=" << c.rows_read << " rows=" << c.rows << "\n";
+                    << " rows_read=" << c.rows_read << " rows=" << c.rows
+                    << " delete_files=" << c.delete_files_read
+                    << " rows_deleted=" << c.rows_deleted << "\n";
         }
         return arrow::Status::OK();
       };

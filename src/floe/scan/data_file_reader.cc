@@ -7,12 +7,14 @@
 
 #include "arrow/array.h"
 #include "arrow/array/util.h"
+#include "arrow/builder.h"
 #include "arrow/compute/api.h"
 #include "arrow/extension_type.h"
 #include "arrow/io/interfaces.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/expr/evaluators.h"
 #include "floe/expr/row_filter.h"
+#include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
 #include "floe/spec/name_mapping.h"
@@ -409,7 +411,9 @@ class ProjectingReader final : public arrow::RecordBatchReader {
                    std::shared_ptr<arrow::Schema> output, std::vector<int> source_index,
                    std::vector<std::shared_ptr<arrow::Scalar>> constants,
                    int64_t row_count, ExpressionPtr filter, std::string location,
-                   std::shared_ptr<ScanStats> stats)
+                   std::shared_ptr<ScanStats> stats,
+                   std::shared_ptr<const FileDeletes> deletes,
+                   std::vector<std::pair<int64_t, int64_t>> spans)
       : file_reader_(std::move(file_reader)),
         batches_(std::move(batches)),
         read_(std::move(read)),
@@ -419,7 +423,9 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         rows_left_(row_count),
         filter_(std::move(filter)),
         location_(std::move(location)),
-        stats_(std::move(stats)) {}
+        stats_(std::move(stats)),
+        deletes_(std::move(deletes)),
+        spans_(std::move(spans)) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_; }
 
@@ -432,6 +438,10 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         return arrow::Status::OK();
       }
       if (stats_) stats_->rows_read += read->num_rows();
+      if (deletes_ && !deletes_->empty()) {
+        ARROW_RETURN_NOT_OK(ApplyDeletes(&read));
+        if (read->num_rows() == 0) continue;
+      }
       if (filter_ && filter_->op != Operation::kTrue) {
         auto filtered = FilterBatch(*filter_, read);
         if (!filtered.ok())
@@ -499,6 +509,49 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     return arrow::Status::OK();
   }
 
+  // Drops the rows of `batch` (the next rows of the selected row groups) that the delete
+  // files delete: by file position, then by equality key.
+  arrow::Status ApplyDeletes(std::shared_ptr<arrow::RecordBatch>* batch) {
+    const int64_t rows = (*batch)->num_rows();
+    std::vector<bool> keep(rows, true);
+    const auto& positions = deletes_->positions;
+    for (int64_t row = 0; row < rows; ++row) {
+      while (span_ < spans_.size() && span_offset_ >= spans_[span_].second) {
+        ++span_;
+        span_offset_ = 0;
+      }
+      if (span_ >= spans_.size()) {
+        return MakeError(
+            ErrorKind::kInvalidMetadata,
+            "data file " + location_ + " returned more rows than its row groups hold");
+      }
+      int64_t position = spans_[span_].first + span_offset_++;
+      if (!positions.empty() &&
+          std::binary_search(positions.begin(), positions.end(), position)) {
+        keep[row] = false;
+      }
+    }
+    for (const auto& equality : deletes_->equality) {
+      auto keys = EqualityKeys(**batch, equality->field_ids);
+      if (!keys.ok())
+        return WithContext(keys.status(), "applying equality deletes to " + location_);
+      for (int64_t row = 0; row < rows; ++row) {
+        if (keep[row] && equality->keys.count((*keys)[row])) keep[row] = false;
+      }
+    }
+    int64_t kept = std::count(keep.begin(), keep.end(), true);
+    if (stats_) stats_->rows_deleted += rows - kept;
+    if (kept == rows) return arrow::Status::OK();
+    arrow::BooleanBuilder mask;
+    ARROW_RETURN_NOT_OK(mask.Reserve(rows));
+    for (int64_t row = 0; row < rows; ++row) mask.UnsafeAppend(keep[row]);
+    ARROW_ASSIGN_OR_RAISE(auto mask_array, mask.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto filtered,
+                          arrow::compute::Filter(arrow::Datum(*batch), mask_array));
+    *batch = filtered.record_batch();
+    return arrow::Status::OK();
+  }
+
   std::unique_ptr<parquet::arrow::FileReader> file_reader_;
   std::unique_ptr<arrow::RecordBatchReader> batches_;
   std::shared_ptr<arrow::Schema> read_;
@@ -509,6 +562,12 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   ExpressionPtr filter_;
   std::string location_;
   std::shared_ptr<ScanStats> stats_;
+  std::shared_ptr<const FileDeletes> deletes_;
+  // The selected row groups as (first row position in the file, row count), in read
+  // order.
+  std::vector<std::pair<int64_t, int64_t>> spans_;
+  size_t span_ = 0;
+  int64_t span_offset_ = 0;
 };
 
 // Name mapping (files written without field ids): the file's own fields, annotated with
@@ -622,7 +681,7 @@ class MappedBatchReader final : public arrow::RecordBatchReader {
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
-    std::shared_ptr<ScanStats> stats) {
+    std::shared_ptr<ScanStats> stats, std::shared_ptr<const FileDeletes> deletes) {
   const std::string& location = file.file_path;
   const Schema& projection = *options.read_schema;
   auto opened = io->OpenInput(location);
@@ -688,7 +747,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   // Row groups whose statistics show that no row matches the filter are not read.
   auto metadata = reader->parquet_reader()->metadata();
   std::vector<int> row_groups;
+  std::vector<std::pair<int64_t, int64_t>> spans;  // (first row in the file, rows)
   int64_t rows_selected = 0;
+  int64_t file_row = 0;
   const bool filtering = options.filter && options.filter->op != Operation::kTrue;
   std::set<int> filter_ids;
   if (filtering) filter_ids = ReferencedFieldIds(*options.filter);
@@ -696,6 +757,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   try {
     for (int g = 0; g < metadata->num_row_groups(); ++g) {
       auto row_group = metadata->RowGroup(g);
+      const int64_t group_start = file_row;
+      file_row += row_group->num_rows();
       if (filtering) {
         std::map<int, ColumnSummary> summaries;
         for (int id : filter_ids) {
@@ -717,6 +780,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
         }
       }
       row_groups.push_back(g);
+      spans.emplace_back(group_start, row_group->num_rows());
       rows_selected += row_group->num_rows();
     }
   } catch (const std::exception& error) {
@@ -750,7 +814,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ProjectingReader>(
       std::move(reader), std::move(batches), std::move(read_schema),
       std::move(output_schema), std::move(source_index), std::move(constants),
-      rows_selected, options.filter, location, std::move(stats)));
+      rows_selected, options.filter, location, std::move(stats), std::move(deletes),
+      std::move(spans)));
 }
 
 }  // namespace floe

@@ -16,6 +16,8 @@
 
 namespace floe {
 
+struct FileDeletes;
+
 /// Counters for what a scan read (shared by the readers of one scan; thread-safe to
 /// update).
 struct ScanStats {
@@ -29,8 +31,10 @@ struct ScanStats {
   std::atomic<int64_t> row_groups_skipped{0};  ///< by Parquet statistics
   std::atomic<int64_t> bytes_read{0};
   std::atomic<int64_t> requests{0};
-  std::atomic<int64_t> rows_read{0};  ///< decoded from the files
-  std::atomic<int64_t> rows{0};       ///< returned after the filter
+  std::atomic<int64_t> rows_read{0};          ///< decoded from the files
+  std::atomic<int64_t> rows{0};               ///< returned after the filter
+  std::atomic<int64_t> delete_files_read{0};  ///< position, equality and DV files
+  std::atomic<int64_t> rows_deleted{0};       ///< dropped by delete files
 };
 
 /// What to read from one data file.
@@ -55,9 +59,14 @@ struct DataFileReadOptions {
 /// partition source of `spec`; promoted types (int to long, float to double, wider
 /// decimals) are cast. A file without field ids is read through the name mapping.
 /// A file that cannot be read gives an error naming it.
+///
+/// `deletes` (optional) drops the rows at the listed positions of the file and the rows
+/// whose equality-field values an equality delete lists, before the filter; the equality
+/// fields must be top-level columns of the read schema.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
-    std::shared_ptr<ScanStats> stats);
+    std::shared_ptr<ScanStats> stats,
+    std::shared_ptr<const FileDeletes> deletes = nullptr);
 
 }  // namespace floe

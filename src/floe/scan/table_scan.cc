@@ -20,12 +20,13 @@ class ChainedReader final : public arrow::RecordBatchReader {
  public:
   ChainedReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> tasks,
                 DataFileReadOptions options, std::shared_ptr<arrow::Schema> schema,
-                std::shared_ptr<ScanStats> stats)
+                std::shared_ptr<ScanStats> stats, SchemaPtr table_schema)
       : io_(std::move(io)),
         tasks_(std::move(tasks)),
         options_(std::move(options)),
         schema_(std::move(schema)),
-        stats_(std::move(stats)) {}
+        stats_(std::move(stats)),
+        deletes_(io_, std::move(table_schema), options_.name_mapping) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
@@ -37,8 +38,14 @@ class ChainedReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = tasks_[next_++];
-        ARROW_ASSIGN_OR_RAISE(current_,
-                              ReadDataFile(io_, task.file, options_, *task.spec, stats_));
+        std::shared_ptr<const FileDeletes> deletes;
+        if (!task.deletes.empty()) {
+          ARROW_ASSIGN_OR_RAISE(auto loaded,
+                                deletes_.Load(task.deletes, task.file.file_path));
+          deletes = std::make_shared<const FileDeletes>(std::move(loaded));
+        }
+        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec,
+                                                     stats_, deletes));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -56,6 +63,7 @@ class ChainedReader final : public arrow::RecordBatchReader {
   DataFileReadOptions options_;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<ScanStats> stats_;
+  DeleteLoader deletes_;
   size_t next_ = 0;
   std::shared_ptr<arrow::RecordBatchReader> current_;
 };
@@ -140,6 +148,8 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
 
 arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   std::vector<FileScanTask> tasks;
+  std::vector<int64_t> sequence_numbers;  // the data sequence number of each task's file
+  DeleteIndex deletes;
   if (!snapshot_) return tasks;
   std::vector<ManifestFile> manifests;
   if (!snapshot_->manifest_list.empty()) {
@@ -222,9 +232,11 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
     for (auto& entry : contents->entries) {
       if (entry.status == EntryStatus::kDeleted) continue;
       if (entry.data_file.content != FileContent::kData) {
-        return MakeError(ErrorKind::kNotSupported,
-                         "snapshot " + std::to_string(snapshot_->snapshot_id) +
-                             " has delete files, which floe cannot apply yet");
+        // Delete files are never pruned by the filter's metrics: they apply to the data
+        // files that survive pruning.
+        deletes.Add(DeleteFileEntry{std::move(entry.data_file),
+                                    entry.sequence_number.value_or(0), spec});
+        continue;
       }
       if (filtering) {
         const DataFile& file = entry.data_file;
@@ -251,8 +263,17 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
           continue;
         }
       }
-      tasks.push_back(FileScanTask{std::move(entry.data_file), spec});
+      tasks.push_back(FileScanTask{std::move(entry.data_file), spec, {}});
+      sequence_numbers.push_back(entry.sequence_number.value_or(0));
     }
+  }
+  if (!deletes.empty()) {
+    std::set<std::string> used;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      tasks[i].deletes = deletes.For(tasks[i].file, sequence_numbers[i], *tasks[i].spec);
+      for (const auto& entry : tasks[i].deletes) used.insert(entry->file.file_path);
+    }
+    stats_->delete_files_read += static_cast<int64_t>(used.size());
   }
   stats_->files_planned += static_cast<int64_t>(tasks.size());
   return tasks;
@@ -262,10 +283,33 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>>
 TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*projection_));
-  DataFileReadOptions options{read_schema_, projection_, filter_, nullptr};
+  // Equality deletes compare columns the caller may not have asked for: decode them too
+  // (they are top-level columns, so they cannot collide with a pruned struct's fields).
+  std::set<int> equality_ids;
+  for (const auto& task : tasks) {
+    for (const auto& entry : task.deletes) {
+      if (entry->file.content != FileContent::kEqualityDeletes) continue;
+      for (int id : entry->file.equality_ids) {
+        if (!schema_->FindField(id) || schema_->FindParentId(id)) {
+          return MakeError(ErrorKind::kNotSupported,
+                           "equality-delete file " + entry->file.file_path +
+                               " deletes by field " + std::to_string(id) +
+                               ", which is not a top-level column of the schema read");
+        }
+        equality_ids.insert(id);
+      }
+    }
+  }
+  SchemaPtr read_schema = read_schema_;
+  if (!equality_ids.empty()) {
+    std::set<int> ids = equality_ids;
+    for (int id : read_schema_->AllFieldIds()) ids.insert(id);
+    read_schema = SelectFields(*schema_, ids);
+  }
+  DataFileReadOptions options{read_schema, projection_, filter_, nullptr};
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
-      io_, std::move(tasks), std::move(options), std::move(schema), stats_));
+      io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_));
 }
 
 }  // namespace floe

@@ -10,6 +10,7 @@
 #include "floe/io/file_io.h"
 #include "floe/manifest/data_file.h"
 #include "floe/scan/data_file_reader.h"
+#include "floe/scan/delete_files.h"
 #include "floe/spec/table_metadata.h"
 
 namespace floe {
@@ -29,10 +30,11 @@ struct ScanOptions {
   std::optional<int64_t> as_of_ms;
 };
 
-/// One data file to read.
+/// One data file to read, with the delete files that apply to it.
 struct FileScanTask {
   DataFile file;
   PartitionSpecPtr spec;
+  std::vector<std::shared_ptr<const DeleteFileEntry>> deletes;
 };
 
 /// Not thread-safe.
@@ -55,8 +57,8 @@ class TableScan {
 
   /// The live data files of the snapshot that might hold matching rows, in manifest
   /// order: manifests are pruned by their partition summaries, files by their partition
-  /// tuple and column metrics. Delete files are not applied yet: a snapshot with live
-  /// delete files gives NotSupported rather than wrong rows.
+  /// tuple and column metrics. Each carries the delete files that apply to it (position
+  /// deletes, equality deletes, deletion vectors; iceberg-java's matching rules).
   arrow::Result<std::vector<FileScanTask>> PlanFiles();
   /// The rows of every planned file, file after file.
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ToRecordBatchReader();

@@ -23,6 +23,22 @@ arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
   return booleans.true_count();
 }
 
+// floe's copy-on-write operations rewrite data files without their delete files, so a
+// table whose files carry deletes is declined at plan time, before anything is written.
+arrow::Status RefuseDeleteFiles(const std::vector<FileScanTask>& tasks,
+                                std::string_view operation) {
+  for (const auto& task : tasks) {
+    if (!task.deletes.empty()) {
+      return MakeError(
+          ErrorKind::kNotSupported,
+          std::string(operation) + " is not supported on data files with delete files (" +
+              task.file.file_path + " has " + std::to_string(task.deletes.size()) +
+              "); floe reads such tables but does not rewrite them yet");
+    }
+  }
+  return arrow::Status::OK();
+}
+
 // The candidate files of the filter (pruned by partitions and metrics) and how many of
 // each file's rows match, read through the filter's columns only.
 arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
@@ -34,6 +50,7 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io, metadata, options));
   *bound_filter = scan->filter();
   ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+  ARROW_RETURN_NOT_OK(RefuseDeleteFiles(tasks, "a copy-on-write delete or overwrite"));
   SchemaPtr schema = metadata->CurrentSchema();
   DataFileReadOptions read;
   read.read_schema = SelectFields(*schema, ReferencedFieldIds(*scan->filter()));
@@ -191,6 +208,7 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   scan_options.filter = filter;
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io(), state_.metadata, scan_options));
   ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+  ARROW_RETURN_NOT_OK(RefuseDeleteFiles(tasks, "rewrite"));
   PropertyMap effective = state_.metadata->properties;
   for (const auto& [key, value] : options.options) effective[key] = value;
   ARROW_ASSIGN_OR_RAISE(int64_t target,

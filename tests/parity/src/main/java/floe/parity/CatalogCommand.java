@@ -29,7 +29,8 @@ import org.apache.iceberg.parquet.ParquetUtil;
 /**
  * {@code catalog}: opens a catalog with iceberg-java's JdbcCatalog (the same SQLite file or
  * PostgreSQL database floe and pyiceberg use) or, with {@code "type": "rest"}, its RESTCatalog
- * client (the uri is then the REST server's), loads a table, optionally appends Parquet files
+ * client (the uri is then the REST server's), loads a table, optionally commits a
+ * {@code row_delta} of delete files (see RowDeltas), optionally appends Parquet files
  * (written with field ids) to it as one fast append, and reports what iceberg-java sees.
  *
  * <pre>
@@ -88,6 +89,16 @@ final class CatalogCommand {
         append.commit();
         table.refresh();
       }
+      if (request.path("row_delta").isObject()) {
+        RowDeltas.commit(table, request.path("row_delta"));
+      }
+      ArrayNode dataFiles = out.putArray("data_files");
+      List<String> paths = new java.util.ArrayList<>();
+      try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
+        for (org.apache.iceberg.FileScanTask task : tasks) paths.add(task.file().location());
+      }
+      paths.sort(String::compareTo);
+      for (String path : paths) dataFiles.add(path);
       int snapshots = 0;
       for (Snapshot ignored : table.snapshots()) snapshots++;
       out.put("snapshots", snapshots);

@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * iceberg-java parity harness for floe.
  *
  * <pre>
- *   java -cp 'target/parity-harness.jar:target/lib/*' floe.parity.Harness write|dump|transform|catalog REQUEST.json
+ *   java -cp 'target/parity-harness.jar:target/lib/*' floe.parity.Harness write|dump|transform|catalog|commit-bench REQUEST.json
  * </pre>
  *
  * Prints exactly one JSON object to stdout. Exit codes: 0 ok, 1 error, 2 usage error, 3 the
@@ -44,7 +44,7 @@ public final class Harness {
     System.setOut(System.err);
 
     if (args.length != 2) {
-      System.err.println("usage: Harness write|dump|transform|catalog <request.json>");
+      System.err.println("usage: Harness write|dump|transform|catalog|commit-bench <request.json>");
       System.exit(2);
     }
     String command = args[0];
@@ -68,9 +68,12 @@ public final class Harness {
         case "catalog":
           result = CatalogCommand.run(request);
           break;
+        case "commit-bench":
+          result = CommitBenchCommand.run(request);
+          break;
         default:
           throw new HarnessExit(
-              2, "unknown command: " + command + " (expected write, dump, transform or catalog)");
+              2, "unknown command: " + command + " (expected write, dump, transform, catalog or commit-bench)");
       }
     } catch (HarnessExit e) {
       ObjectNode err = MAPPER.createObjectNode();

@@ -1,0 +1,105 @@
+// Delete files: which ones apply to a data file (iceberg-java's DeleteFileIndex rules) and
+// what they delete (positions from position-delete files and deletion vectors, keys from
+// equality-delete files).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "floe/io/file_io.h"
+#include "floe/manifest/data_file.h"
+#include "floe/spec/name_mapping.h"
+#include "floe/spec/partition_spec.h"
+#include "floe/spec/schema.h"
+
+namespace floe {
+
+/// A live delete file of a snapshot, with its data sequence number and partition spec.
+struct DeleteFileEntry {
+  DataFile file;
+  int64_t sequence_number = 0;
+  PartitionSpecPtr spec;
+};
+
+/// The delete files of one snapshot, indexed for matching.
+class DeleteIndex {
+ public:
+  void Add(DeleteFileEntry entry);
+  bool empty() const { return entries_.empty(); }
+
+  /// The delete files that apply to `file` (data sequence number `sequence_number`,
+  /// written with `spec`), as iceberg-java decides: position deletes and deletion vectors
+  /// with a sequence number >= the file's, in its partition (or naming it in
+  /// referenced_data_file); equality deletes with a sequence number > the file's, in its
+  /// partition or, when written with an unpartitioned spec, anywhere.
+  std::vector<std::shared_ptr<const DeleteFileEntry>> For(const DataFile& file,
+                                                          int64_t sequence_number,
+                                                          const PartitionSpec& spec) const;
+
+ private:
+  std::vector<std::shared_ptr<const DeleteFileEntry>> entries_;
+};
+
+/// The keys of the rows an equality-delete file deletes: each row's values of the
+/// equality fields, encoded by EqualityKeys.
+struct EqualityDeletes {
+  std::vector<int> field_ids;
+  std::unordered_set<std::string> keys;
+};
+
+/// What the delete files of one data file delete from it.
+struct FileDeletes {
+  std::vector<int64_t> positions;  ///< Sorted, unique row positions.
+  std::vector<std::shared_ptr<const EqualityDeletes>> equality;
+  bool empty() const { return positions.empty() && equality.empty(); }
+};
+
+/// One key per row of `batch` over the top-level columns with `field_ids`
+/// (PARQUET:field_id), equal exactly when iceberg-java's equality deletes consider the
+/// rows equal: null equals null, floats compare by bits with NaN canonical (so -0.0 and
+/// 0.0 differ, NaN matches NaN). A field missing from the batch gives InvalidInput.
+arrow::Result<std::vector<std::string>> EqualityKeys(const arrow::RecordBatch& batch,
+                                                     const std::vector<int>& field_ids);
+
+/// Reads delete files, each once per scan (several data files may share one).
+class DeleteLoader {
+ public:
+  /// `schema`: the table schema equality-delete files are read with.
+  DeleteLoader(std::shared_ptr<FileIO> io, SchemaPtr schema,
+               std::shared_ptr<const NameMapping> name_mapping);
+
+  /// What `deletes` delete from the data file at `data_path`. A delete file that cannot
+  /// be read gives an error naming it (never rows that should be gone).
+  arrow::Result<FileDeletes> Load(
+      const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
+      const std::string& data_path);
+
+ private:
+  using PositionsByFile = std::map<std::string, std::vector<int64_t>>;
+  arrow::Result<std::shared_ptr<const PositionsByFile>> PositionFile(
+      const DeleteFileEntry& entry);
+  arrow::Result<std::vector<int64_t>> DeletionVector(const DeleteFileEntry& entry);
+  arrow::Result<std::shared_ptr<const EqualityDeletes>> EqualityFile(
+      const DeleteFileEntry& entry);
+
+  std::shared_ptr<FileIO> io_;
+  SchemaPtr schema_;
+  std::shared_ptr<const NameMapping> name_mapping_;
+  std::map<std::string, std::shared_ptr<const PositionsByFile>> position_files_;
+  std::map<std::string, std::shared_ptr<const EqualityDeletes>> equality_files_;
+};
+
+/// The row positions of a deletion vector blob ("deletion-vector-v1" in a Puffin file):
+/// its length and magic checked, the 64-bit Roaring bitmap (portable format) decoded, the
+/// CRC-32 verified. More than `max_positions` positions (the delete file's record_count)
+/// or malformed input gives InvalidMetadata naming `where`.
+arrow::Result<std::vector<int64_t>> DecodeDeletionVector(std::string_view blob,
+                                                         const std::string& where,
+                                                         int64_t max_positions);
+
+}  // namespace floe

@@ -1,0 +1,178 @@
+"""Delete files written by iceberg-java (position deletes and equality deletes in format v2,
+deletion vectors in v3, through the harness's `catalog` command and its `row_delta`): floe's scans
+return exactly the rows iceberg-java's own reader (IcebergGenerics) returns, with projections that
+leave out the equality columns, with filters that prune row groups, across later appends that an
+older equality delete must not touch, per partition, and with time travel to before the deletes.
+floe's copy-on-write operations decline such tables at plan time."""
+
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+
+def field(name, typ, fid, nullable=True):
+    return pa.field(name, typ, nullable=nullable, metadata={"PARQUET:field_id": str(fid)})
+
+
+SCHEMA = "id long not null, name string, amount double"
+ARROW_SCHEMA = pa.schema([field("id", pa.int64(), 1, False), field("name", pa.string(), 2),
+                          field("amount", pa.float64(), 3)])
+
+
+def rows(start, count):
+    ids = list(range(start, start + count))
+    return pa.table({
+        "id": ids,
+        "name": [None if i % 13 == 0 else f"n{i} ü" for i in ids],
+        "amount": [(-0.0 if i % 10 == 0 else 0.0) if i % 5 == 0 else i * 0.25 for i in ids],
+    }, schema=ARROW_SCHEMA)
+
+
+class Setup:
+    def __init__(self, floe, harness, tmp_path):
+        self.floe, self.harness, self.tmp = floe, harness, tmp_path
+        self.base = {"uri": f"jdbc:sqlite:{floe.warehouse / 'catalog.db'}", "warehouse": str(floe.warehouse),
+                     "name": "floe", "table": "db.t"}
+
+    def java(self, **request):
+        return self.harness.run("catalog", {**self.base, **request})
+
+    def scan(self, *args):
+        out = self.tmp / "scan.parquet"
+        result = self.floe.run("scan", "db.t", "--format", "parquet", "--output", out, "--stats", *args)
+        stats = dict(re.findall(r"(\w+)=(\d+)", result.stderr.split("scan stats:")[1]))
+        return pq.read_table(out), {k: int(v) for k, v in stats.items()}
+
+
+def file_ids(path):
+    return pq.read_table(path.removeprefix("file:")).column("id").to_pylist()
+
+
+@pytest.fixture
+def setup(floe, harness, tmp_path):
+    floe.run("namespaces", "--create", "db")
+    return Setup(floe, harness, tmp_path)
+
+
+def test_position_and_equality_deletes_v2_read_as_iceberg_java_reads_them(setup, tmp_path):
+    setup.floe.run("create", "db.t", "--schema", SCHEMA, "--property", "format-version=2")
+    # A file iceberg-java appends, with ten row groups (so positions cross row-group
+    # boundaries and a filter can skip groups), and one floe writes.
+    multi = tmp_path / "multi.parquet"
+    pq.write_table(rows(0, 1000), multi, row_group_size=100)
+    setup.java(append_files=[str(multi)])
+    pq.write_table(rows(1000, 500).cast(rows(0, 0).schema), tmp_path / "floe.parquet")
+    setup.floe.run("append", "db.t", tmp_path / "floe.parquet")
+    before = setup.java()
+    assert before["row_count"] == 1500
+
+    files = before["data_files"]
+    multi_file = next(f for f in files if file_ids(f)[0] == 0)
+    floe_file = next(f for f in files if f != multi_file)
+    floe_positions = [0, 17, 499]
+    floe_file_ids = file_ids(floe_file)
+    deleted = setup.java(row_delta={
+        "position_deletes": [{"file": multi_file, "positions": [0, 99, 100, 101, 555, 999]},
+                             {"file": floe_file, "positions": floe_positions}],
+        "equality_deletes": {"columns": ["id"], "rows": [{"id": 1200}, {"id": 1201}, {"id": 7}, {"id": 424242}]},
+    })
+    expected = deleted["ids"]
+    gone = {0, 99, 100, 101, 555, 999, 1200, 1201, 7} | {floe_file_ids[p] for p in floe_positions}
+    assert expected == sorted(set(range(1500)) - gone), "iceberg-java itself must delete these rows"
+
+    table, stats = setup.scan()
+    assert sorted(table.column("id").to_pylist()) == expected
+    assert stats["delete_files"] == 3 and stats["rows_deleted"] == len(gone)
+    # The equality column left out of the projection is still compared.
+    table, _ = setup.scan("--columns", "name")
+    assert table.column_names == ["name"] and table.num_rows == len(expected)
+    # A filter that skips row groups keeps positions right in the groups it reads.
+    table, stats = setup.scan("--where", "id >= 540 and id < 1000")
+    assert stats["row_groups_skipped"] >= 5
+    assert sorted(table.column("id").to_pylist()) == [i for i in expected if 540 <= i < 1000]
+
+    # A second equality delete on a double column: -0.0 and 0.0 are different values to it.
+    deleted = setup.java(row_delta={"equality_deletes": {"columns": ["amount"], "rows": [{"amount": -0.0}]}})
+    expected = deleted["ids"]
+    assert 10 not in expected and 5 in expected, "iceberg-java: -0.0 deletes -0.0 only"
+    table, _ = setup.scan()
+    assert sorted(table.column("id").to_pylist()) == expected
+
+    # Rows appended after an equality delete are not deleted by it (sequence numbers).
+    pq.write_table(pa.table({"id": pa.array([7, 1200], pa.int64()), "name": ["back", "again"],
+                             "amount": [-0.0, 1.0]}), tmp_path / "later.parquet")
+    setup.floe.run("append", "db.t", tmp_path / "later.parquet")
+    after = setup.java()
+    assert after["ids"].count(7) == 1 and after["ids"].count(1200) == 1
+    table, _ = setup.scan()
+    assert sorted(table.column("id").to_pylist()) == after["ids"]
+
+    # Time travel to the snapshot before any delete reads every row.
+    snapshots = setup.floe.run("snapshots", "db.t").stdout
+    first_two = re.findall(r"(\d{6,})\s+\S+\s+append", snapshots)[:2]
+    table, _ = setup.scan("--snapshot", first_two[1])
+    assert sorted(table.column("id").to_pylist()) == list(range(1500))
+
+    # floe's copy-on-write operations would drop the delete files: they decline at plan time.
+    data_dir = setup.floe.warehouse / "db" / "t" / "data"
+    files_before = sorted(p.name for p in data_dir.iterdir())
+    for command in (["delete", "db.t", "--where", "id = 3"], ["rewrite", "db.t"]):
+        refused = setup.floe.run(*command, check=False)
+        assert refused.returncode != 0 and "delete files" in refused.stderr and "NotSupported" in refused.stderr
+    assert sorted(p.name for p in data_dir.iterdir()) == files_before, "a declined operation wrote files"
+
+
+def test_deletes_stay_in_their_partition(setup, tmp_path):
+    setup.floe.run("create", "db.t", "--schema", "id long not null, region string", "--partition-by", "region")
+    regions = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    table = pa.table({"id": pa.array([i for r in range(8) for i in range(10)], pa.int64()),
+                      "region": [regions[r] for r in range(8) for _ in range(10)]})
+    pq.write_table(table, tmp_path / "in.parquet")
+    setup.floe.run("append", "db.t", tmp_path / "in.parquet")
+    files = setup.java()["data_files"]
+    assert len(files) == 8
+    by_region = {}
+    for f in files:
+        by_region[re.search(r"/region=(\w)/", f).group(1)] = f
+    deleted = setup.java(row_delta={
+        "position_deletes": [{"file": by_region["b"], "positions": [0, 9]}],
+        "equality_deletes": {"columns": ["id"], "rows": [{"id": 5}], "partition_of": by_region["a"]},
+    })
+    assert deleted["row_count"] == 80 - 3
+    out, stats = setup.scan("--columns", "id,region")
+    got = sorted(zip(out.column("region").to_pylist(), out.column("id").to_pylist()))
+    expected = sorted((regions[r], i) for r in range(8) for i in range(10)
+                      if not (regions[r] == "a" and i == 5) and not (regions[r] == "b" and i in (0, 9)))
+    assert got == expected
+    assert sorted(out.column("id").to_pylist()) == deleted["ids"]
+    # A filter on the partition opens only that partition's data and delete files.
+    out, stats = setup.scan("--where", "region = 'a'")
+    assert stats["files_read"] == 1 and stats["delete_files"] == 1
+    assert sorted(out.column("id").to_pylist()) == [i for i in range(10) if i != 5]
+
+
+def test_deletion_vectors_v3_read_as_iceberg_java_reads_them(setup, tmp_path):
+    setup.floe.run("create", "db.t", "--schema", SCHEMA, "--property", "format-version=3")
+    multi = tmp_path / "multi.parquet"
+    pq.write_table(rows(0, 5000), multi, row_group_size=700)
+    setup.java(append_files=[str(multi)])
+    pq.write_table(rows(5000, 300), tmp_path / "b.parquet")
+    setup.floe.run("append", "db.t", tmp_path / "b.parquet")
+    files = setup.java()["data_files"]
+    multi_file = next(f for f in files if file_ids(f)[0] == 0)
+    other = next(f for f in files if f != multi_file)
+    # Enough positions in one 64K block for Roaring to choose a bitmap container, a run, and
+    # scattered array entries.
+    dense = list(range(1000, 4000))
+    positions = [0, 1, 2, 699, 700, 4999] + dense
+    deleted = setup.java(row_delta={"position_deletes": [{"file": multi_file, "positions": positions},
+                                                         {"file": other, "positions": [3, 299]}]})
+    assert deleted["row_count"] == 5300 - len(set(positions)) - 2
+    assert list((setup.floe.warehouse / "db" / "t" / "data").glob("*.puffin")), "v3 deletes are DVs"
+    table, stats = setup.scan()
+    assert sorted(table.column("id").to_pylist()) == deleted["ids"]
+    assert stats["rows_deleted"] == len(set(positions)) + 2
+    table, _ = setup.scan("--where", "id >= 3990 and id < 5000")
+    assert sorted(table.column("id").to_pylist()) == [i for i in deleted["ids"] if 3990 <= i < 5000]
