@@ -1,13 +1,12 @@
 // floe's arm of the commit benchmark: W writer threads, each with its own catalog
 // connection and its own view of the table (as W processes would have), each committing
-// C fast appends of one data file to the same table (after --warmup untimed ones). Only the
-// commit is timed: the
-// snapshot's manifest, manifest list and metadata file and the catalog swap, with every
-// refresh and retry a lost race costs. The data file is described, not written, exactly
-// as the iceberg-java arm (tests/parity, `commit-bench`) describes its own. Prints one JSON
-// line: per-commit latencies in milliseconds, attempts, and the wall time of the timed
-// phase (first timed commit started to last one ended, over all writers). The driver is
-// bench/commit/run_commit_benchmark.py.
+// C fast appends of one data file to the same table (after --warmup untimed ones). Only
+// the commit is timed: the snapshot's manifest, manifest list and metadata file and the
+// catalog swap, with every refresh and retry a lost race costs. The data file is
+// described, not written, exactly as the iceberg-java arm (tests/parity, `commit-bench`)
+// describes its own. Prints one JSON line: per-commit latencies in milliseconds,
+// attempts, and the wall time of the timed phase (first timed commit started to last one
+// ended, over all writers). The driver is bench/commit/run_commit_benchmark.py.
 
 #include <algorithm>
 #include <chrono>
@@ -59,7 +58,8 @@ arrow::Status RunWriter(const Flags& flags, int writer, std::vector<double>* lat
   for (int c = 0; c < flags.warmup + flags.commits; ++c) {
     floe::DataFile file;
     file.file_path = state.metadata->location + "/data/w" + std::to_string(writer) + "-" +
-                     std::to_string(c) + "-" + floe::Uuid::Random().ToString() + ".parquet";
+                     std::to_string(c) + "-" + floe::Uuid::Random().ToString() +
+                     ".parquet";
     file.record_count = 10;
     file.file_size_in_bytes = 1000;
     auto started = Clock::now();

@@ -124,3 +124,22 @@ def test_refusals_are_clear(tmp_path):
     assert not (warehouse / "lake" / "events").exists()
     floe(warehouse, "namespaces", "--drop", "lake")
     assert not (warehouse / "lake").exists()
+
+
+def test_racing_creates_leave_one_table_and_say_already_exists(tmp_path):
+    """Four processes create the same table at once (each paused between writing its v1 and the
+    rename): exactly one wins, the others report AlreadyExists, and no temporary file is left."""
+    warehouse = tmp_path / "warehouse"
+    floe(warehouse, "namespaces", "--create", "lake")
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT="swap", FLOE_TEST_PAUSE_MS="300")
+    processes = [subprocess.Popen([FLOE, "create", TABLE, "--schema", FLAT, "--catalog", "hadoop",
+                                   "--warehouse", str(warehouse)], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in processes]
+    winners = [r for r in results if r[0] == 0]
+    losers = [r for r in results if r[0] != 0]
+    assert len(winners) == 1, results
+    assert all("AlreadyExists" in err and "already exists" in err for _, err in losers), losers
+    table_dir = warehouse / "lake" / "events"
+    assert versions(table_dir) == [1]
+    assert sorted(os.listdir(table_dir / "metadata")) == ["v1.metadata.json", "version-hint.text"]

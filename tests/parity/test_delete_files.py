@@ -85,6 +85,15 @@ def test_position_and_equality_deletes_v2_read_as_iceberg_java_reads_them(setup,
     table, stats = setup.scan()
     assert sorted(table.column("id").to_pylist()) == expected
     assert stats["delete_files"] == 3 and stats["rows_deleted"] == len(gone)
+    # The bytes of the delete files count: the same scan before the deletes read less by
+    # about their size.
+    delete_bytes = sum(p.stat().st_size for p in (setup.floe.warehouse / "db" / "t" / "data").iterdir()
+                       if "harness-delete" in p.name)
+    appends = re.findall(r"(\d{6,})\s+\S+\s+append", setup.floe.run("snapshots", "db.t").stdout)
+    _, before_stats = setup.scan("--snapshot", appends[1])
+    assert before_stats["delete_files"] == 0
+    # (a small file is read about twice: the footer read takes its tail, then its columns)
+    assert delete_bytes / 2 < stats["bytes_read"] - before_stats["bytes_read"] <= 2 * delete_bytes
     # The equality column left out of the projection is still compared.
     table, _ = setup.scan("--columns", "name")
     assert table.column_names == ["name"] and table.num_rows == len(expected)

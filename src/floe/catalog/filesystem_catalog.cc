@@ -345,6 +345,11 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
   auto renamed = io_->RenameNoReplace(temporary, final_location);
   if (!renamed.ok()) {
     (void)io_->Delete(temporary);  // the rename did not happen: the file is ours alone
+    if (KindOf(renamed) == ErrorKind::kAlreadyExists && base.metadata_location.empty()) {
+      // Two creates raced for v1: the loser's table already exists.
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "table '" + id.ToString() + "' already exists");
+    }
     if (KindOf(renamed) == ErrorKind::kAlreadyExists) {
       return MakeError(ErrorKind::kCommitFailed,
                        "table '" + id.ToString() + "': version " + std::to_string(next) +

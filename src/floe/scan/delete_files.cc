@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "arrow/array.h"
@@ -22,7 +23,8 @@ constexpr int kDeletePosId = 2147483545;
 
 bool SamePartition(const DeleteFileEntry& deletes, const DataFile& file,
                    const PartitionSpec& spec) {
-  return deletes.file.spec_id == spec.spec_id() && deletes.file.partition == file.partition;
+  return deletes.file.spec_id == spec.spec_id() &&
+         deletes.file.partition == file.partition;
 }
 
 // Little-endian and big-endian reads from a blob, bounds checked by the caller.
@@ -45,7 +47,8 @@ uint32_t Be32(const unsigned char* p) {
 // ORed with `high` << 32 into `out`. Returns the bytes consumed.
 arrow::Result<size_t> DecodeRoaring32(const unsigned char* data, size_t size,
                                       uint64_t high, int64_t max_positions,
-                                      std::vector<int64_t>* out, const std::string& where) {
+                                      std::vector<int64_t>* out,
+                                      const std::string& where) {
   auto bad = [&](const std::string& what) {
     return MakeError(ErrorKind::kInvalidMetadata,
                      "deletion vector in " + where + ": " + what);
@@ -123,7 +126,8 @@ arrow::Result<size_t> DecodeRoaring32(const unsigned char* data, size_t size,
       }
       at += 8192;
     } else {
-      if (size < at + size_t{cardinalities[i]} * 2) return bad("truncated array container");
+      if (size < at + size_t{cardinalities[i]} * 2)
+        return bad("truncated array container");
       for (uint32_t v = 0; v < cardinalities[i]; ++v)
         out->push_back(static_cast<int64_t>(base | Le16(data + at + 2 * v)));
       at += size_t{cardinalities[i]} * 2;
@@ -141,7 +145,8 @@ void AppendKeyPart(const arrow::Array& column, int64_t row, std::string* key) {
   const auto& type = *column.type();
   switch (type.id()) {
     case arrow::Type::BOOL:
-      key->push_back(static_cast<const arrow::BooleanArray&>(column).Value(row) ? '\1' : '\0');
+      key->push_back(static_cast<const arrow::BooleanArray&>(column).Value(row) ? '\1'
+                                                                                : '\0');
       return;
     case arrow::Type::FLOAT: {
       float value = static_cast<const arrow::FloatArray&>(column).Value(row);
@@ -224,10 +229,11 @@ arrow::Result<std::vector<std::string>> EqualityKeys(const arrow::RecordBatch& b
       if (ArrowFieldId(*batch.schema()->field(c)) == id) found = batch.column(c).get();
     }
     if (!found) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "equality field " + std::to_string(id) + " is not in the rows read");
+      return MakeError(ErrorKind::kInvalidInput, "equality field " + std::to_string(id) +
+                                                     " is not in the rows read");
     }
-    if (found->type()->id() == arrow::Type::STRUCT || found->type()->id() == arrow::Type::LIST ||
+    if (found->type()->id() == arrow::Type::STRUCT ||
+        found->type()->id() == arrow::Type::LIST ||
         found->type()->id() == arrow::Type::MAP) {
       return MakeError(ErrorKind::kNotSupported,
                        "equality field " + std::to_string(id) + " is not a primitive");
@@ -242,8 +248,39 @@ arrow::Result<std::vector<std::string>> EqualityKeys(const arrow::RecordBatch& b
 }
 
 DeleteLoader::DeleteLoader(std::shared_ptr<FileIO> io, SchemaPtr schema,
-                           std::shared_ptr<const NameMapping> name_mapping)
-    : io_(std::move(io)), schema_(std::move(schema)), name_mapping_(std::move(name_mapping)) {}
+                           std::shared_ptr<const NameMapping> name_mapping,
+                           std::shared_ptr<ScanStats> stats)
+    : io_(std::move(io)),
+      schema_(std::move(schema)),
+      name_mapping_(std::move(name_mapping)),
+      stats_(std::move(stats)) {}
+
+namespace {
+
+// Reads a delete file through the data-file reader, counting only its bytes and requests
+// into `stats` (its rows and row groups are not the scan's).
+arrow::Status ReadDeleteFile(
+    const std::shared_ptr<FileIO>& io, const DataFile& file,
+    const DataFileReadOptions& options, const PartitionSpec& spec,
+    const std::shared_ptr<ScanStats>& stats,
+    const std::function<arrow::Status(const arrow::RecordBatch&)>& use) {
+  auto local = std::make_shared<ScanStats>();
+  auto reader = ReadDataFile(io, file, options, spec, local);
+  arrow::Status status = reader.status();
+  while (status.ok()) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    status = (*reader)->ReadNext(&batch);
+    if (!status.ok() || !batch) break;
+    status = use(*batch);
+  }
+  if (stats) {
+    stats->bytes_read += local->bytes_read.load();
+    stats->requests += local->requests.load();
+  }
+  return status;
+}
+
+}  // namespace
 
 arrow::Result<FileDeletes> DeleteLoader::Load(
     const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
@@ -260,7 +297,8 @@ arrow::Result<FileDeletes> DeleteLoader::Load(
       ARROW_ASSIGN_OR_RAISE(auto by_file, PositionFile(*entry));
       auto found = by_file->find(data_path);
       if (found != by_file->end())
-        out.positions.insert(out.positions.end(), found->second.begin(), found->second.end());
+        out.positions.insert(out.positions.end(), found->second.begin(),
+                             found->second.end());
     }
   }
   std::sort(out.positions.begin(), out.positions.end());
@@ -269,8 +307,8 @@ arrow::Result<FileDeletes> DeleteLoader::Load(
   return out;
 }
 
-arrow::Result<std::shared_ptr<const DeleteLoader::PositionsByFile>> DeleteLoader::PositionFile(
-    const DeleteFileEntry& entry) {
+arrow::Result<std::shared_ptr<const DeleteLoader::PositionsByFile>>
+DeleteLoader::PositionFile(const DeleteFileEntry& entry) {
   const std::string& location = entry.file.file_path;
   if (auto cached = position_files_.find(location); cached != position_files_.end())
     return cached->second;
@@ -285,60 +323,68 @@ arrow::Result<std::shared_ptr<const DeleteLoader::PositionsByFile>> DeleteLoader
       Schema::Make(0, {NestedField{kDeleteFilePathId, "file_path", true, types::String()},
                        NestedField{kDeletePosId, "pos", true, types::Long()}}));
   DataFileReadOptions options{schema, schema, nullptr, nullptr};
-  auto reader = ReadDataFile(io_, entry.file, options, *entry.spec, nullptr);
-  if (!reader.ok()) return WithContext(reader.status(), "position-delete file " + location);
   auto positions = std::make_shared<PositionsByFile>();
-  while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    auto status = (*reader)->ReadNext(&batch);
-    if (!status.ok()) return WithContext(status, "position-delete file " + location);
-    if (!batch) break;
-    const auto& paths = static_cast<const arrow::StringArray&>(*batch->column(0));
-    const auto& pos = static_cast<const arrow::Int64Array&>(*batch->column(1));
-    for (int64_t row = 0; row < batch->num_rows(); ++row) {
-      if (paths.IsNull(row) || pos.IsNull(row)) {
-        return MakeError(ErrorKind::kInvalidMetadata,
-                         "position-delete file " + location + " has a null file_path or pos");
-      }
-      (*positions)[std::string(paths.GetView(row))].push_back(pos.Value(row));
-    }
-  }
+  auto status = ReadDeleteFile(
+      io_, entry.file, options, *entry.spec, stats_,
+      [&](const arrow::RecordBatch& batch) -> arrow::Status {
+        const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(0));
+        const auto& pos = static_cast<const arrow::Int64Array&>(*batch.column(1));
+        for (int64_t row = 0; row < batch.num_rows(); ++row) {
+          if (paths.IsNull(row) || pos.IsNull(row)) {
+            return MakeError(ErrorKind::kInvalidMetadata,
+                             "it has a null file_path or pos");
+          }
+          (*positions)[std::string(paths.GetView(row))].push_back(pos.Value(row));
+        }
+        return arrow::Status::OK();
+      });
+  if (!status.ok()) return WithContext(status, "position-delete file " + location);
   position_files_[location] = positions;
   return positions;
 }
 
-arrow::Result<std::vector<int64_t>> DeleteLoader::DeletionVector(const DeleteFileEntry& entry) {
+arrow::Result<std::vector<int64_t>> DeleteLoader::DeletionVector(
+    const DeleteFileEntry& entry) {
   const DataFile& file = entry.file;
   std::string where = "Puffin file " + file.file_path;
   if (!file.content_offset || !file.content_size_in_bytes || *file.content_offset < 0 ||
       *file.content_size_in_bytes < 12 ||
       *file.content_size_in_bytes > FileIO::kMaxReadAllBytes) {
-    return MakeError(ErrorKind::kInvalidMetadata,
-                     "the deletion vector in " + where + " has no valid content offset and size");
+    return MakeError(
+        ErrorKind::kInvalidMetadata,
+        "the deletion vector in " + where + " has no valid content offset and size");
   }
   ARROW_ASSIGN_OR_RAISE(auto input, io_->OpenInput(file.file_path));
   auto buffer = input->ReadAt(*file.content_offset, *file.content_size_in_bytes);
+  if (stats_) {
+    stats_->bytes_read += *file.content_size_in_bytes;
+    stats_->requests += 1;
+  }
   if (!buffer.ok()) return WithContext(buffer.status(), where);
   if ((*buffer)->size() != *file.content_size_in_bytes) {
-    return MakeError(ErrorKind::kInvalidMetadata, where + " ends inside its deletion vector");
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     where + " ends inside its deletion vector");
   }
-  return DecodeDeletionVector(std::string_view(reinterpret_cast<const char*>((*buffer)->data()),
-                                               (*buffer)->size()),
-                              where, file.record_count);
+  return DecodeDeletionVector(
+      std::string_view(reinterpret_cast<const char*>((*buffer)->data()),
+                       (*buffer)->size()),
+      where, file.record_count);
 }
 
 arrow::Result<std::vector<int64_t>> DecodeDeletionVector(std::string_view blob,
                                                          const std::string& where,
                                                          int64_t max_positions) {
   auto bad = [&](const std::string& what) {
-    return MakeError(ErrorKind::kInvalidMetadata, "deletion vector in " + where + ": " + what);
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "deletion vector in " + where + ": " + what);
   };
   const auto* data = reinterpret_cast<const unsigned char*>(blob.data());
   if (blob.size() < 12) return bad("too short");
   // Length (big-endian) of magic + bitmap, the magic, the bitmap, then a CRC-32 of magic
   // and bitmap (big-endian).
   uint32_t length = Be32(data);
-  if (length < 4 || size_t{length} + 8 != blob.size()) return bad("length does not match");
+  if (length < 4 || size_t{length} + 8 != blob.size())
+    return bad("length does not match");
   static constexpr unsigned char kMagic[] = {0xD1, 0xD3, 0x39, 0x64};
   if (std::memcmp(data + 4, kMagic, 4) != 0) return bad("wrong magic");
   uint32_t expected_crc = Be32(data + 4 + length);
@@ -355,7 +401,8 @@ arrow::Result<std::vector<int64_t>> DecodeDeletionVector(std::string_view blob,
   for (uint64_t b = 0; b < buckets; ++b) {
     if (size < at + 4) return bad("truncated bucket key");
     uint32_t high = Le32(bitmap + at);
-    if (static_cast<int64_t>(high) <= previous_high) return bad("bucket keys out of order");
+    if (static_cast<int64_t>(high) <= previous_high)
+      return bad("bucket keys out of order");
     previous_high = high;
     at += 4;
     ARROW_ASSIGN_OR_RAISE(size_t used, DecodeRoaring32(bitmap + at, size - at, high,
@@ -397,16 +444,15 @@ arrow::Result<std::shared_ptr<const EqualityDeletes>> DeleteLoader::EqualityFile
   }
   SchemaPtr read = SelectFields(*schema_, ids);
   DataFileReadOptions options{read, read, nullptr, name_mapping_};
-  auto reader = ReadDataFile(io_, entry.file, options, *entry.spec, nullptr);
-  if (!reader.ok()) return WithContext(reader.status(), "equality-delete file " + location);
-  while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    auto status = (*reader)->ReadNext(&batch);
-    if (!status.ok()) return WithContext(status, "equality-delete file " + location);
-    if (!batch) break;
-    ARROW_ASSIGN_OR_RAISE(auto keys, EqualityKeys(*batch, deletes->field_ids));
-    for (auto& key : keys) deletes->keys.insert(std::move(key));
-  }
+  auto status = ReadDeleteFile(io_, entry.file, options, *entry.spec, stats_,
+                               [&](const arrow::RecordBatch& batch) -> arrow::Status {
+                                 ARROW_ASSIGN_OR_RAISE(
+                                     auto keys, EqualityKeys(batch, deletes->field_ids));
+                                 for (auto& key : keys)
+                                   deletes->keys.insert(std::move(key));
+                                 return arrow::Status::OK();
+                               });
+  if (!status.ok()) return WithContext(status, "equality-delete file " + location);
   equality_files_[location] = deletes;
   return std::shared_ptr<const EqualityDeletes>(deletes);
 }

@@ -1,6 +1,6 @@
-// Delete files: which ones apply to a data file (iceberg-java's DeleteFileIndex rules) and
-// what they delete (positions from position-delete files and deletion vectors, keys from
-// equality-delete files).
+// Delete files: which ones apply to a data file (iceberg-java's DeleteFileIndex rules)
+// and what they delete (positions from position-delete files and deletion vectors, keys
+// from equality-delete files).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,8 @@
 #include "floe/spec/schema.h"
 
 namespace floe {
+
+struct ScanStats;
 
 /// A live delete file of a snapshot, with its data sequence number and partition spec.
 struct DeleteFileEntry {
@@ -37,9 +39,8 @@ class DeleteIndex {
   /// with a sequence number >= the file's, in its partition (or naming it in
   /// referenced_data_file); equality deletes with a sequence number > the file's, in its
   /// partition or, when written with an unpartitioned spec, anywhere.
-  std::vector<std::shared_ptr<const DeleteFileEntry>> For(const DataFile& file,
-                                                          int64_t sequence_number,
-                                                          const PartitionSpec& spec) const;
+  std::vector<std::shared_ptr<const DeleteFileEntry>> For(
+      const DataFile& file, int64_t sequence_number, const PartitionSpec& spec) const;
 
  private:
   std::vector<std::shared_ptr<const DeleteFileEntry>> entries_;
@@ -69,9 +70,11 @@ arrow::Result<std::vector<std::string>> EqualityKeys(const arrow::RecordBatch& b
 /// Reads delete files, each once per scan (several data files may share one).
 class DeleteLoader {
  public:
-  /// `schema`: the table schema equality-delete files are read with.
+  /// `schema`: the table schema equality-delete files are read with. The bytes and
+  /// requests of delete-file reads are added to `stats` (optional).
   DeleteLoader(std::shared_ptr<FileIO> io, SchemaPtr schema,
-               std::shared_ptr<const NameMapping> name_mapping);
+               std::shared_ptr<const NameMapping> name_mapping,
+               std::shared_ptr<ScanStats> stats = nullptr);
 
   /// What `deletes` delete from the data file at `data_path`. A delete file that cannot
   /// be read gives an error naming it (never rows that should be gone).
@@ -90,6 +93,7 @@ class DeleteLoader {
   std::shared_ptr<FileIO> io_;
   SchemaPtr schema_;
   std::shared_ptr<const NameMapping> name_mapping_;
+  std::shared_ptr<ScanStats> stats_;
   std::map<std::string, std::shared_ptr<const PositionsByFile>> position_files_;
   std::map<std::string, std::shared_ptr<const EqualityDeletes>> equality_files_;
 };

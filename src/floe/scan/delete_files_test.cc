@@ -15,7 +15,9 @@
 namespace floe {
 namespace {
 
-std::string Le16(uint16_t v) { return {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)}; }
+std::string Le16(uint16_t v) {
+  return {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)};
+}
 std::string Le32(uint32_t v) { return Le16(v & 0xFFFF) + Le16(v >> 16); }
 std::string Be32(uint32_t v) {
   return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xFF),
@@ -44,17 +46,18 @@ std::string ArrayBitmap(uint32_t high, const std::vector<uint16_t>& values) {
 }
 
 TEST(DeletionVectorTest, DecodesArrayAndRunContainersAcrossBuckets) {
-  FLOE_ASSIGN_OR_FAIL(auto positions,
-                      DecodeDeletionVector(Blob(ArrayBitmap(0, {0, 5, 65535})), "t", 100));
+  FLOE_ASSIGN_OR_FAIL(auto positions, DecodeDeletionVector(
+                                          Blob(ArrayBitmap(0, {0, 5, 65535})), "t", 100));
   EXPECT_EQ(positions, (std::vector<int64_t>{0, 5, 65535}));
-  FLOE_ASSIGN_OR_FAIL(positions, DecodeDeletionVector(Blob(ArrayBitmap(2, {7})), "t", 100));
+  FLOE_ASSIGN_OR_FAIL(positions,
+                      DecodeDeletionVector(Blob(ArrayBitmap(2, {7})), "t", 100));
   EXPECT_EQ(positions, (std::vector<int64_t>{(int64_t{2} << 32) | 7}));
 
   // A run container (cookie 12347, one container): 10..13 with key 1.
   std::string run = std::string(8, '\0');
   run[0] = 1;
   run += Le32(0);
-  run += Le32(12347);  // run cookie, (containers - 1) = 0 in the high half
+  run += Le32(12347);             // run cookie, (containers - 1) = 0 in the high half
   run += std::string(1, '\x01');  // container 0 is a run container
   run += Le16(1) + Le16(3);       // key 1, cardinality - 1
   run += Le16(1) + Le16(10) + Le16(3);  // one run: start 10, length 3
@@ -69,8 +72,8 @@ TEST(DeletionVectorTest, MalformedBlobsAreRefusedNamingTheFile) {
   std::string bad_crc = good;
   bad_crc.back() ^= 1;
   std::string trailing = Blob(ArrayBitmap(0, {1, 2}) + "zz");
-  for (const std::string& blob :
-       {bad_magic, bad_crc, good.substr(0, good.size() - 1), std::string("short"), trailing}) {
+  for (const std::string& blob : {bad_magic, bad_crc, good.substr(0, good.size() - 1),
+                                  std::string("short"), trailing}) {
     auto decoded = DecodeDeletionVector(blob, "Puffin file /x.puffin", 100);
     ASSERT_FALSE(decoded.ok());
     EXPECT_EQ(KindOf(decoded.status()), ErrorKind::kInvalidMetadata);
@@ -84,8 +87,10 @@ TEST(DeletionVectorTest, MalformedBlobsAreRefusedNamingTheFile) {
 
 TEST(EqualityKeysTest, NullsMatchNullsAndFloatsCompareByValueBits) {
   auto schema = arrow::schema(
-      {arrow::field("d", arrow::float64(), true, arrow::key_value_metadata({"PARQUET:field_id"}, {"3"})),
-       arrow::field("s", arrow::utf8(), true, arrow::key_value_metadata({"PARQUET:field_id"}, {"2"}))});
+      {arrow::field("d", arrow::float64(), true,
+                    arrow::key_value_metadata({"PARQUET:field_id"}, {"3"})),
+       arrow::field("s", arrow::utf8(), true,
+                    arrow::key_value_metadata({"PARQUET:field_id"}, {"2"}))});
   arrow::DoubleBuilder doubles;
   arrow::StringBuilder strings;
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -95,7 +100,8 @@ TEST(EqualityKeysTest, NullsMatchNullsAndFloatsCompareByValueBits) {
   for (const char* text : {"a", "a", "b", "b"}) ASSERT_TRUE(strings.Append(text).ok());
   ASSERT_TRUE(strings.AppendNull().ok());
   ASSERT_TRUE(strings.Append(std::string("a\0b", 3)).ok());
-  auto batch = arrow::RecordBatch::Make(schema, 6, {*doubles.Finish(), *strings.Finish()});
+  auto batch =
+      arrow::RecordBatch::Make(schema, 6, {*doubles.Finish(), *strings.Finish()});
   FLOE_ASSIGN_OR_FAIL(auto keys, EqualityKeys(*batch, {3}));
   EXPECT_NE(keys[0], keys[1]);  // 0.0 and -0.0 differ
   EXPECT_EQ(keys[2], keys[3]);  // every NaN is NaN
@@ -115,11 +121,12 @@ TEST(DeleteIndexTest, MatchesBySequenceNumberPartitionAndReferencedFile) {
   data.file_path = "/t/data/a.parquet";
   data.spec_id = 1;
   data.partition = {Value(std::string("a"))};
-  FLOE_ASSIGN_OR_FAIL(auto spec,
-                      PartitionSpec::Make(1, {PartitionField{2, 1000, "region", Transform::Identity()}}));
+  FLOE_ASSIGN_OR_FAIL(
+      auto spec,
+      PartitionSpec::Make(1, {PartitionField{2, 1000, "region", Transform::Identity()}}));
 
-  auto make = [](FileContent content, int64_t seq, int spec_id, std::vector<Value> partition,
-                 PartitionSpecPtr spec) {
+  auto make = [](FileContent content, int64_t seq, int spec_id,
+                 std::vector<Value> partition, PartitionSpecPtr spec) {
     DeleteFileEntry entry;
     entry.file.content = content;
     entry.file.file_path = "/t/data/delete-" + std::to_string(seq) + "-" +
@@ -132,12 +139,17 @@ TEST(DeleteIndexTest, MatchesBySequenceNumberPartitionAndReferencedFile) {
     return entry;
   };
   DeleteIndex index;
-  index.Add(make(FileContent::kPositionDeletes, 5, 1, {Value(std::string("a"))}, spec));  // applies
-  index.Add(make(FileContent::kPositionDeletes, 4, 1, {Value(std::string("a"))}, spec));  // older
-  index.Add(make(FileContent::kPositionDeletes, 6, 1, {Value(std::string("b"))}, spec));  // other partition
-  index.Add(make(FileContent::kEqualityDeletes, 5, 1, {Value(std::string("a"))}, spec));  // same seq: no
-  index.Add(make(FileContent::kEqualityDeletes, 6, 1, {Value(std::string("a"))}, spec));  // applies
-  index.Add(make(FileContent::kEqualityDeletes, 7, 0, {}, unpartitioned));          // global
+  index.Add(make(FileContent::kPositionDeletes, 5, 1, {Value(std::string("a"))},
+                 spec));  // applies
+  index.Add(make(FileContent::kPositionDeletes, 4, 1, {Value(std::string("a"))},
+                 spec));  // older
+  index.Add(make(FileContent::kPositionDeletes, 6, 1, {Value(std::string("b"))},
+                 spec));  // other partition
+  index.Add(make(FileContent::kEqualityDeletes, 5, 1, {Value(std::string("a"))},
+                 spec));  // same seq: no
+  index.Add(make(FileContent::kEqualityDeletes, 6, 1, {Value(std::string("a"))},
+                 spec));                                                    // applies
+  index.Add(make(FileContent::kEqualityDeletes, 7, 0, {}, unpartitioned));  // global
   auto dv = make(FileContent::kPositionDeletes, 9, 1, {Value(std::string("a"))}, spec);
   dv.file.referenced_data_file = "/t/data/other.parquet";
   index.Add(dv);  // names another file

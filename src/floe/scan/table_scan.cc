@@ -26,7 +26,7 @@ class ChainedReader final : public arrow::RecordBatchReader {
         options_(std::move(options)),
         schema_(std::move(schema)),
         stats_(std::move(stats)),
-        deletes_(io_, std::move(table_schema), options_.name_mapping) {}
+        deletes_(io_, std::move(table_schema), options_.name_mapping, stats_) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 

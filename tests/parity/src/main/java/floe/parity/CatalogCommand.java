@@ -29,8 +29,9 @@ import org.apache.iceberg.parquet.ParquetUtil;
 /**
  * {@code catalog}: opens a catalog with iceberg-java's JdbcCatalog (the same SQLite file or
  * PostgreSQL database floe and pyiceberg use) or, with {@code "type": "rest"}, its RESTCatalog
- * client (the uri is then the REST server's), loads a table, optionally commits a
- * {@code row_delta} of delete files (see RowDeltas), optionally appends Parquet files
+ * client (the uri is then the REST server's), loads a table, optionally evolves its schema and
+ * spec and writes rows under the new spec ({@code evolve}, {@code write_files}: see Evolve),
+ * commits a {@code row_delta} of delete files (see RowDeltas), optionally appends Parquet files
  * (written with field ids) to it as one fast append, and reports what iceberg-java sees.
  *
  * <pre>
@@ -38,7 +39,8 @@ import org.apache.iceberg.parquet.ParquetUtil;
  *    "type": "jdbc" (default) or "rest",
  *    "properties": {"jdbc.user": "..."}, "append_files": ["/in.parquet"], "id_column": "id"}
  *   -> {"namespaces": [...], "tables": [...], "snapshots": N, "current_snapshot_id": ...,
- *       "operation": ..., "row_count": N, "ids": [...sorted values of id_column]}
+ *       "operation": ..., "row_count": N, "ids": [...sorted values of id_column],
+ *       "rows": [...every column of every row, by id_column] (with "with_rows": true)}
  * </pre>
  */
 final class CatalogCommand {
@@ -89,6 +91,12 @@ final class CatalogCommand {
         append.commit();
         table.refresh();
       }
+      if (request.path("evolve").isObject()) {
+        Evolve.apply(table, request.path("evolve"));
+      }
+      if (request.path("write_files").isArray() && request.path("write_files").size() > 0) {
+        Evolve.writeRows(table, request.path("write_files"));
+      }
       if (request.path("row_delta").isObject()) {
         RowDeltas.commit(table, request.path("row_delta"));
       }
@@ -121,6 +129,31 @@ final class CatalogCommand {
         }
       }
       ids.sort(Long::compare);
+      if (request.path("with_rows").asBoolean(false)) {
+        List<ObjectNode> rowNodes = new java.util.ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+          for (Record record : records) {
+            ObjectNode row = Harness.MAPPER.createObjectNode();
+            for (org.apache.iceberg.types.Types.NestedField column : table.schema().columns()) {
+              Object value = record.getField(column.name());
+              if (value == null) {
+                row.putNull(column.name());
+              } else if (value instanceof Long || value instanceof Integer) {
+                row.put(column.name(), ((Number) value).longValue());
+              } else if (value instanceof Double || value instanceof Float) {
+                row.put(column.name(), ((Number) value).doubleValue());
+              } else {
+                row.put(column.name(), value.toString());
+              }
+            }
+            rowNodes.add(row);
+          }
+        }
+        rowNodes.sort(
+            (a, b) -> Long.compare(a.path(idColumn).asLong(), b.path(idColumn).asLong()));
+        ArrayNode rowsNode = out.putArray("rows");
+        rowNodes.forEach(rowsNode::add);
+      }
       out.put("row_count", rows);
       ArrayNode idsNode = out.putArray("ids");
       for (Long value : ids) idsNode.add(value);

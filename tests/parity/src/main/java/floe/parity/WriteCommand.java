@@ -183,11 +183,11 @@ final class WriteCommand {
     return result;
   }
 
-  private interface RowSink {
+  interface RowSink {
     void accept(Record record) throws IOException;
   }
 
-  private static void forEachInputRow(JsonNode req, FileIO io, Schema schema, RowSink sink)
+  static void forEachInputRow(JsonNode req, FileIO io, Schema schema, RowSink sink)
       throws IOException {
     JsonNode inputs = required(req, "input_files");
     if (!inputs.isArray()) {
