@@ -261,11 +261,13 @@ class _Proxy(http.server.ThreadingHTTPServer):
     """Forwards to the real server, but answers a table commit with 504: after forwarding it
     (the commit happened) or without forwarding it (it did not)."""
 
-    def __init__(self, upstream, forward_commits):
+    def __init__(self, upstream, forward_commits, busy_reads=0):
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
         self.upstream = urllib.parse.urlparse(upstream)
         self.forward_commits = forward_commits
         self.commits = 0
+        self.busy_reads = busy_reads  # answer this many GETs with 503 first
+        self.busy_answered = 0
 
 
 class _ProxyHandler(http.server.BaseHTTPRequestHandler):
@@ -275,6 +277,15 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
     def _relay(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        if self.command == "GET" and self.server.busy_answered < self.server.busy_reads:
+            self.server.busy_answered += 1
+            payload = b'{"error":{"message":"slow down","type":"ServiceUnavailable","code":503}}'
+            self.send_response(503)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
         is_commit = self.command == "POST" and re.fullmatch(r"/v1/namespaces/[^/]+/tables/[^/]+", self.path)
         if is_commit:
             self.server.commits += 1
@@ -300,8 +311,8 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def proxy(upstream, forward_commits):
-    server = _Proxy(upstream, forward_commits)
+def proxy(upstream, forward_commits, busy_reads=0):
+    server = _Proxy(upstream, forward_commits, busy_reads)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -361,3 +372,19 @@ def test_credentials_are_exchanged_and_never_printed(rest, tmp_path):
     assert secret not in gone.stdout + gone.stderr
     bad = floe("http://user:pw-s3cr3t@127.0.0.1:9/", "namespaces", check=False)
     assert bad.returncode != 0 and "pw-s3cr3t" not in bad.stderr
+
+
+def test_busy_server_reads_are_retried_and_writes_are_not(rest, tmp_path):
+    uri, _ = rest
+    floe(uri, "namespaces", "--create", "busy")
+    floe(uri, "create", "busy.t", "--schema", "id long not null")
+    # Three 503 answers to reads: floe backs off and retries them, and the scan succeeds.
+    with proxy(uri, forward_commits=True, busy_reads=3) as (server, proxied):
+        result = floe(proxied, "scan", "busy.t")
+        assert server.busy_answered == 3
+    assert "(0 rows)" in result.stdout
+    # Past five retries the error names the server's answer.
+    with proxy(uri, forward_commits=True, busy_reads=100) as (server, proxied):
+        result = floe(proxied, "describe", "busy.t", check=False)
+        assert server.busy_answered == 6
+    assert result.returncode != 0 and "HTTP 503" in result.stderr

@@ -3,9 +3,11 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "floe/spec/json_internal.h"
@@ -21,6 +23,8 @@ using json_internal::Json;
 constexpr size_t kMaxResponseBytes = size_t{256} << 20;
 constexpr int64_t kDefaultTimeoutMs = 120000;
 constexpr int64_t kConnectTimeoutMs = 10000;
+constexpr int kReadRetries = 5;        // after the first attempt
+constexpr int64_t kRetryBaseMs = 100;  // doubled per retry: 0.1 s to 1.6 s
 
 // RFC 3986 percent-encoding of everything but the unreserved characters, so a namespace
 // level or table name is one path segment whatever it holds.
@@ -478,9 +482,21 @@ struct RestCatalog::Impl {
   arrow::Result<Json> Call(const std::string& method, const std::string& path,
                            const Json* body, ErrorKind missing) {
     std::string url = base_url + path;
-    ARROW_ASSIGN_OR_RAISE(auto response,
-                          Send(method, url, body ? body->dump() : std::string(),
-                               body ? "application/json" : ""));
+    // Reads are retried when the server answers that it is busy (429, 503), with
+    // exponential backoff, as iceberg-java's HTTP client does; writes never are, and
+    // neither is a refused connection.
+    const bool idempotent = method == "GET" || method == "HEAD";
+    HttpResponse response;
+    for (int attempt = 0;; ++attempt) {
+      auto sent = Send(method, url, body ? body->dump() : std::string(),
+                       body ? "application/json" : "");
+      bool busy = sent.ok() && (sent->status == 429 || sent->status == 503);
+      if (!idempotent || !busy || attempt >= kReadRetries) {
+        ARROW_ASSIGN_OR_RAISE(response, std::move(sent));
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(kRetryBaseMs << attempt));
+    }
     if (response.status < 200 || response.status > 299) {
       return ErrorFor(method, url, response, missing);
     }
