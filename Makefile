@@ -61,6 +61,7 @@ parity-test: build-debug
 ## ThreadSanitizer over the tests that use threads (a finding fails the run).
 test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
 	cmake --build $(BUILD_TSAN) -j$(JOBS) --target floe_unit_tests
+	ARROW_DEFAULT_MEMORY_POOL=system \
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/sanitizers/tsan.supp)" \
 	  $(BUILD_TSAN)/src/floe/floe_unit_tests --gtest_filter='$(TSAN_TESTS)'
 

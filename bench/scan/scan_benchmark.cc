@@ -28,6 +28,7 @@ int64_t ReadChars() {
 arrow::Status Run(int argc, char** argv) {
   std::string warehouse, table, columns, where;
   int repeat = 3;
+  bool use_threads = false;  // --threads N: N > 1 decodes columns on Arrow's thread pool
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     std::string value = argv[i + 1];
@@ -36,6 +37,7 @@ arrow::Status Run(int argc, char** argv) {
     if (flag == "--columns") columns = value;
     if (flag == "--where") where = value;
     if (flag == "--repeat") repeat = std::stoi(value);
+    if (flag == "--threads") use_threads = std::stoi(value) > 1;
   }
   floe::CatalogOptions options;
   options.uri = "sqlite:///" + warehouse + "/catalog.db";
@@ -49,6 +51,7 @@ arrow::Status Run(int argc, char** argv) {
   for (std::string column; std::getline(list, column, ',');)
     scan_options.columns.push_back(column);
   scan_options.filter = where;
+  scan_options.use_threads = use_threads;
   double best = 1e100;
   int64_t rows = 0, bytes = 0, rchar = 0;
   for (int r = 0; r < repeat; ++r) {

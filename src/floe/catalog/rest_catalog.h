@@ -37,8 +37,8 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
 ///   header.NAME      an extra HTTP header;
 ///   rest.timeout-ms  the limit for one request (default 120000).
 /// The server's /v1/config answer supplies `prefix` and `namespace-separator`. Reads
-/// answered 429 or 503 are retried up to 5 times with exponential backoff (0.1 s to 1.6 s);
-/// writes are not. Tokens and secrets never appear in errors or logs.
+/// answered 429 or 503 are retried up to 5 times with exponential backoff (0.1 s to 1.6
+/// s); writes are not. Tokens and secrets never appear in errors or logs.
 class RestCatalog final : public Catalog {
  public:
   /// Connects: fetches a token when a credential is configured, then /v1/config.

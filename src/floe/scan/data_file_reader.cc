@@ -692,6 +692,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted), "data file " + location);
   parquet::ArrowReaderProperties properties;
   properties.set_batch_size(65536);
+  properties.set_use_threads(options.use_threads);
+  properties.set_pre_buffer(options.use_threads);
   builder.properties(properties);
   std::unique_ptr<parquet::arrow::FileReader> reader;
   FLOE_RETURN_NOT_OK_CONTEXT(builder.Build(&reader), "data file " + location);

@@ -51,6 +51,8 @@ struct DataFileReadOptions {
   /// without them (by column name). Null when the table has none; such a file is then an
   /// error, never a file of NULLs.
   std::shared_ptr<const NameMapping> name_mapping;
+  /// Decode the selected columns of each batch in parallel on Arrow's CPU thread pool.
+  bool use_threads = false;
 };
 
 /// Opens `file` and returns its rows as batches of the output schema, matching columns by

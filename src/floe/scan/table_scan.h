@@ -28,6 +28,9 @@ struct ScanOptions {
   std::optional<int64_t> snapshot_id;
   /// Read the snapshot current at this time (milliseconds since the epoch).
   std::optional<int64_t> as_of_ms;
+  /// Decode the columns of each batch in parallel (Arrow's CPU thread pool), as pyarrow
+  /// does by default. Rows come in the same order either way.
+  bool use_threads = true;
 };
 
 /// One data file to read, with the delete files that apply to it.
@@ -73,6 +76,7 @@ class TableScan {
   SchemaPtr projection_;   // returned
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
   ExpressionPtr filter_ = AlwaysTrue();
+  bool use_threads_ = true;
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();
 };
 
