@@ -3,7 +3,6 @@ the harness's `catalog` command) append to one table through the same SQLite fil
 PostgreSQL database, in turns and at the same time, and each then reads every row exactly once."""
 
 import subprocess
-import threading
 import uuid
 
 import pyarrow as pa
@@ -12,6 +11,7 @@ import pytest
 
 from conftest import FLOE
 from postgres_server import running_postgres
+from races import append_concurrently
 
 TABLE = "shared.events"
 SCHEMA = "id long not null, name string, amount double"
@@ -114,37 +114,16 @@ def test_iceberg_java_and_floe_append_at_the_same_time(shared, harness, tmp_path
 
     run_floe(shared, "create", TABLE, "--schema", SCHEMA, "--property", "commit.retry.num-retries=50",
              "--property", "commit.retry.min-wait-ms=5", "--property", "commit.retry.max-wait-ms=200")
-    floe_appends, java_appends, count = 8, 3, 50
-    failures = []
+    floe_appends, java_appends = 8, 3
 
-    def floe_writer():
-        for s in range(floe_appends):
-            path = tmp_path / f"floe-{s}.parquet"
-            pq.write_table(rows(s * count, count), path)
-            result = subprocess.run([FLOE, "append", TABLE, str(path), "--catalog", shared["floe"],
-                                     "--warehouse", str(shared["warehouse"])],
-                                    capture_output=True, text=True, timeout=600)
-            if result.returncode != 0:
-                failures.append(result.stderr)
+    def floe_append(path):
+        result = subprocess.run([FLOE, "append", TABLE, str(path), "--catalog", shared["floe"],
+                                 "--warehouse", str(shared["warehouse"])],
+                                capture_output=True, text=True, timeout=600)
+        return result.stderr if result.returncode != 0 else None
 
-    def java_writer(k):
-        path = tmp_path / f"java-{k}.parquet"
-        pq.write_table(rows(10000 + k * count, count), path)
-        try:
-            java(harness, shared, [path])
-        except AssertionError as error:
-            failures.append(str(error))
-
-    threads = [threading.Thread(target=floe_writer)]
-    threads += [threading.Thread(target=java_writer, args=(k,)) for k in range(java_appends)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not failures, failures[0]
-
-    expected = sorted(list(range(floe_appends * count)) +
-                      [10000 + k * count + j for k in range(java_appends) for j in range(count)])
+    expected = append_concurrently(tmp_path, rows, floe_append, lambda path: java(harness, shared, [path]),
+                                   floe_appends, java_appends, count=50)
     seen = java(harness, shared)
     assert seen["ids"] == expected and seen["snapshots"] == floe_appends + java_appends
     catalog = SqlCatalog("floe", uri=shared["pyiceberg"], warehouse=f"file://{shared['warehouse']}")

@@ -22,6 +22,7 @@ import pytest
 from pyiceberg.catalog.rest import RestCatalog
 
 from conftest import FLOE
+from races import append_concurrently
 from rest_server import running_rest_server
 
 
@@ -216,36 +217,18 @@ def test_iceberg_java_and_floe_append_concurrently_through_rest(rest, tmp_path, 
     floe(uri, "namespaces", "--create", "mixed")
     floe(uri, "create", "mixed.t", "--schema", "id long not null, name string",
          "--property", "commit.retry.num-retries=50", "--property", "commit.retry.min-wait-ms=5")
-    floe_appends, java_appends, rows = 8, 3, 10
-    failures = []
+    floe_appends, java_appends = 8, 3
 
-    def floe_writer():
-        for s in range(floe_appends):
-            path = tmp_path / f"floe-{s}.parquet"
-            pq.write_table(field_id_rows(s * rows, rows), path)
-            result = floe(uri, "append", "mixed.t", path, check=False)
-            if result.returncode != 0:
-                failures.append(result.stderr)
+    def floe_append(path):
+        result = floe(uri, "append", "mixed.t", path, check=False)
+        return result.stderr if result.returncode != 0 else None
 
-    def java_writer(k):
-        path = tmp_path / f"java-{k}.parquet"
-        pq.write_table(field_id_rows(10000 + k * rows, rows), path)
-        try:
-            harness.run("catalog", {"type": "rest", "uri": uri, "table": "mixed.t",
-                                    "warehouse": str(warehouse), "append_files": [str(path)]})
-        except AssertionError as error:  # noqa: PERF203
-            failures.append(str(error))
+    def java_append(path):
+        harness.run("catalog", {"type": "rest", "uri": uri, "table": "mixed.t",
+                                "warehouse": str(warehouse), "append_files": [str(path)]})
 
-    threads = [threading.Thread(target=floe_writer)]
-    threads += [threading.Thread(target=java_writer, args=(k,)) for k in range(java_appends)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not failures, failures[0]
-
-    expected = sorted(list(range(floe_appends * rows)) +
-                      [10000 + k * rows + j for k in range(java_appends) for j in range(rows)])
+    expected = append_concurrently(tmp_path, field_id_rows, floe_append, java_append,
+                                   floe_appends, java_appends, count=10)
     java = harness.run("catalog", {"type": "rest", "uri": uri, "table": "mixed.t",
                                    "warehouse": str(warehouse)})
     assert java["ids"] == expected and java["snapshots"] == floe_appends + java_appends

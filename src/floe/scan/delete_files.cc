@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -12,6 +11,7 @@
 #include "arrow/io/interfaces.h"
 #include "floe/scan/data_file_reader.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/arrow_value.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -136,60 +136,6 @@ arrow::Result<size_t> DecodeRoaring32(const unsigned char* data, size_t size,
   return at;
 }
 
-void AppendKeyPart(const arrow::Array& column, int64_t row, std::string* key) {
-  if (column.IsNull(row)) {
-    key->push_back('\0');
-    return;
-  }
-  key->push_back('\1');
-  const auto& type = *column.type();
-  switch (type.id()) {
-    case arrow::Type::BOOL:
-      key->push_back(static_cast<const arrow::BooleanArray&>(column).Value(row) ? '\1'
-                                                                                : '\0');
-      return;
-    case arrow::Type::FLOAT: {
-      float value = static_cast<const arrow::FloatArray&>(column).Value(row);
-      if (std::isnan(value)) value = std::numeric_limits<float>::quiet_NaN();
-      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
-      return;
-    }
-    case arrow::Type::DOUBLE: {
-      double value = static_cast<const arrow::DoubleArray&>(column).Value(row);
-      if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
-      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
-      return;
-    }
-    case arrow::Type::STRING:
-    case arrow::Type::BINARY: {
-      auto view = static_cast<const arrow::BinaryArray&>(column).GetView(row);
-      uint64_t length = view.size();
-      key->append(reinterpret_cast<const char*>(&length), sizeof(length));
-      key->append(view.data(), view.size());
-      return;
-    }
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY: {
-      auto view = static_cast<const arrow::LargeBinaryArray&>(column).GetView(row);
-      uint64_t length = view.size();
-      key->append(reinterpret_cast<const char*>(&length), sizeof(length));
-      key->append(view.data(), view.size());
-      return;
-    }
-    default: {
-      // Fixed-width values (integers, dates, times, timestamps, decimals, fixed, uuid):
-      // their bytes.
-      const auto& fixed = static_cast<const arrow::FixedWidthType&>(type);
-      int width = fixed.bit_width() / 8;
-      const auto& data = *column.data();
-      const uint8_t* values = data.buffers[1]->data();
-      key->append(reinterpret_cast<const char*>(values + (data.offset + row) * width),
-                  width);
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 void DeleteIndex::Add(DeleteFileEntry entry) {
@@ -242,7 +188,7 @@ arrow::Result<std::vector<std::string>> EqualityKeys(const arrow::RecordBatch& b
   }
   std::vector<std::string> keys(batch.num_rows());
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
-    for (const auto* column : columns) AppendKeyPart(*column, row, &keys[row]);
+    for (const auto* column : columns) AppendValueKey(*column, row, &keys[row]);
   }
   return keys;
 }

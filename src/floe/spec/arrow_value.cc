@@ -1,5 +1,8 @@
 #include "floe/spec/arrow_value.h"
 
+#include <cmath>
+#include <limits>
+
 #include "arrow/array.h"
 #include "arrow/extension_type.h"
 #include "arrow/scalar.h"
@@ -136,6 +139,57 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& va
   }
   return MakeError(ErrorKind::kNotSupported,
                    "no Arrow scalar for type " + type.ToString());
+}
+
+void AppendValueKey(const arrow::Array& array, int64_t row, std::string* key) {
+  if (array.IsNull(row)) {
+    key->push_back('\0');
+    return;
+  }
+  key->push_back('\1');
+  switch (array.type_id()) {
+    case arrow::Type::FLOAT: {
+      float value = static_cast<const arrow::FloatArray&>(array).Value(row);
+      if (std::isnan(value)) value = std::numeric_limits<float>::quiet_NaN();
+      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
+      return;
+    }
+    case arrow::Type::DOUBLE: {
+      double value = static_cast<const arrow::DoubleArray&>(array).Value(row);
+      if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
+      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
+      return;
+    }
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY: {
+      auto view = static_cast<const arrow::BinaryArray&>(array).GetView(row);
+      uint32_t size = static_cast<uint32_t>(view.size());
+      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+      key->append(view.data(), view.size());
+      return;
+    }
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY: {
+      auto view = static_cast<const arrow::LargeBinaryArray&>(array).GetView(row);
+      uint32_t size = static_cast<uint32_t>(view.size());
+      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+      key->append(view.data(), view.size());
+      return;
+    }
+    case arrow::Type::BOOL:
+      key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1'
+                                                                               : '\0');
+      return;
+    default: {
+      // Fixed-width values: the raw bytes.
+      const auto& fixed = static_cast<const arrow::FixedWidthType&>(*array.type());
+      int width = fixed.bit_width() / 8;
+      const uint8_t* values = array.data()->GetValues<uint8_t>(1, 0);
+      key->append(reinterpret_cast<const char*>(values + (array.offset() + row) * width),
+                  static_cast<size_t>(width));
+      return;
+    }
+  }
 }
 
 }  // namespace floe

@@ -1,7 +1,5 @@
 #include "floe/write/partitioner.h"
 
-#include <cmath>
-#include <cstring>
 #include <unordered_map>
 
 #include "arrow/array.h"
@@ -14,63 +12,6 @@
 #include "floe/util/error.h"
 
 namespace floe {
-namespace {
-
-// Appends one row's value of a transformed partition column to a grouping key. Values
-// that iceberg-java's partition keys consider equal give equal bytes: NaNs are
-// canonicalised, while -0.0 and 0.0 stay apart (Double.equals compares bits).
-void AppendKeyPart(const arrow::Array& array, int64_t row, std::string* key) {
-  if (array.IsNull(row)) {
-    key->push_back('\0');
-    return;
-  }
-  key->push_back('\1');
-  switch (array.type_id()) {
-    case arrow::Type::FLOAT: {
-      float value = static_cast<const arrow::FloatArray&>(array).Value(row);
-      if (std::isnan(value)) value = std::numeric_limits<float>::quiet_NaN();
-      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
-      return;
-    }
-    case arrow::Type::DOUBLE: {
-      double value = static_cast<const arrow::DoubleArray&>(array).Value(row);
-      if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
-      key->append(reinterpret_cast<const char*>(&value), sizeof(value));
-      return;
-    }
-    case arrow::Type::STRING:
-    case arrow::Type::BINARY: {
-      auto view = static_cast<const arrow::BinaryArray&>(array).GetView(row);
-      uint32_t size = static_cast<uint32_t>(view.size());
-      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
-      key->append(view.data(), view.size());
-      return;
-    }
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY: {
-      auto view = static_cast<const arrow::LargeBinaryArray&>(array).GetView(row);
-      uint32_t size = static_cast<uint32_t>(view.size());
-      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
-      key->append(view.data(), view.size());
-      return;
-    }
-    case arrow::Type::BOOL:
-      key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1'
-                                                                               : '\0');
-      return;
-    default: {
-      // Fixed-width values: the raw bytes.
-      const auto& fixed = static_cast<const arrow::FixedWidthType&>(*array.type());
-      int width = fixed.bit_width() / 8;
-      const uint8_t* values = array.data()->GetValues<uint8_t>(1, 0);
-      key->append(reinterpret_cast<const char*>(values + (array.offset() + row) * width),
-                  static_cast<size_t>(width));
-      return;
-    }
-  }
-}
-
-}  // namespace
 
 arrow::Result<std::unique_ptr<Partitioner>> Partitioner::Make(SchemaPtr schema,
                                                               PartitionSpecPtr spec) {
@@ -158,7 +99,7 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
   int32_t previous_group = -1;
   for (int64_t row = 0; row < rows; ++row) {
     key.clear();
-    for (const auto& column : values) AppendKeyPart(*column, row, &key);
+    for (const auto& column : values) AppendValueKey(*column, row, &key);
     int32_t group;
     if (previous_group >= 0 && key == previous_key) {
       group = previous_group;
