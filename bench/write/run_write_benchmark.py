@@ -6,14 +6,24 @@ A deterministic lineitem-like data set (bench/write/lineitem.cc; 16 columns, shi
   fanout by bucket(16, l_orderkey) + day(l_shipdate) (fanout writer).
 Arms, all in this one run, each in its own process so peak memory is its own:
   floor         Arrow's Parquet writer alone: same batches, same settings, one file, no Iceberg
+  floor (files) for the partitioned layouts, Arrow's Parquet writer alone writing one file per
+                partition in a directory of its own, as floe lays them out (partitions found by
+                plain arithmetic, no Iceberg work): what writing that many files costs by itself
   floe 1t, 2t   an append through floe's write path (gate, tasks, files, manifests, commit)
+  floe (small), floe (large)
+                floe with 1 thread on --small-rows and --large-rows rows: peak memory against
+                the input's length
   pyiceberg     Table.append of the same rows, loaded into memory first (load not timed)
   iceberg-java  the parity harness writing the rows with iceberg-java 1.11's writers (its time
                 includes JVM start and reading the input file)
 The C++ arms generate their batches as they go; a generate-only run measures that cost, which
 is subtracted from their times (the net figures are the writers' own). pyiceberg's rows are in
-memory before its timer starts. Prints rows/s, peak memory and each arm's time ratio to the
-floor (net), and writes bench/results/write.{json,md}.
+memory before its timer starts. Prints rows/s, rows per CPU-second (throughput per core: the
+machine has 2 cores and pyarrow, under pyiceberg, encodes columns on both), peak memory and
+each arm's time ratio to the floor and to the per-partition-files floor, and writes
+bench/results/write.{json,md}. The C++ arms' generation is subtracted from their CPU time, and
+from their wall time when they run one thread (with two, generation overlaps the writing and
+their wall times are gross).
 
     make bench          # or: .venv/bin/python bench/write/run_write_benchmark.py --rows 10000000
 """
@@ -60,18 +70,19 @@ if layout != "unpartitioned":
         if layout == "fanout":
             update.add_field("l_orderkey", BucketTransform(16), "l_orderkey_bucket")
         update.add_field("l_shipdate", DayTransform(), "l_shipdate_day")
-started = time.perf_counter()
+started, cpu_started = time.perf_counter(), time.process_time()
 table.append(data)
-seconds = time.perf_counter() - started
+seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
 peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
-print(json.dumps({{"seconds": seconds, "peak_rss_mb": int(peak) / 1024}}))
+print(json.dumps({{"seconds": seconds, "cpu_seconds": cpu_seconds, "peak_rss_mb": int(peak) / 1024}}))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if result.returncode != 0:
         return {"error": result.stderr.strip().splitlines()[-1] if result.stderr else "failed"}
     measured = json.loads(result.stdout)
     return {"arm": "pyiceberg", "layout": layout, "threads": 1, "rows": rows, "seconds": measured["seconds"],
-            "rows_per_s": rows / measured["seconds"], "peak_rss_mb": measured["peak_rss_mb"]}
+            "cpu_seconds": measured["cpu_seconds"], "rows_per_s": rows / measured["seconds"],
+            "peak_rss_mb": measured["peak_rss_mb"]}
 
 
 def java_arm(input_path, layout, rows, work, schema_json, spec_json):
@@ -83,21 +94,23 @@ def java_arm(input_path, layout, rows, work, schema_json, spec_json):
     path.write_text(json.dumps(request))
     env = dict(os.environ, HARNESS_XMX="8g")
     started = time.perf_counter()
-    result = subprocess.run(["/usr/bin/time", "-f", "%M", str(ROOT / "tests/parity/run-harness.sh"), "write", str(path)],
+    result = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", str(ROOT / "tests/parity/run-harness.sh"), "write", str(path)],
                             capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - started
     shutil.rmtree(work / f"java-{layout}", ignore_errors=True)
     if result.returncode != 0:
         return {"error": result.stdout[-300:] + result.stderr[-300:]}
-    peak_kb = int(result.stderr.strip().splitlines()[-1])
+    peak_kb, user, system = result.stderr.strip().splitlines()[-1].split()
     return {"arm": "iceberg-java", "layout": layout, "threads": 1, "rows": rows, "seconds": seconds,
-            "rows_per_s": rows / seconds, "peak_rss_mb": peak_kb / 1024}
+            "cpu_seconds": float(user) + float(system), "rows_per_s": rows / seconds,
+            "peak_rss_mb": int(peak_kb) / 1024}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--small-rows", type=int, default=1_000_000, help="second size, for floe's peak memory")
+    parser.add_argument("--large-rows", type=int, default=30_000_000, help="third size, for floe's peak memory")
     parser.add_argument("--days", type=int, default=31)
     parser.add_argument("--skip", nargs="*", default=[], help="arms to skip: pyiceberg iceberg-java")
     parser.add_argument("--results", type=pathlib.Path, default=ROOT / "bench/results")
@@ -128,25 +141,43 @@ def main():
         pq.write_table(table, java_input)
         del table
 
-        generate = {rows: min(run_arm(args, "generate", "unpartitioned", 1, rows, work)["seconds"] for _ in range(2))
-                    for rows in (args.rows, args.small_rows)}
-        print(f"generating the batches alone: {generate[args.rows]:.2f} s for {args.rows:,} rows")
+        generate = {}
+        for rows in (args.rows, args.small_rows, args.large_rows):
+            runs = [run_arm(args, "generate", "unpartitioned", 1, rows, work) for _ in range(2)]
+            generate[rows] = min(runs, key=lambda r: r["seconds"])
+        print(f"generating the batches alone: {generate[args.rows]['seconds']:.2f} s for {args.rows:,} rows")
 
         def net(arm):
-            if arm.get("arm") in ("floor", "floe", "floe (small)") and "seconds" in arm:
-                arm["gross_seconds"] = arm["seconds"]
-                arm["seconds"] = max(arm["seconds"] - generate[arm["rows"]], 1e-6)
+            # The C++ arms generate their input as they go, on the thread feeding the writer.
+            # Its CPU time is subtracted always; its wall time only from one-thread arms,
+            # where it runs in series with the writing (with 2 tasks it overlaps them, so
+            # those wall times stay gross).
+            if "seconds" not in arm:
+                return arm
+            arm["gross_seconds"] = arm["seconds"]
+            generated = generate[arm["rows"]]
+            arm["cpu_seconds"] = max(arm["cpu_seconds"] - generated["cpu_seconds"], 1e-6)
+            if arm["threads"] == 1:
+                arm["seconds"] = max(arm["seconds"] - generated["seconds"], 1e-6)
                 arm["rows_per_s"] = arm["rows"] / arm["seconds"]
             return arm
 
         for layout, partition_by in LAYOUTS.items():
             floor = net(run_arm(args, "floor", layout, 1, args.rows, work))
             arms = [floor]
+            files_floor = None
+            if partition_by:
+                files_floor = net(run_arm(args, "floor-partitioned", layout, 1, args.rows, work))
+                files_floor["arm"] = "floor (files)"
+                arms.append(files_floor)
             arms.append(net(run_arm(args, "floe", layout, 1, args.rows, work)))
             arms.append(net(run_arm(args, "floe", layout, 2, args.rows, work)))
-            small = run_arm(args, "floe", layout, 1, args.small_rows, work)
-            small["arm"] = "floe (small)"
-            arms.append(net(small))
+            for name, rows in (("floe (small)", args.small_rows), ("floe (large)", args.large_rows)):
+                sized = run_arm(args, "floe", layout, 1, rows, work)
+                sized["arm"] = name
+                arms.append(net(sized))
+            for arm in arms:
+                arm["wall"] = "net" if arm["threads"] == 1 else "gross"
             if "pyiceberg" not in args.skip:
                 arms.append(pyiceberg_arm(input_path, layout, args.rows, work))
             if "iceberg-java" not in args.skip:
@@ -163,19 +194,43 @@ def main():
                 if "error" in arm:
                     print(f"{layout:14s} arm failed: {arm['error']}")
                     continue
-                arm["ratio_to_floor"] = arm["seconds"] / floor["seconds"] if arm["rows"] == floor["rows"] else None
+                same_rows = arm["rows"] == floor["rows"]
+                arm["rows_per_cpu_s"] = arm["rows"] / arm["cpu_seconds"]
+                arm["ratio_to_floor"] = arm["seconds"] / floor["seconds"] if same_rows else None
+                arm["ratio_to_files_floor"] = (arm["seconds"] / files_floor["seconds"]
+                                               if files_floor and same_rows else None)
                 rows_out.append(arm)
                 ratio = f"{arm['ratio_to_floor']:.2f}" if arm["ratio_to_floor"] else "-"
+                files_ratio = f"{arm['ratio_to_files_floor']:.2f}" if arm["ratio_to_files_floor"] else "-"
                 print(f"{layout:14s} {arm['arm']:13s} threads={arm['threads']} rows={arm['rows']:>10,} "
-                      f"{arm['rows_per_s']:>12,.0f} rows/s  peak {arm['peak_rss_mb']:8.1f} MB  time/floor {ratio}")
+                      f"{arm['rows_per_s']:>12,.0f} rows/s  {arm['rows_per_cpu_s']:>12,.0f} rows/CPU-s  "
+                      f"peak {arm['peak_rss_mb']:8.1f} MB  time/floor {ratio}  time/files floor {files_ratio}")
+            by_name = {(a.get("arm"), a.get("threads")): a for a in arms if "cpu_seconds" in a}
+            floe_one = by_name.get(("floe", 1))
+            for other in ("pyiceberg", "iceberg-java"):
+                if floe_one and (other, 1) in by_name:
+                    per_core = floe_one["rows_per_cpu_s"] / by_name[(other, 1)]["rows_per_cpu_s"]
+                    floe_one[f"per_core_vs_{other}"] = per_core
+                    print(f"{layout:14s} floe (1 thread) throughput per core / {other}'s: {per_core:.2f}x")
         args.results.mkdir(parents=True, exist_ok=True)
         report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": rows_out}
         (args.results / "write.json").write_text(json.dumps(report, indent=2) + "\n")
-        lines = ["| layout | arm | threads | rows | rows/s | peak MB | time / floor |", "|---|---|---|---|---|---|---|"]
+        lines = ["| layout | arm | threads | rows | rows/s | rows per CPU-s | peak MB | time / floor | "
+                 "time / files floor |", "|---|---|---|---|---|---|---|---|---|"]
         for arm in rows_out:
             ratio = f"{arm['ratio_to_floor']:.2f}" if arm["ratio_to_floor"] else "-"
+            files_ratio = f"{arm['ratio_to_files_floor']:.2f}" if arm.get("ratio_to_files_floor") else "-"
+            gross = " (gross)" if arm.get("wall") == "gross" else ""
             lines.append(f"| {arm['layout']} | {arm['arm']} | {arm['threads']} | {arm['rows']:,} | "
-                         f"{arm['rows_per_s']:,.0f} | {arm['peak_rss_mb']:.0f} | {ratio} |")
+                         f"{arm['rows_per_s']:,.0f}{gross} | {arm['rows_per_cpu_s']:,.0f} | {arm['peak_rss_mb']:.0f} | "
+                         f"{ratio} | {files_ratio} |")
+        lines.append("")
+        lines.append("floe (1 thread) throughput per core (rows per CPU-second) against the others':")
+        lines.append("")
+        for arm in rows_out:
+            for other in ("pyiceberg", "iceberg-java"):
+                if f"per_core_vs_{other}" in arm:
+                    lines.append(f"- {arm['layout']}: {arm[f'per_core_vs_{other}']:.2f}x {other}")
         (args.results / "write.md").write_text("\n".join(lines) + "\n")
         print(f"wrote {args.results / 'write.json'} and write.md")
     finally:

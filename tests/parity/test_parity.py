@@ -5,9 +5,9 @@ iceberg-java's own writers (the harness in this directory, same schema/spec/sort
 taken from floe's table, same partition id, task id and operation id), and then both tables'
 manifests are decoded by iceberg-java (`dump`). Tier-1 properties of every data file must be
 equal: rows, partition values and path, record count, every metric (value/null/NaN counts, lower
-and upper bounds, which columns have sizes), spec id, sort order id. Tier-2 differences (file
-sizes, column size values, split offsets, footer details) are collected in a report:
-build/parity-report.json.
+and upper bounds, which columns have sizes), spec id, sort order id, and the Parquet schema
+(physical types included). Tier-2 differences (file sizes, column size values, split offsets,
+footer details) are collected in a report: build/parity-report.json.
 """
 
 import collections
@@ -315,6 +315,10 @@ def compare_files(case_name: str, floe_file: dict, java_file: dict, problems: li
         if floe_file.get(key) != java_file.get(key):
             REPORT[case_name].append({"file": name, "field": key})
     floe_footer, java_footer = floe_file.get("parquet_footer", {}), java_file.get("parquet_footer", {})
+    # The Parquet schema (names, field ids, physical and logical types) is physical layout, but
+    # floe matches it in every case, so a difference fails.
+    if floe_footer.get("schema") != java_footer.get("schema"):
+        problems.append(f"{name}: Parquet schema: floe {floe_footer.get('schema')} != java {java_footer.get('schema')}")
     for key in ["root_name", "codecs", "row_groups"]:
         if floe_footer.get(key) != java_footer.get(key):
             REPORT[case_name].append({"file": name, "field": f"footer.{key}",
@@ -359,7 +363,7 @@ def test_parity(case: Case, floe, harness, tmp_path):
         return
     result = floe.run(*append)
     assert f"appended {case.rows:,} rows" in result.stdout, result.stdout + result.stderr
-    floe_dump = harness.run("dump", {"metadata_location": floe.metadata_location(table_name)})
+    floe_dump = harness.run("dump", {"metadata_location": floe.metadata_location(table_name), "rows": True})
     floe_files = floe_dump["files"]
     assert len(floe_files) >= case.expect_files_at_least
     operation_id = pathlib.Path(floe_files[0]["path"]).name.split("-", 2)[2][:36] if floe_files else "op"
@@ -375,9 +379,15 @@ def test_parity(case: Case, floe, harness, tmp_path):
         "properties": properties,
         "mode": "unpartitioned" if not metadata["partition-specs"][0]["fields"] else case.mode,
         "input_files": [str(input_path)],
-        "partition_id": 0, "task_id": 0, "operation_id": operation_id,
+        "partition_id": 0, "task_id": 0, "operation_id": operation_id, "rows": True,
     })
     java_files = java["files"]
+    # iceberg-java's reader reads floe's table (every file, row group and type floe wrote) as
+    # it reads its own.
+    def canonical(rows):
+        return sorted(json.dumps(row, sort_keys=True) for row in rows)
+    assert len(floe_dump["rows"]) == case.rows
+    assert canonical(floe_dump["rows"]) == canonical(java["rows"])
 
     problems = []
     # Files pair up by name: same partition directory, partition id, task id, operation id and

@@ -2,6 +2,7 @@
 
 #include "arrow/io/interfaces.h"
 #include "arrow/record_batch.h"
+#include "arrow/util/byte_size.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
@@ -76,6 +77,7 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   // iceberg-java records the write schema in the footer.
   auto footer =
       arrow::key_value_metadata({"iceberg.schema"}, {SchemaToJson(*ctx.schema)});
+  writer->leaf_columns_ = descriptor->num_columns();
   std::unique_ptr<parquet::ParquetFileWriter> file_writer;
   try {
     auto root = std::static_pointer_cast<parquet::schema::GroupNode>(
@@ -92,6 +94,7 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
                              "opening data file " + writer->location_);
   FLOE_RETURN_NOT_OK_CONTEXT(writer->writer_->NewBufferedRowGroup(),
                              "data file " + writer->location_);
+  writer->empty_row_group_bytes_ = writer->pool_->bytes_allocated();
   writer->floats_ = std::make_unique<FloatMetricsTracker>(*ctx.schema);
   return writer;
 }
@@ -108,6 +111,7 @@ arrow::Status ParquetDataWriter::Write(const arrow::RecordBatch& batch) {
                                "writing data file " + location_);
     row_group_full_ = false;
     row_group_rows_ = 0;
+    empty_row_group_bytes_ = pool_->bytes_allocated();
   }
   floats_->Update(batch);
   FLOE_RETURN_NOT_OK_CONTEXT(writer_->WriteRecordBatch(batch),
@@ -128,7 +132,15 @@ arrow::Status ParquetDataWriter::FlushRowGroup() {
   FLOE_RETURN_NOT_OK_CONTEXT(writer_->NewBufferedRowGroup(),
                              "writing data file " + location_);
   row_group_rows_ = 0;
+  empty_row_group_bytes_ = pool_->bytes_allocated();
   return arrow::Status::OK();
+}
+
+arrow::Result<int64_t> ParquetDataWriter::GrowthBound(
+    const arrow::RecordBatch& rows) const {
+  ARROW_ASSIGN_OR_RAISE(int64_t referenced, arrow::util::ReferencedBufferSize(rows));
+  return 4 * referenced + 32 * leaf_columns_ * rows.num_rows() +
+         pool_->bytes_allocated() / 2 + (int64_t{1} << 20);
 }
 
 int64_t ParquetDataWriter::Length() const {

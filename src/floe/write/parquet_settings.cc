@@ -17,16 +17,21 @@ struct CodecInfo {
   int min_level;
   int max_level;
   bool has_level;
+  /// The level parquet-java compresses at when write.parquet.compression-level is unset
+  /// (0: Arrow's default is kept). Arrow's own defaults differ: zstd 1, gzip 9.
+  int java_default_level;
 };
 
 // Codecs both iceberg-java (parquet-java's CompressionCodecName) and Arrow write
 // identically.
 constexpr CodecInfo kCodecs[] = {
-    {"uncompressed", arrow::Compression::UNCOMPRESSED, 0, 0, false},
-    {"snappy", arrow::Compression::SNAPPY, 0, 0, false},
-    {"gzip", arrow::Compression::GZIP, 0, 9, true},
-    {"zstd", arrow::Compression::ZSTD, 1, 22, true},
-    {"brotli", arrow::Compression::BROTLI, 0, 11, true},
+    {"uncompressed", arrow::Compression::UNCOMPRESSED, 0, 0, false, 0},
+    {"snappy", arrow::Compression::SNAPPY, 0, 0, false, 0},
+    // Hadoop's GzipCodec: zlib's default level.
+    {"gzip", arrow::Compression::GZIP, 0, 9, true, 6},
+    // parquet-java's ZstandardCodec default (parquet.compression.codec.zstd.level).
+    {"zstd", arrow::Compression::ZSTD, 1, 22, true, 3},
+    {"brotli", arrow::Compression::BROTLI, 0, 11, true, 0},
 };
 
 const CodecInfo* FindCodec(const std::string& name) {
@@ -99,7 +104,11 @@ std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
   parquet::WriterProperties::Builder builder;
   builder.memory_pool(pool);
   builder.compression(info ? info->type : arrow::Compression::ZSTD);
-  if (compression_level) builder.compression_level(*compression_level);
+  if (compression_level) {
+    builder.compression_level(*compression_level);
+  } else if (info && info->java_default_level > 0) {
+    builder.compression_level(info->java_default_level);
+  }
   builder.data_pagesize(page_size_bytes);
   builder.max_rows_per_page(page_row_limit);
   builder.dictionary_pagesize_limit(dict_size_bytes);
@@ -111,6 +120,9 @@ std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
   builder.enable_statistics();
   builder.max_statistics_size(std::numeric_limits<size_t>::max());
   builder.enable_page_checksum();
+  // iceberg-java's physical types for decimals: INT32 up to precision 9, INT64 up to 18,
+  // fixed-length bytes beyond (Arrow would write fixed-length bytes for every precision).
+  builder.enable_store_decimal_as_integer();
   builder.created_by("floe version " FLOE_VERSION);
   return builder.build();
 }

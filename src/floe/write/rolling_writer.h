@@ -52,7 +52,9 @@ class RollingDataWriter {
       std::string partition_path, std::vector<Value> partition, int64_t target_file_size);
 
   /// Writes rows, checking the current file's length every 1000 rows of that file and
-  /// rolling to a new file when it reaches the target size.
+  /// rolling to a new file when it reaches the target size. Rows go to Arrow in as few
+  /// calls as that allows: checks that cannot fire (by ParquetDataWriter::GrowthBound the
+  /// file stays below the target) are skipped, not made.
   arrow::Status Write(const arrow::RecordBatch& batch);
   /// Closes the current file; a file with no rows is deleted and not reported.
   arrow::Result<std::vector<DataFile>> Close();
@@ -61,7 +63,7 @@ class RollingDataWriter {
 
   const std::vector<Value>& partition() const { return partition_; }
   const std::string& partition_path() const { return partition_path_; }
-  /// Bytes the open file holds in memory.
+  /// Bytes of rows the open file holds in memory (ParquetDataWriter::BufferedBytes).
   int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
   /// Writes out the open file's buffered row group (see
   /// ParquetDataWriter::FlushRowGroup).
@@ -73,6 +75,11 @@ class RollingDataWriter {
   RollingDataWriter() = default;
   arrow::Status OpenFile();
   arrow::Status CloseFile();
+  /// How many rows of `batch` from `offset` the current file can take in one call: to the
+  /// batch's end or to a grid point, never fewer than `to_grid` (the rows up to the next
+  /// grid point), and past `to_grid` only while no size check inside could say "roll".
+  arrow::Result<int64_t> RowsForOneCall(const arrow::RecordBatch& batch, int64_t offset,
+                                        int64_t to_grid) const;
 
   std::shared_ptr<const DataWriterContext> context_;
   OutputFileFactory* factory_ = nullptr;

@@ -30,6 +30,8 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   plan->properties = metadata.properties;
   for (const auto& [key, value] : options) plan->properties[key] = value;
   ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromProperties(plan->properties));
+  // A fanout task's open files share one row group's worth of buffered rows.
+  plan->task_buffer_budget_bytes = plan->parquet.row_group_size_bytes;
   ARROW_ASSIGN_OR_RAISE(plan->target_file_size_bytes,
                         properties::kTargetFileSizeBytes.Parse(plan->properties));
   if (plan->target_file_size_bytes <= 0) {
@@ -92,7 +94,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
     plan->operation_id = json.at("operation-id").get<std::string>();
     plan->task_buffer_budget_bytes =
-        json.value("task-buffer-budget-bytes", kDefaultTaskBufferBudget);
+        json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {

@@ -29,10 +29,12 @@ struct WritePlan {
   int64_t target_file_size_bytes = 536870912;
   /// Embedded in every data file name, so files of different writes never collide.
   std::string operation_id;
-  /// The bytes a task's open files may buffer together before the largest row groups are
-  /// written out early (0: no budget). See WriteTask::Write.
-  int64_t task_buffer_budget_bytes = kDefaultTaskBufferBudget;
-  static constexpr int64_t kDefaultTaskBufferBudget = int64_t{1} << 30;
+  /// The bytes of rows a task's open files may buffer together before the largest row
+  /// groups are written out early (0: no budget), so a fanout task's memory stays bounded
+  /// however long its input. Make sets it to write.parquet.row-group-size-bytes: all
+  /// open files share one row group's worth. Each open file also holds its encoders (tens
+  /// of KiB per column) outside this budget. See WriteTask::Write.
+  int64_t task_buffer_budget_bytes = 0;
 
   /// Builds a plan for the table's current schema, default spec and sort order. `options`
   /// overlay the table properties. Invalid property values give InvalidInput naming the

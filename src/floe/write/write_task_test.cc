@@ -206,5 +206,89 @@ TEST_F(WriteTaskTest, RollsOnTheThousandRowGrid) {
   EXPECT_FALSE(std::filesystem::exists(locations.back()));
 }
 
+// A fanout task's open files hold at most the task's budget of buffered rows: past it the
+// largest row groups are written out early. What stays is each open file's empty
+// encoders.
+TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
+  constexpr int kPartitions = 12;
+  constexpr int64_t kBudget = 512 << 10;
+  auto run = [&](int64_t budget, int64_t* peak_over_opened, int* row_groups,
+                 int64_t* rows) {
+    auto plan = std::make_shared<WritePlan>(*Plan("region"));
+    plan->task_buffer_budget_bytes = budget;
+    arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
+    FLOE_ASSIGN_OR_FAIL(auto task,
+                        WriteTask::Make(plan, io_, 0, budget > 0 ? 1 : 2, &pool));
+    // The first batch opens every partition's file.
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100, kPartitions)));
+    const int64_t opened = pool.bytes_allocated();
+    *peak_over_opened = 0;
+    for (int64_t start = 100; start < 300000; start += 5000) {
+      FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 5000, kPartitions)));
+      *peak_over_opened = std::max(*peak_over_opened, pool.bytes_allocated() - opened);
+    }
+    FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+    task->Acknowledge();
+    auto files = Decode(message);
+    ASSERT_EQ(files.size(), static_cast<size_t>(kPartitions));
+    *row_groups = 0;
+    *rows = 0;
+    for (const auto& file : files) {
+      auto reader = parquet::arrow::OpenFile(
+          *arrow::io::ReadableFile::Open(file.file_path), arrow::default_memory_pool());
+      *row_groups += (*reader)->parquet_reader()->metadata()->num_row_groups();
+      EXPECT_EQ(file.record_count, RowsInFile(file.file_path));
+      *rows += file.record_count;
+    }
+  };
+  int64_t unbounded_peak = 0, bounded_peak = 0, rows = 0;
+  int unbounded_groups = 0, bounded_groups = 0;
+  run(0, &unbounded_peak, &unbounded_groups, &rows);
+  EXPECT_EQ(rows, 300100);
+  run(kBudget, &bounded_peak, &bounded_groups, &rows);
+  EXPECT_EQ(rows, 300100);
+  // Without a budget every file keeps one row group, growing with the input; with one,
+  // the buffered rows stay within the budget plus one batch's worth.
+  EXPECT_EQ(unbounded_groups, kPartitions);
+  EXPECT_GT(unbounded_peak, 4 * kBudget);
+  EXPECT_GT(bounded_groups, 2 * kPartitions);
+  EXPECT_LT(bounded_peak, kBudget + (256 << 10)) << bounded_peak;
+}
+
+// Rows arriving in big batches are handed to Arrow in as few calls as the size checks
+// allow, and the checks that could fire are still made: files still end on the 1000-row
+// grid, within one grid step of where they end when rows arrive 1000 at a time (every
+// check made). They can differ by a step because a file's length counts the memory its
+// writer holds, which includes scratch sized by the largest call.
+TEST_F(WriteTaskTest, RollsOnTheGridWhateverTheBatchSize) {
+  auto plan = Plan("", {{"write.target-file-size-bytes", std::to_string(3 << 20)}});
+  auto counts = [&](int64_t batch_rows, int attempt, std::vector<int64_t>* rows) {
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, attempt));
+    for (int64_t start = 0; start < 400000; start += batch_rows)
+      FLOE_ASSERT_OK(task->Write(Rows(*plan, start, batch_rows, 1)));
+    FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+    task->Acknowledge();
+    for (const auto& file : Decode(message)) rows->push_back(file.record_count);
+  };
+  std::vector<int64_t> thousands;
+  counts(1000, 0, &thousands);
+  ASSERT_GT(thousands.size(), 3u);
+  auto [fewest, most] = std::minmax_element(thousands.begin(), thousands.end() - 1);
+  for (int64_t batch_rows : {100000, 40000}) {
+    std::vector<int64_t> rows;
+    counts(batch_rows, static_cast<int>(batch_rows), &rows);
+    ASSERT_GT(rows.size(), 3u);
+    int64_t total = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      total += rows[i];
+      if (i + 1 == rows.size()) continue;
+      EXPECT_EQ(rows[i] % 1000, 0) << batch_rows;
+      EXPECT_GE(rows[i], *fewest - 1000) << batch_rows;
+      EXPECT_LE(rows[i], *most + 1000) << batch_rows;
+    }
+    EXPECT_EQ(total, 400000);
+  }
+}
+
 }  // namespace
 }  // namespace floe

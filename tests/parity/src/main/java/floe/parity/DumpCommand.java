@@ -177,6 +177,8 @@ final class DumpCommand {
       f.put("created_by", meta.getCreatedBy());
       f.set("key_value_metadata", stringMap(meta.getKeyValueMetaData()));
       f.put("root_name", meta.getSchema().getName());
+      // Physical and logical types, repetition, names and field ids of every column.
+      f.put("schema", meta.getSchema().toString());
       f.put("row_groups", footer.getBlocks().size());
       // extras (not in the brief): per-row-group row counts and the set of column codecs
       ArrayNode rgRows = f.putArray("row_group_row_counts");
