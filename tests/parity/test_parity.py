@@ -5,9 +5,10 @@ iceberg-java's own writers (the harness in this directory, same schema/spec/sort
 taken from floe's table, same partition id, task id and operation id), and then both tables'
 manifests are decoded by iceberg-java (`dump`). Tier-1 properties of every data file must be
 equal: rows, partition values and path, record count, every metric (value/null/NaN counts, lower
-and upper bounds, which columns have sizes), spec id, sort order id, and the Parquet schema
-(physical types included). Tier-2 differences (file sizes, column size values, split offsets,
-footer details) are collected in a report: build/parity-report.json.
+and upper bounds, which columns have sizes), spec id, sort order id, the Parquet schema
+(physical types included) and which columns have a dictionary. Tier-2 differences (file sizes,
+column size values, split offsets, footer details) are collected in a report:
+build/parity-report.json.
 """
 
 import collections
@@ -222,6 +223,18 @@ CASES = [
                      "write.parquet.dict-size-bytes": "1024"}),
     Case("empty_input", [("id", "long not null", ids), prim("s", "string")], "s", rows=0,
          expect_files_at_least=0),
+    # parquet-java drops a column's dictionary when its first page (20000 rows) shows no gain:
+    # unique longs, strings, decimals and doubles go plain, repeating values keep one.
+    Case("dictionary_dropped_like_parquet_java",
+         [("id", "long not null", ids),
+          ("few", "long", lambda rows, rng: pa.array([rng.randrange(1000) for _ in range(rows)], pa.int64())),
+          ("many", "long", lambda rows, rng: pa.array([rng.randrange(12000) for _ in range(rows)], pa.int64())),
+          ("token", "string", lambda rows, rng: pa.array([f"t{rng.getrandbits(64):x}ü" for _ in range(rows)])),
+          prim("word", "string"),
+          ("price", "decimal(15, 2)", lambda rows, rng: pa.array(
+              [decimal.Decimal(rng.randrange(10**9)).scaleb(-2) for _ in range(rows)], pa.decimal128(15, 2))),
+          ("x", "double", lambda rows, rng: pa.array([rng.random() for _ in range(rows)], pa.float64()))],
+         mode="unpartitioned", rows=50000),
 ]
 
 
@@ -315,10 +328,11 @@ def compare_files(case_name: str, floe_file: dict, java_file: dict, problems: li
         if floe_file.get(key) != java_file.get(key):
             REPORT[case_name].append({"file": name, "field": key})
     floe_footer, java_footer = floe_file.get("parquet_footer", {}), java_file.get("parquet_footer", {})
-    # The Parquet schema (names, field ids, physical and logical types) is physical layout, but
-    # floe matches it in every case, so a difference fails.
-    if floe_footer.get("schema") != java_footer.get("schema"):
-        problems.append(f"{name}: Parquet schema: floe {floe_footer.get('schema')} != java {java_footer.get('schema')}")
+    # The Parquet schema (names, field ids, physical and logical types) and which columns have a
+    # dictionary are physical layout, but floe matches them in every case, so a difference fails.
+    for key in ["schema", "dictionary_columns"]:
+        if floe_footer.get(key) != java_footer.get(key):
+            problems.append(f"{name}: Parquet {key}: floe {floe_footer.get(key)} != java {java_footer.get(key)}")
     for key in ["root_name", "codecs", "row_groups"]:
         if floe_footer.get(key) != java_footer.get(key):
             REPORT[case_name].append({"file": name, "field": f"footer.{key}",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
@@ -15,9 +16,15 @@
 #include "floe/write/metrics_config.h"
 #include "floe/write/parquet_settings.h"
 
-namespace parquet::arrow {
+namespace parquet {
+class SchemaDescriptor;
+namespace schema {
+class GroupNode;
+}
+namespace arrow {
 class FileWriter;
 }
+}  // namespace parquet
 
 namespace floe {
 
@@ -45,12 +52,19 @@ class ParquetDataWriter {
   /// Bytes written so far plus an estimate of the open row group's buffered bytes (what
   /// iceberg-java's Parquet appender reports as its length).
   int64_t Length() const;
-  /// A generous bound on what writing `rows` adds to Length(): the bytes the rows take in
-  /// Arrow four times over (encoders, dictionary entries and buffers that grow by
-  /// doubling; the lineitem benchmark's worst call adds 2.9 times), 32 bytes per value of
-  /// every leaf column (hash-table slots, levels, indices), half of what the open row
-  /// group holds already (a dictionary's hash table growing), and 1 MiB.
+  /// Bytes the open row group may still buffer before it is cut.
+  int64_t RowGroupHeadroom() const {
+    return context_->settings.row_group_size_bytes - pool_->bytes_allocated();
+  }
+  /// A generous bound on what writing `rows` adds to Length() for the rows themselves:
+  /// the bytes they take in Arrow four times over (encoders, dictionary entries and
+  /// buffers that grow by doubling; the lineitem benchmark's worst call adds 2.9 times),
+  /// 32 bytes per value of every leaf column (hash-table slots, levels, indices), and 1
+  /// MiB.
   arrow::Result<int64_t> GrowthBound(const arrow::RecordBatch& rows) const;
+  /// What a dictionary's hash table growing may add on top, whatever the rows: half of
+  /// what the file's writer holds already.
+  int64_t TableGrowthBound() const { return pool_->bytes_allocated() / 2; }
   int64_t row_count() const { return row_count_; }
   /// Bytes the open row group's rows hold in memory (pages, encoded values, dictionary
   /// entries): what the writer holds beyond what its encoders take when the row group is
@@ -74,12 +88,26 @@ class ParquetDataWriter {
 
  private:
   ParquetDataWriter() = default;
+  /// Creates the Parquet writer, choosing the columns written without a dictionary from
+  /// `first`, the file's first rows in pieces (none: only the always-plain columns).
+  arrow::Status StartWriting(
+      const std::vector<std::shared_ptr<arrow::RecordBatch>>& first);
+  /// Starts the Parquet writer from the rows waiting for the file's first page, and
+  /// writes them.
+  arrow::Status WritePending();
+  /// Writes rows into the open row group (a new one after a full one).
+  arrow::Status WriteRows(const arrow::RecordBatch& batch);
 
   std::shared_ptr<const DataWriterContext> context_;
   std::string location_;
   std::shared_ptr<arrow::io::OutputStream> stream_;
   std::unique_ptr<arrow::ProxyMemoryPool> pool_;
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  std::shared_ptr<parquet::SchemaDescriptor> descriptor_;  ///< Of root_.
+  /// The file's first rows, until a page's worth is in (copies in pool_).
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pending_;
+  int64_t pending_rows_ = 0;
+  std::shared_ptr<parquet::schema::GroupNode> root_;    ///< With iceberg-java's names.
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;  ///< Created by the first Write.
   std::unique_ptr<FloatMetricsTracker> floats_;
   int64_t row_count_ = 0;
   int64_t row_group_rows_ = 0;

@@ -99,7 +99,8 @@ arrow::Result<ParquetSettings> ParquetSettings::FromProperties(
 }
 
 std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
-    bool nanosecond_timestamps, arrow::MemoryPool* pool) const {
+    bool nanosecond_timestamps, arrow::MemoryPool* pool,
+    const std::vector<std::string>& plain_columns) const {
   const CodecInfo* info = FindCodec(codec);
   parquet::WriterProperties::Builder builder;
   builder.memory_pool(pool);
@@ -123,6 +124,7 @@ std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
   // iceberg-java's physical types for decimals: INT32 up to precision 9, INT64 up to 18,
   // fixed-length bytes beyond (Arrow would write fixed-length bytes for every precision).
   builder.enable_store_decimal_as_integer();
+  for (const auto& column : plain_columns) builder.disable_dictionary(column);
   builder.created_by("floe version " FLOE_VERSION);
   return builder.build();
 }

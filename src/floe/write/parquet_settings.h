@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arrow/memory_pool.h"
 #include "arrow/result.h"
@@ -37,8 +38,10 @@ struct ParquetSettings {
   /// dictionary pages are labelled PLAIN_DICTIONARY), unless `nanosecond_timestamps`:
   /// Arrow can only keep nanoseconds in format 2.6 files. Column writers allocate their
   /// buffers from `pool` (so a file's buffered bytes can be measured through it).
+  /// `plain_columns` (Parquet column paths) are written without a dictionary.
   std::shared_ptr<parquet::WriterProperties> ToWriterProperties(
-      bool nanosecond_timestamps, arrow::MemoryPool* pool) const;
+      bool nanosecond_timestamps, arrow::MemoryPool* pool,
+      const std::vector<std::string>& plain_columns = {}) const;
 
   /// As JSON (for WritePlan), and back.
   std::string ToJson() const;

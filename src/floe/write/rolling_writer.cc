@@ -1,5 +1,6 @@
 #include "floe/write/rolling_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "arrow/record_batch.h"
@@ -106,7 +107,12 @@ arrow::Result<int64_t> RollingDataWriter::RowsForOneCall(const arrow::RecordBatc
   // Arrow's per-call work (per column: level building, statistics, page checks) costs as
   // much as 15% of a write made 1000 rows at a time; the size checks need no more calls
   // than the ones that could say "roll".
-  const int64_t headroom = target_file_size_ - current_->Length();
+  // The row group's size is checked after every call too: cutting it is not tied to the
+  // grid (nor to the exact byte, so hash tables growing are left out there), but a small
+  // write.parquet.row-group-size-bytes must still be kept.
+  const int64_t headroom =
+      std::min(target_file_size_ - current_->Length() - current_->TableGrowthBound(),
+               current_->RowGroupHeadroom());
   int64_t length = batch.num_rows() - offset;
   while (length > to_grid) {
     ARROW_ASSIGN_OR_RAISE(int64_t growth,

@@ -214,16 +214,18 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
   constexpr int64_t kBudget = 512 << 10;
   auto run = [&](int64_t budget, int64_t* peak_over_opened, int* row_groups,
                  int64_t* rows) {
-    auto plan = std::make_shared<WritePlan>(*Plan("region"));
+    // Files start writing after a page's worth of rows (100 here).
+    auto plan = std::make_shared<WritePlan>(
+        *Plan("region", {{"write.parquet.page-row-limit", "100"}}));
     plan->task_buffer_budget_bytes = budget;
     arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
     FLOE_ASSIGN_OR_FAIL(auto task,
                         WriteTask::Make(plan, io_, 0, budget > 0 ? 1 : 2, &pool));
-    // The first batch opens every partition's file.
-    FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100, kPartitions)));
+    // The first batch starts every partition's file.
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100 * kPartitions, kPartitions)));
     const int64_t opened = pool.bytes_allocated();
     *peak_over_opened = 0;
-    for (int64_t start = 100; start < 300000; start += 5000) {
+    for (int64_t start = 100 * kPartitions; start < 300000; start += 5000) {
       FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 5000, kPartitions)));
       *peak_over_opened = std::max(*peak_over_opened, pool.bytes_allocated() - opened);
     }
@@ -244,9 +246,9 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
   int64_t unbounded_peak = 0, bounded_peak = 0, rows = 0;
   int unbounded_groups = 0, bounded_groups = 0;
   run(0, &unbounded_peak, &unbounded_groups, &rows);
-  EXPECT_EQ(rows, 300100);
+  EXPECT_EQ(rows, 301200);
   run(kBudget, &bounded_peak, &bounded_groups, &rows);
-  EXPECT_EQ(rows, 300100);
+  EXPECT_EQ(rows, 301200);
   // Without a budget every file keeps one row group, growing with the input; with one,
   // the buffered rows stay within the budget plus one batch's worth.
   EXPECT_EQ(unbounded_groups, kPartitions);
@@ -261,7 +263,7 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
 // check made). They can differ by a step because a file's length counts the memory its
 // writer holds, which includes scratch sized by the largest call.
 TEST_F(WriteTaskTest, RollsOnTheGridWhateverTheBatchSize) {
-  auto plan = Plan("", {{"write.target-file-size-bytes", std::to_string(3 << 20)}});
+  auto plan = Plan("", {{"write.target-file-size-bytes", std::to_string(256 << 10)}});
   auto counts = [&](int64_t batch_rows, int attempt, std::vector<int64_t>* rows) {
     FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, attempt));
     for (int64_t start = 0; start < 400000; start += batch_rows)

@@ -189,6 +189,16 @@ final class DumpCommand {
           codecs.add(col.getCodec().name());
         }
       }
+      // Columns whose first row group has a dictionary page (parquet-java drops a column's
+      // dictionary when its first page shows no gain).
+      ArrayNode dictionaries = f.putArray("dictionary_columns");
+      if (!footer.getBlocks().isEmpty()) {
+        for (ColumnChunkMetaData col : footer.getBlocks().get(0).getColumns()) {
+          if (col.hasDictionaryPage()) {
+            dictionaries.add(col.getPath().toDotString());
+          }
+        }
+      }
       ArrayNode codecsNode = f.putArray("codecs");
       codecs.forEach(codecsNode::add);
       return f;
