@@ -88,13 +88,12 @@ int64_t ValueBytes(const arrow::ChunkedArray& array) {
 // - fixed-length byte arrays (fixed, uuid, decimals past precision 18): its format-1.0
 //   writer never gives them one;
 // - columns (top-level or in structs) whose first page, encoded as dictionary indices,
-// plus
-//   the dictionary would not be smaller than the page written plain (FallbackValuesWriter
-//   and DictionaryValuesWriter.isCompressionSatisfying). A first page ends at
-//   write.parquet.page-row-limit rows or write.parquet.page-size-bytes of values; `first`
-//   holds the file's first rows, in pieces. The indices are costed bit-packed (RLE runs
-//   of repeated values can only make them smaller, so a borderline column may go plain
-//   where parquet-java keeps one).
+//   plus the dictionary would not be smaller than the page written plain
+//   (FallbackValuesWriter and DictionaryValuesWriter.isCompressionSatisfying). A first
+//   page ends at write.parquet.page-row-limit rows or write.parquet.page-size-bytes of
+//   values; `first` holds the file's first rows, in pieces. The indices are costed
+//   bit-packed (RLE runs of repeated values can only make them smaller, so a borderline
+//   column may go plain where parquet-java keeps one).
 // Arrow would keep every dictionary until it outgrows its page limit.
 arrow::Result<std::vector<std::string>> ColumnsWithoutDictionary(
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& first,

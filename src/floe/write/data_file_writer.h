@@ -57,10 +57,10 @@ class ParquetDataWriter {
     return context_->settings.row_group_size_bytes - pool_->bytes_allocated();
   }
   /// A generous bound on what writing `rows` adds to Length() for the rows themselves:
-  /// the bytes they take in Arrow four times over (encoders, dictionary entries and
-  /// buffers that grow by doubling; the lineitem benchmark's worst call adds 2.9 times),
-  /// 32 bytes per value of every leaf column (hash-table slots, levels, indices), and 1
-  /// MiB.
+  /// 1 MiB, plus the bytes they take in Arrow four times over (encoders, dictionary
+  /// entries and buffers that grow by doubling; the lineitem benchmark's worst call added
+  /// 2.9 times), plus 32 bytes per value of every leaf column (hash-table slots, levels,
+  /// indices).
   arrow::Result<int64_t> GrowthBound(const arrow::RecordBatch& rows) const;
   /// What a dictionary's hash table growing may add on top, whatever the rows: half of
   /// what the file's writer holds already.
