@@ -39,22 +39,33 @@ struct Options {
   std::string out;
 };
 
-arrow::Status Floor(const Options& options, int64_t* rows) {
-  auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
-  // The settings floe writes a new table with (iceberg-java persists zstd for new
-  // tables).
-  ARROW_ASSIGN_OR_RAISE(auto settings,
-                        floe::ParquetSettings::FromProperties(
-                            {{"write.parquet.compression-codec", "zstd"}}));
-  arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
-  ARROW_ASSIGN_OR_RAISE(
-      auto file, arrow::io::FileOutputStream::Open(options.out + "/floor.parquet"));
+// The settings floe writes a new table with (iceberg-java persists zstd for new tables).
+arrow::Result<floe::ParquetSettings> FloorSettings() {
+  return floe::ParquetSettings::FromProperties(
+      {{"write.parquet.compression-codec", "zstd"}});
+}
+
+// Arrow's Parquet writer alone, with `settings`, its row group buffered from `pool`.
+arrow::Result<std::unique_ptr<parquet::arrow::FileWriter>> OpenFloorWriter(
+    const arrow::Schema& schema, const floe::ParquetSettings& settings,
+    arrow::MemoryPool* pool, std::shared_ptr<arrow::io::FileOutputStream> file) {
   ARROW_ASSIGN_OR_RAISE(
       auto writer,
       parquet::arrow::FileWriter::Open(
-          *reader->schema(), &pool, file, settings.ToWriterProperties(false, &pool),
+          schema, pool, std::move(file), settings.ToWriterProperties(false, pool),
           parquet::ArrowWriterProperties::Builder().build()));
   ARROW_RETURN_NOT_OK(writer->NewBufferedRowGroup());
+  return writer;
+}
+
+arrow::Status Floor(const Options& options, int64_t* rows) {
+  auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
+  ARROW_ASSIGN_OR_RAISE(auto settings, FloorSettings());
+  arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
+  ARROW_ASSIGN_OR_RAISE(
+      auto file, arrow::io::FileOutputStream::Open(options.out + "/floor.parquet"));
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        OpenFloorWriter(*reader->schema(), settings, &pool, file));
   std::shared_ptr<arrow::RecordBatch> batch;
   while (true) {
     ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
@@ -78,9 +89,7 @@ arrow::Status Floor(const Options& options, int64_t* rows) {
 // share).
 arrow::Status PartitionedFloor(const Options& options, int64_t* rows) {
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
-  ARROW_ASSIGN_OR_RAISE(auto settings,
-                        floe::ParquetSettings::FromProperties(
-                            {{"write.parquet.compression-codec", "zstd"}}));
+  ARROW_ASSIGN_OR_RAISE(auto settings, FloorSettings());
   const int orderkey = reader->schema()->GetFieldIndex("l_orderkey");
   const int shipdate = reader->schema()->GetFieldIndex("l_shipdate");
   const bool fanout = options.layout == "fanout";
@@ -121,12 +130,9 @@ arrow::Status PartitionedFloor(const Options& options, int64_t* rows) {
         std::filesystem::create_directories(directory);
         ARROW_ASSIGN_OR_RAISE(
             output.file, arrow::io::FileOutputStream::Open(directory + "/data.parquet"));
-        ARROW_ASSIGN_OR_RAISE(output.writer,
-                              parquet::arrow::FileWriter::Open(
-                                  *reader->schema(), output.pool.get(), output.file,
-                                  settings.ToWriterProperties(false, output.pool.get()),
-                                  parquet::ArrowWriterProperties::Builder().build()));
-        ARROW_RETURN_NOT_OK(output.writer->NewBufferedRowGroup());
+        ARROW_ASSIGN_OR_RAISE(
+            output.writer,
+            OpenFloorWriter(*reader->schema(), settings, output.pool.get(), output.file));
         found = outputs.emplace(key, std::move(output)).first;
       }
       std::shared_ptr<arrow::RecordBatch> part;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include "arrow/array.h"
 #include "arrow/extension_type.h"
@@ -141,6 +143,18 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ValueToArrowScalar(const Value& va
                    "no Arrow scalar for type " + type.ToString());
 }
 
+namespace {
+
+// Variable-length bytes in a key: their length first, so keys of several columns cannot
+// run into each other.
+void AppendSizedKey(std::string_view view, std::string* key) {
+  uint32_t size = static_cast<uint32_t>(view.size());
+  key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+  key->append(view.data(), view.size());
+}
+
+}  // namespace
+
 void AppendValueKey(const arrow::Array& array, int64_t row, std::string* key) {
   if (array.IsNull(row)) {
     key->push_back('\0');
@@ -161,21 +175,14 @@ void AppendValueKey(const arrow::Array& array, int64_t row, std::string* key) {
       return;
     }
     case arrow::Type::STRING:
-    case arrow::Type::BINARY: {
-      auto view = static_cast<const arrow::BinaryArray&>(array).GetView(row);
-      uint32_t size = static_cast<uint32_t>(view.size());
-      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
-      key->append(view.data(), view.size());
+    case arrow::Type::BINARY:
+      AppendSizedKey(static_cast<const arrow::BinaryArray&>(array).GetView(row), key);
       return;
-    }
     case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY: {
-      auto view = static_cast<const arrow::LargeBinaryArray&>(array).GetView(row);
-      uint32_t size = static_cast<uint32_t>(view.size());
-      key->append(reinterpret_cast<const char*>(&size), sizeof(size));
-      key->append(view.data(), view.size());
+    case arrow::Type::LARGE_BINARY:
+      AppendSizedKey(static_cast<const arrow::LargeBinaryArray&>(array).GetView(row),
+                     key);
       return;
-    }
     case arrow::Type::BOOL:
       key->push_back(static_cast<const arrow::BooleanArray&>(array).Value(row) ? '\1'
                                                                                : '\0');
