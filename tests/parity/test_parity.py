@@ -142,6 +142,42 @@ def map_column(rows, rng):
     return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), keys, values)
 
 
+def offsets_for(rows, rng, most):
+    offsets = [0]
+    for _ in range(rows):
+        offsets.append(offsets[-1] + rng.randrange(most + 1))
+    return pa.array(offsets, pa.int32())
+
+
+def unique_longs_list(rows, rng):
+    """Mostly distinct elements (some null), in lists of 0-3; one list in ten is null."""
+    offsets = offsets_for(rows, rng, 3)
+    values = pa.array([rng.getrandbits(48) if rng.random() > 0.05 else None
+                       for _ in range(offsets[-1].as_py())], pa.int64())
+    return pa.ListArray.from_arrays(offsets, values, mask=pa.array([rng.random() < 0.1 for _ in range(rows)]))
+
+
+def repeating_strings_list(rows, rng):
+    offsets = offsets_for(rows, rng, 3)
+    return pa.ListArray.from_arrays(offsets, column("string", offsets[-1].as_py(), rng))
+
+
+def unique_keys_map(rows, rng):
+    """Distinct keys (no dictionary gain), values from five (a dictionary wins)."""
+    offsets = offsets_for(rows, rng, 2)
+    entries = offsets[-1].as_py()
+    keys = pa.array([f"key-{rng.getrandbits(48):x}-é" for _ in range(entries)])
+    values = pa.array([rng.randrange(5) for _ in range(entries)], pa.int64())
+    return pa.MapArray.from_arrays(offsets, keys, values)
+
+
+def unique_and_repeating_struct(rows, rng):
+    unique = pa.array([rng.getrandbits(48) for _ in range(rows)], pa.int64())
+    repeating = pa.array([rng.randrange(7) for _ in range(rows)], pa.int32())
+    return pa.StructArray.from_arrays([unique, repeating], names=["u", "k"],
+                                      mask=pa.array([rng.random() < 0.1 for _ in range(rows)]))
+
+
 NESTED = [("id", "long not null", ids), ("region", "string", lambda r, g: column("string", r, g)),
           ("s", "struct<city: string, zip: int, point: struct<x: double, y: float>>", nested),
           ("tags", "list<string>", list_column), ("attrs", "map<string, double>", map_column)]
@@ -235,6 +271,21 @@ CASES = [
               [decimal.Decimal(rng.randrange(10**9)).scaleb(-2) for _ in range(rows)], pa.decimal128(15, 2))),
           ("x", "double", lambda rows, rng: pa.array([rng.random() for _ in range(rows)], pa.float64()))],
          mode="unpartitioned", rows=50000),
+    # The same choice for leaves inside lists, maps and structs: their first page holds the
+    # elements of the first 20000 rows.
+    Case("dictionary_dropped_in_nested_leaves",
+         [("id", "long not null", ids), ("ul", "list<long>", unique_longs_list),
+          ("tags", "list<string>", repeating_strings_list), ("m", "map<string, long>", unique_keys_map),
+          ("s", "struct<u: long, k: int>", unique_and_repeating_struct)],
+         mode="unpartitioned", rows=45000),
+    # A dictionary that outgrows write.parquet.dict-size-bytes within the first page makes
+    # parquet-java fall back to plain before any page is written: no dictionary page at all.
+    Case("dictionary_outgrows_dict_size",
+         [("id", "long not null", ids),
+          ("w", "string", lambda rows, rng: pa.array([f"word-{rng.randrange(600):04d}-ünïcode"
+                                                      for _ in range(rows)])),
+          ("few", "long", lambda rows, rng: pa.array([rng.randrange(50) for _ in range(rows)], pa.int64()))],
+         properties={"write.parquet.dict-size-bytes": "4096"}, mode="unpartitioned", rows=30000),
 ]
 
 

@@ -1,13 +1,19 @@
 #include "floe/write/data_file_writer.h"
 
+#include <bit>
+#include <cstring>
+#include <functional>
 #include <new>
+#include <string_view>
 
 #include "arrow/array.h"
-#include "arrow/compute/api_vector.h"
-#include "arrow/datum.h"
+#include "arrow/buffer.h"
 #include "arrow/io/interfaces.h"
+#include "arrow/io/memory.h"
 #include "arrow/record_batch.h"
+#include "arrow/util/bit_run_reader.h"
 #include "arrow/util/byte_size.h"
+#include "arrow/util/endian.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
@@ -16,9 +22,122 @@
 #include "parquet/arrow/writer.h"
 #include "parquet/exception.h"
 #include "parquet/file_writer.h"
+#include "parquet/metadata.h"
 #include "parquet/schema.h"
 
 namespace floe {
+
+/// The stream a data file's Parquet writer writes to. Bytes go through to the file until
+/// HoldTail(); from then on (the file's last row group and its footer) they are kept, and
+/// Close writes them with the footer's empty row groups left out, together with their
+/// column chunks when nothing kept points into them. Arrow's writer writes a buffered row
+/// group out only by starting the next, so a file whose last rows were written out early
+/// (a fanout task's memory budget) would end with an empty row group, which parquet-java
+/// never writes.
+class TailHoldingStream : public arrow::io::OutputStream {
+ public:
+  TailHoldingStream(std::shared_ptr<arrow::io::OutputStream> file, std::string location)
+      : file_(std::move(file)), location_(std::move(location)) {}
+
+  arrow::Status HoldTail() {
+    ARROW_ASSIGN_OR_RAISE(held_from_, file_->Tell());
+    ARROW_ASSIGN_OR_RAISE(held_, arrow::io::BufferOutputStream::Create());
+    return arrow::Status::OK();
+  }
+
+  arrow::Status Write(const void* data, int64_t bytes) override {
+    return held_ ? held_->Write(data, bytes) : file_->Write(data, bytes);
+  }
+
+  arrow::Result<int64_t> Tell() const override {
+    if (!held_) return file_->Tell();
+    ARROW_ASSIGN_OR_RAISE(int64_t held, held_->Tell());
+    return held_from_ + held;
+  }
+
+  arrow::Status Flush() override { return held_ ? arrow::Status::OK() : file_->Flush(); }
+
+  bool closed() const override { return closed_; }
+
+  /// Writes out what was held, then closes the file; size() is then the file's length.
+  arrow::Status Close() override {
+    if (closed_) return arrow::Status::OK();
+    closed_ = true;
+    if (held_) {
+      ARROW_ASSIGN_OR_RAISE(auto tail, held_->Finish());
+      held_.reset();
+      ARROW_RETURN_NOT_OK(WriteTail(*tail));
+    }
+    ARROW_ASSIGN_OR_RAISE(size_, file_->Tell());
+    return file_->Close();
+  }
+
+  int64_t size() const { return size_; }
+
+ private:
+  arrow::Status WriteTail(const arrow::Buffer& tail) {
+    const uint8_t* bytes = tail.data();
+    const int64_t length = tail.size();
+    // A footer is: metadata, its 4-byte little-endian length, "PAR1".
+    uint32_t metadata_length = 0;
+    if (length >= 8) std::memcpy(&metadata_length, bytes + length - 8, 4);
+    metadata_length = arrow::bit_util::FromLittleEndian(metadata_length);
+    if (length < 8 || std::memcmp(bytes + length - 4, "PAR1", 4) != 0 ||
+        metadata_length > length - 8) {
+      return arrow::Status::IOError("data file ", location_,
+                                    ": its Parquet writer ended without a footer");
+    }
+    const int64_t footer_start = length - 8 - metadata_length;
+    std::string edited;
+    bool referenced = false;
+    try {
+      auto metadata = parquet::FileMetaData::Make(bytes + footer_start,
+                                                  static_cast<int64_t>(metadata_length));
+      std::vector<int> kept;
+      for (int i = 0; i < metadata->num_row_groups(); ++i) {
+        if (metadata->RowGroup(i)->num_rows() > 0) kept.push_back(i);
+      }
+      if (static_cast<int>(kept.size()) == metadata->num_row_groups()) {
+        return file_->Write(bytes, length);
+      }
+      auto subset = metadata->Subset(kept);
+      edited = subset->SerializeToString();
+      // Page indexes and bloom filters are written after the row groups: keep the held
+      // bytes if anything kept points into them.
+      for (int i = 0; i < subset->num_row_groups() && !referenced; ++i) {
+        auto row_group = subset->RowGroup(i);
+        for (int c = 0; c < row_group->num_columns() && !referenced; ++c) {
+          auto chunk = row_group->ColumnChunk(c);
+          const auto column_index = chunk->GetColumnIndexLocation();
+          const auto offset_index = chunk->GetOffsetIndexLocation();
+          const auto bloom_filter = chunk->bloom_filter_offset();
+          referenced = chunk->data_page_offset() >= held_from_ ||
+                       chunk->dictionary_page_offset() >= held_from_ ||
+                       (column_index && column_index->offset >= held_from_) ||
+                       (offset_index && offset_index->offset >= held_from_) ||
+                       (bloom_filter && *bloom_filter >= held_from_);
+        }
+      }
+    } catch (const parquet::ParquetException& error) {
+      return arrow::Status::IOError("data file ", location_,
+                                    ": rewriting its footer: ", error.what());
+    }
+    if (referenced) ARROW_RETURN_NOT_OK(file_->Write(bytes, footer_start));
+    ARROW_RETURN_NOT_OK(file_->Write(edited.data(), static_cast<int64_t>(edited.size())));
+    const uint32_t edited_length =
+        arrow::bit_util::ToLittleEndian(static_cast<uint32_t>(edited.size()));
+    ARROW_RETURN_NOT_OK(file_->Write(&edited_length, 4));
+    return file_->Write("PAR1", 4);
+  }
+
+  std::shared_ptr<arrow::io::OutputStream> file_;
+  std::string location_;
+  std::shared_ptr<arrow::io::BufferOutputStream> held_;
+  int64_t held_from_ = 0;
+  int64_t size_ = 0;
+  bool closed_ = false;
+};
+
 namespace {
 
 bool HasNanosecondTimestamps(const Schema& schema) {
@@ -59,39 +178,289 @@ parquet::schema::NodePtr IcebergNames(const parquet::schema::Node& node,
                                           node.field_id());
 }
 
-// The bytes of a binary or string array's values (nulls take none), or -1 for other
-// types.
-int64_t ValueBytes(const arrow::Array& array) {
-  switch (array.type_id()) {
-    case arrow::Type::STRING:
-    case arrow::Type::BINARY:
-      return static_cast<const arrow::BinaryArray&>(array).total_values_length();
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY:
-      return static_cast<const arrow::LargeBinaryArray&>(array).total_values_length();
-    default:
-      return -1;
-  }
+// The bytes of a binary array's non-null values.
+template <typename BinaryArrayType>
+int64_t ValueBytes(const BinaryArrayType& array) {
+  if (array.null_count() == 0) return array.total_values_length();
+  int64_t bytes = 0;
+  arrow::internal::VisitSetBitRunsVoid(
+      array.null_bitmap_data(), array.offset(), array.length(),
+      [&](int64_t position, int64_t length) {
+        bytes += array.value_offset(position + length) - array.value_offset(position);
+      });
+  return bytes;
 }
 
-int64_t ValueBytes(const arrow::ChunkedArray& array) {
-  int64_t total = 0;
-  for (const auto& chunk : array.chunks()) {
-    const int64_t bytes = ValueBytes(*chunk);
-    if (bytes < 0) return -1;
-    total += bytes;
+// Whether parquet-java keeps the dictionary of a leaf's first page: its distinct non-null
+// values, keyed as parquet-java's dictionary writers key them (fastutil maps: floats by
+// bit pattern, so -0.0 and 0.0 are two entries and every NaN is one), against the page
+// written plain. Open addressing over the values' bytes: Arrow's Unique kernel costs
+// several times more and keys decimals as 16-byte strings. The page's plain size is known
+// before any value is hashed, so the trial stops once the entries found so far can no
+// longer pay: most of a column of distinct values is never hashed.
+class DictionaryTrial {
+ public:
+  // Adds the count and plain-encoded bytes of an array's non-null values (`width` bytes
+  // each when the Parquet type is fixed width, their length plus 4 when binary); false
+  // when the type has no dictionary to try.
+  static bool PlainSize(const arrow::Array& values, int width, int64_t* count,
+                        int64_t* bytes) {
+    const int64_t present = values.length() - values.null_count();
+    switch (values.type_id()) {
+      case arrow::Type::STRING:
+      case arrow::Type::BINARY:
+        *bytes +=
+            4 * present + ValueBytes(static_cast<const arrow::BinaryArray&>(values));
+        break;
+      case arrow::Type::LARGE_STRING:
+      case arrow::Type::LARGE_BINARY:
+        *bytes +=
+            4 * present + ValueBytes(static_cast<const arrow::LargeBinaryArray&>(values));
+        break;
+      case arrow::Type::FLOAT:
+      case arrow::Type::DOUBLE:
+      case arrow::Type::INT32:
+      case arrow::Type::DATE32:
+      case arrow::Type::TIME32:
+      case arrow::Type::INT64:
+      case arrow::Type::TIME64:
+      case arrow::Type::TIMESTAMP:
+      case arrow::Type::DECIMAL128:
+        *bytes += width * present;
+        break;
+      default:
+        return false;
+    }
+    *count += present;
+    return true;
   }
-  return total;
+
+  // `values` and `plain_bytes`: the page's, as PlainSize adds them up.
+  DictionaryTrial(int64_t values, int64_t plain_bytes, int64_t dictionary_limit)
+      : values_(values), plain_bytes_(plain_bytes), dictionary_limit_(dictionary_limit) {}
+
+  // Adds an array's values (a type PlainSize accepts), unless the trial is already lost.
+  void Add(const arrow::Array& values, int width) {
+    if (lost_) return;
+    const arrow::ArrayData& data = *values.data();
+    switch (values.type_id()) {
+      case arrow::Type::STRING:
+      case arrow::Type::BINARY:
+        AddBinary(static_cast<const arrow::BinaryArray&>(values));
+        break;
+      case arrow::Type::LARGE_STRING:
+      case arrow::Type::LARGE_BINARY:
+        AddBinary(static_cast<const arrow::LargeBinaryArray&>(values));
+        break;
+      case arrow::Type::FLOAT:
+        AddFixed(data, 4, width, /*nan_mask=*/0x7fffffff, /*nan=*/0x7fc00000);
+        break;
+      case arrow::Type::DOUBLE:
+        AddFixed(data, 8, width, 0x7fffffffffffffff, 0x7ff8000000000000);
+        break;
+      case arrow::Type::INT32:
+      case arrow::Type::DATE32:
+      case arrow::Type::TIME32:
+        AddFixed(data, 4, width, 0, 0);
+        break;
+      case arrow::Type::DECIMAL128:
+        // Only precisions up to 18 get here (wider ones are fixed-length, never with a
+        // dictionary): the unscaled value fits the low 8 bytes.
+        AddFixed(data, 16, width, 0, 0);
+        break;
+      default:
+        AddFixed(data, 8, width, 0, 0);
+        break;
+    }
+  }
+
+  // Once every value is in: whether the dictionary-encoded page plus its dictionary is
+  // smaller than the plain page, and the dictionary within its limit. A page without
+  // values has no dictionary page.
+  bool Pays() const { return values_ > 0 && !Lost(); }
+
+ private:
+  // The dictionary cannot pay: it outgrew its limit, or the entries so far plus every
+  // value's index at their bit width already reach the plain size (entries only grow).
+  // The indices are costed bit-packed as parquet-java's hybrid encoder writes them: the
+  // bit width, groups of 8 values padded, one header byte per run of up to 63 groups.
+  bool Lost() const {
+    if (entry_bytes_ > dictionary_limit_) return true;
+    const int64_t groups = (values_ + 7) / 8;
+    const int64_t bit_width =
+        std::bit_width(static_cast<uint64_t>(entries_ > 0 ? entries_ - 1 : 0));
+    return entry_bytes_ + 1 + groups * bit_width + (groups + 62) / 63 >= plain_bytes_;
+  }
+
+  // Counts a new entry of `bytes`; looks at whether the trial is lost every 64 entries.
+  void NewEntry(int64_t bytes) {
+    ++entries_;
+    entry_bytes_ += bytes;
+    if ((entries_ & 63) == 0) lost_ = Lost();
+  }
+
+  static uint64_t Mix(uint64_t key) { return key * 0x9E3779B97F4A7C15ULL; }
+
+  // Values of `arrow_width` bytes, keyed by their first (low) 8 at most, costing `width`.
+  void AddFixed(const arrow::ArrayData& data, int arrow_width, int width,
+                uint64_t nan_mask, uint64_t nan) {
+    const uint8_t* bytes = data.buffers[1]->data() + data.offset * arrow_width;
+    const int key_width = std::min(arrow_width, 8);
+    const bool floating = nan_mask != 0;
+    const uint64_t infinity = nan_mask == 0x7fffffff ? 0x7f800000 : 0x7ff0000000000000;
+    arrow::internal::VisitSetBitRunsVoid(
+        data.buffers[0] ? data.buffers[0]->data() : nullptr, data.offset, data.length,
+        [&](int64_t position, int64_t length) {
+          for (int64_t i = position; i < position + length && !lost_; ++i) {
+            uint64_t key = 0;
+            std::memcpy(&key, bytes + i * arrow_width, key_width);
+            if (floating && (key & nan_mask) > infinity) key = nan;
+            InsertKey(key, width);
+          }
+        });
+  }
+
+  void InsertKey(uint64_t key, int width) {
+    if (key == 0) {  // the empty slots' marker has its own flag
+      if (!has_zero_) {
+        has_zero_ = true;
+        NewEntry(width);
+      }
+      return;
+    }
+    if ((keys_size_ + 1) * 2 > keys_.size()) GrowKeys();
+    const uint64_t mask = keys_.size() - 1;
+    for (uint64_t slot = Mix(key) >> shift_;; slot = (slot + 1) & mask) {
+      if (keys_[slot] == key) return;
+      if (keys_[slot] == 0) {
+        keys_[slot] = key;
+        ++keys_size_;
+        NewEntry(width);
+        return;
+      }
+    }
+  }
+
+  void GrowKeys() {
+    std::vector<uint64_t> old = std::move(keys_);
+    const size_t capacity = old.empty() ? 1024 : old.size() * 2;
+    keys_.assign(capacity, 0);
+    shift_ = 64 - std::countr_zero(capacity);
+    for (uint64_t key : old) {
+      if (key == 0) continue;
+      uint64_t slot = Mix(key) >> shift_;
+      while (keys_[slot] != 0) slot = (slot + 1) & (capacity - 1);
+      keys_[slot] = key;
+    }
+  }
+
+  template <typename BinaryArrayType>
+  void AddBinary(const BinaryArrayType& array) {
+    arrow::internal::VisitSetBitRunsVoid(
+        array.null_bitmap_data(), array.offset(), array.length(),
+        [&](int64_t position, int64_t length) {
+          for (int64_t i = position; i < position + length && !lost_; ++i) {
+            InsertView(array.GetView(i));
+          }
+        });
+  }
+
+  void InsertView(std::string_view value) {
+    if ((views_size_ + 1) * 2 > views_.size()) GrowViews();
+    const uint64_t mask = views_.size() - 1;
+    // The hash's top bit marks a used slot.
+    const uint64_t hash = std::hash<std::string_view>{}(value) | (uint64_t{1} << 63);
+    for (uint64_t slot = Mix(hash) >> view_shift_;; slot = (slot + 1) & mask) {
+      View& view = views_[slot];
+      if (view.hash == hash && view.value == value) return;
+      if (view.hash == 0) {
+        view = View{hash, value};
+        ++views_size_;
+        NewEntry(4 + static_cast<int64_t>(value.size()));
+        return;
+      }
+    }
+  }
+
+  struct View {
+    uint64_t hash = 0;
+    std::string_view value;
+  };
+
+  void GrowViews() {
+    std::vector<View> old = std::move(views_);
+    const size_t capacity = old.empty() ? 1024 : old.size() * 2;
+    views_.assign(capacity, View{});
+    view_shift_ = 64 - std::countr_zero(capacity);
+    for (const View& view : old) {
+      if (view.hash == 0) continue;
+      uint64_t slot = Mix(view.hash) >> view_shift_;
+      while (views_[slot].hash != 0) slot = (slot + 1) & (capacity - 1);
+      views_[slot] = view;
+    }
+  }
+
+  const int64_t values_;
+  const int64_t plain_bytes_;
+  const int64_t dictionary_limit_;
+  int64_t entries_ = 0;
+  int64_t entry_bytes_ = 0;
+  bool lost_ = false;
+  std::vector<uint64_t> keys_;
+  size_t keys_size_ = 0;
+  int shift_ = 0;
+  bool has_zero_ = false;
+  std::vector<View> views_;
+  size_t views_size_ = 0;
+  int view_shift_ = 0;
+};
+
+// A leaf's values in `column` (a top-level column's array), found by walking the leaf's
+// Parquet path below the column: struct fields take their parents' nulls, lists and maps
+// give their elements and entries (null and empty ones give none). Null when the arrays
+// do not have the shape the path expects.
+arrow::Result<std::shared_ptr<arrow::Array>> LeafValues(
+    std::shared_ptr<arrow::Array> values,
+    const std::vector<const parquet::schema::Node*>& path) {
+  for (size_t depth = 0; depth + 1 < path.size();) {
+    const parquet::schema::Node& node = *path[depth];
+    const auto& logical = node.logical_type();
+    if (logical && (logical->is_list() || logical->is_map())) {
+      // LIST and MAP groups hold one repeated group, whose children are the elements'
+      // (or the entries') fields.
+      if (values->type_id() != arrow::Type::LIST &&
+          values->type_id() != arrow::Type::MAP) {
+        return nullptr;
+      }
+      ARROW_ASSIGN_OR_RAISE(values, static_cast<const arrow::ListArray&>(*values).Flatten(
+                                        arrow::default_memory_pool()));
+      if (depth + 2 >= path.size()) return nullptr;
+      if (logical->is_list()) {
+        depth += 2;  // the element
+        continue;
+      }
+      depth += 1;  // the key_value group: the entries' struct
+    }
+    if (values->type_id() != arrow::Type::STRUCT) return nullptr;
+    const auto& group = static_cast<const parquet::schema::GroupNode&>(*path[depth]);
+    const int field = group.FieldIndex(*path[depth + 1]);
+    const auto& fields = static_cast<const arrow::StructArray&>(*values);
+    if (field < 0 || field >= fields.num_fields()) return nullptr;
+    ARROW_ASSIGN_OR_RAISE(values, fields.GetFlattenedField(field));
+    depth += 1;
+  }
+  return values;
 }
 
 // The columns parquet-java writes without a dictionary, as Parquet column paths:
 // - fixed-length byte arrays (fixed, uuid, decimals past precision 18): its format-1.0
 //   writer never gives them one;
-// - columns (top-level or in structs) whose first page, encoded as dictionary indices,
-//   plus the dictionary would not be smaller than the page written plain
-//   (FallbackValuesWriter and DictionaryValuesWriter.isCompressionSatisfying). A first
-//   page ends at write.parquet.page-row-limit rows or write.parquet.page-size-bytes of
-//   values; `first` holds the file's first rows, in pieces. The indices are costed
+// - columns whose first page, encoded as dictionary indices, plus the dictionary would
+//   not be smaller than the page written plain (FallbackValuesWriter and
+//   DictionaryValuesWriter.isCompressionSatisfying), or whose first page's dictionary
+//   outgrows write.parquet.dict-size-bytes (it falls back before writing any page). A
+//   first page ends at write.parquet.page-row-limit rows or write.parquet.page-size-bytes
+//   of values; `first` holds the file's first rows, in pieces. The indices are costed
 //   bit-packed (RLE runs of repeated values can only make them smaller, so a borderline
 //   column may go plain where parquet-java keeps one).
 // Arrow would keep every dictionary until it outgrows its page limit.
@@ -103,102 +472,57 @@ arrow::Result<std::vector<std::string>> ColumnsWithoutDictionary(
   std::vector<std::string> plain;
   for (int leaf = 0; leaf < descriptor.num_columns(); ++leaf) {
     const parquet::ColumnDescriptor* column = descriptor.Column(leaf);
-    if (column->physical_type() == parquet::Type::FIXED_LEN_BYTE_ARRAY) {
+    const parquet::Type::type physical = column->physical_type();
+    if (physical == parquet::Type::FIXED_LEN_BYTE_ARRAY) {
       plain.push_back(column->path()->ToDotString());
       continue;
     }
-    if (first_rows == 0) continue;
-    // The leaf's values: top-level columns and fields of structs (not inside lists or
-    // maps, whose values are not one per row), with their parents' nulls merged in.
-    std::vector<int> path;
-    bool repeated = false;
+    if (first_rows == 0 || physical == parquet::Type::BOOLEAN) continue;  // no dictionary
+    // The leaf's path from its top-level column down.
+    std::vector<const parquet::schema::Node*> path;
     for (const parquet::schema::Node* node = column->schema_node().get();
          node->parent() != nullptr; node = node->parent()) {
-      const auto* parent = static_cast<const parquet::schema::GroupNode*>(node->parent());
-      repeated = repeated || node->is_repeated() ||
-                 (node->logical_type() &&
-                  (node->logical_type()->is_list() || node->logical_type()->is_map()));
-      path.insert(path.begin(), parent->FieldIndex(*node));
+      path.insert(path.begin(), node);
     }
-    if (repeated || path.empty() || path[0] < 0 ||
-        path[0] >= first.front()->num_columns()) {
-      continue;
-    }
-    arrow::ArrayVector chunks;
-    for (const auto& piece : first) {
-      std::shared_ptr<arrow::Array> values = piece->column(path[0]);
-      for (size_t depth = 1; depth < path.size() && values; ++depth) {
-        if (values->type_id() != arrow::Type::STRUCT) {
-          values = nullptr;
-          break;
+    const int top = descriptor.group_node()->FieldIndex(*path.front());
+    if (top < 0 || top >= first.front()->num_columns()) continue;
+    const int width =
+        physical == parquet::Type::INT32 || physical == parquet::Type::FLOAT ? 4 : 8;
+    // The leaf's values in the first `rows` rows, with their count and plain size; false
+    // when there is no dictionary to try.
+    arrow::ArrayVector values;
+    int64_t count = 0;
+    int64_t plain_bytes = 0;
+    auto gather = [&](int64_t rows) -> arrow::Result<bool> {
+      values.clear();
+      count = 0;
+      plain_bytes = 0;
+      for (const auto& piece : first) {
+        if (rows <= 0) break;
+        const int64_t taken = std::min(rows, piece->num_rows());
+        rows -= taken;
+        ARROW_ASSIGN_OR_RAISE(auto leaf_values,
+                              LeafValues(piece->column(top)->Slice(0, taken), path));
+        if (!leaf_values ||
+            !DictionaryTrial::PlainSize(*leaf_values, width, &count, &plain_bytes)) {
+          return false;
         }
-        ARROW_ASSIGN_OR_RAISE(
-            values, static_cast<const arrow::StructArray&>(*values).GetFlattenedField(
-                        path[depth]));
+        values.push_back(std::move(leaf_values));
       }
-      if (!values) break;
-      chunks.push_back(std::move(values));
-    }
-    if (chunks.size() != first.size()) continue;
-    const arrow::ChunkedArray leaf_values(std::move(chunks));
-    int64_t width;
-    switch (column->physical_type()) {
-      case parquet::Type::INT32:
-      case parquet::Type::FLOAT:
-        width = 4;
-        break;
-      case parquet::Type::INT64:
-      case parquet::Type::DOUBLE:
-        width = 8;
-        break;
-      case parquet::Type::BYTE_ARRAY:
-        width = 4;  // the length prefix; the value bytes are added below
-        break;
-      default:
-        continue;  // booleans have no dictionary
-    }
-    // Raw (plain) and dictionary-encoded bytes of the first `rows` rows.
-    auto measure = [&](int64_t rows, int64_t* raw,
-                       int64_t* encoded) -> arrow::Result<bool> {
-      auto values = leaf_values.Slice(0, rows);
-      const int64_t count = values->length() - values->null_count();
-      if (count == 0) {
-        // No value: parquet-java's dictionary stays empty, is no gain, and has no page.
-        *raw = 0;
-        *encoded = 0;
-        return true;
-      }
-      ARROW_ASSIGN_OR_RAISE(auto distinct, arrow::compute::Unique(arrow::Datum(values)));
-      const int64_t entries = distinct->length() - (distinct->null_count() > 0 ? 1 : 0);
-      *raw = width * count;
-      int64_t dictionary = width * entries;
-      if (column->physical_type() == parquet::Type::BYTE_ARRAY) {
-        const int64_t value_bytes = ValueBytes(*values);
-        const int64_t entry_bytes = ValueBytes(*distinct);
-        if (value_bytes < 0 || entry_bytes < 0) return false;
-        *raw += value_bytes;
-        dictionary += entry_bytes;
-      }
-      int bit_width = 0;
-      while ((int64_t{1} << bit_width) < entries) ++bit_width;
-      // Bit-packed indices as parquet-java's hybrid encoder writes them: the bit width,
-      // groups of 8 values padded, one header byte per run of up to 63 groups.
-      const int64_t groups = (count + 7) / 8;
-      *encoded = dictionary + 1 + groups * bit_width + (groups + 62) / 63;
       return true;
     };
     int64_t rows = std::min(first_rows, settings.page_row_limit);
-    int64_t raw = 0;
-    int64_t encoded = 0;
-    ARROW_ASSIGN_OR_RAISE(bool measured, measure(rows, &raw, &encoded));
-    if (!measured) continue;
-    if (raw > settings.page_size_bytes) {
+    ARROW_ASSIGN_OR_RAISE(bool known, gather(rows));
+    if (!known) continue;
+    if (plain_bytes > settings.page_size_bytes) {
       // The page fills up by size first: look at the rows that fit in it.
-      rows = std::max<int64_t>(1, rows * settings.page_size_bytes / raw);
-      ARROW_ASSIGN_OR_RAISE(measured, measure(rows, &raw, &encoded));
-      if (!measured) continue;
+      rows = std::max<int64_t>(1, rows * settings.page_size_bytes / plain_bytes);
+      ARROW_ASSIGN_OR_RAISE(known, gather(rows));
+      if (!known) continue;
     }
-    if (encoded >= raw) plain.push_back(column->path()->ToDotString());  // no gain
+    DictionaryTrial trial(count, plain_bytes, settings.dict_size_bytes);
+    for (const auto& array : values) trial.Add(*array, width);
+    if (!trial.Pays()) plain.push_back(column->path()->ToDotString());
   }
   return plain;
 }
@@ -223,7 +547,9 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   writer->context_ = std::move(context);
   writer->location_ = std::move(location);
   const auto& ctx = *writer->context_;
-  ARROW_ASSIGN_OR_RAISE(writer->stream_, ctx.io->OpenOutput(writer->location_));
+  ARROW_ASSIGN_OR_RAISE(auto file, ctx.io->OpenOutput(writer->location_));
+  writer->stream_ =
+      std::make_shared<TailHoldingStream>(std::move(file), writer->location_);
   // A pool of its own, so the open row group's buffered bytes can be measured.
   writer->pool_ = std::make_unique<arrow::ProxyMemoryPool>(ctx.pool);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
@@ -334,8 +660,7 @@ arrow::Status ParquetDataWriter::FlushRowGroup() {
   if (!writer_ && pending_rows_ > 0) ARROW_RETURN_NOT_OK(WritePending());
   if (!writer_ || row_group_rows_ == 0 || row_group_full_) return arrow::Status::OK();
   // Arrow writes the buffered row group out and opens the next one at once; if no row
-  // follows, the file ends with an empty row group (metrics skip it; see
-  // docs/divergences.md).
+  // follows, Close leaves that empty row group out of the footer.
   FLOE_RETURN_NOT_OK_CONTEXT(Guarded([&] { return writer_->NewBufferedRowGroup(); }),
                              "writing data file " + location_);
   row_group_rows_ = 0;
@@ -360,10 +685,13 @@ arrow::Result<DataFile> ParquetDataWriter::Close() {
     ARROW_RETURN_NOT_OK(pending_rows_ > 0 ? WritePending() : StartWriting({}));
   }
   closed_ = true;
+  // The open row group is empty when the last rows were written out early: its footer
+  // entry is dropped (see TailHoldingStream).
+  if (row_group_rows_ == 0 && !row_group_full_) ARROW_RETURN_NOT_OK(stream_->HoldTail());
   FLOE_RETURN_NOT_OK_CONTEXT(Guarded([&] { return writer_->Close(); }),
                              "closing data file " + location_);
-  ARROW_ASSIGN_OR_RAISE(int64_t size, stream_->Tell());
   FLOE_RETURN_NOT_OK_CONTEXT(stream_->Close(), "closing data file " + location_);
+  const int64_t size = stream_->size();
   DataFile file;
   file.content = FileContent::kData;
   file.file_path = location_;

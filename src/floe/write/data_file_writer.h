@@ -28,6 +28,8 @@ class FileWriter;
 
 namespace floe {
 
+class TailHoldingStream;
+
 /// What every data file of one write shares. Immutable; shared by a task's writers.
 struct DataWriterContext {
   std::shared_ptr<FileIO> io;
@@ -100,7 +102,7 @@ class ParquetDataWriter {
 
   std::shared_ptr<const DataWriterContext> context_;
   std::string location_;
-  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::shared_ptr<TailHoldingStream> stream_;
   std::unique_ptr<arrow::ProxyMemoryPool> pool_;
   std::shared_ptr<parquet::SchemaDescriptor> descriptor_;  ///< Of root_.
   /// The file's first rows, until a page's worth is in (copies in pool_).

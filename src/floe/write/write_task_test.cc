@@ -8,6 +8,7 @@
 
 #include "arrow/api.h"
 #include "arrow/io/file.h"
+#include "arrow/util/key_value_metadata.h"
 #include "floe/manifest/manifest.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
@@ -15,6 +16,7 @@
 #include "floe/util/error.h"
 #include "floe/write/task_commit.h"
 #include "parquet/arrow/reader.h"
+#include "parquet/metadata.h"
 
 namespace floe {
 namespace {
@@ -255,6 +257,47 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
   EXPECT_GT(unbounded_peak, 4 * kBudget);
   EXPECT_GT(bounded_groups, 2 * kPartitions);
   EXPECT_LT(bounded_peak, kBudget + (256 << 10)) << bounded_peak;
+}
+
+// A budget flush writes a row group out early; Arrow's writer then has the next one open,
+// and a file whose rows end there must not end with that empty row group (parquet-java
+// never writes one). The file stays whole: its rows, footer key, size and split offsets.
+TEST_F(WriteTaskTest, BudgetFlushesLeaveNoEmptyRowGroup) {
+  constexpr int kPartitions = 12;
+  auto plan = std::make_shared<WritePlan>(
+      *Plan("region", {{"write.parquet.page-row-limit", "100"}}));
+  plan->task_buffer_budget_bytes = 256 << 10;
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1));
+  for (int64_t start = 0; start < 60000; start += 6000) {
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 6000, kPartitions)));
+  }
+  FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+  task->Acknowledge();
+  auto files = Decode(message);
+  ASSERT_EQ(files.size(), static_cast<size_t>(kPartitions));
+  int row_groups = 0;
+  for (const auto& file : files) {
+    FLOE_ASSIGN_OR_FAIL(auto input, arrow::io::ReadableFile::Open(file.file_path));
+    FLOE_ASSIGN_OR_FAIL(auto reader,
+                        parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+    auto metadata = reader->parquet_reader()->metadata();
+    for (int i = 0; i < metadata->num_row_groups(); ++i) {
+      EXPECT_GT(metadata->RowGroup(i)->num_rows(), 0)
+          << file.file_path << " row group " << i;
+    }
+    row_groups += metadata->num_row_groups();
+    EXPECT_EQ(file.split_offsets.size(), static_cast<size_t>(metadata->num_row_groups()));
+    EXPECT_EQ(file.file_size_in_bytes,
+              static_cast<int64_t>(std::filesystem::file_size(file.file_path)));
+    ASSERT_NE(metadata->key_value_metadata(), nullptr);
+    EXPECT_TRUE(metadata->key_value_metadata()->Contains("iceberg.schema"));
+    std::shared_ptr<arrow::Table> table;
+    FLOE_ASSERT_OK(reader->ReadTable(&table));
+    EXPECT_EQ(table->num_rows(), file.record_count);
+    EXPECT_EQ(metadata->num_rows(), file.record_count);
+  }
+  // The budget did flush early: more row groups than files.
+  EXPECT_GT(row_groups, 2 * kPartitions);
 }
 
 // Rows arriving in big batches are handed to Arrow in as few calls as the size checks
