@@ -28,9 +28,9 @@
 namespace floe {
 
 /// The stream a data file's Parquet writer writes to. Bytes go through to the file until
-/// HoldTail(); from then on (the file's last row group and its footer) they are kept, and
-/// Close writes them with the footer's empty row groups left out, together with their
-/// column chunks when nothing kept points into them. Arrow's writer writes a buffered row
+/// HoldTail(); from then on (the file's last row group, page indexes and footer) they are
+/// kept, and Close writes them with the footer's empty row groups left out (their empty
+/// column chunks stay as bytes no footer entry points to). Arrow's writer writes a buffered row
 /// group out only by starting the next, so a file whose last rows were written out early
 /// (a fanout task's memory budget) would end with an empty row group, which parquet-java
 /// never writes.
@@ -89,7 +89,6 @@ class TailHoldingStream : public arrow::io::OutputStream {
     }
     const int64_t footer_start = length - 8 - metadata_length;
     std::string edited;
-    bool referenced = false;
     try {
       auto metadata = parquet::FileMetaData::Make(bytes + footer_start,
                                                   static_cast<int64_t>(metadata_length));
@@ -100,29 +99,14 @@ class TailHoldingStream : public arrow::io::OutputStream {
       if (static_cast<int>(kept.size()) == metadata->num_row_groups()) {
         return file_->Write(bytes, length);
       }
-      auto subset = metadata->Subset(kept);
-      edited = subset->SerializeToString();
-      // Page indexes and bloom filters are written after the row groups: keep the held
-      // bytes if anything kept points into them.
-      for (int i = 0; i < subset->num_row_groups() && !referenced; ++i) {
-        auto row_group = subset->RowGroup(i);
-        for (int c = 0; c < row_group->num_columns() && !referenced; ++c) {
-          auto chunk = row_group->ColumnChunk(c);
-          const auto column_index = chunk->GetColumnIndexLocation();
-          const auto offset_index = chunk->GetOffsetIndexLocation();
-          const auto bloom_filter = chunk->bloom_filter_offset();
-          referenced = chunk->data_page_offset() >= held_from_ ||
-                       chunk->dictionary_page_offset() >= held_from_ ||
-                       (column_index && column_index->offset >= held_from_) ||
-                       (offset_index && offset_index->offset >= held_from_) ||
-                       (bloom_filter && *bloom_filter >= held_from_);
-        }
-      }
+      edited = metadata->Subset(kept)->SerializeToString();
     } catch (const parquet::ParquetException& error) {
       return arrow::Status::IOError("data file ", location_,
                                     ": rewriting its footer: ", error.what());
     }
-    if (referenced) ARROW_RETURN_NOT_OK(file_->Write(bytes, footer_start));
+    // The bytes before the footer stay: the page indexes written after the last row group
+    // are the kept row groups'.
+    ARROW_RETURN_NOT_OK(file_->Write(bytes, footer_start));
     ARROW_RETURN_NOT_OK(file_->Write(edited.data(), static_cast<int64_t>(edited.size())));
     const uint32_t edited_length =
         arrow::bit_util::ToLittleEndian(static_cast<uint32_t>(edited.size()));

@@ -121,6 +121,9 @@ std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
   builder.enable_statistics();
   builder.max_statistics_size(std::numeric_limits<size_t>::max());
   builder.enable_page_checksum();
+  // Column and offset indexes, as parquet-java writes by default (readers skip pages with
+  // them); Arrow's default has varied between releases, so it is not left to it.
+  builder.enable_write_page_index();
   // iceberg-java's physical types for decimals: INT32 up to precision 9, INT64 up to 18,
   // fixed-length bytes beyond (Arrow would write fixed-length bytes for every precision).
   builder.enable_store_decimal_as_integer();

@@ -42,6 +42,7 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.schema.PrimitiveType;
 
 /** {@code dump}: decode a table's current snapshot with iceberg-java and print it as JSON. */
 final class DumpCommand {
@@ -196,6 +197,22 @@ final class DumpCommand {
         for (ColumnChunkMetaData col : footer.getBlocks().get(0).getColumns()) {
           if (col.hasDictionaryPage()) {
             dictionaries.add(col.getPath().toDotString());
+          }
+        }
+      }
+      // Columns whose first row group has a column index and an offset index (page indexes),
+      // and the float and double columns (parquet-java drops a column index over NaN).
+      ArrayNode pageIndexes = f.putArray("page_index_columns");
+      ArrayNode floating = f.putArray("floating_point_columns");
+      if (!footer.getBlocks().isEmpty()) {
+        for (ColumnChunkMetaData col : footer.getBlocks().get(0).getColumns()) {
+          if (col.getColumnIndexReference() != null && col.getOffsetIndexReference() != null) {
+            pageIndexes.add(col.getPath().toDotString());
+          }
+          PrimitiveType.PrimitiveTypeName type = col.getPrimitiveType().getPrimitiveTypeName();
+          if (type == PrimitiveType.PrimitiveTypeName.FLOAT
+              || type == PrimitiveType.PrimitiveTypeName.DOUBLE) {
+            floating.add(col.getPath().toDotString());
           }
         }
       }
