@@ -99,6 +99,14 @@ def test_floe_writes_and_pyiceberg_reads_identical_rows(floe, pyiceberg_catalog,
         for name, field_id in file_ids.items():
             assert schema.find_field(name).field_id == field_id, name
 
+    # As under Spark's default hash distribution for a partitioned table, each region's files
+    # come from one task (a file name starts with its task's partition id), and both tasks wrote.
+    writers = {}
+    for task in tasks:
+        writers.setdefault(task.file.partition[0], set()).add(pathlib.Path(task.file.file_path).name.split("-")[0])
+    assert all(len(ids) == 1 for ids in writers.values()), writers
+    assert set().union(*writers.values()) == {"00000", "00001"}
+
     # Summary totals match what pyiceberg plans and what is on disk.
     summary = table.current_snapshot().summary
     assert summary.operation.value == "append"
@@ -171,3 +179,30 @@ def test_engines_append_alternately_and_both_read_every_row_once(floe, pyiceberg
     assert int(table.current_snapshot().summary["total-records"]) == 20_000
     operations = [s.summary.operation.value for s in table.snapshots()]
     assert operations == ["append"] * 10
+
+
+def test_distribution_mode_none_lets_every_task_write_every_partition(floe, pyiceberg_catalog, tmp_path):
+    """write.distribution-mode=none: each task writes whichever rows reach it (Spark's none)."""
+    paths = generate(tmp_path / "in", rows=40_000, files=8, seed=5)
+    floe.run("create", TABLE, "--schema", generate_events.SCHEMA_TEXT, "--partition-by", "region",
+             "--property", "write.distribution-mode=none")
+    result = floe.run("append", TABLE, *paths, "--threads", "2")
+    assert "appended 40,000 rows" in result.stdout
+    table = pyiceberg_catalog.load_table(TABLE)
+    expected = sorted_by(read_inputs(paths), ["order_id"])
+    assert differences(sorted_by(table.scan().to_arrow(), ["order_id"]), expected) == []
+    writers = {}
+    for task in table.scan().plan_files():
+        writers.setdefault(task.file.partition[0], set()).add(pathlib.Path(task.file.file_path).name.split("-")[0])
+    assert any(len(ids) == 2 for ids in writers.values()), writers
+
+
+def test_unknown_distribution_mode_is_refused_before_any_file(floe, tmp_path):
+    paths = generate(tmp_path / "in", rows=1_000, files=1)
+    floe.run("create", TABLE, "--schema", generate_events.SCHEMA_TEXT, "--partition-by", "region",
+             "--property", "write.distribution-mode=zigzag")
+    result = floe.run("append", TABLE, *paths, "--threads", "2", check=False)
+    assert result.returncode != 0
+    assert "write.distribution-mode" in result.stderr
+    assert "zigzag" not in result.stderr
+    assert not list(floe.warehouse.glob("**/*.parquet"))

@@ -56,6 +56,8 @@ inline constexpr StringProperty kMetadataPath{"write.metadata.path", ""};
 inline constexpr BoolProperty kObjectStorageEnabled{"write.object-storage.enabled",
                                                     false};
 inline constexpr BoolProperty kSparkFanoutEnabled{"write.spark.fanout.enabled", false};
+/// none, hash or range; unset: Spark's default for the table (see WritePlan::Make).
+inline constexpr StringProperty kWriteDistributionMode{"write.distribution-mode", ""};
 // Parquet.
 inline constexpr IntProperty kParquetRowGroupSizeBytes{
     "write.parquet.row-group-size-bytes", 134217728, true};

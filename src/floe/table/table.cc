@@ -166,17 +166,26 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     tasks.push_back(std::move(task));
   }
 
-  BatchQueue queue(static_cast<size_t>(threads) * 2);
+  // Tasks that share the partitions out (the plan's distribution) each read every batch
+  // from a queue of their own and keep their partitions' rows, so each partition's files
+  // come from one task, as under Spark's hash distribution. Otherwise the tasks take the
+  // batches from one queue, each writing whichever rows it gets.
+  const bool share_partitions = threads > 1 && plan->distribute_by_partition;
+  std::vector<std::unique_ptr<BatchQueue>> queues;
+  for (int i = 0; i < (share_partitions ? threads : 1); ++i) {
+    queues.push_back(std::make_unique<BatchQueue>(static_cast<size_t>(threads) * 2));
+    if (share_partitions) tasks[i]->TakeShare(PartitionShare{i, threads});
+  }
   std::mutex error_mutex;
   arrow::Status first_error;
   auto fail = [&](const arrow::Status& status) {
     std::lock_guard<std::mutex> lock(error_mutex);
     if (first_error.ok()) first_error = status;
-    queue.Cancel();
+    for (auto& queue : queues) queue->Cancel();
   };
   // Each task hands its message to the committer as soon as it finishes.
-  auto run_task = [&](WriteTask* task) {
-    while (auto batch = queue.Pop()) {
+  auto run_task = [&](WriteTask* task, BatchQueue* queue) {
+    while (auto batch = queue->Pop()) {
       auto status = task->Write(batch);
       if (!status.ok()) {
         fail(status);
@@ -202,7 +211,10 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
 
   std::vector<std::thread> workers;
   if (threads > 1) {
-    for (auto& task : tasks) workers.emplace_back(run_task, task.get());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      workers.emplace_back(run_task, tasks[i].get(),
+                           queues[share_partitions ? i : 0].get());
+    }
   }
   AppendProgress progress;
   while (true) {
@@ -226,7 +238,9 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
       }
     }
     if (threads > 1) {
-      if (!queue.Push(std::move(*conformed))) break;
+      bool pushed = true;
+      for (auto& queue : queues) pushed = pushed && queue->Push(*conformed);
+      if (!pushed) break;
     } else {
       auto written = tasks[0]->Write(*conformed);
       if (!written.ok()) {
@@ -239,11 +253,11 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     progress.batches += 1;
     if (options.progress) options.progress(progress);
   }
-  queue.Close();
+  for (auto& queue : queues) queue->Close();
   if (threads > 1) {
     for (auto& worker : workers) worker.join();
   } else if (first_error.ok()) {
-    run_task(tasks[0].get());
+    run_task(tasks[0].get(), queues[0].get());
   }
   if (!first_error.ok()) {
     // The job failed: files of finished tasks go with the committer, the others with

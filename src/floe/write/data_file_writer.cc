@@ -30,10 +30,10 @@ namespace floe {
 /// The stream a data file's Parquet writer writes to. Bytes go through to the file until
 /// HoldTail(); from then on (the file's last row group, page indexes and footer) they are
 /// kept, and Close writes them with the footer's empty row groups left out (their empty
-/// column chunks stay as bytes no footer entry points to). Arrow's writer writes a buffered row
-/// group out only by starting the next, so a file whose last rows were written out early
-/// (a fanout task's memory budget) would end with an empty row group, which parquet-java
-/// never writes.
+/// column chunks stay as bytes no footer entry points to). Arrow's writer writes a
+/// buffered row group out only by starting the next, so a file whose last rows were
+/// written out early (a fanout task's memory budget) would end with an empty row group,
+/// which parquet-java never writes.
 class TailHoldingStream : public arrow::io::OutputStream {
  public:
   TailHoldingStream(std::shared_ptr<arrow::io::OutputStream> file, std::string location)

@@ -1,5 +1,7 @@
 #include "floe/write/partitioner.h"
 
+#include <functional>
+#include <string_view>
 #include <unordered_map>
 
 #include "arrow/array.h"
@@ -65,8 +67,13 @@ std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
   return PartitionToPath(*spec_, *partition_type_, partition);
 }
 
+bool PartitionShare::Owns(std::string_view key) const {
+  return count <= 1 || std::hash<std::string_view>{}(key) % static_cast<size_t>(count) ==
+                           static_cast<size_t>(index);
+}
+
 arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
-    const std::shared_ptr<arrow::RecordBatch>& batch) const {
+    const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
   std::vector<Group> groups;
   if (spec_->fields().empty()) {
     groups.push_back(Group{"", {}, batch});
@@ -126,33 +133,50 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     group_of_row[static_cast<size_t>(row)] = group;
     ++group_sizes[static_cast<size_t>(group)];
   }
+  // Only the share's partitions are kept: the other groups' rows are left out.
+  std::vector<bool> owned(groups.size(), true);
+  size_t kept = groups.size();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    owned[g] = share.Owns(groups[g].key);
+    if (!owned[g]) --kept;
+  }
   // Groups whose rows are already contiguous are zero-copy slices of the batch; otherwise
-  // one Take puts every group's rows together (input order kept within a group).
+  // one Take puts every kept group's rows together (input order kept within a group).
   std::vector<int64_t> starts(groups.size(), 0);
-  for (size_t g = 1; g < groups.size(); ++g)
-    starts[g] = starts[g - 1] + group_sizes[g - 1];
   std::shared_ptr<arrow::RecordBatch> ordered;
   if (contiguous) {
+    for (size_t g = 1; g < groups.size(); ++g)
+      starts[g] = starts[g - 1] + group_sizes[g - 1];
     ordered = batch;
-  } else {
+  } else if (kept > 0) {
+    int64_t kept_rows = 0;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      starts[g] = kept_rows;
+      if (owned[g]) kept_rows += group_sizes[g];
+    }
     std::vector<int64_t> next = starts;
     arrow::Int64Builder builder;
-    ARROW_RETURN_NOT_OK(builder.Resize(rows));
-    std::vector<int64_t> order(static_cast<size_t>(rows));
+    ARROW_RETURN_NOT_OK(builder.Resize(kept_rows));
+    std::vector<int64_t> order(static_cast<size_t>(kept_rows));
     for (int64_t row = 0; row < rows; ++row) {
-      order[static_cast<size_t>(
-          next[static_cast<size_t>(group_of_row[static_cast<size_t>(row)])]++)] = row;
+      const auto group = static_cast<size_t>(group_of_row[static_cast<size_t>(row)]);
+      if (owned[group]) order[static_cast<size_t>(next[group]++)] = row;
     }
     ARROW_RETURN_NOT_OK(builder.AppendValues(order));
     ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
     ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
     ordered = taken.record_batch();
   }
+  std::vector<Group> result;
+  result.reserve(kept);
   for (size_t g = 0; g < groups.size(); ++g) {
-    groups[g].rows =
-        groups.size() == 1 ? ordered : ordered->Slice(starts[g], group_sizes[g]);
+    if (!owned[g]) continue;
+    groups[g].rows = ordered->num_rows() == group_sizes[g]
+                         ? ordered
+                         : ordered->Slice(starts[g], group_sizes[g]);
+    result.push_back(std::move(groups[g]));
   }
-  return groups;
+  return result;
 }
 
 }  // namespace floe

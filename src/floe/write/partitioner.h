@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arrow/type_fwd.h"
@@ -10,6 +11,14 @@
 #include "floe/spec/value.h"
 
 namespace floe {
+
+/// The partitions one of `count` tasks owns, when a write's tasks share the partitions
+/// out: those whose key hashes to `index`. The default share owns every partition.
+struct PartitionShare {
+  int index = 0;
+  int count = 1;
+  bool Owns(std::string_view key) const;
+};
 
 /// Immutable after Make; Split is thread-safe.
 class Partitioner {
@@ -27,9 +36,10 @@ class Partitioner {
   };
 
   /// Groups the rows of `batch` (in the schema's Arrow form) by partition, groups ordered
-  /// by their first row. An unpartitioned spec gives one group holding the whole batch.
+  /// by their first row, keeping only the partitions `share` owns. An unpartitioned spec
+  /// gives one group holding the whole batch.
   arrow::Result<std::vector<Group>> Split(
-      const std::shared_ptr<arrow::RecordBatch>& batch) const;
+      const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share = {}) const;
 
   /// The partition path of a tuple (PartitionSpec.partitionToPath).
   std::string PathOf(const std::vector<Value>& partition) const;

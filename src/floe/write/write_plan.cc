@@ -1,5 +1,8 @@
 #include "floe/write/write_plan.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
@@ -45,6 +48,19 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   } else {
     plan->mode = WriterMode::kClustered;
   }
+  std::string distribution = properties::kWriteDistributionMode.Get(plan->properties);
+  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!distribution.empty() && distribution != "none" && distribution != "hash" &&
+      distribution != "range") {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "property write.distribution-mode must be none, hash or range");
+  }
+  // Spark's default when unset (SparkWriteConf): range when sorted, hash when
+  // partitioned. Either keeps each partition's rows in one task; neither means anything
+  // unpartitioned.
+  plan->distribute_by_partition =
+      !plan->spec->IsUnpartitioned() && distribution != "none";
   plan->operation_id = Uuid::Random().ToString();
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
@@ -62,6 +78,7 @@ std::string WritePlan::Serialize() const {
   json["target-file-size-bytes"] = target_file_size_bytes;
   json["operation-id"] = operation_id;
   json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
+  json["distribute-by-partition"] = distribute_by_partition;
   return json.dump();
 }
 
@@ -95,6 +112,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     plan->operation_id = json.at("operation-id").get<std::string>();
     plan->task_buffer_budget_bytes =
         json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
+    plan->distribute_by_partition = json.value("distribute-by-partition", false);
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {

@@ -35,6 +35,13 @@ struct WritePlan {
   /// open files share one row group's worth. Each open file also holds its encoders (tens
   /// of KiB per column) outside this budget. See WriteTask::Write.
   int64_t task_buffer_budget_bytes = 0;
+  /// Whether the write's tasks share the partitions out (each partition's rows go to one
+  /// task), as Spark's hash and range distributions put each partition in one task:
+  /// write.distribution-mode, or Spark's default for the table when unset (range for a
+  /// sorted table, hash for a partitioned one, none otherwise), hash and range meaning
+  /// none on an unpartitioned table. Without it each task writes whichever rows it is
+  /// given.
+  bool distribute_by_partition = false;
 
   /// Builds a plan for the table's current schema, default spec and sort order. `options`
   /// overlay the table properties. Invalid property values give InvalidInput naming the

@@ -123,15 +123,15 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
                                   " does not match the write schema");
   }
   auto status = [&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch));
+    ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share_));
     for (const auto& group : groups) {
       ARROW_ASSIGN_OR_RAISE(RollingDataWriter * writer, WriterFor(group));
       ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
+      rows_written_ += group.rows->num_rows();
     }
     return KeepWithinBudget();
   }();
   if (!status.ok()) return ExplainOutOfMemory(status);
-  rows_written_ += batch->num_rows();
   return arrow::Status::OK();
 }
 

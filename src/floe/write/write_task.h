@@ -38,6 +38,10 @@ class WriteTask {
   /// input size. A memory pool that refuses an allocation fails the task with an error
   /// naming the budget and what to change.
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// From now on the task writes only the rows of the partitions `share` owns and leaves
+  /// the others' to their tasks (a write whose tasks share the partitions out, each
+  /// given every batch).
+  void TakeShare(PartitionShare share) { share_ = share; }
   /// Closes every file and returns the encoded TaskCommit message (data files sorted by
   /// path). The task still owns the files until Acknowledge().
   arrow::Result<std::string> Finish();
@@ -49,6 +53,7 @@ class WriteTask {
 
   /// Every location handed to this task's writers so far.
   std::vector<std::string> locations() const { return factory_->locations(); }
+  /// Rows written (of the task's partitions when it has a share).
   int64_t rows_written() const { return rows_written_; }
 
  private:
@@ -67,6 +72,7 @@ class WriteTask {
   std::set<std::string> closed_keys_;
   std::vector<DataFile> completed_;
   int64_t buffer_budget_ = 0;
+  PartitionShare share_;
   int64_t rows_written_ = 0;
   bool finished_ = false;
   bool acknowledged_ = false;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <regex>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -257,6 +259,70 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
   EXPECT_GT(unbounded_peak, 4 * kBudget);
   EXPECT_GT(bounded_groups, 2 * kPartitions);
   EXPECT_LT(bounded_peak, kBudget + (256 << 10)) << bounded_peak;
+}
+
+// write.distribution-mode as Spark reads it: unset means hash for a partitioned table;
+// hash and range keep each partition in one task, none and an unpartitioned table do not.
+TEST_F(WriteTaskTest, DistributionModeIsChosenAsSparkChoosesIt) {
+  EXPECT_TRUE(Plan("region")->distribute_by_partition);
+  EXPECT_TRUE(
+      Plan("region", {{"write.distribution-mode", "HASH"}})->distribute_by_partition);
+  EXPECT_TRUE(
+      Plan("region", {{"write.distribution-mode", "range"}})->distribute_by_partition);
+  EXPECT_FALSE(
+      Plan("region", {{"write.distribution-mode", "none"}})->distribute_by_partition);
+  EXPECT_FALSE(Plan("")->distribute_by_partition);
+  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "hash"}})->distribute_by_partition);
+  // The plan that travels to tasks keeps it.
+  FLOE_ASSIGN_OR_FAIL(auto copy, WritePlan::Deserialize(Plan("region")->Serialize()));
+  EXPECT_TRUE(copy->distribute_by_partition);
+  // A value Spark would refuse is refused at plan time, naming the property only.
+  auto schema = ParseSchemaText("id long not null, region string");
+  auto spec = ParsePartitionBy("region", **schema);
+  auto metadata = NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(),
+                                   directory_.Child("bad"), {});
+  auto bad =
+      WritePlan::Make(**metadata, {{"write.distribution-mode", "s3cr3t-mode"}}, false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("write.distribution-mode"), std::string::npos);
+  EXPECT_EQ(bad.status().message().find("s3cr3t-mode"), std::string::npos);
+}
+
+// Tasks that share the partitions out each see every batch and write only their own
+// partitions: every partition's rows end up in one task's files, none lost or doubled.
+TEST_F(WriteTaskTest, SharedPartitionsAreWrittenByOneTaskEach) {
+  constexpr int kPartitions = 10;
+  constexpr int kTasks = 3;
+  auto plan = Plan("region");
+  ASSERT_TRUE(plan->distribute_by_partition);  // Spark's default for a partitioned table
+  std::map<std::string, std::set<int>> tasks_of_partition;
+  int64_t rows = 0;
+  int64_t rows_written = 0;
+  for (int t = 0; t < kTasks; ++t) {
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, t, t));
+    task->TakeShare(PartitionShare{t, kTasks});
+    for (int64_t start = 0; start < 24000; start += 3000) {
+      FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 3000, kPartitions)));
+    }
+    rows_written += task->rows_written();
+    FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+    task->Acknowledge();
+    for (const auto& file : Decode(message)) {
+      EXPECT_EQ(file.record_count, RowsInFile(file.file_path));
+      rows += file.record_count;
+      tasks_of_partition[std::filesystem::path(file.file_path).parent_path().string()]
+          .insert(t);
+    }
+  }
+  EXPECT_EQ(rows, 24000);
+  EXPECT_EQ(rows_written, 24000);
+  ASSERT_EQ(tasks_of_partition.size(), static_cast<size_t>(kPartitions));
+  std::set<int> used;
+  for (const auto& [partition, tasks] : tasks_of_partition) {
+    EXPECT_EQ(tasks.size(), 1u) << partition;
+    used.insert(tasks.begin(), tasks.end());
+  }
+  EXPECT_GT(used.size(), 1u);  // the partitions are spread over the tasks
 }
 
 // A budget flush writes a row group out early; Arrow's writer then has the next one open,
