@@ -7,6 +7,7 @@
 #include "floe/io/file_io.h"
 #include "floe/write/parquet_settings.h"
 #include "floe/write/partitioner.h"
+#include "floe/write/write_plan.h"
 
 namespace floe {
 namespace {
@@ -180,6 +181,10 @@ const std::vector<Rule>& Rules() {
         if (!target.ok() || *target <= 0) {
           reasons->push_back(
               "property write.target-file-size-bytes must be a positive integer");
+        }
+        if (auto spec = context.metadata.DefaultSpec()) {
+          auto distribution = WritePlan::DistributesByPartition(*spec, context.effective);
+          if (!distribution.ok()) reasons->push_back(distribution.status().message());
         }
       },
       // Keys in the namespaces that shape file bytes: only the vetted ones, with values

@@ -171,6 +171,20 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
               CheckWrite(*Metadata("id long", ""), options).supported())
         << level;
   }
+  for (const char* mode : {"none", "hash", "range", "HASH", "", "zigzag", "hash "}) {
+    for (const char* partition_by : {"", "id"}) {
+      auto metadata = Metadata("id long", partition_by);
+      PropertyMap options = {{"write.distribution-mode", mode}};
+      EXPECT_EQ(WritePlan::Make(*metadata, options, false).ok(),
+                CheckWrite(*metadata, options).supported())
+          << mode << " " << partition_by;
+    }
+  }
+  GateResult refused =
+      CheckWrite(*Metadata("id long", "id"), {{"write.distribution-mode", "zigzag"}});
+  ASSERT_FALSE(refused.supported());
+  EXPECT_NE(refused.ToString().find("write.distribution-mode"), std::string::npos);
+  EXPECT_EQ(refused.ToString().find("zigzag"), std::string::npos);
 }
 
 // What the writer itself does with a table: plan, open a task, write one row of nulls and

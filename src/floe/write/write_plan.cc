@@ -48,7 +48,15 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   } else {
     plan->mode = WriterMode::kClustered;
   }
-  std::string distribution = properties::kWriteDistributionMode.Get(plan->properties);
+  ARROW_ASSIGN_OR_RAISE(plan->distribute_by_partition,
+                        DistributesByPartition(*plan->spec, plan->properties));
+  plan->operation_id = Uuid::Random().ToString();
+  return std::shared_ptr<const WritePlan>(std::move(plan));
+}
+
+arrow::Result<bool> WritePlan::DistributesByPartition(const PartitionSpec& spec,
+                                                      const PropertyMap& properties) {
+  std::string distribution = properties::kWriteDistributionMode.Get(properties);
   std::transform(distribution.begin(), distribution.end(), distribution.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (!distribution.empty() && distribution != "none" && distribution != "hash" &&
@@ -59,10 +67,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   // Spark's default when unset (SparkWriteConf): range when sorted, hash when
   // partitioned. Either keeps each partition's rows in one task; neither means anything
   // unpartitioned.
-  plan->distribute_by_partition =
-      !plan->spec->IsUnpartitioned() && distribution != "none";
-  plan->operation_id = Uuid::Random().ToString();
-  return std::shared_ptr<const WritePlan>(std::move(plan));
+  return !spec.IsUnpartitioned() && distribution != "none";
 }
 
 std::string WritePlan::Serialize() const {

@@ -50,6 +50,11 @@ struct WritePlan {
   static arrow::Result<std::shared_ptr<const WritePlan>> Make(
       const TableMetadata& metadata, const PropertyMap& options, bool input_clustered);
 
+  /// distribute_by_partition for a table with `spec` and these effective properties; an
+  /// invalid write.distribution-mode gives InvalidInput naming the property.
+  static arrow::Result<bool> DistributesByPartition(const PartitionSpec& spec,
+                                                    const PropertyMap& properties);
+
   std::string Serialize() const;
   static arrow::Result<std::shared_ptr<const WritePlan>> Deserialize(
       std::string_view text);
