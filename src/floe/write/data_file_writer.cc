@@ -312,7 +312,9 @@ class DictionaryTrial {
       }
       return;
     }
-    if ((keys_size_ + 1) * 2 > keys_.size()) GrowKeys();
+    if ((keys_size_ + 1) * 2 > keys_.size()) {
+      Grow(&keys_, &shift_, [](uint64_t slot) { return slot; });
+    }
     const uint64_t mask = keys_.size() - 1;
     for (uint64_t slot = Mix(key) >> shift_;; slot = (slot + 1) & mask) {
       if (keys_[slot] == key) return;
@@ -322,19 +324,6 @@ class DictionaryTrial {
         NewEntry(width);
         return;
       }
-    }
-  }
-
-  void GrowKeys() {
-    std::vector<uint64_t> old = std::move(keys_);
-    const size_t capacity = old.empty() ? 1024 : old.size() * 2;
-    keys_.assign(capacity, 0);
-    shift_ = 64 - std::countr_zero(capacity);
-    for (uint64_t key : old) {
-      if (key == 0) continue;
-      uint64_t slot = Mix(key) >> shift_;
-      while (keys_[slot] != 0) slot = (slot + 1) & (capacity - 1);
-      keys_[slot] = key;
     }
   }
 
@@ -350,7 +339,9 @@ class DictionaryTrial {
   }
 
   void InsertView(std::string_view value) {
-    if ((views_size_ + 1) * 2 > views_.size()) GrowViews();
+    if ((views_size_ + 1) * 2 > views_.size()) {
+      Grow(&views_, &view_shift_, [](const View& slot) { return slot.hash; });
+    }
     const uint64_t mask = views_.size() - 1;
     // The hash's top bit marks a used slot.
     const uint64_t hash = std::hash<std::string_view>{}(value) | (uint64_t{1} << 63);
@@ -371,16 +362,20 @@ class DictionaryTrial {
     std::string_view value;
   };
 
-  void GrowViews() {
-    std::vector<View> old = std::move(views_);
+  // Doubles an open-addressing table (1024 slots to begin with), whose slots with a zero
+  // hash are empty.
+  template <typename Slot, typename HashOf>
+  static void Grow(std::vector<Slot>* slots, int* shift, HashOf hash_of) {
+    std::vector<Slot> old = std::move(*slots);
     const size_t capacity = old.empty() ? 1024 : old.size() * 2;
-    views_.assign(capacity, View{});
-    view_shift_ = 64 - std::countr_zero(capacity);
-    for (const View& view : old) {
-      if (view.hash == 0) continue;
-      uint64_t slot = Mix(view.hash) >> view_shift_;
-      while (views_[slot].hash != 0) slot = (slot + 1) & (capacity - 1);
-      views_[slot] = view;
+    slots->assign(capacity, Slot{});
+    *shift = 64 - std::countr_zero(capacity);
+    for (const Slot& slot : old) {
+      const uint64_t hash = hash_of(slot);
+      if (hash == 0) continue;
+      uint64_t at = Mix(hash) >> *shift;
+      while (hash_of((*slots)[at]) != 0) at = (at + 1) & (capacity - 1);
+      (*slots)[at] = slot;
     }
   }
 
@@ -402,10 +397,10 @@ class DictionaryTrial {
 // A leaf's values in `column` (a top-level column's array), found by walking the leaf's
 // Parquet path below the column: struct fields take their parents' nulls, lists and maps
 // give their elements and entries (null and empty ones give none). Null when the arrays
-// do not have the shape the path expects.
+// do not have the shape the path expects. Flattening allocates from `pool`.
 arrow::Result<std::shared_ptr<arrow::Array>> LeafValues(
     std::shared_ptr<arrow::Array> values,
-    const std::vector<const parquet::schema::Node*>& path) {
+    const std::vector<const parquet::schema::Node*>& path, arrow::MemoryPool* pool) {
   for (size_t depth = 0; depth + 1 < path.size();) {
     const parquet::schema::Node& node = *path[depth];
     const auto& logical = node.logical_type();
@@ -416,8 +411,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> LeafValues(
           values->type_id() != arrow::Type::MAP) {
         return nullptr;
       }
-      ARROW_ASSIGN_OR_RAISE(values, static_cast<const arrow::ListArray&>(*values).Flatten(
-                                        arrow::default_memory_pool()));
+      ARROW_ASSIGN_OR_RAISE(values,
+                            static_cast<const arrow::ListArray&>(*values).Flatten(pool));
       if (depth + 2 >= path.size()) return nullptr;
       if (logical->is_list()) {
         depth += 2;  // the element
@@ -450,7 +445,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> LeafValues(
 // Arrow would keep every dictionary until it outgrows its page limit.
 arrow::Result<std::vector<std::string>> ColumnsWithoutDictionary(
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& first,
-    const parquet::SchemaDescriptor& descriptor, const ParquetSettings& settings) {
+    const parquet::SchemaDescriptor& descriptor, const ParquetSettings& settings,
+    arrow::MemoryPool* pool) {
   int64_t first_rows = 0;
   for (const auto& piece : first) first_rows += piece->num_rows();
   std::vector<std::string> plain;
@@ -485,8 +481,9 @@ arrow::Result<std::vector<std::string>> ColumnsWithoutDictionary(
         if (rows <= 0) break;
         const int64_t taken = std::min(rows, piece->num_rows());
         rows -= taken;
-        ARROW_ASSIGN_OR_RAISE(auto leaf_values,
-                              LeafValues(piece->column(top)->Slice(0, taken), path));
+        ARROW_ASSIGN_OR_RAISE(
+            auto leaf_values,
+            LeafValues(piece->column(top)->Slice(0, taken), path, pool));
         if (!leaf_values ||
             !DictionaryTrial::PlainSize(*leaf_values, width, &count, &plain_bytes)) {
           return false;
@@ -562,7 +559,7 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
 arrow::Status ParquetDataWriter::StartWriting(
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& first) {
   const auto& ctx = *context_;
-  auto chosen = ColumnsWithoutDictionary(first, *descriptor_, ctx.settings);
+  auto chosen = ColumnsWithoutDictionary(first, *descriptor_, ctx.settings, pool_.get());
   if (!chosen.ok()) return WithContext(chosen.status(), "data file " + location_);
   const std::vector<std::string>& plain_columns = *chosen;
   auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema),
