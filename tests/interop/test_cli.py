@@ -96,3 +96,32 @@ def test_every_command_has_help():
         assert result.returncode == 0 and "--catalog" in result.stdout, command
     usage = subprocess.run([FLOE, "frobnicate"], capture_output=True, text=True)
     assert usage.returncode != 0
+
+
+def test_explain_write_describes_the_plan_append_follows(floe, tmp_path):
+    """explain-write says how an append would write, and the append does what it said."""
+    floe.run("create", "db.parts", "--schema", SCHEMA, "--partition-by", "bucket(4, id)")
+    explained = floe.run("explain-write", "db.parts", "--option", "write.target-file-size-bytes=1048576",
+                         "--option", "write.parquet.compression-codec=snappy").stdout
+    assert explained.startswith("supported: floe writes db.parts as iceberg-java would")
+    assert "each partition is written by one task" in explained
+    assert "roll at 1048576 bytes" in explained and "snappy" in explained and "level" not in explained
+    spread = floe.run("explain-write", "db.parts", "--option", "write.distribution-mode=none").stdout
+    assert "every task writes the partitions of the rows it gets" in spread
+
+    # The append keeps each of the 4 buckets in one task's files, as explained.
+    paths = []
+    for index in range(4):
+        path = tmp_path / f"in-{index}.parquet"
+        write_input(path, index * 2000, 2000)
+        paths.append(path)
+    floe.run("append", "db.parts", *paths, "--threads", "2")
+    names = list(floe.warehouse.glob("db/parts/data/*/*.parquet"))
+    writers = {}
+    for name in names:
+        writers.setdefault(name.parent.name, set()).add(name.name.split("-")[0])
+    assert len(writers) == 4 and all(len(ids) == 1 for ids in writers.values()), writers
+
+    floe.run("create", "db.flat", "--schema", SCHEMA)
+    flat = floe.run("explain-write", "db.flat").stdout
+    assert "writer: unpartitioned" in flat and "tasks" not in flat

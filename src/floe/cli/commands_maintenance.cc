@@ -1,5 +1,6 @@
 // explain-write, remove-orphans, expire.
 #include <iostream>
+#include <sstream>
 
 #include "floe/cli/commands.h"
 #include "floe/table/maintenance.h"
@@ -7,8 +8,47 @@
 #include "floe/util/date_time.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
+#include "floe/write/write_plan.h"
 
 namespace floe::cli {
+namespace {
+
+// How an append would write the table: computed values only, never a property's text.
+std::string DescribePlan(const WritePlan& plan) {
+  std::ostringstream out;
+  out << "  writer: ";
+  if (plan.mode == WriterMode::kUnpartitioned) {
+    out << "unpartitioned\n";
+  } else if (plan.mode == WriterMode::kFanout &&
+             properties::kSparkFanoutEnabled.Get(plan.properties)) {
+    out << "fanout (write.spark.fanout.enabled)\n";
+  } else {
+    out << "fanout, or clustered when the input is declared grouped by partition "
+           "(--input-clustered)\n";
+  }
+  if (!plan.spec->IsUnpartitioned()) {
+    out << "  tasks (--threads): "
+        << (plan.distribute_by_partition
+                ? "each partition is written by one task, as under Spark's hash or range "
+                  "distribution (write.distribution-mode)\n"
+                : "every task writes the partitions of the rows it gets, as under "
+                  "write.distribution-mode none\n");
+  }
+  const ParquetSettings& parquet = plan.parquet;
+  out << "  files: roll at " << plan.target_file_size_bytes << " bytes; row groups of "
+      << parquet.row_group_size_bytes << " bytes; pages of " << parquet.page_size_bytes
+      << " bytes or " << parquet.page_row_limit << " rows; " << parquet.codec;
+  if (parquet.compression_level) {
+    out << " level " << *parquet.compression_level;
+  } else if (parquet.codec == "zstd" || parquet.codec == "gzip" ||
+             parquet.codec == "brotli") {
+    out << " at its default level";
+  }
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace
 
 void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
   {
@@ -38,6 +78,9 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         if (result.supported()) {
           std::cout << "supported: floe writes " << id.ToString()
                     << " as iceberg-java would\n";
+          ARROW_ASSIGN_OR_RAISE(auto plan,
+                                WritePlan::Make(*loaded->metadata(), overlay, false));
+          std::cout << DescribePlan(*plan);
         } else {
           std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";
           for (const auto& reason : result.reasons) std::cout << "  - " << reason << "\n";
