@@ -65,8 +65,8 @@ arrow::Result<bool> WritePlan::DistributesByPartition(const PartitionSpec& spec,
                      "property write.distribution-mode must be none, hash or range");
   }
   // Spark's default when unset (SparkWriteConf): range when sorted, hash when
-  // partitioned. Either keeps each partition's rows in one task; neither means anything
-  // unpartitioned.
+  // partitioned. On a partitioned table either keeps each partition's rows in one task;
+  // floe shares out partitions only, so an unpartitioned table is written as none.
   return !spec.IsUnpartitioned() && distribution != "none";
 }
 

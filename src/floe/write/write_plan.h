@@ -38,9 +38,9 @@ struct WritePlan {
   /// Whether the write's tasks share the partitions out (each partition's rows go to one
   /// task), as Spark's hash and range distributions put each partition in one task:
   /// write.distribution-mode, or Spark's default for the table when unset (range for a
-  /// sorted table, hash for a partitioned one, none otherwise), hash and range meaning
-  /// none on an unpartitioned table. Without it each task writes whichever rows it is
-  /// given.
+  /// sorted table, hash for a partitioned one, none otherwise). Only partitions are
+  /// shared, so on an unpartitioned table every mode is none (Spark would split a sorted
+  /// one's rows by sort key). Without it each task writes whichever rows it is given.
   bool distribute_by_partition = false;
 
   /// Builds a plan for the table's current schema, default spec and sort order. `options`
