@@ -98,6 +98,20 @@ def test_every_command_has_help():
     assert usage.returncode != 0
 
 
+def test_create_sort_by_rejects_bad_terms_and_creates_nothing(floe):
+    """--sort-by errors name the term at fault; no table is created."""
+    for clause, why in [("nope desc", "no column 'nope'"), ("id sideways", "no column 'id sideways'"),
+                        ("id first", "expected NULLS FIRST"), ("day(name)", "cannot apply"),
+                        ("(id", "unbalanced")]:
+        error = floe.fail("create", "db.bad", "--schema", SCHEMA, "--sort-by", clause)
+        assert why in error, error
+        assert "--sort-by" in error, error
+    assert "db.bad" not in floe.run("tables", "db", check=False).stdout
+    floe.run("create", "db.good", "--schema", SCHEMA, "--sort-by", "ts DESC NULLS FIRST, id")
+    described = floe.run("describe", "db.good").stdout
+    assert "ts" in described and "desc" in described.lower(), described
+
+
 def test_explain_write_describes_the_plan_append_follows(floe, tmp_path):
     """explain-write says how an append would write, and the append does what it said."""
     floe.run("create", "db.parts", "--schema", SCHEMA, "--partition-by", "bucket(4, id)")

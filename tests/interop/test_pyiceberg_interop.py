@@ -3,6 +3,7 @@
 Every check compares floe with an independent implementation: pyiceberg (metadata, manifests,
 scans) and pyarrow (the data files themselves, the input rows)."""
 
+import datetime
 import os
 import pathlib
 
@@ -206,3 +207,93 @@ def test_unknown_distribution_mode_is_refused_before_any_file(floe, tmp_path):
     assert "write.distribution-mode" in result.stderr
     assert "zigzag" not in result.stderr
     assert not list(floe.warehouse.glob("**/*.parquet"))
+
+
+def spark_order_key(fields):
+    """A sort key with Spark's semantics for a sorted table's write ordering: each field is
+    (column values, transform, descending, nulls_first); -0.0 equals 0.0, NaN is above every
+    number, nulls go where the null order says whatever the direction."""
+
+    def key(row):
+        parts = []
+        for values, transform, descending, nulls_first in fields:
+            value = transform(values[row])
+            if value is None:
+                parts.append((0 if nulls_first else 2, 0))
+                continue
+            if isinstance(value, float):
+                value = (1, 0.0) if value != value else (0, value + 0.0)  # NaN; -0.0 -> 0.0
+            if descending:
+                value = Reversed(value)
+            parts.append((1, value))
+        return tuple(parts)
+
+    return key
+
+
+class Reversed:
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other):
+        return other.value < self.value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+
+def test_sorted_table_files_hold_rows_in_its_sort_order(floe, pyiceberg_catalog, tmp_path):
+    """A sort order set by pyiceberg: floe sorts each task's rows by it (partitions first, as
+    Spark does), so every file stamped with the order's id holds sorted rows and a partition's
+    files follow one another in that order."""
+    from pyiceberg.table.sorting import NullOrder
+    from pyiceberg.transforms import DayTransform, IdentityTransform
+
+    paths = generate(tmp_path / "in", rows=30_000, files=4)
+    floe.run("create", "shop.sorted", "--schema", generate_events.SCHEMA_TEXT, "--partition-by", "region")
+    table = pyiceberg_catalog.load_table("shop.sorted")
+    with table.update_sort_order() as update:
+        update.desc("ts", DayTransform(), NullOrder.NULLS_FIRST)
+        update.asc("score", IdentityTransform(), NullOrder.NULLS_LAST)
+        # pyiceberg's asc defaults to nulls last; iceberg-java's (and floe's --sort-by) to first.
+        update.asc("order_id", IdentityTransform(), NullOrder.NULLS_FIRST)
+    explained = floe.run("explain-write", "shop.sorted").stdout
+    assert "clustered, after each task sorts its rows by sort order 1 within partitions" in explained
+
+    result = floe.run("append", "shop.sorted", *paths, "--threads", "2",
+                      "--option", "write.target-file-size-bytes=65536")
+    assert "appended 30,000 rows" in result.stdout
+    table = pyiceberg_catalog.load_table("shop.sorted")
+    order_id = table.sort_order().order_id
+    assert order_id == 1
+    assert differences(sorted_by(table.scan().to_arrow(), ["order_id"]),
+                       sorted_by(read_inputs(paths), ["order_id"])) == []
+
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    by_partition = {}
+    for task in table.scan().plan_files():
+        assert task.file.sort_order_id == order_id, task.file.file_path
+        by_partition.setdefault(task.file.partition[0], []).append(task.file.file_path)
+    assert len(by_partition) == len(generate_events.REGIONS)
+    rolled = 0
+    for region, files in by_partition.items():
+        # The file counter ends each name: a partition's files in the order they were written.
+        files.sort(key=lambda path: os.path.basename(path).rsplit("-", 1)[1])
+        rolled += len(files) > 1
+        data = pa.concat_tables([pq.read_table(path) for path in files])
+        ts = data.column("ts").to_pylist()
+        key = spark_order_key([
+            (ts, lambda t: None if t is None else (t - epoch).days, True, True),
+            (data.column("score").to_pylist(), lambda v: v, False, False),
+            (data.column("order_id").to_pylist(), lambda v: v, False, True),
+        ])
+        rows = list(range(data.num_rows))
+        assert rows == sorted(rows, key=key), f"{region}: rows out of the sort order"
+        assert set(data.column("region").to_pylist()) == {region}
+    assert rolled >= 4  # files rolled inside partitions, so the order across files counts too
+
+    # The same order written by floe's --sort-by is the order pyiceberg made.
+    floe.run("create", "shop.sorted_by_floe", "--schema", generate_events.SCHEMA_TEXT,
+             "--sort-by", "days(ts) desc nulls first, score asc nulls last, order_id")
+    made = pyiceberg_catalog.load_table("shop.sorted_by_floe").sort_order()
+    assert made == table.sort_order(), (made, table.sort_order())

@@ -17,7 +17,12 @@ namespace {
 std::string DescribePlan(const WritePlan& plan) {
   std::ostringstream out;
   out << "  writer: ";
-  if (plan.mode == WriterMode::kUnpartitioned) {
+  if (plan.sorts_rows()) {
+    out << (plan.mode == WriterMode::kUnpartitioned ? "unpartitioned" : "clustered")
+        << ", after each task sorts its rows by sort order " << plan.sort_order->order_id
+        << (plan.spec->IsUnpartitioned() ? "" : " within partitions")
+        << " (rows are held in memory until the task's input ends)\n";
+  } else if (plan.mode == WriterMode::kUnpartitioned) {
     out << "unpartitioned\n";
   } else if (plan.mode == WriterMode::kFanout &&
              properties::kSparkFanoutEnabled.Get(plan.properties)) {

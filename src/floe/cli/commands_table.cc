@@ -11,6 +11,7 @@
 #include "floe/cli/output.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/spec/sort_order.h"
 #include "floe/table/table.h"
 #include "floe/util/error.h"
 #include "floe/write/limited_memory_pool.h"
@@ -99,6 +100,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     auto schema = std::make_shared<std::string>();
     auto schema_file = std::make_shared<std::string>();
     auto partition_by = std::make_shared<std::string>();
+    auto sort_by = std::make_shared<std::string>();
     auto properties = std::make_shared<std::vector<std::string>>();
     auto location = std::make_shared<std::string>();
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
@@ -110,6 +112,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
                         "Take the columns of this Parquet file");
     command->add_option("--partition-by", *partition_by,
                         "Partition fields, e.g. \"region, day(ts), bucket(16, id)\"");
+    command->add_option("--sort-by", *sort_by,
+                        "Sort order writers follow, e.g. \"ts desc, id asc nulls last\"");
     command->add_option("--property", *properties,
                         "Table property KEY=VALUE (repeatable)");
     command->add_option("--location", *location,
@@ -132,6 +136,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         CreateTableOptions options;
         options.schema = parsed;
         ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
+        ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(*sort_by, *parsed));
         ARROW_ASSIGN_OR_RAISE(options.properties, ParsePairs(*properties, "--property"));
         options.location = *location;
         ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));

@@ -7,6 +7,7 @@
 #include "floe/io/file_io.h"
 #include "floe/write/parquet_settings.h"
 #include "floe/write/partitioner.h"
+#include "floe/write/row_sorter.h"
 #include "floe/write/write_plan.h"
 
 namespace floe {
@@ -140,6 +141,22 @@ const std::vector<Rule>& Rules() {
             reasons->push_back("partition field " + field.name +
                                " is an identity partition of a fixed column");
           }
+        }
+      },
+      // Sort order: floe sorts each task's rows by it (RowSorter, as Spark does), so
+      // every
+      // sort field must resolve and transform as the writer's own sorter needs.
+      [](const GateContext& context, std::vector<std::string>* reasons) {
+        auto schema = context.metadata.CurrentSchema();
+        auto spec = context.metadata.DefaultSpec();
+        auto order = context.metadata.DefaultSortOrder();
+        if (!schema || !spec) return;  // declined above
+        if (!order) {
+          reasons->push_back("the table has no default sort order");
+          return;
+        }
+        if (auto sorter = RowSorter::Make(schema, spec, order, 0); !sorter.ok()) {
+          reasons->push_back(sorter.status().message());
         }
       },
       // Storage: only schemes floe's FileIO writes, with the default location provider.

@@ -120,6 +120,51 @@ TEST(GateTest, DeclinesUnknownTransformsSpecsThatDoNotBindAndUnknownFormatVersio
   EXPECT_TRUE(CheckWrite(*base, {{"write.object-storage.enabled", "false"}}).supported());
 }
 
+// floe sorts a sorted table's rows itself, so the gate accepts every sort order the
+// writer's sorter takes (transforms, nested struct fields, directions) and declines, with
+// the writer's own reason, one whose field it cannot sort by.
+TEST(GateTest, AcceptsSortOrdersTheWriterSortsByAndDeclinesOthers) {
+  auto base = Metadata("id long, ts timestamptz, s struct<a: string>, tags list<string>",
+                       "bucket(4, id)");
+  auto with_order = [&](std::vector<SortField> fields) {
+    TableMetadata metadata = *base;
+    auto order = std::make_shared<SortOrder>();
+    order->order_id = 1;
+    order->fields = std::move(fields);
+    metadata.sort_orders.push_back(order);
+    metadata.default_sort_order_id = 1;
+    return metadata;
+  };
+  auto sorted = with_order(
+      {{*Transform::Parse("day"), 2, SortDirection::kDescending, NullOrder::kNullsLast},
+       {Transform::Identity(), 5, SortDirection::kAscending, NullOrder::kNullsFirst},
+       {*Transform::Parse("truncate[2]"), 5}});
+  GateResult result = CheckWrite(sorted, {});
+  EXPECT_TRUE(result.supported()) << result.ToString();
+  auto plan = WritePlan::Make(sorted, {}, false);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(WriteTask::Make(*plan, *MakeArrowFileIO(), 0, 0).ok());
+
+  for (const auto& [field, reason] : std::vector<std::pair<SortField, std::string>>{
+           {{*Transform::Parse("zorder"), 1}, "sort field 1 of sort order 1: transform"},
+           {{Transform::Identity(), 42},
+            "sort field 1 of sort order 1 has no source column"},
+           {{Transform::Identity(), 6},
+            "sort field 1 of sort order 1 has a source inside"},
+           {{*Transform::Parse("day"), 1},
+            "sort field 1 of sort order 1: transform day"}}) {
+    auto declined = with_order({field});
+    result = CheckWrite(declined, {});
+    ASSERT_FALSE(result.supported()) << reason;
+    EXPECT_NE(result.ToString().find(reason), std::string::npos) << result.ToString();
+    // The writer refuses too, before any file exists.
+    auto declined_plan = WritePlan::Make(declined, {}, false);
+    ASSERT_TRUE(declined_plan.ok());
+    EXPECT_FALSE(WriteTask::Make(*declined_plan, *MakeArrowFileIO(), 0, 0).ok())
+        << reason;
+  }
+}
+
 // write.parquet.* keys floe does not translate are accepted only at the values that leave
 // the bytes as floe writes them; unknown keys in that namespace (a future Iceberg's)
 // decline.

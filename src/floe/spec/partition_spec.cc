@@ -91,8 +91,17 @@ std::string_view TrimSpaces(std::string_view text) {
   return text;
 }
 
-// Splits on commas that are outside parentheses and backquotes.
-arrow::Result<std::vector<std::string_view>> SplitTopLevel(std::string_view text) {
+std::string Unquote(std::string_view name) {
+  name = TrimSpaces(name);
+  if (name.size() >= 2 && name.front() == '`' && name.back() == '`') {
+    name = name.substr(1, name.size() - 2);
+  }
+  return std::string(name);
+}
+
+}  // namespace
+
+arrow::Result<std::vector<std::string_view>> SplitClause(std::string_view text) {
   std::vector<std::string_view> parts;
   int depth = 0;
   bool quoted = false;
@@ -117,76 +126,79 @@ arrow::Result<std::vector<std::string_view>> SplitTopLevel(std::string_view text
   return parts;
 }
 
-std::string Unquote(std::string_view name) {
-  name = TrimSpaces(name);
-  if (name.size() >= 2 && name.front() == '`' && name.back() == '`') {
-    name = name.substr(1, name.size() - 2);
+arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
+                                                const Schema& schema,
+                                                std::string_view option) {
+  auto bad = [&](const std::string& why) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     std::string(option) + " term '" + std::string(term) + "': " + why);
+  };
+  term = TrimSpaces(term);
+  if (term.empty()) return bad("empty term");
+  TransformTerm parsed;
+  parsed.transform = Transform::Identity();
+  size_t open = term.find('(');
+  if (open == std::string_view::npos || term.front() == '`') {
+    parsed.column = Unquote(term);
+  } else {
+    if (term.back() != ')') return bad("expected 'transform(column)'");
+    std::string name(TrimSpaces(term.substr(0, open)));
+    for (auto& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ARROW_ASSIGN_OR_RAISE(auto arguments,
+                          SplitClause(term.substr(open + 1, term.size() - open - 2)));
+    if (name == "bucket" || name == "truncate") {
+      if (arguments.size() != 2) return bad(name + " takes (width, column)");
+      int width = 0;
+      auto [end, error] = std::from_chars(
+          arguments[0].data(), arguments[0].data() + arguments[0].size(), width);
+      if (error != std::errc() || end != arguments[0].data() + arguments[0].size() ||
+          width <= 0) {
+        return bad("width must be a positive integer");
+      }
+      parsed.transform =
+          name == "bucket" ? Transform::Bucket(width) : Transform::Truncate(width);
+      parsed.column = Unquote(arguments[1]);
+    } else {
+      if (arguments.size() != 1) return bad(name + " takes one column");
+      // Spark spells the time transforms in the plural; accept both.
+      if (name == "years") name = "year";
+      if (name == "months") name = "month";
+      if (name == "days") name = "day";
+      if (name == "hours") name = "hour";
+      ARROW_ASSIGN_OR_RAISE(parsed.transform, Transform::Parse(name));
+      if (parsed.transform.kind() == TransformKind::kUnknown ||
+          parsed.transform.parameter() != 0) {
+        return bad("unknown transform '" + name + "'");
+      }
+      parsed.column = Unquote(arguments[0]);
+    }
   }
-  return std::string(name);
+  auto source_id = schema.FindFieldId(parsed.column);
+  if (!source_id) return bad("no column '" + parsed.column + "' in the table schema");
+  const NestedField* source = schema.FindField(*source_id);
+  if (!parsed.transform.CanTransform(*source->type)) {
+    return bad("transform " + parsed.transform.ToString() + " cannot apply to column '" +
+               parsed.column + "' of type " + source->type->ToString());
+  }
+  parsed.source_id = *source_id;
+  return parsed;
 }
-
-}  // namespace
 
 arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text,
                                                  const Schema& schema, int spec_id) {
   std::vector<PartitionField> fields;
   int next_id = kPartitionDataIdStart;
   if (TrimSpaces(text).empty()) return PartitionSpec::Make(spec_id, {});
-  ARROW_ASSIGN_OR_RAISE(auto terms, SplitTopLevel(text));
-  for (std::string_view term : terms) {
-    auto bad = [&](const std::string& why) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "--partition-by term '" + std::string(term) + "': " + why);
-    };
-    if (term.empty()) return bad("empty term");
-    Transform transform = Transform::Identity();
-    std::string column;
-    size_t open = term.find('(');
-    if (open == std::string_view::npos || term.front() == '`') {
-      column = Unquote(term);
-    } else {
-      if (term.back() != ')') return bad("expected 'transform(column)'");
-      std::string name(TrimSpaces(term.substr(0, open)));
-      for (auto& c : name)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      ARROW_ASSIGN_OR_RAISE(auto arguments,
-                            SplitTopLevel(term.substr(open + 1, term.size() - open - 2)));
-      if (name == "bucket" || name == "truncate") {
-        if (arguments.size() != 2) return bad(name + " takes (width, column)");
-        int width = 0;
-        auto [end, error] = std::from_chars(
-            arguments[0].data(), arguments[0].data() + arguments[0].size(), width);
-        if (error != std::errc() || end != arguments[0].data() + arguments[0].size() ||
-            width <= 0) {
-          return bad("width must be a positive integer");
-        }
-        transform =
-            name == "bucket" ? Transform::Bucket(width) : Transform::Truncate(width);
-        column = Unquote(arguments[1]);
-      } else {
-        if (arguments.size() != 1) return bad(name + " takes one column");
-        // Spark spells the time transforms in the plural; accept both.
-        if (name == "years") name = "year";
-        if (name == "months") name = "month";
-        if (name == "days") name = "day";
-        if (name == "hours") name = "hour";
-        ARROW_ASSIGN_OR_RAISE(transform, Transform::Parse(name));
-        if (transform.kind() == TransformKind::kUnknown || transform.parameter() != 0) {
-          return bad("unknown transform '" + name + "'");
-        }
-        column = Unquote(arguments[0]);
-      }
-    }
-    auto source_id = schema.FindFieldId(column);
-    if (!source_id) return bad("no column '" + column + "' in the table schema");
-    const NestedField* source = schema.FindField(*source_id);
-    if (!transform.CanTransform(*source->type)) {
-      return bad("transform " + transform.ToString() + " cannot apply to column '" +
-                 column + "' of type " + source->type->ToString());
-    }
-    fields.push_back(PartitionField{*source_id, next_id++,
-                                    column + std::string(transform.DefaultNameSuffix()),
-                                    transform});
+  auto split = SplitClause(text);
+  if (!split.ok()) return WithContext(split.status(), "--partition-by");
+  for (std::string_view term : *split) {
+    ARROW_ASSIGN_OR_RAISE(auto parsed,
+                          ParseTransformTerm(term, schema, "--partition-by"));
+    fields.push_back(
+        PartitionField{parsed.source_id, next_id++,
+                       parsed.column + std::string(parsed.transform.DefaultNameSuffix()),
+                       parsed.transform});
   }
   return PartitionSpec::Make(spec_id, std::move(fields));
 }

@@ -60,6 +60,23 @@ class PartitionSpec {
 
 using PartitionSpecPtr = std::shared_ptr<const PartitionSpec>;
 
+/// Splits a clause on the commas outside parentheses and backquotes, trimming each part.
+/// Unbalanced parentheses or quotes give InvalidInput.
+arrow::Result<std::vector<std::string_view>> SplitClause(std::string_view text);
+
+/// One term of a partition or sort clause: "region", "`odd name`", "day(ts)",
+/// "bucket(16, id)", "truncate(4, name)", bound to a column of `schema` (full dotted
+/// name) whose type allows the transform. Errors give InvalidInput naming `option` and
+/// the term.
+struct TransformTerm {
+  int source_id = 0;
+  Transform transform;
+  std::string column;
+};
+arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
+                                                const Schema& schema,
+                                                std::string_view option);
+
 /// Parses a partition clause such as "region, day(ts), bucket(16, id), truncate(4, name)"
 /// into a spec bound to `schema`, with field ids from 1000 and iceberg-java's default
 /// field names

@@ -1,9 +1,91 @@
 #include "floe/spec/sort_order.h"
 
+#include <cctype>
+#include <string>
+
 #include "floe/spec/json_internal.h"
+#include "floe/spec/partition_spec.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/error.h"
 
 namespace floe {
+namespace {
+
+// Removes `word` (lower case) from the end of `term` when it is a whole word there, in
+// any case; says whether it did.
+bool TakeTrailingWord(std::string_view* term, std::string_view word) {
+  while (!term->empty() && std::isspace(static_cast<unsigned char>(term->back()))) {
+    term->remove_suffix(1);
+  }
+  if (term->size() <= word.size()) return false;
+  std::string_view tail = term->substr(term->size() - word.size());
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(tail[i])) != word[i]) return false;
+  }
+  char before = (*term)[term->size() - word.size() - 1];
+  if (!std::isspace(static_cast<unsigned char>(before))) return false;
+  term->remove_suffix(word.size());
+  return true;
+}
+
+}  // namespace
+
+arrow::Result<SortOrderPtr> ParseSortBy(std::string_view text, const Schema& schema,
+                                        int order_id) {
+  auto order = std::make_shared<SortOrder>();
+  bool blank = true;
+  for (char c : text) blank = blank && std::isspace(static_cast<unsigned char>(c));
+  if (blank) return SortOrder::Unsorted();
+  order->order_id = order_id;
+  auto split = SplitClause(text);
+  if (!split.ok()) return WithContext(split.status(), "--sort-by");
+  for (std::string_view term : *split) {
+    std::string_view rest = term;
+    SortField field;
+    std::optional<NullOrder> nulls;
+    if (TakeTrailingWord(&rest, "first")) {
+      if (!TakeTrailingWord(&rest, "nulls")) {
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "--sort-by term '" + std::string(term) + "': expected NULLS FIRST");
+      }
+      nulls = NullOrder::kNullsFirst;
+    } else if (TakeTrailingWord(&rest, "last")) {
+      if (!TakeTrailingWord(&rest, "nulls")) {
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "--sort-by term '" + std::string(term) + "': expected NULLS LAST");
+      }
+      nulls = NullOrder::kNullsLast;
+    }
+    if (TakeTrailingWord(&rest, "desc")) {
+      field.direction = SortDirection::kDescending;
+    } else {
+      TakeTrailingWord(&rest, "asc");
+    }
+    field.null_order = nulls.value_or(field.direction == SortDirection::kAscending
+                                          ? NullOrder::kNullsFirst
+                                          : NullOrder::kNullsLast);
+    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseTransformTerm(rest, schema, "--sort-by"));
+    for (auto parent = schema.FindParentId(parsed.source_id); parent;
+         parent = schema.FindParentId(*parent)) {
+      if (schema.FindField(*parent)->type->id() != TypeId::kStruct) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "--sort-by term '" + std::string(term) + "': column '" +
+                             parsed.column + "' is inside a list or map");
+      }
+    }
+    if (!schema.FindField(parsed.source_id)->type->is_primitive()) {
+      return MakeError(ErrorKind::kInvalidInput, "--sort-by term '" + std::string(term) +
+                                                     "': column '" + parsed.column +
+                                                     "' is not of a primitive type");
+    }
+    field.source_id = parsed.source_id;
+    field.transform = parsed.transform;
+    order->fields.push_back(std::move(field));
+  }
+  return SortOrderPtr(std::move(order));
+}
 
 std::shared_ptr<const SortOrder> SortOrder::Unsorted() {
   static const auto kUnsorted = std::make_shared<const SortOrder>();

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
+#include "arrow/result.h"
+#include "floe/spec/schema.h"
 #include "floe/spec/transform.h"
 
 namespace floe {
@@ -31,5 +34,14 @@ struct SortOrder {
 };
 
 using SortOrderPtr = std::shared_ptr<const SortOrder>;
+
+/// Parses a sort clause such as "day(ts), region desc, bucket(16, id) asc nulls last"
+/// into an order bound to `schema` with id `order_id`. A term is a partition-style
+/// transform term (see ParseTransformTerm) followed by an optional ASC or DESC and an
+/// optional NULLS FIRST or NULLS LAST, any case; as in iceberg-java, ascending puts nulls
+/// first and descending last unless told. A column inside a list or map, unknown words or
+/// malformed text give InvalidInput naming the term. Empty text gives the unsorted order.
+arrow::Result<SortOrderPtr> ParseSortBy(std::string_view text, const Schema& schema,
+                                        int order_id = 1);
 
 }  // namespace floe

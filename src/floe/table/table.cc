@@ -152,6 +152,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     pool = limited.get();
     auto budgeted = std::make_shared<WritePlan>(*planned);
     budgeted->task_buffer_budget_bytes = options.memory_limit / 2 / threads;
+    budgeted->task_sort_budget_bytes = options.memory_limit / 2 / threads;
     planned = std::move(budgeted);
   }
   std::shared_ptr<const WritePlan> plan = planned;

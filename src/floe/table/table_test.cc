@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
+#include "arrow/io/file.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/spec/sort_order.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
+#include "parquet/arrow/reader.h"
 
 namespace floe {
 namespace {
@@ -49,11 +52,13 @@ class TableTest : public ::testing::Test {
   }
 
   std::shared_ptr<Table> CreateTable(const std::shared_ptr<Catalog>& catalog,
-                                     PropertyMap properties) {
+                                     PropertyMap properties,
+                                     const std::string& sort_by = "") {
     EXPECT_TRUE(catalog->CreateNamespace({"db"}, {}).ok());
     CreateTableOptions create;
     create.schema = *ParseSchemaText("id long not null, region string");
     create.spec = *ParsePartitionBy("region", *create.schema);
+    create.sort_order = *ParseSortBy(sort_by, *create.schema);
     create.properties = std::move(properties);
     auto table = Table::Create(catalog, {{"db"}, "t"}, create);
     EXPECT_TRUE(table.ok()) << table.status().ToString();
@@ -142,6 +147,54 @@ TEST_F(TableTest, WithoutDistributionEveryTaskWritesWhatItGets) {
   std::set<int64_t> ids;
   EXPECT_EQ(CountRows(table, &ids), 20000);
   EXPECT_EQ(ids.size(), 20000u);
+}
+
+// Parallel tasks on a sorted table each sort what they write, with or without sharing
+// the partitions out; under a memory limit too small to hold a task's rows the write
+// fails with advice and leaves no file.
+TEST_F(TableTest, ParallelTasksOnASortedTableWriteSortedFiles) {
+  auto catalog = OpenCatalog();
+  auto table =
+      CreateTable(catalog, {{"write.target-file-size-bytes", "4096"}}, "id desc");
+  for (const char* distribution : {"hash", "none"}) {
+    AppendOptions options;
+    options.threads = 4;
+    options.options = {{"write.distribution-mode", distribution}};
+    FLOE_ASSIGN_OR_FAIL(auto result,
+                        table->Append(*Rows(*table, 0, 20000, 700), options));
+    EXPECT_EQ(result.rows, 20000);
+  }
+  int64_t rows = 0;
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(directory_.Child("warehouse"))) {
+    if (entry.path().extension() != ".parquet") continue;
+    ++files;
+    auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(entry.path()),
+                                           arrow::default_memory_pool());
+    FLOE_ASSIGN_OR_FAIL(auto read, (*reader)->ReadTable());
+    FLOE_ASSIGN_OR_FAIL(auto batch, read->CombineChunksToBatch());
+    const auto& ids = static_cast<const arrow::Int64Array&>(*batch->column(0));
+    for (int64_t i = 1; i < ids.length(); ++i)
+      ASSERT_GT(ids.Value(i - 1), ids.Value(i)) << entry.path();
+    rows += ids.length();
+  }
+  EXPECT_EQ(rows, 40000);
+  EXPECT_GT(files, 22);  // rolled, so the order runs across files
+
+  AppendOptions limited;
+  limited.threads = 2;
+  limited.memory_limit = 256 << 10;
+  auto failed = table->Append(*Rows(*table, 0, 200000, 5000), limited);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("sort order"), std::string::npos)
+      << failed.status().ToString();
+  int after = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(directory_.Child("warehouse"))) {
+    after += entry.path().extension() == ".parquet";
+  }
+  EXPECT_EQ(after, files);
 }
 
 TEST_F(TableTest, ConcurrentAppendsFromThreadsAllLand) {

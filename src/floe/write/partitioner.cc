@@ -15,46 +15,59 @@
 
 namespace floe {
 
+arrow::Result<std::vector<int>> StructPathTo(const Schema& schema, int source_id,
+                                             const std::string& what) {
+  if (schema.FindField(source_id) == nullptr) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     what + " has no source column in the schema");
+  }
+  // The ids from the top-level column down to the source.
+  std::vector<int> chain;
+  for (std::optional<int> current = source_id; current;
+       current = schema.FindParentId(*current)) {
+    chain.push_back(*current);
+  }
+  std::vector<int> path;
+  const std::vector<NestedField>* level = &schema.fields();
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    int index = -1;
+    if (level != nullptr) {
+      for (size_t i = 0; i < level->size(); ++i) {
+        if ((*level)[i].id == *it) index = static_cast<int>(i);
+      }
+    }
+    if (index < 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       what + " has a source inside a list or map");
+    }
+    path.push_back(index);
+    const auto& type = (*level)[static_cast<size_t>(index)].type;
+    level = type->id() == TypeId::kStruct
+                ? &static_cast<const StructType&>(*type).fields()
+                : nullptr;
+  }
+  return path;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ColumnAtPath(const arrow::RecordBatch& batch,
+                                                          const std::vector<int>& path) {
+  std::shared_ptr<arrow::Array> column = batch.column(path[0]);
+  for (size_t depth = 1; depth < path.size(); ++depth) {
+    ARROW_ASSIGN_OR_RAISE(
+        column,
+        static_cast<const arrow::StructArray&>(*column).GetFlattenedField(path[depth]));
+  }
+  return column;
+}
+
 arrow::Result<std::unique_ptr<Partitioner>> Partitioner::Make(SchemaPtr schema,
                                                               PartitionSpecPtr spec) {
   std::unique_ptr<Partitioner> partitioner(new Partitioner());
   ARROW_ASSIGN_OR_RAISE(partitioner->partition_type_, spec->PartitionType(*schema));
   for (const auto& field : spec->fields()) {
-    // The path of child indices from the top-level column to the source.
-    std::vector<int> path;
-    std::optional<int> current = field.source_id;
-    std::vector<int> chain;
-    while (current) {
-      chain.push_back(*current);
-      current = schema->FindParentId(*current);
-    }
-    if (schema->FindField(field.source_id) == nullptr) {
-      return MakeError(
-          ErrorKind::kInvalidInput,
-          "partition field '" + field.name + "' has no source column in the schema");
-    }
-    const std::vector<NestedField>* level = &schema->fields();
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      if (level == nullptr) {
-        return MakeError(
-            ErrorKind::kInvalidInput,
-            "partition field '" + field.name + "' has a source inside a list or map");
-      }
-      int index = -1;
-      for (size_t i = 0; i < level->size(); ++i) {
-        if ((*level)[i].id == *it) index = static_cast<int>(i);
-      }
-      if (index < 0) {
-        return MakeError(
-            ErrorKind::kInvalidInput,
-            "partition field '" + field.name + "' has a source inside a list or map");
-      }
-      path.push_back(index);
-      const auto& type = (*level)[static_cast<size_t>(index)].type;
-      level = type->id() == TypeId::kStruct
-                  ? &static_cast<const StructType&>(*type).fields()
-                  : nullptr;
-    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto path,
+        StructPathTo(*schema, field.source_id, "partition field '" + field.name + "'"));
     partitioner->source_paths_.push_back(std::move(path));
     partitioner->source_types_.push_back(schema->FindField(field.source_id)->type);
   }
@@ -82,13 +95,7 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
   // Transformed partition columns.
   std::vector<std::shared_ptr<arrow::Array>> values;
   for (size_t i = 0; i < spec_->fields().size(); ++i) {
-    const auto& path = source_paths_[i];
-    std::shared_ptr<arrow::Array> source = batch->column(path[0]);
-    for (size_t depth = 1; depth < path.size(); ++depth) {
-      ARROW_ASSIGN_OR_RAISE(
-          source,
-          static_cast<const arrow::StructArray&>(*source).GetFlattenedField(path[depth]));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto source, ColumnAtPath(*batch, source_paths_[i]));
     ARROW_ASSIGN_OR_RAISE(auto transformed, ApplyTransform(spec_->fields()[i].transform,
                                                            *source_types_[i], source));
     values.push_back(std::move(transformed));

@@ -58,6 +58,9 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
   task->factory_ = std::make_unique<OutputFileFactory>(std::move(locations), partition_id,
                                                        attempt_id, plan->operation_id);
   ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
+  ARROW_ASSIGN_OR_RAISE(task->sorter_,
+                        RowSorter::Make(plan->schema, plan->spec, plan->sort_order,
+                                        plan->task_sort_budget_bytes));
   task->buffer_budget_ = plan->task_buffer_budget_bytes;
   task->plan_ = std::move(plan);
   return task;
@@ -122,17 +125,27 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
     return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
                                   " does not match the write schema");
   }
-  auto status = [&]() -> arrow::Status {
+  if (sorter_) {
+    // Held until Finish; the sorter's own error explains its limit.
+    if (share_.count <= 1) return sorter_->Add(batch);
     ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share_));
-    for (const auto& group : groups) {
-      ARROW_ASSIGN_OR_RAISE(RollingDataWriter * writer, WriterFor(group));
-      ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
-      rows_written_ += group.rows->num_rows();
-    }
-    return KeepWithinBudget();
-  }();
+    for (auto& group : groups) ARROW_RETURN_NOT_OK(sorter_->Add(std::move(group.rows)));
+    return arrow::Status::OK();
+  }
+  auto status = WriteRows(batch, share_);
   if (!status.ok()) return ExplainOutOfMemory(status);
   return arrow::Status::OK();
+}
+
+arrow::Status WriteTask::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                   PartitionShare share) {
+  ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share));
+  for (const auto& group : groups) {
+    ARROW_ASSIGN_OR_RAISE(RollingDataWriter * writer, WriterFor(group));
+    ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
+    rows_written_ += group.rows->num_rows();
+  }
+  return KeepWithinBudget();
 }
 
 arrow::Status WriteTask::KeepWithinBudget() {
@@ -158,6 +171,12 @@ arrow::Status WriteTask::KeepWithinBudget() {
 
 arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
   if (!status.IsOutOfMemory()) return status;
+  if (sorter_) {
+    return arrow::Status::OutOfMemory(
+        "write task ran out of memory writing its rows in the table's sort order, which "
+        "it holds in memory (",
+        status.message(), "): raise --memory-limit or append the input in smaller parts");
+  }
   return arrow::Status::OutOfMemory(
       "write task ran out of memory with ", open_.size(), " open data file",
       open_.size() == 1 ? "" : "s", " (", status.message(),
@@ -169,6 +188,15 @@ arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
 arrow::Result<std::string> WriteTask::Finish() {
   if (finished_) return arrow::Status::Invalid("write task already finished");
   finished_ = true;
+  if (sorter_) {
+    // The rows were held back; they go to the writers now, sorted. Slices of a row
+    // group's worth of rows or less keep the writers' calls as large as unsorted ones.
+    constexpr int64_t kSliceRows = 64 * 1024;
+    auto drained = sorter_->Drain(kSliceRows, context_->pool, [&](const auto& sorted) {
+      return WriteRows(sorted, PartitionShare{});
+    });
+    if (!drained.ok()) return ExplainOutOfMemory(drained);
+  }
   for (auto& [key, writer] : open_) {
     auto files = writer->Close();
     if (!files.ok()) return ExplainOutOfMemory(files.status());

@@ -13,6 +13,7 @@
 #include "floe/io/file_io.h"
 #include "floe/write/partitioner.h"
 #include "floe/write/rolling_writer.h"
+#include "floe/write/row_sorter.h"
 #include "floe/write/write_plan.h"
 
 namespace floe {
@@ -31,7 +32,9 @@ class WriteTask {
   WriteTask(const WriteTask&) = delete;
   WriteTask& operator=(const WriteTask&) = delete;
 
-  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). In clustered
+  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). On a sorted
+  /// table the task holds its rows until Finish and writes them in the write ordering
+  /// (see RowSorter), as Spark sorts each task's rows before writing. In clustered
   /// mode, rows of a partition whose file was already closed give iceberg-java's error.
   /// When the open files' buffered row groups together pass the task's buffer budget, the
   /// largest are written out early, so a fanout task's memory stays bounded whatever the
@@ -59,6 +62,8 @@ class WriteTask {
  private:
   WriteTask() = default;
   arrow::Result<RollingDataWriter*> WriterFor(const Partitioner::Group& group);
+  arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                          PartitionShare share);
   void AbortWriters();
   arrow::Status KeepWithinBudget();
   arrow::Status ExplainOutOfMemory(const arrow::Status& status) const;
@@ -67,6 +72,7 @@ class WriteTask {
   std::shared_ptr<const DataWriterContext> context_;
   std::unique_ptr<OutputFileFactory> factory_;
   std::unique_ptr<Partitioner> partitioner_;
+  std::unique_ptr<RowSorter> sorter_;  // null unless the table is sorted
   // Fanout: one open writer per partition key. Clustered and unpartitioned: at most one.
   std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;
   std::set<std::string> closed_keys_;

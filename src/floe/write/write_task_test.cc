@@ -1,8 +1,10 @@
 #include "floe/write/write_task.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -14,6 +16,7 @@
 #include "floe/manifest/manifest.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/spec/sort_order.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "floe/write/task_commit.h"
@@ -33,11 +36,14 @@ class WriteTaskTest : public ::testing::Test {
 
   std::shared_ptr<const WritePlan> Plan(const std::string& partition_by,
                                         PropertyMap properties = {},
-                                        bool clustered = false) {
+                                        bool clustered = false,
+                                        const std::string& sort_by = "") {
     auto schema = ParseSchemaText("id long not null, region string, score double");
     auto spec = ParsePartitionBy(partition_by, **schema);
-    auto metadata = NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(),
-                                     directory_.Child("table"), std::move(properties));
+    auto order = ParseSortBy(sort_by, **schema);
+    EXPECT_TRUE(order.ok()) << order.status().ToString();
+    auto metadata = NewTableMetadata(**schema, **spec, **order, directory_.Child("table"),
+                                     std::move(properties));
     auto plan = WritePlan::Make(**metadata, {}, clustered);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     return *plan;
@@ -399,6 +405,141 @@ TEST_F(WriteTaskTest, RollsOnTheGridWhateverTheBatchSize) {
     }
     EXPECT_EQ(total, 400000);
   }
+}
+
+// The rows of a sorted table's files, read back in file order.
+struct SortedRow {
+  int64_t id;
+  std::optional<double> score;
+};
+
+// Spark's order for "score desc nulls first, id": nulls first, then NaN (above every
+// number), then numbers descending with -0.0 equal to 0.0; ties by id ascending.
+bool SparkBefore(const SortedRow& a, const SortedRow& b) {
+  if (a.score.has_value() != b.score.has_value()) return !a.score.has_value();
+  if (a.score && b.score) {
+    bool a_nan = std::isnan(*a.score);
+    bool b_nan = std::isnan(*b.score);
+    if (a_nan != b_nan) return a_nan;
+    if (!a_nan && *a.score != *b.score) return *a.score > *b.score;
+  }
+  return a.id < b.id;
+}
+
+// A sorted table: the task holds its rows and writes each partition's in the table's
+// order (as Spark sorts a task's rows), rolling on the way, so the files of a partition
+// are sorted and follow each other in that order. Every file carries the order's id.
+TEST_F(WriteTaskTest, SortedTableFilesHoldRowsInTheSortOrder) {
+  auto plan = Plan("region", {{"write.target-file-size-bytes", "1"}},
+                   /*clustered=*/false, "score desc nulls first, id");
+  ASSERT_TRUE(plan->sorts_rows());
+  ASSERT_EQ(plan->mode, WriterMode::kClustered);  // sorted rows come grouped
+  constexpr int kPartitions = 8;
+  constexpr int64_t kRows = 24000;
+  auto schema = *ToArrowSchema(*plan->schema);
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  // Descending ids in batches that arrive out of order; scores with nulls, NaN, -0.0
+  // and 0.0, negatives and repeats, so ties are broken by id.
+  for (int64_t batch : {2, 0, 5, 1, 4, 3}) {
+    arrow::Int64Builder ids;
+    arrow::StringBuilder regions;
+    arrow::DoubleBuilder scores;
+    for (int64_t i = 0; i < kRows / 6; ++i) {
+      int64_t id = kRows - (batch * kRows / 6 + i);
+      FLOE_ASSERT_OK(ids.Append(id));
+      FLOE_ASSERT_OK(regions.Append("r/" + std::to_string(id % kPartitions) + " ü"));
+      switch (id % 9) {
+        case 0:
+          FLOE_ASSERT_OK(scores.AppendNull());
+          break;
+        case 1:
+          FLOE_ASSERT_OK(scores.Append(std::nan("")));
+          break;
+        case 2:
+          FLOE_ASSERT_OK(scores.Append(-0.0));
+          break;
+        case 3:
+          FLOE_ASSERT_OK(scores.Append(0.0));
+          break;
+        default:
+          FLOE_ASSERT_OK(scores.Append(static_cast<double>(id % 50) - 25.5));
+      }
+    }
+    FLOE_ASSERT_OK(task->Write(arrow::RecordBatch::Make(
+        schema, kRows / 6, {*ids.Finish(), *regions.Finish(), *scores.Finish()})));
+  }
+  EXPECT_EQ(task->rows_written(), 0);  // held until Finish
+  FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+  task->Acknowledge();
+  EXPECT_EQ(task->rows_written(), kRows);
+  auto files = Decode(message);
+  // Files of a partition in the order written (the file counter in the name).
+  std::map<std::string, std::map<std::string, std::vector<SortedRow>>> partitions;
+  std::set<int64_t> ids;
+  for (const auto& file : files) {
+    EXPECT_EQ(file.sort_order_id, plan->sort_order->order_id);
+    EXPECT_EQ(file.sort_order_id, 1);
+    auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(file.file_path),
+                                           arrow::default_memory_pool());
+    FLOE_ASSIGN_OR_FAIL(auto table, (*reader)->ReadTable());
+    FLOE_ASSIGN_OR_FAIL(auto batch, table->CombineChunksToBatch());
+    const auto& id_column = static_cast<const arrow::Int64Array&>(*batch->column(0));
+    const auto& score_column = static_cast<const arrow::DoubleArray&>(*batch->column(2));
+    std::filesystem::path path(file.file_path);
+    auto& rows = partitions[path.parent_path().string()][path.filename().string()];
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      rows.push_back({id_column.Value(i), score_column.IsNull(i)
+                                              ? std::nullopt
+                                              : std::optional(score_column.Value(i))});
+      EXPECT_TRUE(ids.insert(id_column.Value(i)).second);
+    }
+  }
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kRows));
+  ASSERT_EQ(partitions.size(), static_cast<size_t>(kPartitions));
+  for (const auto& [partition, in_files] : partitions) {
+    EXPECT_GT(in_files.size(), 1u) << partition;  // it rolled
+    std::vector<SortedRow> rows;
+    for (const auto& [name, file_rows] : in_files)
+      rows.insert(rows.end(), file_rows.begin(), file_rows.end());
+    for (size_t i = 1; i < rows.size(); ++i) {
+      ASSERT_TRUE(SparkBefore(rows[i - 1], rows[i]))
+          << partition << " row " << i << ": id " << rows[i - 1].id << " then "
+          << rows[i].id;
+    }
+  }
+}
+
+// Tasks that share a sorted table's partitions out hold and sort only their own rows;
+// a task whose input passes its share of the memory limit fails before writing a file.
+TEST_F(WriteTaskTest, SortedTableTasksHoldOnlyTheirShareWithinTheirBudget) {
+  auto shared = Plan("region", {}, /*clustered=*/false, "id desc");
+  int64_t rows = 0;
+  for (int t = 0; t < 3; ++t) {
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(shared, io_, t, t));
+    task->TakeShare(PartitionShare{t, 3});
+    for (int64_t start = 0; start < 9000; start += 3000)
+      FLOE_ASSERT_OK(task->Write(Rows(*shared, start, 3000, 9)));
+    FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+    task->Acknowledge();
+    EXPECT_EQ(task->rows_written(), [&] {
+      int64_t in_files = 0;
+      for (const auto& file : Decode(message)) in_files += file.record_count;
+      return in_files;
+    }());
+    rows += task->rows_written();
+  }
+  EXPECT_EQ(rows, 9000);
+
+  auto limited = std::make_shared<WritePlan>(*shared);
+  limited->task_sort_budget_bytes = 64 << 10;
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(limited, io_, 5, 5));
+  arrow::Status status;
+  for (int64_t start = 0; start < 90000 && status.ok(); start += 3000)
+    status = task->Write(Rows(*limited, start, 3000, 9));
+  ASSERT_TRUE(status.IsOutOfMemory()) << status.ToString();
+  EXPECT_NE(status.message().find("sort order"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("--memory-limit"), std::string::npos);
+  EXPECT_TRUE(task->locations().empty());
 }
 
 }  // namespace

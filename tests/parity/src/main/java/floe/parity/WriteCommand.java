@@ -4,12 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Accessor;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
@@ -20,10 +24,14 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.SortDirection;
+import org.apache.iceberg.SortField;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.SortOrderParser;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.NullOrder;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
@@ -38,7 +46,9 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.PartitioningWriter;
 import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.iceberg.util.SortOrderUtil;
 
 /**
  * {@code write}: create a table with exactly the requested metadata and write rows through
@@ -131,7 +141,7 @@ final class WriteCommand {
       RollingDataWriter<Record> writer =
           new RollingDataWriter<>(writerFactory, fileFactory, io, targetFileSize, tableSpec, null);
       try {
-        forEachInputRow(req, io, tableSchema, writer::write);
+        forEachRowInWriteOrder(req, io, tableSchema, table, writer::write);
       } finally {
         writer.close();
       }
@@ -148,10 +158,11 @@ final class WriteCommand {
       PartitionKey key = new PartitionKey(tableSpec, tableSchema);
       InternalRecordWrapper wrapper = new InternalRecordWrapper(tableSchema.asStruct());
       try {
-        forEachInputRow(
+        forEachRowInWriteOrder(
             req,
             io,
             tableSchema,
+            table,
             record -> {
               key.partition(wrapper.wrap(record));
               try {
@@ -185,6 +196,113 @@ final class WriteCommand {
 
   interface RowSink {
     void accept(Record record) throws IOException;
+  }
+
+  /**
+   * The input rows in the order Spark hands them to a sorted table's writers: Spark's iceberg
+   * writer requires each task's rows sorted by {@code SortOrderUtil.buildSortOrder} (the
+   * partition fields the sort order does not already cluster, then the sort order), and Spark
+   * compares the transformed values its own way: strings by UTF-8 bytes, -0.0 equal to 0.0 and
+   * NaN above every number (SQLOrderingUtil, and its sort prefixes), nulls where each field's
+   * null order says. Equal keys keep input order (a stable sort; Spark's order of ties is not
+   * defined). An unsorted table's rows come in input order.
+   */
+  static void forEachRowInWriteOrder(
+      JsonNode req, FileIO io, Schema schema, Table table, RowSink sink) throws IOException {
+    if (table.sortOrder().isUnsorted()) {
+      forEachInputRow(req, io, schema, sink);
+      return;
+    }
+    SortOrder ordering = SortOrderUtil.buildSortOrder(table);
+    List<SortField> fields = ordering.fields();
+    List<Accessor<StructLike>> accessors = new ArrayList<>();
+    List<java.util.function.Function<Object, Object>> transforms = new ArrayList<>();
+    for (SortField field : fields) {
+      accessors.add(schema.accessorForField(field.sourceId()));
+      Type type = schema.findType(field.sourceId());
+      @SuppressWarnings("unchecked")
+      java.util.function.Function<Object, Object> bound =
+          (java.util.function.Function<Object, Object>) field.transform().bind(type);
+      transforms.add(bound);
+    }
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    List<Record> records = new ArrayList<>();
+    List<Object[]> keys = new ArrayList<>();
+    forEachInputRow(
+        req,
+        io,
+        schema,
+        record -> {
+          Record copy = record.copy();
+          StructLike internal = wrapper.wrap(copy);
+          Object[] key = new Object[fields.size()];
+          for (int i = 0; i < key.length; ++i) {
+            Object value = accessors.get(i).get(internal);
+            key[i] = value == null ? null : transforms.get(i).apply(value);
+          }
+          records.add(copy);
+          keys.add(key);
+        });
+    Integer[] order = new Integer[records.size()];
+    for (int i = 0; i < order.length; ++i) {
+      order[i] = i;
+    }
+    Comparator<Integer> byKeys =
+        (a, b) -> {
+          Object[] x = keys.get(a);
+          Object[] y = keys.get(b);
+          for (int i = 0; i < fields.size(); ++i) {
+            int c = compareAsSpark(x[i], y[i], fields.get(i));
+            if (c != 0) {
+              return c;
+            }
+          }
+          return 0;
+        };
+    java.util.Arrays.sort(order, byKeys); // stable for objects
+    for (Integer index : order) {
+      sink.accept(records.get(index));
+    }
+  }
+
+  private static int compareAsSpark(Object a, Object b, SortField field) {
+    if (a == null || b == null) {
+      if (a == b) {
+        return 0;
+      }
+      boolean nullsFirst = field.nullOrder() == NullOrder.NULLS_FIRST;
+      return (a == null) == nullsFirst ? -1 : 1;
+    }
+    int c;
+    if (a instanceof Double || a instanceof Float) {
+      double x = ((Number) a).doubleValue();
+      double y = ((Number) b).doubleValue();
+      c = Double.compare(x == 0.0 ? 0.0 : x, y == 0.0 ? 0.0 : y); // -0.0 == 0.0; NaN last
+    } else if (a instanceof CharSequence) {
+      c = compareUnsigned(
+          ByteBuffer.wrap(a.toString().getBytes(StandardCharsets.UTF_8)),
+          ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
+    } else if (a instanceof ByteBuffer) {
+      c = compareUnsigned((ByteBuffer) a, (ByteBuffer) b);
+    } else if (a instanceof java.util.UUID) {
+      c = a.toString().compareTo(b.toString()); // Spark holds uuids as strings
+    } else {
+      @SuppressWarnings("unchecked")
+      Comparable<Object> comparable = (Comparable<Object>) a;
+      c = comparable.compareTo(b);
+    }
+    return field.direction() == SortDirection.DESC ? -c : c;
+  }
+
+  private static int compareUnsigned(ByteBuffer a, ByteBuffer b) {
+    int length = Math.min(a.remaining(), b.remaining());
+    for (int i = 0; i < length; ++i) {
+      int c = Integer.compare(a.get(a.position() + i) & 0xff, b.get(b.position() + i) & 0xff);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(a.remaining(), b.remaining());
   }
 
   static void forEachInputRow(JsonNode req, FileIO io, Schema schema, RowSink sink)
