@@ -259,6 +259,7 @@ def test_sorted_table_files_hold_rows_in_its_sort_order(floe, pyiceberg_catalog,
         update.asc("order_id", IdentityTransform(), NullOrder.NULLS_FIRST)
     explained = floe.run("explain-write", "shop.sorted").stdout
     assert "clustered, after each task sorts its rows by sort order 1 within partitions" in explained
+    assert "spills sorted runs" in explained
 
     result = floe.run("append", "shop.sorted", *paths, "--threads", "2",
                       "--option", "write.target-file-size-bytes=65536")

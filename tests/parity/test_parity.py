@@ -98,6 +98,7 @@ class Case:
     rows: int = 3000
     sort_by: list = None               # input order for clustered writes
     sort_order: str = ""               # the table's sort order (floe create --sort-by)
+    append_args: list = dataclasses.field(default_factory=list)  # more floe append arguments
     expect_files_at_least: int = 1
     expect_failure: str = ""           # both engines must fail, with this text
 
@@ -244,16 +245,19 @@ CASES = [
          "bucket(8, id)", properties={"write.parquet.row-group-size-bytes": "65536"}, rows=30000),
     # Sorted tables: the rows reach the writers sorted as Spark sorts them (partitions first),
     # so with small files the order decides which rows share a file. -0.0 ties with 0.0 in
-    # x, NaN sorts above every number, strings compare by UTF-8 bytes.
+    # x, NaN sorts above every number, strings compare by UTF-8 bytes. The memory limit makes
+    # floe spill sorted runs to disk and merge them (every key type goes through the merge).
     Case("sorted_partitioned_rolling",
          [("id", "long not null", ids), prim("x", "double"), prim("s", "string"), prim("ts", "timestamptz"),
           prim("b", "binary")],
          "bucket(8, id)", sort_order="x desc nulls first, truncate(3, s), day(ts) desc, b, id",
-         properties={"write.target-file-size-bytes": "4096"}, mode="clustered", rows=20000),
+         properties={"write.target-file-size-bytes": "4096"}, mode="clustered", rows=20000,
+         append_args=["--memory-limit", "2MiB"]),
     Case("sorted_unpartitioned_every_key_type", ALL_PRIMITIVES,
          sort_order="c_boolean desc, c_decimal_38_10 nulls last, c_uuid desc, c_fixed_4, c_float desc, "
                     "c_date desc nulls first, bucket(4, c_string), c_time, id",
-         properties={"write.target-file-size-bytes": "8192"}, mode="unpartitioned", rows=12000),
+         properties={"write.target-file-size-bytes": "8192"}, mode="unpartitioned", rows=12000,
+         append_args=["--memory-limit", "4MiB"]),
     Case("sorted_nested_struct_keys", NESTED, "truncate(1, region)",
          sort_order="s.city desc, s.point.x nulls last, id desc",
          properties={"write.target-file-size-bytes": "4096"}, mode="clustered", rows=8000),
@@ -437,10 +441,11 @@ def test_parity(case: Case, floe, harness, tmp_path):
 
     data = with_field_ids(make_input(case), schema_json)
     input_path = tmp_path / "input.parquet"
-    pq.write_table(data, input_path)
+    # Small row groups reach floe as many batches (so a memory limit gives several runs).
+    pq.write_table(data, input_path, row_group_size=1000 if case.append_args else None)
 
     # floe writes: one task (partition id 0, attempt 0); the writer must run, not decline.
-    append = ["append", table_name, input_path]
+    append = ["append", table_name, input_path, *case.append_args]
     if case.mode == "clustered":
         append.append("--input-clustered")
     if case.expect_failure:

@@ -8,6 +8,7 @@
 #include "floe/util/date_time.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
+#include "floe/write/row_sorter.h"
 #include "floe/write/write_plan.h"
 
 namespace floe::cli {
@@ -21,7 +22,11 @@ std::string DescribePlan(const WritePlan& plan) {
     out << (plan.mode == WriterMode::kUnpartitioned ? "unpartitioned" : "clustered")
         << ", after each task sorts its rows by sort order " << plan.sort_order->order_id
         << (plan.spec->IsUnpartitioned() ? "" : " within partitions")
-        << " (rows are held in memory until the task's input ends)\n";
+        << "; a task holds up to "
+        << (plan.task_sort_run_bytes > 0 ? plan.task_sort_run_bytes
+                                         : RowSorter::kDefaultRunBytes)
+        << " bytes of rows (a quarter of its share of --memory-limit when given) and "
+           "spills sorted runs past that to TMPDIR, merged at the end\n";
   } else if (plan.mode == WriterMode::kUnpartitioned) {
     out << "unpartitioned\n";
   } else if (plan.mode == WriterMode::kFanout &&

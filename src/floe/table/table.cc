@@ -152,7 +152,9 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     pool = limited.get();
     auto budgeted = std::make_shared<WritePlan>(*planned);
     budgeted->task_buffer_budget_bytes = options.memory_limit / 2 / threads;
-    budgeted->task_sort_budget_bytes = options.memory_limit / 2 / threads;
+    // Sorting a run needs about twice the run (the rows and their sorted copy), while
+    // no file is open; merging needs a batch of every run next to the open files.
+    budgeted->task_sort_run_bytes = options.memory_limit / 4 / threads;
     planned = std::move(budgeted);
   }
   std::shared_ptr<const WritePlan> plan = planned;

@@ -1,7 +1,10 @@
 #include "floe/write/row_sorter.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <utility>
@@ -11,11 +14,17 @@
 #include "arrow/compute/api.h"
 #include "arrow/compute/initialize.h"
 #include "arrow/extension_type.h"
+#include "arrow/io/file.h"
+#include "arrow/ipc/reader.h"
+#include "arrow/ipc/writer.h"
 #include "arrow/record_batch.h"
 #include "arrow/table.h"
 #include "arrow/util/byte_size.h"
+#include "arrow/util/decimal.h"
+#include "floe/spec/arrow_schema.h"
 #include "floe/transform/transform_kernels.h"
 #include "floe/util/error.h"
+#include "floe/util/log.h"
 #include "floe/write/partitioner.h"
 
 namespace floe {
@@ -50,18 +59,145 @@ arrow::Result<std::shared_ptr<arrow::Array>> OrderedBits(const arrow::Array& inp
   return builder.Finish();
 }
 
+// Rows per batch of a spilled run: a merge holds one batch of every run.
+constexpr int64_t kSpillBatchRows = 4096;
+
+// The same type with every extension type replaced by its storage type (Arrow's builders
+// make no extension arrays; the layouts are the same).
+std::shared_ptr<arrow::DataType> StorageOf(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::EXTENSION:
+      return StorageOf(static_cast<const arrow::ExtensionType&>(*type).storage_type());
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& field : type->fields())
+        fields.push_back(field->WithType(StorageOf(field->type())));
+      return arrow::struct_(fields);
+    }
+    case arrow::Type::LIST:
+      return arrow::list(type->field(0)->WithType(StorageOf(type->field(0)->type())));
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      return std::make_shared<arrow::MapType>(
+          map.key_field()->WithType(StorageOf(map.key_type())),
+          map.item_field()->WithType(StorageOf(map.item_type())), map.keys_sorted());
+    }
+    default:
+      return type;
+  }
+}
+
+// `data` seen as `type`, a type of the same layout (an extension type and its storage).
+std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
+                                         const std::shared_ptr<arrow::DataType>& type) {
+  auto copy = std::make_shared<arrow::ArrayData>(*data);
+  copy->type = type;
+  const arrow::DataType& layout =
+      type->id() == arrow::Type::EXTENSION
+          ? *static_cast<const arrow::ExtensionType&>(*type).storage_type()
+          : *type;
+  for (size_t i = 0; i < copy->child_data.size(); ++i) {
+    copy->child_data[i] =
+        Retype(data->child_data[i], layout.field(static_cast<int>(i))->type());
+  }
+  return copy;
+}
+
+std::shared_ptr<arrow::RecordBatch> Retype(const arrow::RecordBatch& batch,
+                                           const std::shared_ptr<arrow::Schema>& schema) {
+  std::vector<std::shared_ptr<arrow::ArrayData>> columns;
+  for (int i = 0; i < batch.num_columns(); ++i)
+    columns.push_back(Retype(batch.column_data(i), schema->field(i)->type()));
+  return arrow::RecordBatch::Make(schema, batch.num_rows(), std::move(columns));
+}
+
+// Compares two non-null key values of one Arrow type, as the sort kernel orders them.
+template <typename ArrayType>
+int CompareValues(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
+  auto x = static_cast<const ArrayType&>(a).GetView(i);
+  auto y = static_cast<const ArrayType&>(b).GetView(j);
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+int CompareKey(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
+  switch (a.type_id()) {
+    case arrow::Type::BOOL:
+      return CompareValues<arrow::BooleanArray>(a, i, b, j);
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+      return CompareValues<arrow::Int32Array>(a, i, b, j);
+    case arrow::Type::INT64:
+    case arrow::Type::TIME64:
+    case arrow::Type::TIMESTAMP:
+      return CompareValues<arrow::Int64Array>(a, i, b, j);
+    case arrow::Type::DECIMAL128: {
+      arrow::Decimal128 x(static_cast<const arrow::Decimal128Array&>(a).GetValue(i));
+      arrow::Decimal128 y(static_cast<const arrow::Decimal128Array&>(b).GetValue(j));
+      return x < y ? -1 : (y < x ? 1 : 0);
+    }
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+      return CompareValues<arrow::BinaryArray>(a, i, b, j);
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+      return CompareValues<arrow::LargeBinaryArray>(a, i, b, j);
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return CompareValues<arrow::FixedSizeBinaryArray>(a, i, b, j);
+    default:
+      return 0;  // Make admits no other key type (see KeyTypeMerges)
+  }
+}
+
+bool KeyTypeMerges(arrow::Type::type id) {
+  switch (id) {
+    case arrow::Type::BOOL:
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+    case arrow::Type::INT64:
+    case arrow::Type::TIME64:
+    case arrow::Type::TIMESTAMP:
+    case arrow::Type::DECIMAL128:
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+// One sorted run being merged: its reader, its current batch and that batch's keys.
+struct RowSorter::Source {
+  size_t index = 0;  // runs spilled earlier hold earlier input: they win ties
+  std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader;
+  int next_batch = 0;
+  std::shared_ptr<arrow::RecordBatch> batch;  // storage types
+  std::vector<arrow::ArraySpan> columns;
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  int64_t row = 0;
+};
 
 arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(const SchemaPtr& schema,
                                                           const PartitionSpecPtr& spec,
                                                           const SortOrderPtr& order,
-                                                          int64_t budget_bytes) {
+                                                          int64_t run_bytes,
+                                                          arrow::MemoryPool* pool) {
   if (order == nullptr || order->IsUnsorted()) return nullptr;
   // Sorting is one of the kernels Arrow registers on request (callers other than the CLI
   // may not have asked).
   ARROW_RETURN_NOT_OK(arrow::compute::Initialize());
   std::unique_ptr<RowSorter> sorter(new RowSorter());
-  sorter->budget_bytes_ = budget_bytes;
+  ARROW_ASSIGN_OR_RAISE(sorter->schema_, ToArrowSchema(*schema));
+  arrow::FieldVector storage_fields;
+  for (const auto& field : sorter->schema_->fields())
+    storage_fields.push_back(field->WithType(StorageOf(field->type())));
+  sorter->storage_schema_ = arrow::schema(std::move(storage_fields));
+  sorter->run_bytes_ = run_bytes > 0 ? run_bytes : kDefaultRunBytes;
+  sorter->pool_ = pool;
   auto add = [&](int source_id, const Transform& transform, bool descending,
                  bool nulls_first, bool zeros_equal,
                  const std::string& what) -> arrow::Status {
@@ -72,6 +208,16 @@ arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(const SchemaPtr& schem
       return MakeError(ErrorKind::kInvalidInput,
                        what + ": transform " + transform.ToString() +
                            " cannot apply to " + key.source_type->ToString());
+    }
+    // The key's Arrow type, as KeyValues makes it, must be one a merge compares.
+    ARROW_ASSIGN_OR_RAISE(auto result_type,
+                          ToArrowType(*transform.ResultType(key.source_type)));
+    result_type = StorageOf(result_type);
+    if (result_type->id() != arrow::Type::FLOAT &&
+        result_type->id() != arrow::Type::DOUBLE && !KeyTypeMerges(result_type->id())) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          what + ": floe cannot sort by values of type " + result_type->ToString());
     }
     key.transform = transform;
     key.descending = descending;
@@ -99,17 +245,17 @@ arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(const SchemaPtr& schem
   return sorter;
 }
 
+RowSorter::~RowSorter() {
+  if (spill_directory_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(spill_directory_, ignored);
+}
+
 arrow::Status RowSorter::Add(std::shared_ptr<arrow::RecordBatch> batch) {
   if (batch->num_rows() == 0) return arrow::Status::OK();
   held_bytes_ += arrow::util::TotalBufferSize(*batch);
-  if (budget_bytes_ > 0 && held_bytes_ > budget_bytes_) {
-    return arrow::Status::OutOfMemory(
-        "sorting rows by the table's sort order holds a write task's input in memory, "
-        "and this task's input passed its share of the memory limit (",
-        budget_bytes_ >> 20,
-        " MiB): raise --memory-limit or append the input in smaller parts");
-  }
   held_.push_back(std::move(batch));
+  if (held_bytes_ >= run_bytes_) return SpillRun();
   return arrow::Status::OK();
 }
 
@@ -124,55 +270,138 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowSorter::KeyValues(
   switch (values->type_id()) {
     case arrow::Type::FLOAT:
       return OrderedBits<arrow::FloatArray, int32_t, arrow::Int32Builder>(
-          *values, key.zeros_equal, arrow::default_memory_pool());
+          *values, key.zeros_equal, pool_);
     case arrow::Type::DOUBLE:
       return OrderedBits<arrow::DoubleArray, int64_t, arrow::Int64Builder>(
-          *values, key.zeros_equal, arrow::default_memory_pool());
+          *values, key.zeros_equal, pool_);
     default:
       return values;
   }
 }
 
-arrow::Status RowSorter::Drain(
-    int64_t slice_rows, arrow::MemoryPool* pool,
-    const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
-        sink) {
-  if (held_.empty()) return arrow::Status::OK();
-  std::shared_ptr<arrow::RecordBatch> rows;
+arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> RowSorter::AllKeys(
+    const arrow::RecordBatch& rows) const {
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  for (const auto& key : keys_) {
+    ARROW_ASSIGN_OR_RAISE(auto values, KeyValues(key, rows));
+    keys.push_back(std::move(values));
+  }
+  return keys;
+}
+
+arrow::Status RowSorter::SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
+                                  std::shared_ptr<arrow::Array>* indices) {
   if (held_.size() == 1) {
-    rows = std::move(held_.front());
+    *rows = std::move(held_.front());
   } else {
     // One batch, so that each slice's Take is a gather over plain arrays.
-    ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(held_));
+    ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(schema_, held_));
     held_.clear();
-    ARROW_ASSIGN_OR_RAISE(rows, table->CombineChunksToBatch(pool));
+    ARROW_ASSIGN_OR_RAISE(*rows, table->CombineChunksToBatch(pool_));
   }
   held_.clear();
   held_bytes_ = 0;
-
+  ARROW_ASSIGN_OR_RAISE(auto key_values, AllKeys(**rows));
   arrow::FieldVector fields;
-  arrow::ArrayVector columns;
   std::vector<arrow::compute::SortKey> sort_keys;
   for (size_t i = 0; i < keys_.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto values, KeyValues(keys_[i], *rows));
     std::string name = "k" + std::to_string(i);
-    fields.push_back(arrow::field(name, values->type()));
-    columns.push_back(std::move(values));
+    fields.push_back(arrow::field(name, key_values[i]->type()));
     sort_keys.emplace_back(arrow::FieldRef(name),
                            keys_[i].descending ? arrow::compute::SortOrder::Descending
                                                : arrow::compute::SortOrder::Ascending,
                            keys_[i].nulls_first ? arrow::compute::NullPlacement::AtStart
                                                 : arrow::compute::NullPlacement::AtEnd);
   }
-  auto keys = arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows->num_rows(),
-                                       std::move(columns));
-  arrow::compute::ExecContext context(pool);
+  auto keys = arrow::RecordBatch::Make(arrow::schema(std::move(fields)),
+                                       (*rows)->num_rows(), std::move(key_values));
+  arrow::compute::ExecContext context(pool_);
   // Arrow's multi-key sort is stable: rows with equal keys keep their input order.
-  ARROW_ASSIGN_OR_RAISE(auto indices,
-                        arrow::compute::SortIndices(
-                            arrow::Datum(keys),
-                            arrow::compute::SortOptions(std::move(sort_keys)), &context));
-  keys.reset();
+  ARROW_ASSIGN_OR_RAISE(
+      *indices, arrow::compute::SortIndices(
+                    arrow::Datum(keys), arrow::compute::SortOptions(std::move(sort_keys)),
+                    &context));
+  return arrow::Status::OK();
+}
+
+arrow::Status RowSorter::SpillRun() {
+  if (held_.empty()) return arrow::Status::OK();
+  if (spill_directory_.empty()) {
+    std::error_code error;
+    auto base = std::filesystem::temp_directory_path(error);
+    if (error) base = "/tmp";
+    std::string pattern = (base / "floe-sort-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return arrow::Status::IOError("could not create a directory under ", base.string(),
+                                    " to spill sorted rows (set TMPDIR to another local "
+                                    "directory)");
+    }
+    spill_directory_ = pattern;
+  }
+  std::shared_ptr<arrow::RecordBatch> rows;
+  std::shared_ptr<arrow::Array> indices;
+  ARROW_RETURN_NOT_OK(SortHeld(&rows, &indices));
+  std::string path = spill_directory_ + "/run-" + std::to_string(runs_.size()) + ".arrow";
+  auto spill = [&]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+    auto options = arrow::ipc::IpcWriteOptions::Defaults();
+    options.memory_pool = pool_;
+    ARROW_ASSIGN_OR_RAISE(auto writer,
+                          arrow::ipc::MakeFileWriter(file, storage_schema_, options));
+    arrow::compute::ExecContext context(pool_);
+    for (int64_t start = 0; start < rows->num_rows(); start += kSpillBatchRows) {
+      auto slice =
+          indices->Slice(start, std::min(kSpillBatchRows, rows->num_rows() - start));
+      ARROW_ASSIGN_OR_RAISE(
+          auto taken,
+          arrow::compute::Take(rows, slice, arrow::compute::TakeOptions::NoBoundsCheck(),
+                               &context));
+      ARROW_RETURN_NOT_OK(
+          writer->WriteRecordBatch(*Retype(*taken.record_batch(), storage_schema_)));
+    }
+    ARROW_RETURN_NOT_OK(writer->Close());
+    return file->Close();
+  };
+  auto status = spill();
+  if (!status.ok()) {
+    return WithContext(status, "spilling sorted rows to " + path +
+                                   " (set TMPDIR to a local directory with room)");
+  }
+  Log(LogLevel::kInfo, "spilled sorted run " + std::to_string(runs_.size() + 1) + " (" +
+                           std::to_string(rows->num_rows()) + " rows) to " + path);
+  runs_.push_back(std::move(path));
+  return arrow::Status::OK();
+}
+
+bool RowSorter::Before(const Source& a, int64_t i, const Source& b, int64_t j) const {
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const arrow::Array& x = *a.keys[k];
+    const arrow::Array& y = *b.keys[k];
+    bool x_null = x.IsNull(i);
+    bool y_null = y.IsNull(j);
+    if (x_null || y_null) {
+      if (x_null == y_null) continue;
+      return x_null == keys_[k].nulls_first;
+    }
+    int c = CompareKey(x, i, y, j);
+    if (c != 0) return keys_[k].descending ? c > 0 : c < 0;
+  }
+  return a.index < b.index;
+}
+
+arrow::Status RowSorter::Drain(
+    int64_t slice_rows,
+    const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
+        sink) {
+  if (!runs_.empty()) {
+    ARROW_RETURN_NOT_OK(SpillRun());  // the rest becomes the last run
+    return Merge(slice_rows, sink);
+  }
+  if (held_.empty()) return arrow::Status::OK();
+  std::shared_ptr<arrow::RecordBatch> rows;
+  std::shared_ptr<arrow::Array> indices;
+  ARROW_RETURN_NOT_OK(SortHeld(&rows, &indices));
+  arrow::compute::ExecContext context(pool_);
   for (int64_t start = 0; start < rows->num_rows(); start += slice_rows) {
     auto slice = indices->Slice(start, std::min(slice_rows, rows->num_rows() - start));
     ARROW_ASSIGN_OR_RAISE(
@@ -181,6 +410,96 @@ arrow::Status RowSorter::Drain(
                              &context));
     ARROW_RETURN_NOT_OK(sink(taken.record_batch()));
   }
+  return arrow::Status::OK();
+}
+
+arrow::Status RowSorter::Merge(
+    int64_t slice_rows,
+    const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
+        sink) {
+  std::vector<Source> sources(runs_.size());
+  // Loads the source's next batch; false when its run is done.
+  auto load = [&](Source& source) -> arrow::Result<bool> {
+    while (source.next_batch < source.reader->num_record_batches()) {
+      ARROW_ASSIGN_OR_RAISE(source.batch,
+                            source.reader->ReadRecordBatch(source.next_batch++));
+      if (source.batch->num_rows() == 0) continue;
+      source.columns.clear();
+      for (int c = 0; c < source.batch->num_columns(); ++c)
+        source.columns.emplace_back(*source.batch->column_data(c));
+      ARROW_ASSIGN_OR_RAISE(source.keys, AllKeys(*Retype(*source.batch, schema_)));
+      source.row = 0;
+      return true;
+    }
+    return false;
+  };
+  // A min-heap of the sources by their current rows.
+  std::vector<Source*> heap;
+  auto after = [&](const Source* a, const Source* b) {
+    return Before(*b, b->row, *a, a->row);
+  };
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    sources[i].index = i;
+    auto read_options = arrow::ipc::IpcReadOptions::Defaults();
+    read_options.memory_pool = pool_;
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(runs_[i], pool_));
+    ARROW_ASSIGN_OR_RAISE(sources[i].reader,
+                          arrow::ipc::RecordBatchFileReader::Open(file, read_options));
+    ARROW_ASSIGN_OR_RAISE(bool loaded, load(sources[i]));
+    if (loaded) heap.push_back(&sources[i]);
+  }
+  std::make_heap(heap.begin(), heap.end(), after);
+
+  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
+  for (const auto& field : storage_schema_->fields()) {
+    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(field->type(), pool_));
+    builders.push_back(std::move(builder));
+  }
+  int64_t pending = 0;
+  auto flush = [&]() -> arrow::Status {
+    if (pending == 0) return arrow::Status::OK();
+    arrow::ArrayVector columns;
+    for (auto& builder : builders) {
+      ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());
+      columns.push_back(std::move(column));
+    }
+    auto batch = arrow::RecordBatch::Make(storage_schema_, pending, std::move(columns));
+    pending = 0;
+    return sink(Retype(*batch, schema_));
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    Source* source = heap.back();
+    heap.pop_back();
+    // Take this source's rows for as long as they come before every other source's.
+    const Source* next = heap.empty() ? nullptr : heap.front();
+    int64_t end = source->row + 1;
+    const int64_t limit =
+        std::min(source->batch->num_rows(), source->row + (slice_rows - pending));
+    while (end < limit && (next == nullptr || !Before(*next, next->row, *source, end))) {
+      ++end;
+    }
+    for (size_t c = 0; c < builders.size(); ++c) {
+      ARROW_RETURN_NOT_OK(builders[c]->AppendArraySlice(source->columns[c], source->row,
+                                                        end - source->row));
+    }
+    pending += end - source->row;
+    source->row = end;
+    if (pending >= slice_rows) ARROW_RETURN_NOT_OK(flush());
+    if (source->row == source->batch->num_rows()) {
+      ARROW_ASSIGN_OR_RAISE(bool loaded, load(*source));
+      if (!loaded) continue;  // this run is done
+    }
+    heap.push_back(source);
+    std::push_heap(heap.begin(), heap.end(), after);
+  }
+  ARROW_RETURN_NOT_OK(flush());
+  // The runs are merged: their files go now rather than with the sorter.
+  std::error_code ignored;
+  for (auto& source : sources) source.reader.reset();
+  std::filesystem::remove_all(spill_directory_, ignored);
+  spill_directory_.clear();
+  runs_.clear();
   return arrow::Status::OK();
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "arrow/memory_pool.h"
@@ -15,37 +16,46 @@
 
 namespace floe {
 
-/// Buffers a task's rows and hands them on sorted by the write ordering Spark's iceberg
-/// writer asks for (SparkWriteUtil.writeOrdering): the partition fields ascending with
-/// nulls first, then the table's sort order, each key the transformed source value.
-/// Values compare as Spark sorts them: strings and binary by unsigned bytes, -0.0 equal
-/// to 0.0 and NaN above every number in sort-order keys (partition keys keep -0.0 apart,
-/// as partitions do), nulls where the field's null order puts them whatever its
-/// direction. Ties keep input order. Rows are held in memory until Drain. Not
-/// thread-safe.
+/// Sorts a task's rows by the write ordering Spark's iceberg writer asks for
+/// (SparkWriteUtil.writeOrdering): the partition fields ascending with nulls first, then
+/// the table's sort order, each key the transformed source value. Values compare as Spark
+/// sorts them: strings and binary by unsigned bytes, -0.0 equal to 0.0 and NaN above
+/// every number in sort-order keys (partition keys keep -0.0 apart, as partitions do),
+/// nulls where the field's null order puts them whatever its direction. Ties keep input
+/// order.
+///
+/// Memory stays bounded whatever the input: rows are held until they reach `run_bytes`,
+/// then sorted and spilled to a local temporary file (Arrow IPC) as a sorted run; Drain
+/// merges the runs. Spilled files are deleted when the sorter goes. Not thread-safe.
 class RowSorter {
  public:
+  /// Rows held before a sorted run is spilled when Make is given no run size.
+  static constexpr int64_t kDefaultRunBytes = int64_t{256} << 20;
+
   /// Null when `order` is unsorted: Spark requires no ordering then. Sort fields whose
   /// source is missing, inside a list or map, or of a type the transform does not take
-  /// give InvalidInput. `budget_bytes` > 0 caps the input held (Add fails past it).
-  static arrow::Result<std::unique_ptr<RowSorter>> Make(const SchemaPtr& schema,
-                                                        const PartitionSpecPtr& spec,
-                                                        const SortOrderPtr& order,
-                                                        int64_t budget_bytes);
+  /// give InvalidInput. `run_bytes` <= 0 means kDefaultRunBytes. Sorting and merging
+  /// allocate from `pool`.
+  static arrow::Result<std::unique_ptr<RowSorter>> Make(
+      const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
+      int64_t run_bytes, arrow::MemoryPool* pool = arrow::default_memory_pool());
+  ~RowSorter();
+  RowSorter(const RowSorter&) = delete;
+  RowSorter& operator=(const RowSorter&) = delete;
 
-  /// Holds `batch` (in the schema's Arrow form) until Drain.
+  /// Holds `batch` (in the schema's Arrow form); may spill a sorted run.
   arrow::Status Add(std::shared_ptr<arrow::RecordBatch> batch);
-  /// Sorts everything added and hands it to `sink` in order, in batches of at most
-  /// `slice_rows` rows allocated from `pool`. Holds nothing afterwards.
+  /// Hands every row added to `sink` in order, in batches of at most `slice_rows` rows.
+  /// Holds nothing afterwards.
   arrow::Status Drain(
-      int64_t slice_rows, arrow::MemoryPool* pool,
+      int64_t slice_rows,
       const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
           sink);
 
   /// Bytes of the buffers the held batches reference.
   int64_t held_bytes() const { return held_bytes_; }
-  /// How many sort keys each row gets (partition fields, then sort fields).
-  size_t key_count() const { return keys_.size(); }
+  /// Sorted runs spilled so far.
+  size_t spilled_runs() const { return runs_.size(); }
 
  private:
   struct Key {
@@ -56,15 +66,33 @@ class RowSorter {
     bool nulls_first = true;
     bool zeros_equal = false;  // -0.0 == 0.0 (Spark's sort), else apart (partitions)
   };
+  struct Source;
 
   RowSorter() = default;
   arrow::Result<std::shared_ptr<arrow::Array>> KeyValues(
       const Key& key, const arrow::RecordBatch& rows) const;
+  arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> AllKeys(
+      const arrow::RecordBatch& rows) const;
+  // Sorts the held rows: the rows as one batch and the order to take them in.
+  arrow::Status SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
+                         std::shared_ptr<arrow::Array>* indices);
+  arrow::Status SpillRun();
+  arrow::Status Merge(
+      int64_t slice_rows,
+      const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
+          sink);
+  // Whether row `i` of `a` comes before row `j` of `b` (ties: the earlier source first).
+  bool Before(const Source& a, int64_t i, const Source& b, int64_t j) const;
 
+  std::shared_ptr<arrow::Schema> schema_;          // the rows' Arrow schema
+  std::shared_ptr<arrow::Schema> storage_schema_;  // same, extension types as storage
   std::vector<Key> keys_;
   std::vector<std::shared_ptr<arrow::RecordBatch>> held_;
   int64_t held_bytes_ = 0;
-  int64_t budget_bytes_ = 0;
+  int64_t run_bytes_ = kDefaultRunBytes;
+  arrow::MemoryPool* pool_ = nullptr;
+  std::string spill_directory_;  // created on the first spill
+  std::vector<std::string> runs_;
 };
 
 }  // namespace floe

@@ -45,8 +45,8 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
     plan->mode = WriterMode::kUnpartitioned;
   } else {
     // A sorted table's rows reach the writer grouped by partition, sorted by the task.
-    // Spark uses the fanout writer for them when write.spark.fanout.enabled is true, which
-    // writes the same files holding more open, so floe keeps the clustered one.
+    // Spark uses the fanout writer for them when write.spark.fanout.enabled is true,
+    // which writes the same files holding more open, so floe keeps the clustered one.
     const bool grouped =
         plan->sorts_rows() ||
         (input_clustered && !properties::kSparkFanoutEnabled.Get(plan->properties));
@@ -88,7 +88,7 @@ std::string WritePlan::Serialize() const {
   json["operation-id"] = operation_id;
   json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
   json["distribute-by-partition"] = distribute_by_partition;
-  json["task-sort-budget-bytes"] = task_sort_budget_bytes;
+  json["task-sort-run-bytes"] = task_sort_run_bytes;
   return json.dump();
 }
 
@@ -123,7 +123,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     plan->task_buffer_budget_bytes =
         json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
     plan->distribute_by_partition = json.value("distribute-by-partition", false);
-    plan->task_sort_budget_bytes = json.value("task-sort-budget-bytes", int64_t{0});
+    plan->task_sort_run_bytes = json.value("task-sort-run-bytes", int64_t{0});
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {

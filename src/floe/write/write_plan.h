@@ -42,19 +42,20 @@ struct WritePlan {
   /// shared, so on an unpartitioned table every mode is none (Spark would split a sorted
   /// one's rows by sort key). Without it each task writes whichever rows it is given.
   bool distribute_by_partition = false;
-  /// On a sorted table each task holds its rows and writes them in the table's write
-  /// ordering (RowSorter), as Spark sorts a task's rows before writing; the rows then
-  /// arrive grouped by partition, so Make picks the clustered writer for a partitioned
-  /// one. The bytes of input a task may hold for that (0: no cap; Table::Write sets it
-  /// from --memory-limit).
-  int64_t task_sort_budget_bytes = 0;
+  /// On a sorted table each task sorts its rows by the table's write ordering before
+  /// writing them (RowSorter), as Spark sorts a task's rows; they then arrive grouped by
+  /// partition, so Make picks the clustered writer for a partitioned one. A task holds up
+  /// to this many bytes of rows before it spills them as a sorted run to a local
+  /// temporary file (0: RowSorter's default; Table::Write derives it from
+  /// --memory-limit).
+  int64_t task_sort_run_bytes = 0;
   bool sorts_rows() const { return sort_order != nullptr && !sort_order->IsUnsorted(); }
 
   /// Builds a plan for the table's current schema, default spec and sort order. `options`
   /// overlay the table properties. Invalid property values give InvalidInput naming the
   /// property. `input_clustered` says the input arrives grouped by partition (then the
   /// clustered writer is used unless write.spark.fanout.enabled is true); a sorted
-  /// table's rows always reach the writer grouped (see task_sort_budget_bytes).
+  /// table's rows always reach the writer grouped (see task_sort_run_bytes).
   static arrow::Result<std::shared_ptr<const WritePlan>> Make(
       const TableMetadata& metadata, const PropertyMap& options, bool input_clustered);
 

@@ -60,7 +60,7 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
   ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
   ARROW_ASSIGN_OR_RAISE(task->sorter_,
                         RowSorter::Make(plan->schema, plan->spec, plan->sort_order,
-                                        plan->task_sort_budget_bytes));
+                                        plan->task_sort_run_bytes, pool));
   task->buffer_budget_ = plan->task_buffer_budget_bytes;
   task->plan_ = std::move(plan);
   return task;
@@ -126,11 +126,14 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
                                   " does not match the write schema");
   }
   if (sorter_) {
-    // Held until Finish; the sorter's own error explains its limit.
-    if (share_.count <= 1) return sorter_->Add(batch);
-    ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share_));
-    for (auto& group : groups) ARROW_RETURN_NOT_OK(sorter_->Add(std::move(group.rows)));
-    return arrow::Status::OK();
+    // Held (or spilled in sorted runs) until Finish.
+    auto held = [&]() -> arrow::Status {
+      if (share_.count <= 1) return sorter_->Add(batch);
+      ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share_));
+      for (auto& group : groups) ARROW_RETURN_NOT_OK(sorter_->Add(std::move(group.rows)));
+      return arrow::Status::OK();
+    }();
+    return ExplainOutOfMemory(held);
   }
   auto status = WriteRows(batch, share_);
   if (!status.ok()) return ExplainOutOfMemory(status);
@@ -173,9 +176,8 @@ arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
   if (!status.IsOutOfMemory()) return status;
   if (sorter_) {
     return arrow::Status::OutOfMemory(
-        "write task ran out of memory writing its rows in the table's sort order, which "
-        "it holds in memory (",
-        status.message(), "): raise --memory-limit or append the input in smaller parts");
+        "write task ran out of memory sorting its rows by the table's sort order (",
+        status.message(), "): raise --memory-limit");
   }
   return arrow::Status::OutOfMemory(
       "write task ran out of memory with ", open_.size(), " open data file",
@@ -192,7 +194,7 @@ arrow::Result<std::string> WriteTask::Finish() {
     // The rows were held back; they go to the writers now, sorted. Slices of a row
     // group's worth of rows or less keep the writers' calls as large as unsorted ones.
     constexpr int64_t kSliceRows = 64 * 1024;
-    auto drained = sorter_->Drain(kSliceRows, context_->pool, [&](const auto& sorted) {
+    auto drained = sorter_->Drain(kSliceRows, [&](const auto& sorted) {
       return WriteRows(sorted, PartitionShare{});
     });
     if (!drained.ok()) return ExplainOutOfMemory(drained);

@@ -33,8 +33,9 @@ class WriteTask {
   WriteTask& operator=(const WriteTask&) = delete;
 
   /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). On a sorted
-  /// table the task holds its rows until Finish and writes them in the write ordering
-  /// (see RowSorter), as Spark sorts each task's rows before writing. In clustered
+  /// table the task holds its rows (spilling sorted runs past the plan's run size) until
+  /// Finish and writes them in the write ordering (see RowSorter), as Spark sorts each
+  /// task's rows before writing. In clustered
   /// mode, rows of a partition whose file was already closed give iceberg-java's error.
   /// When the open files' buffered row groups together pass the task's buffer budget, the
   /// largest are written out early, so a fanout task's memory stays bounded whatever the

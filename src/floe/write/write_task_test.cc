@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -509,9 +510,8 @@ TEST_F(WriteTaskTest, SortedTableFilesHoldRowsInTheSortOrder) {
   }
 }
 
-// Tasks that share a sorted table's partitions out hold and sort only their own rows;
-// a task whose input passes its share of the memory limit fails before writing a file.
-TEST_F(WriteTaskTest, SortedTableTasksHoldOnlyTheirShareWithinTheirBudget) {
+// Tasks that share a sorted table's partitions out hold and sort only their own rows.
+TEST_F(WriteTaskTest, SortedTableTasksSortOnlyTheirShare) {
   auto shared = Plan("region", {}, /*clustered=*/false, "id desc");
   int64_t rows = 0;
   for (int t = 0; t < 3; ++t) {
@@ -521,25 +521,76 @@ TEST_F(WriteTaskTest, SortedTableTasksHoldOnlyTheirShareWithinTheirBudget) {
       FLOE_ASSERT_OK(task->Write(Rows(*shared, start, 3000, 9)));
     FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
     task->Acknowledge();
-    EXPECT_EQ(task->rows_written(), [&] {
-      int64_t in_files = 0;
-      for (const auto& file : Decode(message)) in_files += file.record_count;
-      return in_files;
-    }());
+    int64_t in_files = 0;
+    for (const auto& file : Decode(message)) in_files += file.record_count;
+    EXPECT_EQ(task->rows_written(), in_files);
     rows += task->rows_written();
   }
   EXPECT_EQ(rows, 9000);
+}
 
-  auto limited = std::make_shared<WritePlan>(*shared);
-  limited->task_sort_budget_bytes = 64 << 10;
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(limited, io_, 5, 5));
-  arrow::Status status;
-  for (int64_t start = 0; start < 90000 && status.ok(); start += 3000)
-    status = task->Write(Rows(*limited, start, 3000, 9));
-  ASSERT_TRUE(status.IsOutOfMemory()) << status.ToString();
-  EXPECT_NE(status.message().find("sort order"), std::string::npos) << status.message();
-  EXPECT_NE(status.message().find("--memory-limit"), std::string::npos);
-  EXPECT_TRUE(task->locations().empty());
+// Past its run size a task spills sorted runs to TMPDIR and merges them at the end: the
+// files hold exactly what one in-memory sort gives, ties (many here: the sort key is a
+// score with few values) in input order, and the spill files are gone afterwards.
+TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
+  std::string spill_root = directory_.Child("tmp");
+  std::filesystem::create_directories(spill_root);
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  std::string saved = old_tmpdir ? old_tmpdir : "";
+  setenv("TMPDIR", spill_root.c_str(), 1);
+  auto spills = [&] {
+    int count = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(spill_root))
+      count += entry.path().extension() == ".arrow";
+    return count;
+  };
+  auto write = [&](int64_t run_bytes, int attempt) {
+    auto plan = std::make_shared<WritePlan>(*Plan("region",
+                                                  {{"write.target-file-size-bytes", "1"}},
+                                                  false, "score desc nulls first"));
+    plan->task_sort_run_bytes = run_bytes;
+    // Per partition, the ids of each file in the order written.
+    std::map<std::string, std::vector<int64_t>> ids;
+    auto task = WriteTask::Make(plan, io_, 0, attempt);
+    EXPECT_TRUE(task.ok());
+    for (int64_t start = 0; start < 30000; start += 2500)
+      EXPECT_TRUE((*task)->Write(Rows(*plan, start, 2500, 5)).ok());
+    if (run_bytes > 0) EXPECT_GT(spills(), 5);
+    auto message = (*task)->Finish();
+    EXPECT_TRUE(message.ok()) << message.status().ToString();
+    (*task)->Acknowledge();
+    EXPECT_EQ(spills(), 0);
+    std::map<std::string, std::vector<std::string>> files;
+    for (const auto& file : Decode(*message)) {
+      std::filesystem::path path(file.file_path);
+      files[path.parent_path().filename().string()].push_back(file.file_path);
+    }
+    for (auto& [partition, paths] : files) {
+      std::sort(paths.begin(), paths.end());  // the file counter: order written
+      for (const auto& path : paths) {
+        auto reader = parquet::arrow::OpenFile(*arrow::io::ReadableFile::Open(path),
+                                               arrow::default_memory_pool());
+        auto table = (*reader)->ReadTable();
+        auto batch = (*table)->CombineChunksToBatch();
+        const auto& column = static_cast<const arrow::Int64Array&>(*(*batch)->column(0));
+        for (int64_t i = 0; i < column.length(); ++i)
+          ids[partition].push_back(column.Value(i));
+      }
+    }
+    return ids;
+  };
+  auto in_memory = write(0, 0);
+  auto spilled = write(32 << 10, 1);
+  if (old_tmpdir) {
+    setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  ASSERT_EQ(in_memory.size(), 5u);
+  size_t rows = 0;
+  for (const auto& [partition, order] : in_memory) rows += order.size();
+  EXPECT_EQ(rows, 30000u);
+  EXPECT_EQ(spilled, in_memory);
 }
 
 }  // namespace
