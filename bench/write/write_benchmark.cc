@@ -1,8 +1,10 @@
 // One arm of the write benchmark, timed in-process: the floor (Arrow's Parquet writer
 // alone, same batches, same settings, no Iceberg work; one file, or for a partitioned
-// layout also one file per partition) or floe (an append through the
+// layout also one file per partition; for the sorted layout Arrow's sort of the whole
+// input in memory, then the writer) or floe (an append through the
 // real write path: gate, tasks, data files, manifests, commit). Prints one JSON line; the
-// driver bench/write/run_write_benchmark.py runs every arm and writes the report.
+// drivers bench/write/run_write_benchmark.py and run_sorted_benchmark.py run the arms and
+// write the reports.
 
 #include <sys/resource.h>
 
@@ -22,7 +24,9 @@
 #include "arrow/compute/initialize.h"
 #include "arrow/io/file.h"
 #include "arrow/memory_pool.h"
+#include "arrow/table.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/spec/sort_order.h"
 #include "floe/table/table.h"
 #include "floe/write/parquet_settings.h"
 #include "lineitem.h"
@@ -30,9 +34,13 @@
 
 namespace {
 
+// The sort order of the sorted layout's table (and the sorted floor's keys).
+constexpr char kSortedBy[] = "l_shipdate, l_partkey";
+
 struct Options {
-  std::string arm = "floe";  // floor | floor-partitioned | floe | generate | write-input
-  std::string layout = "unpartitioned";  // unpartitioned | clustered | fanout
+  // floor | floor-partitioned | floor-sorted | floe | generate | write-input
+  std::string arm = "floe";
+  std::string layout = "unpartitioned";  // unpartitioned | clustered | fanout | sorted
   int64_t rows = 1000000;
   int threads = 1;
   int days = 120;
@@ -176,6 +184,10 @@ arrow::Status Floe(const Options& options, int64_t* rows) {
                                  : "";
   ARROW_ASSIGN_OR_RAISE(create.spec,
                         floe::ParsePartitionBy(partition_by, *create.schema));
+  if (options.layout == "sorted") {
+    ARROW_ASSIGN_OR_RAISE(create.sort_order,
+                          floe::ParseSortBy(kSortedBy, *create.schema));
+  }
   ARROW_ASSIGN_OR_RAISE(auto table,
                         floe::Table::Create(shared, {{"bench"}, "lineitem"}, create));
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
@@ -185,6 +197,41 @@ arrow::Status Floe(const Options& options, int64_t* rows) {
   ARROW_ASSIGN_OR_RAISE(auto result, table->Append(*reader, append));
   *rows = result.rows;
   return arrow::Status::OK();
+}
+
+// The floor for the sorted layout: Arrow sorts the whole input in memory (its stable
+// multi-key sort, nulls first as the table's order asks) and its Parquet writer writes
+// the rows in that order into one file.
+arrow::Status SortedFloor(const Options& options, int64_t* rows) {
+  auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
+  ARROW_ASSIGN_OR_RAISE(auto settings, FloorSettings());
+  ARROW_ASSIGN_OR_RAISE(auto input, reader->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto all, input->CombineChunksToBatch());
+  input.reset();
+  *rows = all->num_rows();
+  using arrow::compute::NullPlacement;
+  using arrow::compute::SortKey;
+  using arrow::compute::SortOrder;
+  arrow::compute::SortOptions sort(
+      {SortKey("l_shipdate", SortOrder::Ascending, NullPlacement::AtStart),
+       SortKey("l_partkey", SortOrder::Ascending, NullPlacement::AtStart)});
+  ARROW_ASSIGN_OR_RAISE(auto indices,
+                        arrow::compute::SortIndices(arrow::Datum(all), sort));
+  arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(
+                                       options.out + "/floor-sorted.parquet"));
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        OpenFloorWriter(*all->schema(), settings, &pool, file));
+  for (int64_t start = 0; start < all->num_rows(); start += 65536) {
+    auto slice = indices->Slice(start, std::min<int64_t>(65536, all->num_rows() - start));
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(all, slice));
+    ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*taken.record_batch()));
+    if (pool.bytes_allocated() >= settings.row_group_size_bytes) {
+      ARROW_RETURN_NOT_OK(writer->NewBufferedRowGroup());
+    }
+  }
+  ARROW_RETURN_NOT_OK(writer->Close());
+  return file->Close();
 }
 
 // Only produces the batches: the generator's own cost, subtracted from the other arms.
@@ -256,9 +303,10 @@ int main(int argc, char** argv) {
   }
   if (options.out.empty()) {
     std::cerr << "usage: floe_write_benchmark --arm "
-                 "floor|floor-partitioned|floe|generate|write-input "
+                 "floor|floor-partitioned|floor-sorted|floe|generate|write-input "
                  "--out DIR [--rows N] "
-                 "[--threads N] [--layout unpartitioned|clustered|fanout] [--days N]\n";
+                 "[--threads N] [--layout unpartitioned|clustered|fanout|sorted] "
+                 "[--days N]\n";
     return 2;
   }
   std::filesystem::create_directories(options.out);
@@ -269,9 +317,10 @@ int main(int argc, char** argv) {
   arrow::Status status = options.arm == "floor" ? Floor(options, &rows)
                          : options.arm == "floor-partitioned"
                              ? PartitionedFloor(options, &rows)
-                         : options.arm == "write-input" ? WriteInput(options, &rows)
-                         : options.arm == "generate"    ? Generate(options, &rows)
-                                                        : Floe(options, &rows);
+                         : options.arm == "floor-sorted" ? SortedFloor(options, &rows)
+                         : options.arm == "write-input"  ? WriteInput(options, &rows)
+                         : options.arm == "generate"     ? Generate(options, &rows)
+                                                         : Floe(options, &rows);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const double cpu_seconds = CpuSeconds() - cpu_started;

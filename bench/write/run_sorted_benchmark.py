@@ -1,0 +1,80 @@
+"""The sorted-table write benchmark: floe's sorting write path against Arrow sorting in memory.
+
+The lineitem-like rows of run_write_benchmark.py, written into an unpartitioned table whose sort
+order is "l_shipdate, l_partkey" (the rows arrive in generation order, not sorted). Arms, each in
+its own process so peak memory is its own:
+  floor (sort)   Arrow alone: the whole input in memory, its stable multi-key sort, its Parquet
+                 writer over the sorted rows into one file (no Iceberg work, no memory bound)
+  floe sorted    an append through floe's write path; each task sorts its rows, spilling sorted
+                 runs of 256 MiB to TMPDIR past that and merging them
+  floe unsorted  the same append to the same table without a sort order: what sorting costs floe
+  floe sorted at --small-rows rows: peak memory against the input's length
+The C++ arms generate their batches as they go; a generate-only run's time is subtracted from
+the one-thread arms (net figures). Prints and writes bench/results/write-sorted.{json,md}.
+
+    .venv/bin/python bench/write/run_sorted_benchmark.py --rows 10000000
+"""
+
+import argparse
+import datetime
+import json
+import pathlib
+import shutil
+import tempfile
+
+from run_write_benchmark import ROOT, run_arm
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--small-rows", type=int, default=1_000_000, help="second size, for floe's peak memory")
+    parser.add_argument("--days", type=int, default=31)
+    parser.add_argument("--results", type=pathlib.Path, default=ROOT / "bench/results")
+    args = parser.parse_args()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="floe-sorted-bench-"))
+    arms = []
+    try:
+        generated = {rows: min((run_arm(args, "generate", "unpartitioned", 1, rows, work) for _ in range(2)),
+                               key=lambda r: r["seconds"]) for rows in (args.rows, args.small_rows)}
+
+        def net(arm, name):
+            arm["arm"] = name
+            generate = generated[arm["rows"]]
+            arm["cpu_seconds"] = max(arm["cpu_seconds"] - generate["cpu_seconds"], 1e-6)
+            if arm["threads"] == 1:
+                arm["seconds"] = max(arm["seconds"] - generate["seconds"], 1e-6)
+                arm["rows_per_s"] = arm["rows"] / arm["seconds"]
+            arms.append(arm)
+            return arm
+
+        floor = net(run_arm(args, "floor-sorted", "sorted", 1, args.rows, work), "floor (sort)")
+        sorted_one = net(run_arm(args, "floe", "sorted", 1, args.rows, work), "floe sorted")
+        net(run_arm(args, "floe", "sorted", 2, args.rows, work), "floe sorted")
+        unsorted = net(run_arm(args, "floe", "unpartitioned", 1, args.rows, work), "floe unsorted")
+        net(run_arm(args, "floe", "sorted", 1, args.small_rows, work), "floe sorted")
+        lines = ["| arm | threads | rows | rows/s | rows per CPU-s | peak MB | time / floor (sort) |",
+                 "|---|---|---|---|---|---|---|"]
+        for arm in arms:
+            ratio = f"{arm['seconds'] / floor['seconds']:.2f}" if arm["rows"] == floor["rows"] else "-"
+            gross = " (gross)" if arm["threads"] > 1 else ""
+            line = (f"| {arm['arm']} | {arm['threads']} | {arm['rows']:,} | {arm['rows_per_s']:,.0f}{gross} | "
+                    f"{arm['rows'] / arm['cpu_seconds']:,.0f} | {arm['peak_rss_mb']:.0f} | {ratio} |")
+            lines.append(line)
+            print(line)
+        summary = (f"floe sorted / floor (sort): {sorted_one['seconds'] / floor['seconds']:.2f}x time, "
+                   f"{sorted_one['peak_rss_mb'] / floor['peak_rss_mb']:.2f}x peak memory; "
+                   f"floe sorted / floe unsorted: {sorted_one['seconds'] / unsorted['seconds']:.2f}x time")
+        print(summary)
+        lines += ["", summary]
+        args.results.mkdir(parents=True, exist_ok=True)
+        report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": arms}
+        (args.results / "write-sorted.json").write_text(json.dumps(report, indent=2) + "\n")
+        (args.results / "write-sorted.md").write_text("\n".join(lines) + "\n")
+        print(f"wrote {args.results / 'write-sorted.json'} and write-sorted.md")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
