@@ -86,6 +86,7 @@ lint: bootstrap
 ## Benchmarks (release build): writes bench/results/.
 bench: build-release
 	$(PYTHON) bench/write/run_write_benchmark.py
+	$(PYTHON) bench/write/run_sorted_benchmark.py
 	$(PYTHON) bench/scan/run_scan_benchmark.py
 	$(PYTHON) bench/commit/run_commit_benchmark.py
 

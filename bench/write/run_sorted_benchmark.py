@@ -66,7 +66,9 @@ def main():
                    f"{sorted_one['peak_rss_mb'] / floor['peak_rss_mb']:.2f}x peak memory; "
                    f"floe sorted / floe unsorted: {sorted_one['seconds'] / unsorted['seconds']:.2f}x time")
         print(summary)
-        lines += ["", summary]
+        lines += ["", summary, "",
+                  f"Command: `.venv/bin/python bench/write/run_sorted_benchmark.py --rows {args.rows}` "
+                  f"({datetime.date.today().isoformat()}; spills to TMPDIR, here on the machine's disk)."]
         args.results.mkdir(parents=True, exist_ok=True)
         report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": arms}
         (args.results / "write-sorted.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -113,36 +113,44 @@ std::shared_ptr<arrow::RecordBatch> Retype(const arrow::RecordBatch& batch,
 
 // Compares two non-null key values of one Arrow type, as the sort kernel orders them.
 template <typename ArrayType>
-int CompareValues(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
+int CompareViews(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
   auto x = static_cast<const ArrayType&>(a).GetView(i);
   auto y = static_cast<const ArrayType&>(b).GetView(j);
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+// Fixed-width values by their C type (dates, times and timestamps are integers).
+template <typename T>
+int CompareFixed(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
+  T x = a.data()->GetValues<T>(1)[i];
+  T y = b.data()->GetValues<T>(1)[j];
   return x < y ? -1 : (y < x ? 1 : 0);
 }
 
 int CompareKey(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
   switch (a.type_id()) {
     case arrow::Type::BOOL:
-      return CompareValues<arrow::BooleanArray>(a, i, b, j);
+      return CompareViews<arrow::BooleanArray>(a, i, b, j);
     case arrow::Type::INT32:
     case arrow::Type::DATE32:
-      return CompareValues<arrow::Int32Array>(a, i, b, j);
+      return CompareFixed<int32_t>(a, i, b, j);
     case arrow::Type::INT64:
     case arrow::Type::TIME64:
     case arrow::Type::TIMESTAMP:
-      return CompareValues<arrow::Int64Array>(a, i, b, j);
+      return CompareFixed<int64_t>(a, i, b, j);
     case arrow::Type::DECIMAL128: {
       arrow::Decimal128 x(static_cast<const arrow::Decimal128Array&>(a).GetValue(i));
       arrow::Decimal128 y(static_cast<const arrow::Decimal128Array&>(b).GetValue(j));
       return x < y ? -1 : (y < x ? 1 : 0);
     }
-    case arrow::Type::STRING:
+    case arrow::Type::STRING:  // StringArray is a BinaryArray; bytes compare unsigned
     case arrow::Type::BINARY:
-      return CompareValues<arrow::BinaryArray>(a, i, b, j);
+      return CompareViews<arrow::BinaryArray>(a, i, b, j);
     case arrow::Type::LARGE_STRING:
     case arrow::Type::LARGE_BINARY:
-      return CompareValues<arrow::LargeBinaryArray>(a, i, b, j);
+      return CompareViews<arrow::LargeBinaryArray>(a, i, b, j);
     case arrow::Type::FIXED_SIZE_BINARY:
-      return CompareValues<arrow::FixedSizeBinaryArray>(a, i, b, j);
+      return CompareViews<arrow::FixedSizeBinaryArray>(a, i, b, j);
     default:
       return 0;  // Make admits no other key type (see KeyTypeMerges)
   }
