@@ -122,8 +122,6 @@ class TailHoldingStream : public arrow::io::OutputStream {
   bool closed_ = false;
 };
 
-namespace {
-
 bool HasNanosecondTimestamps(const Schema& schema) {
   for (int id : schema.AllFieldIds()) {
     TypeId type = schema.FindField(id)->type->id();
@@ -131,6 +129,8 @@ bool HasNanosecondTimestamps(const Schema& schema) {
   }
   return false;
 }
+
+namespace {
 
 // A copy of a Parquet schema node with iceberg-java's names: the root renamed, and column
 // and struct field names made Avro-compatible (list and map structure keeps Arrow's
@@ -534,8 +534,8 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   // A pool of its own, so the open row group's buffered bytes can be measured.
   writer->pool_ = std::make_unique<arrow::ProxyMemoryPool>(ctx.pool);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema),
-                                                    writer->pool_.get());
+  auto properties =
+      ctx.settings.ToWriterProperties(ctx.nanosecond_timestamps, writer->pool_.get());
   // The Parquet schema iceberg-java writes: root "table", names made Avro-compatible.
   std::shared_ptr<parquet::SchemaDescriptor> descriptor;
   FLOE_RETURN_NOT_OK_CONTEXT(
@@ -562,7 +562,7 @@ arrow::Status ParquetDataWriter::StartWriting(
   auto chosen = ColumnsWithoutDictionary(first, *descriptor_, ctx.settings, pool_.get());
   if (!chosen.ok()) return WithContext(chosen.status(), "data file " + location_);
   const std::vector<std::string>& plain_columns = *chosen;
-  auto properties = ctx.settings.ToWriterProperties(HasNanosecondTimestamps(*ctx.schema),
+  auto properties = ctx.settings.ToWriterProperties(ctx.nanosecond_timestamps,
                                                     pool_.get(), plain_columns);
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
   // iceberg-java records the write schema in the footer.

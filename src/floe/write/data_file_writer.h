@@ -39,7 +39,12 @@ struct DataWriterContext {
   std::shared_ptr<const MetricsConfig> metrics;
   int sort_order_id = 0;
   arrow::MemoryPool* pool = arrow::default_memory_pool();
+  /// HasNanosecondTimestamps(*schema): such files are Parquet format 2.6.
+  bool nanosecond_timestamps = false;
 };
+
+/// Whether `schema` has a nanosecond timestamp column at any depth.
+bool HasNanosecondTimestamps(const Schema& schema);
 
 /// Not thread-safe. The file at `location` is created by Open; deleting it on failure is
 /// the caller's job (the task's cleanup guard knows every location).

@@ -51,6 +51,7 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
   context->metrics = std::make_shared<const MetricsConfig>(
       MetricsConfig::Make(*plan->schema, plan->properties, *plan->sort_order));
   context->sort_order_id = plan->sort_order->order_id;
+  context->nanosecond_timestamps = HasNanosecondTimestamps(*plan->schema);
   context->pool = pool;
   task->context_ = std::move(context);
   auto locations =

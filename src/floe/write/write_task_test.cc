@@ -535,9 +535,21 @@ TEST_F(WriteTaskTest, SortedTableTasksSortOnlyTheirShare) {
 TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
   std::string spill_root = directory_.Child("tmp");
   std::filesystem::create_directories(spill_root);
-  const char* old_tmpdir = std::getenv("TMPDIR");
-  std::string saved = old_tmpdir ? old_tmpdir : "";
-  setenv("TMPDIR", spill_root.c_str(), 1);
+  // TMPDIR points at the test's directory until the test ends, however it ends.
+  struct TmpdirOverride {
+    explicit TmpdirOverride(const std::string& path) {
+      if (const char* old = std::getenv("TMPDIR")) saved = old;
+      setenv("TMPDIR", path.c_str(), 1);
+    }
+    ~TmpdirOverride() {
+      if (saved) {
+        setenv("TMPDIR", saved->c_str(), 1);
+      } else {
+        unsetenv("TMPDIR");
+      }
+    }
+    std::optional<std::string> saved;
+  } tmpdir(spill_root);
   auto spills = [&] {
     int count = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(spill_root))
@@ -581,11 +593,16 @@ TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
   };
   auto in_memory = write(0, 0);
   auto spilled = write(32 << 10, 1);
-  if (old_tmpdir) {
-    setenv("TMPDIR", saved.c_str(), 1);
-  } else {
-    unsetenv("TMPDIR");
+  {
+    // A task dropped after spilling (a failed write) takes its runs with it.
+    auto plan = std::make_shared<WritePlan>(*Plan("region", {}, false, "score"));
+    plan->task_sort_run_bytes = 32 << 10;
+    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 2));
+    for (int64_t start = 0; start < 10000; start += 2500)
+      FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 2500, 5)));
+    EXPECT_GT(spills(), 1);
   }
+  EXPECT_EQ(spills(), 0);
   ASSERT_EQ(in_memory.size(), 5u);
   size_t rows = 0;
   for (const auto& [partition, order] : in_memory) rows += order.size();
