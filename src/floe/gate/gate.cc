@@ -143,9 +143,8 @@ const std::vector<Rule>& Rules() {
           }
         }
       },
-      // Sort order: floe sorts each task's rows by it (RowSorter, as Spark does), so
-      // every
-      // sort field must resolve and transform as the writer's own sorter needs.
+      // Sort order: floe sorts each task's rows by it (RowSorter, as Spark does),
+      // so every sort field must resolve and transform as the writer's sorter needs.
       [](const GateContext& context, std::vector<std::string>* reasons) {
         auto schema = context.metadata.CurrentSchema();
         auto spec = context.metadata.DefaultSpec();

@@ -192,8 +192,8 @@ arrow::Result<std::string> WriteTask::Finish() {
   if (finished_) return arrow::Status::Invalid("write task already finished");
   finished_ = true;
   if (sorter_) {
-    // The rows were held back; they go to the writers now, sorted. Slices of a row
-    // group's worth of rows or less keep the writers' calls as large as unsorted ones.
+    // The rows were held back; they go to the writers now, sorted, in slices as large
+    // as the batches an unsorted write is given.
     constexpr int64_t kSliceRows = 64 * 1024;
     auto drained = sorter_->Drain(kSliceRows, [&](const auto& sorted) {
       return WriteRows(sorted, PartitionShare{});
