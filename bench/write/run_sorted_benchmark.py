@@ -17,12 +17,11 @@ the one-thread arms (net figures). Prints and writes bench/results/write-sorted.
 
 import argparse
 import datetime
-import json
 import pathlib
 import shutil
 import tempfile
 
-from run_write_benchmark import ROOT, run_arm
+from run_write_benchmark import ROOT, run_arm, write_report
 
 
 def main():
@@ -69,11 +68,8 @@ def main():
         lines += ["", summary, "",
                   f"Command: `.venv/bin/python bench/write/run_sorted_benchmark.py --rows {args.rows}` "
                   f"({datetime.date.today().isoformat()}; spills to TMPDIR, here on the machine's disk)."]
-        args.results.mkdir(parents=True, exist_ok=True)
         report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": arms}
-        (args.results / "write-sorted.json").write_text(json.dumps(report, indent=2) + "\n")
-        (args.results / "write-sorted.md").write_text("\n".join(lines) + "\n")
-        print(f"wrote {args.results / 'write-sorted.json'} and write-sorted.md")
+        write_report(args.results, "write-sorted", report, lines)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -53,6 +53,14 @@ def run_arm(args, arm, layout, threads, rows, work):
     return json.loads(result.stdout)
 
 
+def write_report(directory: pathlib.Path, stem: str, report: dict, lines: list):
+    """bench/results/<stem>.json (every figure) and <stem>.md (the table people read)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (directory / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {directory / stem}.json and {stem}.md")
+
+
 def pyiceberg_arm(input_path, layout, rows, work):
     code = f"""
 import json, time
@@ -212,9 +220,7 @@ def main():
                     per_core = floe_one["rows_per_cpu_s"] / by_name[(other, 1)]["rows_per_cpu_s"]
                     floe_one[f"per_core_vs_{other}"] = per_core
                     print(f"{layout:14s} floe (1 thread) throughput per core / {other}'s: {per_core:.2f}x")
-        args.results.mkdir(parents=True, exist_ok=True)
         report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "days": args.days, "arms": rows_out}
-        (args.results / "write.json").write_text(json.dumps(report, indent=2) + "\n")
         lines = ["| layout | arm | threads | rows | rows/s | rows per CPU-s | peak MB | time / floor | "
                  "time / files floor |", "|---|---|---|---|---|---|---|---|---|"]
         for arm in rows_out:
@@ -231,8 +237,7 @@ def main():
             for other in ("pyiceberg", "iceberg-java"):
                 if f"per_core_vs_{other}" in arm:
                     lines.append(f"- {arm['layout']}: {arm[f'per_core_vs_{other}']:.2f}x {other}")
-        (args.results / "write.md").write_text("\n".join(lines) + "\n")
-        print(f"wrote {args.results / 'write.json'} and write.md")
+        write_report(args.results, "write", report, lines)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
