@@ -80,4 +80,11 @@ SchemaPtr SelectFields(const Schema& schema, const std::set<int>& ids);
 std::vector<NestedField> AssignFreshIds(const std::vector<NestedField>& fields,
                                         int* last_column_id);
 
+/// The child indices from a top-level column of `schema` down to field `source_id`,
+/// through structs only (a partition or sort field's source). A missing source or one
+/// inside a list or map gives InvalidInput starting with `what` (e.g. "partition field
+/// 'x_day'").
+arrow::Result<std::vector<int>> StructPathTo(const Schema& schema, int source_id,
+                                             const std::string& what);
+
 }  // namespace floe

@@ -32,13 +32,11 @@ bool TakeTrailingWord(std::string_view* term, std::string_view word) {
 
 arrow::Result<SortOrderPtr> ParseSortBy(std::string_view text, const Schema& schema,
                                         int order_id) {
-  auto order = std::make_shared<SortOrder>();
-  bool blank = true;
-  for (char c : text) blank = blank && std::isspace(static_cast<unsigned char>(c));
-  if (blank) return SortOrder::Unsorted();
-  order->order_id = order_id;
   auto split = SplitClause(text);
   if (!split.ok()) return WithContext(split.status(), "--sort-by");
+  if (split->size() == 1 && split->front().empty()) return SortOrder::Unsorted();
+  auto order = std::make_shared<SortOrder>();
+  order->order_id = order_id;
   for (std::string_view term : *split) {
     std::string_view rest = term;
     SortField field;
@@ -67,14 +65,10 @@ arrow::Result<SortOrderPtr> ParseSortBy(std::string_view text, const Schema& sch
                                           ? NullOrder::kNullsFirst
                                           : NullOrder::kNullsLast);
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseTransformTerm(rest, schema, "--sort-by"));
-    for (auto parent = schema.FindParentId(parsed.source_id); parent;
-         parent = schema.FindParentId(*parent)) {
-      if (schema.FindField(*parent)->type->id() != TypeId::kStruct) {
-        return MakeError(ErrorKind::kInvalidInput,
-                         "--sort-by term '" + std::string(term) + "': column '" +
-                             parsed.column + "' is inside a list or map");
-      }
-    }
+    // A sort field's source is reached through structs only, as a partition field's.
+    ARROW_RETURN_NOT_OK(StructPathTo(schema, parsed.source_id,
+                                     "--sort-by term '" + std::string(term) + "'")
+                            .status());
     if (!schema.FindField(parsed.source_id)->type->is_primitive()) {
       return MakeError(ErrorKind::kInvalidInput, "--sort-by term '" + std::string(term) +
                                                      "': column '" + parsed.column +

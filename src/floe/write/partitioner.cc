@@ -15,40 +15,6 @@
 
 namespace floe {
 
-arrow::Result<std::vector<int>> StructPathTo(const Schema& schema, int source_id,
-                                             const std::string& what) {
-  if (schema.FindField(source_id) == nullptr) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     what + " has no source column in the schema");
-  }
-  // The ids from the top-level column down to the source.
-  std::vector<int> chain;
-  for (std::optional<int> current = source_id; current;
-       current = schema.FindParentId(*current)) {
-    chain.push_back(*current);
-  }
-  std::vector<int> path;
-  const std::vector<NestedField>* level = &schema.fields();
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    int index = -1;
-    if (level != nullptr) {
-      for (size_t i = 0; i < level->size(); ++i) {
-        if ((*level)[i].id == *it) index = static_cast<int>(i);
-      }
-    }
-    if (index < 0) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       what + " has a source inside a list or map");
-    }
-    path.push_back(index);
-    const auto& type = (*level)[static_cast<size_t>(index)].type;
-    level = type->id() == TypeId::kStruct
-                ? &static_cast<const StructType&>(*type).fields()
-                : nullptr;
-  }
-  return path;
-}
-
 arrow::Result<std::shared_ptr<arrow::Array>> ColumnAtPath(const arrow::RecordBatch& batch,
                                                           const std::vector<int>& path) {
   std::shared_ptr<arrow::Array> column = batch.column(path[0]);

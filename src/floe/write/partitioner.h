@@ -20,13 +20,8 @@ struct PartitionShare {
   bool Owns(std::string_view key) const;
 };
 
-/// The child indices from a top-level column of `schema` down to field `source_id`,
-/// through structs only. A missing source or one inside a list or map gives InvalidInput
-/// starting with `what` (e.g. "partition field 'x_day'").
-arrow::Result<std::vector<int>> StructPathTo(const Schema& schema, int source_id,
-                                             const std::string& what);
-/// The values at `path` (see StructPathTo) of `batch`; a null struct makes its fields'
-/// values null.
+/// The values at `path` (see StructPathTo in spec/schema.h) of `batch`; a null struct
+/// makes its fields' values null.
 arrow::Result<std::shared_ptr<arrow::Array>> ColumnAtPath(const arrow::RecordBatch& batch,
                                                           const std::vector<int>& path);
 
