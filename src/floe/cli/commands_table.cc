@@ -208,9 +208,16 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
           last = now;
           double seconds = std::chrono::duration<double>(now - started).count();
           std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
-                    << WithThousands(progress.rows) << " rows read (" << current_file
-                    << ", " << static_cast<int64_t>(seconds) << " s)"
-                    << (tty ? "   " : "\n") << std::flush;
+                    << WithThousands(progress.rows) << " rows read";
+          if (progress.input_done) {
+            // A sorted table: the tasks sort what they held and write it out.
+            std::cerr << ", " << WithThousands(progress.rows_sorted)
+                      << " written in sort order (";
+          } else {
+            std::cerr << " (" << current_file << ", ";
+          }
+          std::cerr << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n")
+                    << std::flush;
         };
         ARROW_ASSIGN_OR_RAISE(
             auto input,
@@ -383,8 +390,10 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
     command->add_option("--snapshot", *snapshot, "Read this snapshot id");
     command->add_option("--as-of", *as_of,
                         "Read the snapshot current at this time (ms since epoch)");
-    command->add_option("--format", output->format,
-                        "table (default), csv, jsonl or parquet");
+    command->add_option(
+        "--format", output->format,
+        "table (default), csv, jsonl or parquet (table, csv and jsonl spell binary "
+        "and fixed values in base64, uuids hyphenated)");
     command->add_option("--output", output->path, "Write to this file instead of stdout");
     command->add_option("--limit", *limit, "At most this many rows");
     command->add_flag(

@@ -219,7 +219,21 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
                            queues[share_partitions ? i : 0].get());
     }
   }
+  // Progress goes out from this thread while it reads the input, then from the tasks'
+  // threads as they write out sorted rows.
+  std::mutex progress_mutex;
   AppendProgress progress;
+  auto report = [&](const std::function<void()>& update) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    update();
+    if (options.progress) options.progress(progress);
+  };
+  if (plan->sorts_rows()) {
+    for (auto& task : tasks) {
+      task->OnSortedRows(
+          [&](int64_t rows) { report([&] { progress.rows_sorted += rows; }); });
+    }
+  }
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     auto status = input.ReadNext(&batch);
@@ -252,11 +266,20 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
       }
       if (progress.batches == 0) TestPausePoint("write");
     }
-    progress.rows += batch->num_rows();
-    progress.batches += 1;
-    if (options.progress) options.progress(progress);
+    report([&] {
+      progress.rows += batch->num_rows();
+      progress.batches += 1;
+    });
   }
   for (auto& queue : queues) queue->Close();
+  if (plan->sorts_rows()) {
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      failed = !first_error.ok();
+    }
+    if (!failed) report([&] { progress.input_done = true; });
+  }
   if (threads > 1) {
     for (auto& worker : workers) worker.join();
   } else if (first_error.ok()) {
@@ -271,7 +294,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   }
   TestPausePoint("commit");
   AppendResult result;
-  result.rows = progress.rows;
+  result.rows = progress.rows;  // the tasks are done: nothing else touches it
   result.data_files = committer.files();
   ARROW_ASSIGN_OR_RAISE(result.commit, committer.Commit());
   state_ = result.commit.state;

@@ -27,10 +27,17 @@ struct CreateTableOptions {
   std::string location;     ///< The catalog's default location when empty.
 };
 
-/// Progress of a running append, reported after each input batch.
+/// Progress of a running append, reported after each input batch and, on a sorted table
+/// (whose tasks hold their rows back until the input ends), as the tasks write out their
+/// sorted rows.
 struct AppendProgress {
-  int64_t rows = 0;
-  int64_t batches = 0;
+  int64_t rows = 0;     ///< Input rows read.
+  int64_t batches = 0;  ///< Input batches read.
+  /// The input is all read: a sorted table's tasks are sorting and writing its rows.
+  bool input_done = false;
+  /// Rows a sorted table's tasks have written out in sort order so far (all `rows` once
+  /// they are done).
+  int64_t rows_sorted = 0;
 };
 
 struct AppendOptions {

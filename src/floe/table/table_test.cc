@@ -181,13 +181,33 @@ TEST_F(TableTest, ParallelTasksOnASortedTableWriteSortedFiles) {
   EXPECT_EQ(rows, 40000);
   EXPECT_GT(files, 22);  // rolled, so the order runs across files
 
-  // A memory limit far below the input: the tasks spill sorted runs and merge them.
+  // A memory limit far below the input: the tasks spill sorted runs and merge them,
+  // reporting the rows they write out once the input is read.
   AppendOptions limited;
   limited.threads = 2;
   limited.memory_limit = 8 << 20;
+  std::vector<AppendProgress> reports;
+  limited.progress = [&](const AppendProgress& progress) { reports.push_back(progress); };
   FLOE_ASSIGN_OR_FAIL(auto spilled,
                       table->Append(*Rows(*table, 0, 200000, 5000), limited));
   EXPECT_EQ(spilled.rows, 200000);
+  ASSERT_FALSE(reports.empty());
+  size_t input_reports = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const AppendProgress& report = reports[i];
+    if (!report.input_done) {
+      ++input_reports;
+      EXPECT_EQ(report.rows_sorted, 0);  // nothing is written before the input ends
+      continue;
+    }
+    EXPECT_EQ(report.rows, 200000);
+    if (i > 0) {
+      EXPECT_GE(report.rows_sorted, reports[i - 1].rows_sorted);
+    }
+  }
+  EXPECT_EQ(input_reports, 200000u / 5000);      // one per input batch
+  EXPECT_GT(reports.size(), input_reports + 2);  // several slices from each task
+  EXPECT_EQ(reports.back().rows_sorted, 200000);
   std::set<int64_t> ids;
   EXPECT_EQ(CountRows(table, &ids), 240000);
 }

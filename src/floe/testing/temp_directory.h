@@ -1,7 +1,9 @@
-// Test helpers: a temporary directory removed when the test ends.
+// Test helpers: a temporary directory removed when the test ends, an environment
+// variable set until the test ends.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace floe::testing {
@@ -21,6 +23,19 @@ class TempDirectory {
 
  private:
   std::filesystem::path path_;
+};
+
+/// Sets an environment variable until destruction, then restores (or unsets) it.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(std::string name, const std::string& value);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
 };
 
 }  // namespace floe::testing

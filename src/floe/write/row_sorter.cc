@@ -59,8 +59,10 @@ arrow::Result<std::shared_ptr<arrow::Array>> OrderedBits(const arrow::Array& inp
   return builder.Finish();
 }
 
-// Rows per batch of a spilled run: a merge holds one batch of every run.
+// Rows per batch of a spilled run, at most and at least (a merge holds one batch of each
+// run it reads).
 constexpr int64_t kSpillBatchRows = 4096;
+constexpr int64_t kMinSpillBatchRows = 256;
 
 // The same type with every extension type replaced by its storage type (Arrow's builders
 // make no extension arrays; the layouts are the same).
@@ -332,8 +334,8 @@ arrow::Status RowSorter::SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
   return arrow::Status::OK();
 }
 
-arrow::Status RowSorter::SpillRun() {
-  if (held_.empty()) return arrow::Status::OK();
+arrow::Result<std::string> RowSorter::WriteRun(
+    const std::function<arrow::Status(arrow::ipc::RecordBatchWriter&)>& write) {
   if (spill_directory_.empty()) {
     std::error_code error;
     auto base = std::filesystem::temp_directory_path(error);
@@ -346,27 +348,14 @@ arrow::Status RowSorter::SpillRun() {
     }
     spill_directory_ = pattern;
   }
-  std::shared_ptr<arrow::RecordBatch> rows;
-  std::shared_ptr<arrow::Array> indices;
-  ARROW_RETURN_NOT_OK(SortHeld(&rows, &indices));
-  std::string path = spill_directory_ + "/run-" + std::to_string(runs_.size()) + ".arrow";
+  std::string path = spill_directory_ + "/run-" + std::to_string(run_files_++) + ".arrow";
   auto spill = [&]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
     auto options = arrow::ipc::IpcWriteOptions::Defaults();
     options.memory_pool = pool_;
     ARROW_ASSIGN_OR_RAISE(auto writer,
                           arrow::ipc::MakeFileWriter(file, storage_schema_, options));
-    arrow::compute::ExecContext context(pool_);
-    for (int64_t start = 0; start < rows->num_rows(); start += kSpillBatchRows) {
-      auto slice =
-          indices->Slice(start, std::min(kSpillBatchRows, rows->num_rows() - start));
-      ARROW_ASSIGN_OR_RAISE(
-          auto taken,
-          arrow::compute::Take(rows, slice, arrow::compute::TakeOptions::NoBoundsCheck(),
-                               &context));
-      ARROW_RETURN_NOT_OK(
-          writer->WriteRecordBatch(*Retype(*taken.record_batch(), storage_schema_)));
-    }
+    ARROW_RETURN_NOT_OK(write(*writer));
     ARROW_RETURN_NOT_OK(writer->Close());
     return file->Close();
   };
@@ -375,7 +364,40 @@ arrow::Status RowSorter::SpillRun() {
     return WithContext(status, "spilling sorted rows to " + path +
                                    " (set TMPDIR to a local directory with room)");
   }
-  Log(LogLevel::kInfo, "spilled sorted run " + std::to_string(runs_.size() + 1) + " (" +
+  return path;
+}
+
+arrow::Status RowSorter::SpillRun() {
+  if (held_.empty()) return arrow::Status::OK();
+  std::shared_ptr<arrow::RecordBatch> rows;
+  std::shared_ptr<arrow::Array> indices;
+  ARROW_RETURN_NOT_OK(SortHeld(&rows, &indices));
+  // A merge holds one batch of each run it reads: batches of 1/(2 kMergeFanIn) of the run
+  // (within [kMinSpillBatchRows, kSpillBatchRows]) keep them within half a run's bytes.
+  const int64_t batch_rows =
+      std::clamp(rows->num_rows() / static_cast<int64_t>(2 * kMergeFanIn),
+                 kMinSpillBatchRows, kSpillBatchRows);
+  if (rows->num_rows() > 0) {
+    row_bytes_ =
+        std::max(row_bytes_, arrow::util::TotalBufferSize(*rows) / rows->num_rows() + 1);
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto path, WriteRun([&](arrow::ipc::RecordBatchWriter& writer) -> arrow::Status {
+        arrow::compute::ExecContext context(pool_);
+        for (int64_t start = 0; start < rows->num_rows(); start += batch_rows) {
+          auto slice =
+              indices->Slice(start, std::min(batch_rows, rows->num_rows() - start));
+          ARROW_ASSIGN_OR_RAISE(
+              auto taken,
+              arrow::compute::Take(
+                  rows, slice, arrow::compute::TakeOptions::NoBoundsCheck(), &context));
+          ARROW_RETURN_NOT_OK(
+              writer.WriteRecordBatch(*Retype(*taken.record_batch(), storage_schema_)));
+        }
+        return arrow::Status::OK();
+      }));
+  ++spilled_runs_;
+  Log(LogLevel::kInfo, "spilled sorted run " + std::to_string(spilled_runs_) + " (" +
                            std::to_string(rows->num_rows()) + " rows) to " + path);
   runs_.push_back(std::move(path));
   return arrow::Status::OK();
@@ -403,7 +425,42 @@ arrow::Status RowSorter::Drain(
         sink) {
   if (!runs_.empty()) {
     ARROW_RETURN_NOT_OK(SpillRun());  // the rest becomes the last run
-    return Merge(slice_rows, sink);
+    // Merged rows collect into slices of at most a quarter of a run's bytes.
+    const int64_t slice_cap = std::max(kMinSpillBatchRows, run_bytes_ / 4 / row_bytes_);
+    // Too many runs to read at once: merge consecutive groups of them into longer runs
+    // (in order, so earlier rows still win ties) until few enough are left.
+    while (runs_.size() > kMergeFanIn) {
+      std::vector<std::string> merged;
+      for (size_t begin = 0; begin < runs_.size(); begin += kMergeFanIn) {
+        const size_t end = std::min(runs_.size(), begin + kMergeFanIn);
+        if (end - begin == 1) {
+          merged.push_back(runs_[begin]);
+          continue;
+        }
+        ARROW_ASSIGN_OR_RAISE(
+            auto path, WriteRun([&](arrow::ipc::RecordBatchWriter& writer) {
+              return MergeRuns(begin, end, std::min(kSpillBatchRows, slice_cap),
+                               [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                                 return writer.WriteRecordBatch(*batch);
+                               });
+            }));
+        Log(LogLevel::kInfo, "merged sorted runs " + std::to_string(begin + 1) + " to " +
+                                 std::to_string(end) + " of " +
+                                 std::to_string(runs_.size()) + " into " + path);
+        merged.push_back(std::move(path));
+      }
+      runs_ = std::move(merged);
+    }
+    ARROW_RETURN_NOT_OK(MergeRuns(0, runs_.size(), std::min(slice_rows, slice_cap),
+                                  [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                                    return sink(Retype(*batch, schema_));
+                                  }));
+    // The runs are merged: their directory goes now rather than with the sorter.
+    std::error_code ignored;
+    std::filesystem::remove_all(spill_directory_, ignored);
+    spill_directory_.clear();
+    runs_.clear();
+    return arrow::Status::OK();
   }
   if (held_.empty()) return arrow::Status::OK();
   std::shared_ptr<arrow::RecordBatch> rows;
@@ -421,11 +478,12 @@ arrow::Status RowSorter::Drain(
   return arrow::Status::OK();
 }
 
-arrow::Status RowSorter::Merge(
-    int64_t slice_rows,
+arrow::Status RowSorter::MergeRuns(
+    size_t begin, size_t end, int64_t slice_rows,
     const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
         sink) {
-  std::vector<Source> sources(runs_.size());
+  widest_merge_ = std::max(widest_merge_, end - begin);
+  std::vector<Source> sources(end - begin);
   // Loads the source's next batch; false when its run is done.
   auto load = [&](Source& source) -> arrow::Result<bool> {
     while (source.next_batch < source.reader->num_record_batches()) {
@@ -446,11 +504,12 @@ arrow::Status RowSorter::Merge(
   auto after = [&](const Source* a, const Source* b) {
     return Before(*b, b->row, *a, a->row);
   };
-  for (size_t i = 0; i < runs_.size(); ++i) {
+  for (size_t i = 0; i < sources.size(); ++i) {
     sources[i].index = i;
     auto read_options = arrow::ipc::IpcReadOptions::Defaults();
     read_options.memory_pool = pool_;
-    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(runs_[i], pool_));
+    ARROW_ASSIGN_OR_RAISE(auto file,
+                          arrow::io::ReadableFile::Open(runs_[begin + i], pool_));
     ARROW_ASSIGN_OR_RAISE(sources[i].reader,
                           arrow::ipc::RecordBatchFileReader::Open(file, read_options));
     ARROW_ASSIGN_OR_RAISE(bool loaded, load(sources[i]));
@@ -473,7 +532,7 @@ arrow::Status RowSorter::Merge(
     }
     auto batch = arrow::RecordBatch::Make(storage_schema_, pending, std::move(columns));
     pending = 0;
-    return sink(Retype(*batch, schema_));
+    return sink(batch);
   };
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), after);
@@ -504,10 +563,10 @@ arrow::Status RowSorter::Merge(
   ARROW_RETURN_NOT_OK(flush());
   // The runs are merged: their files go now rather than with the sorter.
   std::error_code ignored;
-  for (auto& source : sources) source.reader.reset();
-  std::filesystem::remove_all(spill_directory_, ignored);
-  spill_directory_.clear();
-  runs_.clear();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    sources[i].reader.reset();
+    std::filesystem::remove(runs_[begin + i], ignored);
+  }
   return arrow::Status::OK();
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/ipc/type_fwd.h"
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/spec/partition_spec.h"
@@ -26,11 +27,16 @@ namespace floe {
 ///
 /// Memory stays bounded whatever the input: rows are held until they reach `run_bytes`,
 /// then sorted and spilled to a local temporary file (Arrow IPC) as a sorted run; Drain
-/// merges the runs. Spilled files are deleted when the sorter goes. Not thread-safe.
+/// merges the runs, at most kMergeFanIn at once (more runs are first merged in groups
+/// into longer runs), holding one batch of at most 1/128 of a run (4096 rows at most)
+/// from each and handing on slices of at most a quarter of a run's bytes. Spilled files
+/// are deleted when the sorter goes. Not thread-safe.
 class RowSorter {
  public:
   /// Rows held before a sorted run is spilled when Make is given no run size.
   static constexpr int64_t kDefaultRunBytes = int64_t{256} << 20;
+  /// Runs merged (and open) at once at most.
+  static constexpr size_t kMergeFanIn = 64;
 
   /// Null when `order` is unsorted: Spark requires no ordering then. Sort fields whose
   /// source is missing, inside a list or map, or of a type the transform does not take
@@ -54,8 +60,10 @@ class RowSorter {
 
   /// Bytes of the buffers the held batches reference.
   int64_t held_bytes() const { return held_bytes_; }
-  /// Sorted runs spilled so far.
-  size_t spilled_runs() const { return runs_.size(); }
+  /// Sorted runs spilled so far (merged runs not counted).
+  size_t spilled_runs() const { return spilled_runs_; }
+  /// The most runs one merge has read at once so far.
+  size_t widest_merge() const { return widest_merge_; }
 
  private:
   struct Key {
@@ -77,8 +85,15 @@ class RowSorter {
   arrow::Status SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
                          std::shared_ptr<arrow::Array>* indices);
   arrow::Status SpillRun();
-  arrow::Status Merge(
-      int64_t slice_rows,
+  // Writes a new run file in the spill directory (made on first use) with `write`, which
+  // is given the file's writer; returns the file's path.
+  arrow::Result<std::string> WriteRun(
+      const std::function<arrow::Status(arrow::ipc::RecordBatchWriter&)>& write);
+  // Merges runs_[begin, end) (earlier runs win ties) into `sink`, in batches of at most
+  // `slice_rows` rows with extension columns as their storage types, then deletes their
+  // files.
+  arrow::Status MergeRuns(
+      size_t begin, size_t end, int64_t slice_rows,
       const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
           sink);
   // Whether row `i` of `a` comes before row `j` of `b` (ties: the earlier source first).
@@ -91,8 +106,12 @@ class RowSorter {
   int64_t held_bytes_ = 0;
   int64_t run_bytes_ = kDefaultRunBytes;
   arrow::MemoryPool* pool_ = nullptr;
-  std::string spill_directory_;  // created on the first spill
-  std::vector<std::string> runs_;
+  std::string spill_directory_;    // created on the first spill
+  std::vector<std::string> runs_;  // in input order
+  size_t spilled_runs_ = 0;
+  size_t run_files_ = 0;  // files made, for their names
+  size_t widest_merge_ = 0;
+  int64_t row_bytes_ = 1;  // the most bytes per row of a spilled run
 };
 
 }  // namespace floe

@@ -196,7 +196,9 @@ arrow::Result<std::string> WriteTask::Finish() {
     // as the batches an unsorted write is given.
     constexpr int64_t kSliceRows = 64 * 1024;
     auto drained = sorter_->Drain(kSliceRows, [&](const auto& sorted) {
-      return WriteRows(sorted, PartitionShare{});
+      ARROW_RETURN_NOT_OK(WriteRows(sorted, PartitionShare{}));
+      if (on_sorted_rows_) on_sorted_rows_(sorted->num_rows());
+      return arrow::Status::OK();
     });
     if (!drained.ok()) return ExplainOutOfMemory(drained);
   }

@@ -2,6 +2,7 @@
 // hands them over as one TaskCommit message.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -46,6 +47,11 @@ class WriteTask {
   /// the others' to their tasks (a write whose tasks share the partitions out, each
   /// given every batch).
   void TakeShare(PartitionShare share) { share_ = share; }
+  /// On a sorted table, `callback` is told the row count of each slice of sorted rows
+  /// Finish writes out (from the thread that calls Finish).
+  void OnSortedRows(std::function<void(int64_t rows)> callback) {
+    on_sorted_rows_ = std::move(callback);
+  }
   /// Closes every file and returns the encoded TaskCommit message (data files sorted by
   /// path). The task still owns the files until Acknowledge().
   arrow::Result<std::string> Finish();
@@ -74,6 +80,7 @@ class WriteTask {
   std::unique_ptr<OutputFileFactory> factory_;
   std::unique_ptr<Partitioner> partitioner_;
   std::unique_ptr<RowSorter> sorter_;  // null unless the table is sorted
+  std::function<void(int64_t)> on_sorted_rows_;
   // Fanout: one open writer per partition key. Clustered and unpartitioned: at most one.
   std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;
   std::set<std::string> closed_keys_;

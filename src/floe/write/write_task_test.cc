@@ -364,8 +364,7 @@ TEST_F(WriteTaskTest, BudgetFlushesLeaveNoEmptyRowGroup) {
               static_cast<int64_t>(std::filesystem::file_size(file.file_path)));
     ASSERT_NE(metadata->key_value_metadata(), nullptr);
     EXPECT_TRUE(metadata->key_value_metadata()->Contains("iceberg.schema"));
-    std::shared_ptr<arrow::Table> table;
-    FLOE_ASSERT_OK(reader->ReadTable(&table));
+    FLOE_ASSIGN_OR_FAIL(auto table, reader->ReadTable());
     EXPECT_EQ(table->num_rows(), file.record_count);
     EXPECT_EQ(metadata->num_rows(), file.record_count);
   }
@@ -536,20 +535,7 @@ TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
   std::string spill_root = directory_.Child("tmp");
   std::filesystem::create_directories(spill_root);
   // TMPDIR points at the test's directory until the test ends, however it ends.
-  struct TmpdirOverride {
-    explicit TmpdirOverride(const std::string& path) {
-      if (const char* old = std::getenv("TMPDIR")) saved = old;
-      setenv("TMPDIR", path.c_str(), 1);
-    }
-    ~TmpdirOverride() {
-      if (saved) {
-        setenv("TMPDIR", saved->c_str(), 1);
-      } else {
-        unsetenv("TMPDIR");
-      }
-    }
-    std::optional<std::string> saved;
-  } tmpdir(spill_root);
+  testing::ScopedEnvironment tmpdir("TMPDIR", spill_root);
   auto spills = [&] {
     int count = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(spill_root))
@@ -567,7 +553,9 @@ TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
     EXPECT_TRUE(task.ok());
     for (int64_t start = 0; start < 30000; start += 2500)
       EXPECT_TRUE((*task)->Write(Rows(*plan, start, 2500, 5)).ok());
-    if (run_bytes > 0) EXPECT_GT(spills(), 5);
+    if (run_bytes > 0) {
+      EXPECT_GT(spills(), 5);
+    }
     auto message = (*task)->Finish();
     EXPECT_TRUE(message.ok()) << message.status().ToString();
     (*task)->Acknowledge();
