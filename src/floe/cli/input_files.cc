@@ -37,6 +37,9 @@ arrow::Result<OpenedFile> OpenOne(const std::string& path, const std::string& fo
     ARROW_RETURN_NOT_OK(builder.Open(file));
     parquet::ArrowReaderProperties properties;
     properties.set_batch_size(65536);
+    // Row group by row group: pre-buffering (Arrow's default) reads every row group's
+    // bytes up front, so memory would grow with the file.
+    properties.set_pre_buffer(false);
     builder.properties(properties);
     ARROW_RETURN_NOT_OK(builder.Build(&opened.parquet));
     ARROW_ASSIGN_OR_RAISE(auto reader, opened.parquet->GetRecordBatchReader());

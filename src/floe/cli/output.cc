@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/array.h"
+#include "arrow/builder.h"
 #include "arrow/csv/writer.h"
 #include "arrow/io/file.h"
 #include "arrow/ipc/writer.h"
@@ -179,6 +180,38 @@ nlohmann::ordered_json JsonValue(const arrow::Array& array, int64_t row,
   }
 }
 
+// Whether CSV output spells a column's values as the table output does (binary and fixed
+// in base64, uuids in their 8-4-4-4-12 form) rather than leaving them to Arrow's CSV
+// writer, which takes only UTF-8 text.
+bool CsvSpellsOut(const Type& type) {
+  return type.id() == TypeId::kBinary || type.id() == TypeId::kFixed ||
+         type.id() == TypeId::kUuid;
+}
+
+// `batch` with the columns CsvSpellsOut names as text.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CsvReady(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema,
+    const std::shared_ptr<arrow::Schema>& csv_schema) {
+  arrow::ArrayVector columns = batch->columns();
+  for (size_t c = 0; c < schema.fields().size(); ++c) {
+    const Type& type = *schema.fields()[c].type;
+    if (!CsvSpellsOut(type)) continue;
+    const arrow::Array& values = *columns[c];
+    arrow::StringBuilder text;
+    ARROW_RETURN_NOT_OK(text.Reserve(values.length()));
+    for (int64_t row = 0; row < values.length(); ++row) {
+      if (values.IsNull(row)) {
+        ARROW_RETURN_NOT_OK(text.AppendNull());
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto value, ValueFromArrow(values, row, type));
+      ARROW_RETURN_NOT_OK(text.Append(PrimitiveText(value, type)));
+    }
+    ARROW_ASSIGN_OR_RAISE(columns[c], text.Finish());
+  }
+  return arrow::RecordBatch::Make(csv_schema, batch->num_rows(), std::move(columns));
+}
+
 arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema& schema,
                                   int64_t limit, std::ostream& out) {
   const auto& fields = schema.fields();
@@ -271,14 +304,21 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
                              "--format jsonl or parquet, or --columns");
       }
     }
+    arrow::FieldVector csv_fields = reader.schema()->fields();
+    for (size_t c = 0; c < schema.fields().size(); ++c) {
+      if (CsvSpellsOut(*schema.fields()[c].type))
+        csv_fields[c] = csv_fields[c]->WithType(arrow::utf8());
+    }
+    auto csv_schema = arrow::schema(std::move(csv_fields));
     auto sink = std::make_shared<StreamSink>(&out);
-    ARROW_ASSIGN_OR_RAISE(auto writer, arrow::csv::MakeCSVWriter(sink, reader.schema()));
+    ARROW_ASSIGN_OR_RAISE(auto writer, arrow::csv::MakeCSVWriter(sink, csv_schema));
     int64_t written = 0;
     std::shared_ptr<arrow::RecordBatch> batch;
     while (written < limit) {
       ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
       if (!batch) break;
       if (batch->num_rows() > limit - written) batch = batch->Slice(0, limit - written);
+      ARROW_ASSIGN_OR_RAISE(batch, CsvReady(batch, schema, csv_schema));
       ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
       written += batch->num_rows();
     }

@@ -643,6 +643,56 @@ std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>
   return copy;
 }
 
+// The batches of a file's selected row groups, one row group at a time. Arrow's reader
+// over several row groups pre-buffers (when threaded) the column chunks of all of them
+// before its first batch, so memory would grow with the file; one row group at a time
+// still reads each group's chunks in coalesced requests. `file` outlives the reader.
+class RowGroupsReader final : public arrow::RecordBatchReader {
+ public:
+  static arrow::Result<std::unique_ptr<RowGroupsReader>> Make(
+      parquet::arrow::FileReader* file, std::vector<int> row_groups,
+      std::vector<int> leaves) {
+    std::unique_ptr<RowGroupsReader> reader(new RowGroupsReader());
+    reader->file_ = file;
+    reader->row_groups_ = std::move(row_groups);
+    reader->leaves_ = std::move(leaves);
+    ARROW_RETURN_NOT_OK(reader->OpenNext());  // the first group's reader gives the schema
+    reader->schema_ = reader->current_->schema();
+    return reader;
+  }
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    while (true) {
+      if (!current_) {
+        if (next_ == row_groups_.size()) {
+          *batch = nullptr;
+          return arrow::Status::OK();
+        }
+        ARROW_RETURN_NOT_OK(OpenNext());
+      }
+      ARROW_RETURN_NOT_OK(current_->ReadNext(batch));
+      if (*batch) return arrow::Status::OK();
+      current_.reset();
+    }
+  }
+
+ private:
+  RowGroupsReader() = default;
+  arrow::Status OpenNext() {
+    current_.reset();  // its buffered chunks go before the next group's are read
+    ARROW_ASSIGN_OR_RAISE(current_,
+                          file_->GetRecordBatchReader({row_groups_[next_++]}, leaves_));
+    return arrow::Status::OK();
+  }
+
+  parquet::arrow::FileReader* file_ = nullptr;
+  std::vector<int> row_groups_;
+  std::vector<int> leaves_;
+  size_t next_ = 0;
+  std::unique_ptr<arrow::RecordBatchReader> current_;
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
 // The batches of a file without field ids, carrying the ids the name mapping gives.
 class MappedBatchReader final : public arrow::RecordBatchReader {
  public:
@@ -793,7 +843,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
 
   std::unique_ptr<arrow::RecordBatchReader> batches;
   if (!leaves.empty() && !row_groups.empty()) {
-    auto result = reader->GetRecordBatchReader(row_groups, leaves);
+    auto result = RowGroupsReader::Make(reader.get(), row_groups, leaves);
     if (!result.ok()) return WithContext(result.status(), "data file " + location);
     batches = std::move(*result);
     if (!has_ids) {
