@@ -158,6 +158,34 @@ def test_memory_limit_fails_with_advice_and_leaves_nothing(floe, tmp_path):
     floe.run("append", TABLE, tmp_path / "in.parquet", "--memory-limit", "512MiB")
 
 
+def test_sorted_write_with_an_unusable_tmpdir_fails_naming_it_and_leaves_nothing(floe, tmp_path):
+    """A sorted write that must spill, with TMPDIR a file rather than a directory, fails with one
+    error naming TMPDIR, commits nothing and leaves no data file (nor spills somewhere else); with
+    a real TMPDIR the same write spills there, succeeds and leaves the directory empty."""
+    floe.run("create", TABLE, "--schema", SCHEMA, "--sort-by", "amount desc, id")
+    before = files_under(floe.warehouse / "ops" / "events")
+    pointer = floe.metadata_location(TABLE)
+    table = write_input(tmp_path / "in.parquet", 0, 200000, batch_rows=20000)
+    not_a_directory = tmp_path / "tmpdir-file"
+    not_a_directory.write_text("")
+    # Small row groups keep the writer's buffers within the limit beside the sort's.
+    args = ["append", TABLE, tmp_path / "in.parquet", "--memory-limit", "8MiB",
+            "--option", "write.parquet.row-group-size-bytes=1048576"]
+    failed = floe.run(*args, check=False, env={**os.environ, "TMPDIR": str(not_a_directory)})
+    assert failed.returncode != 0
+    errors = [line for line in failed.stderr.splitlines() if line.startswith("floe: error:")]
+    assert len(errors) == 1 and f"TMPDIR '{not_a_directory}' is not a directory" in errors[0], failed.stderr
+    assert floe.metadata_location(TABLE) == pointer
+    assert files_under(floe.warehouse / "ops" / "events") == before
+
+    spill_root = tmp_path / "spill"
+    spill_root.mkdir()
+    done = floe.run(*args, env={**os.environ, "TMPDIR": str(spill_root), "FLOE_LOG": "info"})
+    assert "spilled sorted run 2 " in done.stderr, done.stderr
+    assert list(spill_root.iterdir()) == []
+    assert differences(sorted_by(floe_rows(floe, tmp_path), ["id"]), sorted_by(table, ["id"])) == []
+
+
 SECRETS = ["Sup3rSecretPassw0rd", "AKIAFLOETESTSECRET", "tok-9d8f7e6c5b4a"]
 
 

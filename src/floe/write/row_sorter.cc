@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -337,14 +339,22 @@ arrow::Status RowSorter::SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
 arrow::Result<std::string> RowSorter::WriteRun(
     const std::function<arrow::Status(arrow::ipc::RecordBatchWriter&)>& write) {
   if (spill_directory_.empty()) {
+    // TMPDIR (or /tmp): a TMPDIR that is not a directory is an error, not a reason to
+    // spill somewhere the user did not choose.
     std::error_code error;
     auto base = std::filesystem::temp_directory_path(error);
-    if (error) base = "/tmp";
+    if (error) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      return arrow::Status::IOError("TMPDIR '", tmpdir ? tmpdir : "",
+                                    "' is not a directory to spill sorted rows to (",
+                                    error.message(),
+                                    "): set TMPDIR to a local directory with room");
+    }
     std::string pattern = (base / "floe-sort-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
       return arrow::Status::IOError("could not create a directory under ", base.string(),
-                                    " to spill sorted rows (set TMPDIR to another local "
-                                    "directory)");
+                                    " to spill sorted rows (", std::strerror(errno),
+                                    "): set TMPDIR to another local directory");
     }
     spill_directory_ = pattern;
   }
