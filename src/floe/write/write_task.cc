@@ -153,7 +153,7 @@ arrow::Status WriteTask::WriteRows(const std::shared_ptr<arrow::RecordBatch>& ba
 }
 
 arrow::Status WriteTask::KeepWithinBudget() {
-  if (buffer_budget_ <= 0 || open_.size() < 2) return arrow::Status::OK();
+  if (buffer_budget_ <= 0 || open_.empty()) return arrow::Status::OK();
   int64_t total = 0;
   std::vector<std::pair<int64_t, RollingDataWriter*>> sizes;
   for (auto& [key, writer] : open_) {

@@ -39,9 +39,10 @@ class WriteTask {
   /// task's rows before writing. In clustered
   /// mode, rows of a partition whose file was already closed give iceberg-java's error.
   /// When the open files' buffered row groups together pass the task's buffer budget, the
-  /// largest are written out early, so a fanout task's memory stays bounded whatever the
-  /// input size. A memory pool that refuses an allocation fails the task with an error
-  /// naming the budget and what to change.
+  /// largest are written out early (also a single open file's, when the budget is below a
+  /// row group), so a task's memory stays bounded whatever the input size. A memory pool
+  /// that refuses an allocation fails the task with an error naming the budget and what
+  /// to change.
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
   /// From now on the task writes only the rows of the partitions `share` owns and leaves
   /// the others' to their tasks (a write whose tasks share the partitions out, each

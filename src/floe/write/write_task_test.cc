@@ -332,6 +332,37 @@ TEST_F(WriteTaskTest, SharedPartitionsAreWrittenByOneTaskEach) {
   EXPECT_GT(used.size(), 1u);  // the partitions are spread over the tasks
 }
 
+// One open file keeps within the task's budget too (a memory limit below a row group's
+// size): its row groups are written out at the budget, not at
+// write.parquet.row-group-size-bytes, and the file holds every row.
+TEST_F(WriteTaskTest, OneOpenFileKeepsBufferedRowsWithinTheTaskBudget) {
+  constexpr int64_t kBudget = 256 << 10;
+  auto plan = std::make_shared<WritePlan>(*Plan(""));
+  ASSERT_GT(plan->parquet.row_group_size_bytes, 100 * kBudget);
+  plan->task_buffer_budget_bytes = kBudget;
+  arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
+  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1, &pool));
+  int64_t peak = 0;
+  for (int64_t start = 0; start < 300000; start += 5000) {
+    FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 5000, 7)));
+    peak = std::max(peak, pool.bytes_allocated());
+  }
+  FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
+  task->Acknowledge();
+  auto files = Decode(message);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].record_count, 300000);
+  EXPECT_EQ(RowsInFile(files[0].file_path), 300000);
+  auto reader = parquet::arrow::OpenFile(
+      *arrow::io::ReadableFile::Open(files[0].file_path), arrow::default_memory_pool());
+  const int row_groups = (*reader)->parquet_reader()->metadata()->num_row_groups();
+  EXPECT_GT(row_groups, 4);  // one row group of every row without the budget
+  EXPECT_EQ(files[0].split_offsets.size(), static_cast<size_t>(row_groups));
+  // The buffered row group, the file's encoders and the page of rows waiting for its
+  // dictionary choice, against the 6 MB the rows take unbounded.
+  EXPECT_LT(peak, 4 * kBudget);
+}
+
 // A budget flush writes a row group out early; Arrow's writer then has the next one open,
 // and a file whose rows end there must not end with that empty row group (parquet-java
 // never writes one). The file stays whole: its rows, footer key, size and split offsets.
