@@ -219,7 +219,7 @@ def test_csv_output_spells_binary_fixed_and_uuid_as_the_table_output_does(floe, 
         "id": pa.array(range(4), pa.int32()),
         "b": pa.array(blobs, pa.binary()),
         "f": pa.array(fixed, pa.binary(4)),
-        "u": pa.array([u.bytes if u else None for u in uuids], pa.uuid()),
+        "u": pa.array([u.bytes if u is not None else None for u in uuids], pa.uuid()),
     }), path)
     floe.run("append", "db.bytes", path)
     printed = floe.run("scan", "db.bytes", "--format", "csv").stdout
@@ -230,4 +230,4 @@ def test_csv_output_spells_binary_fixed_and_uuid_as_the_table_output_does(floe, 
     encode = lambda values: [base64.b64encode(v).decode() if v is not None else None for v in values]  # noqa: E731
     assert read.column("b").to_pylist() == encode(blobs)
     assert read.column("f").to_pylist() == encode(fixed)
-    assert read.column("u").to_pylist() == [str(u) if u else None for u in uuids]
+    assert read.column("u").to_pylist() == [str(u) if u is not None else None for u in uuids]

@@ -159,9 +159,10 @@ def test_memory_limit_fails_with_advice_and_leaves_nothing(floe, tmp_path):
 
 
 def test_sorted_write_with_an_unusable_tmpdir_fails_naming_it_and_leaves_nothing(floe, tmp_path):
-    """A sorted write that must spill, with TMPDIR a file rather than a directory, fails with one
-    error naming TMPDIR, commits nothing and leaves no data file (nor spills somewhere else); with
-    a real TMPDIR the same write spills there, succeeds and leaves the directory empty."""
+    """A sorted write that must spill, with TMPDIR a file rather than a directory, fails at its
+    first spill with one error naming TMPDIR (it used to spill to /tmp unasked), commits nothing
+    and leaves no data file; with a real TMPDIR the same write spills there, succeeds and leaves
+    the directory empty."""
     floe.run("create", TABLE, "--schema", SCHEMA, "--sort-by", "amount desc, id")
     before = files_under(floe.warehouse / "ops" / "events")
     pointer = floe.metadata_location(TABLE)
