@@ -631,18 +631,6 @@ bool HasFieldIds(const std::vector<parquet::arrow::SchemaField>& fields) {
   return false;
 }
 
-std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
-                                         const std::shared_ptr<arrow::DataType>& type) {
-  auto copy = data->Copy();
-  copy->type = type;
-  for (size_t i = 0;
-       i < copy->child_data.size() && static_cast<int>(i) < type->num_fields(); ++i) {
-    copy->child_data[i] =
-        Retype(copy->child_data[i], type->field(static_cast<int>(i))->type());
-  }
-  return copy;
-}
-
 // The batches of a file's selected row groups, one row group at a time. Arrow's reader
 // over several row groups pre-buffers (when threaded) the column chunks of all of them
 // before its first batch, so memory would grow with the file; one row group at a time

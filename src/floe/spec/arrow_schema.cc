@@ -1,8 +1,11 @@
 #include "floe/spec/arrow_schema.h"
 
 #include <charconv>
+#include <vector>
 
 #include "arrow/extension/uuid.h"
+#include "arrow/extension_type.h"
+#include "arrow/record_batch.h"
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/util/error.h"
@@ -264,6 +267,31 @@ arrow::Result<SchemaPtr> FromArrowSchemaAssigningIds(const arrow::Schema& schema
   ARROW_ASSIGN_OR_RAISE(auto fields, converter.Fields(schema.fields(), ""));
   int last_id = 0;
   return Schema::Make(0, AssignFreshIds(fields, &last_id));
+}
+
+std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
+                                         const std::shared_ptr<arrow::DataType>& type) {
+  auto copy = std::make_shared<arrow::ArrayData>(*data);
+  copy->type = type;
+  // An extension type's children are its storage type's.
+  const arrow::DataType& layout =
+      type->id() == arrow::Type::EXTENSION
+          ? *static_cast<const arrow::ExtensionType&>(*type).storage_type()
+          : *type;
+  for (size_t i = 0;
+       i < copy->child_data.size() && static_cast<int>(i) < layout.num_fields(); ++i) {
+    copy->child_data[i] =
+        Retype(data->child_data[i], layout.field(static_cast<int>(i))->type());
+  }
+  return copy;
+}
+
+std::shared_ptr<arrow::RecordBatch> Retype(const arrow::RecordBatch& batch,
+                                           const std::shared_ptr<arrow::Schema>& schema) {
+  std::vector<std::shared_ptr<arrow::ArrayData>> columns;
+  for (int i = 0; i < batch.num_columns(); ++i)
+    columns.push_back(Retype(batch.column_data(i), schema->field(i)->type()));
+  return arrow::RecordBatch::Make(schema, batch.num_rows(), std::move(columns));
 }
 
 }  // namespace floe

@@ -39,4 +39,13 @@ arrow::Result<SchemaPtr> FromArrowSchemaAssigningIds(const arrow::Schema& schema
 /// The field id of an Arrow field from its metadata, or -1 when absent or malformed.
 int ArrowFieldId(const arrow::Field& field);
 
+/// `data` seen as `type`, a type of the same layout at every depth (the same types with
+/// other field names or metadata, or an extension type for its storage type and back).
+/// No buffer is copied.
+std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
+                                         const std::shared_ptr<arrow::DataType>& type);
+/// `batch` with each column retyped to `schema`'s field (see above).
+std::shared_ptr<arrow::RecordBatch> Retype(const arrow::RecordBatch& batch,
+                                           const std::shared_ptr<arrow::Schema>& schema);
+
 }  // namespace floe

@@ -91,30 +91,6 @@ std::shared_ptr<arrow::DataType> StorageOf(const std::shared_ptr<arrow::DataType
   }
 }
 
-// `data` seen as `type`, a type of the same layout (an extension type and its storage).
-std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,
-                                         const std::shared_ptr<arrow::DataType>& type) {
-  auto copy = std::make_shared<arrow::ArrayData>(*data);
-  copy->type = type;
-  const arrow::DataType& layout =
-      type->id() == arrow::Type::EXTENSION
-          ? *static_cast<const arrow::ExtensionType&>(*type).storage_type()
-          : *type;
-  for (size_t i = 0; i < copy->child_data.size(); ++i) {
-    copy->child_data[i] =
-        Retype(data->child_data[i], layout.field(static_cast<int>(i))->type());
-  }
-  return copy;
-}
-
-std::shared_ptr<arrow::RecordBatch> Retype(const arrow::RecordBatch& batch,
-                                           const std::shared_ptr<arrow::Schema>& schema) {
-  std::vector<std::shared_ptr<arrow::ArrayData>> columns;
-  for (int i = 0; i < batch.num_columns(); ++i)
-    columns.push_back(Retype(batch.column_data(i), schema->field(i)->type()));
-  return arrow::RecordBatch::Make(schema, batch.num_rows(), std::move(columns));
-}
-
 // Compares two non-null key values of one Arrow type, as the sort kernel orders them.
 template <typename ArrayType>
 int CompareViews(const arrow::Array& a, int64_t i, const arrow::Array& b, int64_t j) {
