@@ -6,7 +6,11 @@ its own process so peak memory is its own:
   floor (sort)   Arrow alone: the whole input in memory, its stable multi-key sort, its Parquet
                  writer over the sorted rows into one file (no Iceberg work, no memory bound)
   floe sorted    an append through floe's write path; each task sorts its rows, spilling sorted
-                 runs of 256 MiB to TMPDIR past that and merging them
+                 runs of 256 MiB to TMPDIR past that and merging them; with 2 threads the tasks
+                 split the rows by sort key (Spark's range distribution, the default for a
+                 sorted table), each writing one key range merged from both tasks' runs
+  floe sorted (distribution none)  2 threads, each task writing the rows it was given: what
+                 the range split costs
   floe unsorted  the same append to the same table without a sort order: what sorting costs floe
   floe sorted at --small-rows rows: peak memory against the input's length
 The C++ arms generate their batches as they go; a generate-only run's time is subtracted from
@@ -49,7 +53,9 @@ def main():
 
         floor = net(run_arm(args, "floor-sorted", "sorted", 1, args.rows, work), "floor (sort)")
         sorted_one = net(run_arm(args, "floe", "sorted", 1, args.rows, work), "floe sorted")
-        net(run_arm(args, "floe", "sorted", 2, args.rows, work), "floe sorted")
+        ranged = net(run_arm(args, "floe", "sorted", 2, args.rows, work), "floe sorted")
+        unranged = net(run_arm(args, "floe", "sorted", 2, args.rows, work, distribution="none"),
+                       "floe sorted (distribution none)")
         unsorted = net(run_arm(args, "floe", "unpartitioned", 1, args.rows, work), "floe unsorted")
         net(run_arm(args, "floe", "sorted", 1, args.small_rows, work), "floe sorted")
         lines = ["| arm | threads | rows | rows/s | rows per CPU-s | peak MB | time / floor (sort) |",
@@ -63,7 +69,10 @@ def main():
             print(line)
         summary = (f"floe sorted / floor (sort): {sorted_one['seconds'] / floor['seconds']:.2f}x time, "
                    f"{sorted_one['peak_rss_mb'] / floor['peak_rss_mb']:.2f}x peak memory; "
-                   f"floe sorted / floe unsorted: {sorted_one['seconds'] / unsorted['seconds']:.2f}x time")
+                   f"floe sorted / floe unsorted: {sorted_one['seconds'] / unsorted['seconds']:.2f}x time; "
+                   f"2 threads, range split / distribution none: "
+                   f"{ranged['seconds'] / unranged['seconds']:.2f}x time, "
+                   f"{ranged['peak_rss_mb'] / unranged['peak_rss_mb']:.2f}x peak memory")
         print(summary)
         lines += ["", summary, "",
                   f"Command: `.venv/bin/python bench/write/run_sorted_benchmark.py --rows {args.rows}` "

@@ -54,10 +54,11 @@ LINEITEM_SCHEMA = ("l_orderkey long not null, l_partkey long not null, l_suppkey
                    "l_shipmode string, l_comment string")
 
 
-def run_arm(args, arm, layout, threads, rows, work):
+def run_arm(args, arm, layout, threads, rows, work, distribution=None):
     out = work / f"{arm}-{layout}-{threads}-{rows}"
+    extra = ["--distribution", distribution] if distribution else []
     result = subprocess.run([str(BENCH), "--arm", arm, "--layout", layout, "--threads", str(threads),
-                             "--rows", str(rows), "--days", str(args.days), "--out", str(out)],
+                             "--rows", str(rows), "--days", str(args.days), "--out", str(out), *extra],
                             capture_output=True, text=True, check=True)
     shutil.rmtree(out, ignore_errors=True)
     return json.loads(result.stdout)

@@ -44,6 +44,7 @@ struct Options {
   int64_t rows = 1000000;
   int threads = 1;
   int days = 120;
+  std::string distribution;  // write.distribution-mode for floe's arm; empty: unset
   std::string out;
 };
 
@@ -194,6 +195,9 @@ arrow::Status Floe(const Options& options, int64_t* rows) {
   floe::AppendOptions append;
   append.threads = options.threads;
   append.input_clustered = options.layout == "clustered";
+  if (!options.distribution.empty()) {
+    append.options = {{"write.distribution-mode", options.distribution}};
+  }
   ARROW_ASSIGN_OR_RAISE(auto result, table->Append(*reader, append));
   *rows = result.rows;
   return arrow::Status::OK();
@@ -294,6 +298,8 @@ int main(int argc, char** argv) {
       options.threads = std::stoi(value);
     else if (key == "--days")
       options.days = std::stoi(value);
+    else if (key == "--distribution")
+      options.distribution = value;
     else if (key == "--out")
       options.out = value;
     else {
@@ -306,7 +312,7 @@ int main(int argc, char** argv) {
                  "floor|floor-partitioned|floor-sorted|floe|generate|write-input "
                  "--out DIR [--rows N] "
                  "[--threads N] [--layout unpartitioned|clustered|fanout|sorted] "
-                 "[--days N]\n";
+                 "[--days N] [--distribution none|hash|range]\n";
     return 2;
   }
   std::filesystem::create_directories(options.out);

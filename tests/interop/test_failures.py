@@ -158,11 +158,13 @@ def test_memory_limit_fails_with_advice_and_leaves_nothing(floe, tmp_path):
     floe.run("append", TABLE, tmp_path / "in.parquet", "--memory-limit", "512MiB")
 
 
-def test_sorted_write_with_an_unusable_tmpdir_fails_naming_it_and_leaves_nothing(floe, tmp_path):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_sorted_write_with_an_unusable_tmpdir_fails_naming_it_and_leaves_nothing(floe, tmp_path, threads):
     """A sorted write that must spill, with TMPDIR a file rather than a directory, fails at its
     first spill with one error naming TMPDIR (it used to spill to /tmp unasked), commits nothing
     and leaves no data file; with a real TMPDIR the same write spills there, succeeds and leaves
-    the directory empty."""
+    the directory empty. With 3 tasks the rows are split by key across them (range
+    distribution), and a failing task must not leave the others waiting for its rows."""
     floe.run("create", TABLE, "--schema", SCHEMA, "--sort-by", "amount desc, id")
     before = files_under(floe.warehouse / "ops" / "events")
     pointer = floe.metadata_location(TABLE)
@@ -170,7 +172,7 @@ def test_sorted_write_with_an_unusable_tmpdir_fails_naming_it_and_leaves_nothing
     not_a_directory = tmp_path / "tmpdir-file"
     not_a_directory.write_text("")
     # Small row groups keep the writer's buffers within the limit beside the sort's.
-    args = ["append", TABLE, tmp_path / "in.parquet", "--memory-limit", "8MiB",
+    args = ["append", TABLE, tmp_path / "in.parquet", "--memory-limit", "8MiB", "--threads", str(threads),
             "--option", "write.parquet.row-group-size-bytes=1048576"]
     failed = floe.run(*args, check=False, env={**os.environ, "TMPDIR": str(not_a_directory)})
     assert failed.returncode != 0

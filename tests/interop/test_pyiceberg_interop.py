@@ -298,3 +298,60 @@ def test_sorted_table_files_hold_rows_in_its_sort_order(floe, pyiceberg_catalog,
              "--sort-by", "days(ts) desc nulls first, score asc nulls last, order_id")
     made = pyiceberg_catalog.load_table("shop.sorted_by_floe").sort_order()
     assert made == table.sort_order(), (made, table.sort_order())
+
+
+def test_sorted_unpartitioned_table_tasks_write_disjoint_key_ranges(floe, pyiceberg_catalog, tmp_path):
+    """An unpartitioned sorted table written by 4 tasks: as under Spark's range distribution
+    (the default for a sorted table), the tasks split the rows by sort key, so task 0's files
+    hold the first quarter of the order, task 1's the next, and so on: all files in task and
+    counter order are one sort of the table (keys checked with Spark's rules: NaN above every
+    number, -0.0 equal to 0.0). Under write.distribution-mode=none each task sorts only the rows
+    it is given, and the same check fails."""
+    paths = generate(tmp_path / "in", rows=60_000, files=12)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+    def files_by_task(table):
+        tasks = {}
+        for task in table.scan().plan_files():
+            name = os.path.basename(task.file.file_path)
+            tasks.setdefault(int(name.split("-")[0]), []).append(task.file.file_path)
+        for files in tasks.values():
+            files.sort(key=lambda path: os.path.basename(path).rsplit("-", 1)[1])
+        return tasks
+
+    def keys_of(files):
+        data = pa.concat_tables([pq.read_table(path) for path in files])
+        key = spark_order_key([
+            (data.column("ts").to_pylist(), lambda t: None if t is None else (t - epoch).days, True, True),
+            (data.column("score").to_pylist(), lambda v: v, False, False),
+        ])
+        return [key(row) for row in range(data.num_rows)]
+
+    def in_order(keys):
+        return all(not keys[i + 1] < keys[i] for i in range(len(keys) - 1))
+
+    for name, properties in [("shop.ranged", []), ("shop.unranged", ["--property", "write.distribution-mode=none"])]:
+        floe.run("create", name, "--schema", generate_events.SCHEMA_TEXT,
+                 "--sort-by", "days(ts) desc nulls first, score asc nulls last", *properties)
+        explained = floe.run("explain-write", name).stdout
+        assert ("split by sort key" in explained) == (name == "shop.ranged"), explained
+        result = floe.run("append", name, *paths, "--threads", "4",
+                          "--option", "write.target-file-size-bytes=200000")
+        assert "appended 60,000 rows" in result.stdout
+        table = pyiceberg_catalog.load_table(name)
+        assert differences(sorted_by(table.scan().to_arrow(), ["order_id"]),
+                           sorted_by(read_inputs(paths), ["order_id"])) == []
+        tasks = files_by_task(table)
+        assert sorted(tasks) == [0, 1, 2, 3], tasks
+        assert sum(len(files) for files in tasks.values()) > 8  # rolled within tasks
+        every = []
+        for task in sorted(tasks):
+            keys = keys_of(tasks[task])
+            assert in_order(keys), f"{name}: task {task}'s files are out of the sort order"
+            if name == "shop.ranged":
+                # About a quarter of the rows each.
+                assert 0.15 * 60_000 < len(keys) < 0.35 * 60_000, (task, len(keys))
+                if every:
+                    assert every[-1] < keys[0], f"task {task} starts within task {task - 1}'s keys"
+            every += keys
+        assert in_order(every) == (name == "shop.ranged")

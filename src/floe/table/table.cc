@@ -12,6 +12,7 @@
 #include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
 #include "floe/write/limited_memory_pool.h"
+#include "floe/write/sorted_ranges.h"
 #include "floe/write/write_task.h"
 
 namespace floe {
@@ -179,12 +180,22 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     queues.push_back(std::make_unique<BatchQueue>(static_cast<size_t>(threads) * 2));
     if (share_partitions) tasks[i]->TakeShare(PartitionShare{i, threads});
   }
+  // Tasks that split an unpartitioned sorted table's rows by key each sort what they
+  // are given, then write one key range gathered from every task's rows.
+  std::shared_ptr<SortedRanges> ranges;
+  if (threads > 1 && plan->distribute_by_range) {
+    ARROW_ASSIGN_OR_RAISE(ranges,
+                          SortedRanges::Make(plan->schema, plan->spec, plan->sort_order,
+                                             plan->task_sort_run_bytes, threads, pool));
+    for (int i = 0; i < threads; ++i) tasks[i]->SortInRange(ranges, i);
+  }
   std::mutex error_mutex;
   arrow::Status first_error;
   auto fail = [&](const arrow::Status& status) {
     std::lock_guard<std::mutex> lock(error_mutex);
     if (first_error.ok()) first_error = status;
     for (auto& queue : queues) queue->Cancel();
+    if (ranges) ranges->Cancel();  // tasks waiting for the others' rows give up
   };
   // Each task hands its message to the committer as soon as it finishes.
   auto run_task = [&](WriteTask* task, BatchQueue* queue) {

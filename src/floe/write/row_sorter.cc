@@ -158,15 +158,16 @@ bool KeyTypeMerges(arrow::Type::type id) {
 
 }  // namespace
 
-// One sorted run being merged: its reader, its current batch and that batch's keys.
+// One sorted run being merged: its run, its current batch and that batch's keys.
 struct RowSorter::Source {
   size_t index = 0;  // runs spilled earlier hold earlier input: they win ties
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader;
+  const Run* run = nullptr;
+  std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader;  // a spilled run's
   int next_batch = 0;
   std::shared_ptr<arrow::RecordBatch> batch;  // storage types
-  std::vector<arrow::ArraySpan> columns;
-  std::vector<std::shared_ptr<arrow::Array>> keys;
+  Keys keys;
   int64_t row = 0;
+  int64_t end = 0;  // the batch's rows before the merge's upper bound
 };
 
 arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(const SchemaPtr& schema,
@@ -267,9 +268,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowSorter::KeyValues(
   }
 }
 
-arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> RowSorter::AllKeys(
-    const arrow::RecordBatch& rows) const {
-  std::vector<std::shared_ptr<arrow::Array>> keys;
+arrow::Result<RowSorter::Keys> RowSorter::AllKeys(const arrow::RecordBatch& rows) const {
+  Keys keys;
   for (const auto& key : keys_) {
     ARROW_ASSIGN_OR_RAISE(auto values, KeyValues(key, rows));
     keys.push_back(std::move(values));
@@ -312,8 +312,22 @@ arrow::Status RowSorter::SortHeld(std::shared_ptr<arrow::RecordBatch>* rows,
   return arrow::Status::OK();
 }
 
-arrow::Result<std::string> RowSorter::WriteRun(
-    const std::function<arrow::Status(arrow::ipc::RecordBatchWriter&)>& write) {
+arrow::Result<RowSorter::Keys> RowSorter::StorageKeys(
+    const arrow::RecordBatch& rows) const {
+  return AllKeys(*Retype(rows, schema_));
+}
+
+int64_t RowSorter::RunBatchRows(int64_t rows) {
+  return std::clamp(rows / static_cast<int64_t>(2 * kMergeFanIn), kMinSpillBatchRows,
+                    kSpillBatchRows);
+}
+
+int64_t RowSorter::SliceCap() const {
+  return std::max(kMinSpillBatchRows, run_bytes_ / 4 / row_bytes_);
+}
+
+arrow::Result<RowSorter::Run> RowSorter::WriteRun(
+    const std::function<arrow::Status(const BatchSink&)>& write) {
   if (spill_directory_.empty()) {
     // TMPDIR (or /tmp): a TMPDIR that is not a directory is an error, not a reason to
     // spill somewhere the user did not choose.
@@ -334,23 +348,46 @@ arrow::Result<std::string> RowSorter::WriteRun(
     }
     spill_directory_ = pattern;
   }
-  std::string path = spill_directory_ + "/run-" + std::to_string(run_files_++) + ".arrow";
+  Run run;
+  run.path = spill_directory_ + "/run-" + std::to_string(run_files_++) + ".arrow";
   auto spill = [&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(run.path));
     auto options = arrow::ipc::IpcWriteOptions::Defaults();
     options.memory_pool = pool_;
     ARROW_ASSIGN_OR_RAISE(auto writer,
                           arrow::ipc::MakeFileWriter(file, storage_schema_, options));
-    ARROW_RETURN_NOT_OK(write(*writer));
+    // Each batch's first row is kept (copied), to find where a key range starts.
+    std::vector<std::unique_ptr<arrow::ArrayBuilder>> firsts;
+    for (const auto& field : storage_schema_->fields()) {
+      ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(field->type(), pool_));
+      firsts.push_back(std::move(builder));
+    }
+    ARROW_RETURN_NOT_OK(write([&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+      if (batch->num_rows() == 0) return arrow::Status::OK();
+      ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
+      run.batch_rows.push_back(batch->num_rows());
+      for (int c = 0; c < batch->num_columns(); ++c) {
+        ARROW_RETURN_NOT_OK(
+            firsts[c]->AppendArraySlice(arrow::ArraySpan(*batch->column_data(c)), 0, 1));
+      }
+      return arrow::Status::OK();
+    }));
+    arrow::ArrayVector columns;
+    for (auto& builder : firsts) {
+      ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());
+      columns.push_back(std::move(column));
+    }
+    run.firsts = arrow::RecordBatch::Make(
+        storage_schema_, static_cast<int64_t>(run.batch_rows.size()), std::move(columns));
     ARROW_RETURN_NOT_OK(writer->Close());
     return file->Close();
   };
   auto status = spill();
   if (!status.ok()) {
-    return WithContext(status, "spilling sorted rows to " + path +
+    return WithContext(status, "spilling sorted rows to " + run.path +
                                    " (set TMPDIR to a local directory with room)");
   }
-  return path;
+  return run;
 }
 
 arrow::Status RowSorter::SpillRun() {
@@ -358,17 +395,13 @@ arrow::Status RowSorter::SpillRun() {
   std::shared_ptr<arrow::RecordBatch> rows;
   std::shared_ptr<arrow::Array> indices;
   ARROW_RETURN_NOT_OK(SortHeld(&rows, &indices));
-  // A merge holds one batch of each run it reads: batches of 1/(2 kMergeFanIn) of the run
-  // (within [kMinSpillBatchRows, kSpillBatchRows]) keep them within half a run's bytes.
-  const int64_t batch_rows =
-      std::clamp(rows->num_rows() / static_cast<int64_t>(2 * kMergeFanIn),
-                 kMinSpillBatchRows, kSpillBatchRows);
+  const int64_t batch_rows = RunBatchRows(rows->num_rows());
   if (rows->num_rows() > 0) {
     row_bytes_ =
         std::max(row_bytes_, arrow::util::TotalBufferSize(*rows) / rows->num_rows() + 1);
   }
   ARROW_ASSIGN_OR_RAISE(
-      auto path, WriteRun([&](arrow::ipc::RecordBatchWriter& writer) -> arrow::Status {
+      auto run, WriteRun([&](const BatchSink& put) -> arrow::Status {
         arrow::compute::ExecContext context(pool_);
         for (int64_t start = 0; start < rows->num_rows(); start += batch_rows) {
           auto slice =
@@ -377,67 +410,98 @@ arrow::Status RowSorter::SpillRun() {
               auto taken,
               arrow::compute::Take(
                   rows, slice, arrow::compute::TakeOptions::NoBoundsCheck(), &context));
-          ARROW_RETURN_NOT_OK(
-              writer.WriteRecordBatch(*Retype(*taken.record_batch(), storage_schema_)));
+          ARROW_RETURN_NOT_OK(put(Retype(*taken.record_batch(), storage_schema_)));
         }
         return arrow::Status::OK();
       }));
   ++spilled_runs_;
   Log(LogLevel::kInfo, "spilled sorted run " + std::to_string(spilled_runs_) + " (" +
-                           std::to_string(rows->num_rows()) + " rows) to " + path);
-  runs_.push_back(std::move(path));
+                           std::to_string(rows->num_rows()) + " rows) to " + run.path);
+  runs_.push_back(std::move(run));
   return arrow::Status::OK();
 }
 
-bool RowSorter::Before(const Source& a, int64_t i, const Source& b, int64_t j) const {
+arrow::Status RowSorter::Seal(size_t max_runs) {
+  if (!runs_.empty()) {
+    ARROW_RETURN_NOT_OK(SpillRun());  // the rest becomes the last run
+    return ReduceRuns(max_runs);
+  }
+  if (held_.empty()) return arrow::Status::OK();
+  Run run;
+  std::shared_ptr<arrow::RecordBatch> rows;
+  ARROW_RETURN_NOT_OK(SortHeld(&rows, &run.order));
+  // The rows stay where they are: a merge takes each batch in sorted order as it goes.
+  run.rows = Retype(*rows, storage_schema_);
+  run.memory_batch_rows = RunBatchRows(run.rows->num_rows());
+  const auto& order = static_cast<const arrow::UInt64Array&>(*run.order);
+  arrow::UInt64Builder positions(pool_);
+  for (int64_t start = 0; start < run.rows->num_rows(); start += run.memory_batch_rows) {
+    run.batch_rows.push_back(
+        std::min(run.memory_batch_rows, run.rows->num_rows() - start));
+    ARROW_RETURN_NOT_OK(positions.Append(order.Value(start)));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto firsts_at, positions.Finish());
+  arrow::compute::ExecContext context(pool_);
+  ARROW_ASSIGN_OR_RAISE(
+      auto firsts,
+      arrow::compute::Take(run.rows, firsts_at,
+                           arrow::compute::TakeOptions::NoBoundsCheck(), &context));
+  run.firsts = firsts.record_batch();
+  runs_.push_back(std::move(run));
+  return arrow::Status::OK();
+}
+
+arrow::Status RowSorter::ReduceRuns(size_t max_runs) {
+  max_runs = std::max<size_t>(1, max_runs);
+  while (runs_.size() > max_runs) {
+    std::vector<Run> merged;
+    for (size_t begin = 0; begin < runs_.size(); begin += kMergeFanIn) {
+      const size_t end = std::min(runs_.size(), begin + kMergeFanIn);
+      if (end - begin == 1) {
+        merged.push_back(std::move(runs_[begin]));
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto run, WriteRun([&](const BatchSink& put) {
+                              return MergeRuns(
+                                  begin, end, std::min(kSpillBatchRows, SliceCap()), put);
+                            }));
+      Log(LogLevel::kInfo, "merged sorted runs " + std::to_string(begin + 1) + " to " +
+                               std::to_string(end) + " of " +
+                               std::to_string(runs_.size()) + " into " + run.path);
+      merged.push_back(std::move(run));
+    }
+    runs_ = std::move(merged);
+  }
+  return arrow::Status::OK();
+}
+
+int RowSorter::CompareRows(const Keys& a, int64_t i, const Keys& b, int64_t j) const {
   for (size_t k = 0; k < keys_.size(); ++k) {
-    const arrow::Array& x = *a.keys[k];
-    const arrow::Array& y = *b.keys[k];
+    const arrow::Array& x = *a[k];
+    const arrow::Array& y = *b[k];
     bool x_null = x.IsNull(i);
     bool y_null = y.IsNull(j);
     if (x_null || y_null) {
       if (x_null == y_null) continue;
-      return x_null == keys_[k].nulls_first;
+      return x_null == keys_[k].nulls_first ? -1 : 1;
     }
     int c = CompareKey(x, i, y, j);
-    if (c != 0) return keys_[k].descending ? c > 0 : c < 0;
+    if (c != 0) return keys_[k].descending ? -c : c;
   }
-  return a.index < b.index;
+  return 0;
 }
 
-arrow::Status RowSorter::Drain(
-    int64_t slice_rows,
-    const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
-        sink) {
+bool RowSorter::Before(const Source& a, int64_t i, const Source& b, int64_t j) const {
+  const int c = CompareRows(a.keys, i, b.keys, j);
+  return c != 0 ? c < 0 : a.index < b.index;
+}
+
+arrow::Status RowSorter::Drain(int64_t slice_rows, const BatchSink& sink) {
   if (!runs_.empty()) {
     ARROW_RETURN_NOT_OK(SpillRun());  // the rest becomes the last run
-    // Merged rows collect into slices of at most a quarter of a run's bytes.
-    const int64_t slice_cap = std::max(kMinSpillBatchRows, run_bytes_ / 4 / row_bytes_);
-    // Too many runs to read at once: merge consecutive groups of them into longer runs
-    // (in order, so earlier rows still win ties) until few enough are left.
-    while (runs_.size() > kMergeFanIn) {
-      std::vector<std::string> merged;
-      for (size_t begin = 0; begin < runs_.size(); begin += kMergeFanIn) {
-        const size_t end = std::min(runs_.size(), begin + kMergeFanIn);
-        if (end - begin == 1) {
-          merged.push_back(runs_[begin]);
-          continue;
-        }
-        ARROW_ASSIGN_OR_RAISE(
-            auto path, WriteRun([&](arrow::ipc::RecordBatchWriter& writer) {
-              return MergeRuns(begin, end, std::min(kSpillBatchRows, slice_cap),
-                               [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
-                                 return writer.WriteRecordBatch(*batch);
-                               });
-            }));
-        Log(LogLevel::kInfo, "merged sorted runs " + std::to_string(begin + 1) + " to " +
-                                 std::to_string(end) + " of " +
-                                 std::to_string(runs_.size()) + " into " + path);
-        merged.push_back(std::move(path));
-      }
-      runs_ = std::move(merged);
-    }
-    ARROW_RETURN_NOT_OK(MergeRuns(0, runs_.size(), std::min(slice_rows, slice_cap),
+    // Too many runs to read at once: merge groups of them into longer runs first.
+    ARROW_RETURN_NOT_OK(ReduceRuns(kMergeFanIn));
+    ARROW_RETURN_NOT_OK(MergeRuns(0, runs_.size(), std::min(slice_rows, SliceCap()),
                                   [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                                     return sink(Retype(*batch, schema_));
                                   }));
@@ -464,23 +528,64 @@ arrow::Status RowSorter::Drain(
   return arrow::Status::OK();
 }
 
-arrow::Status RowSorter::MergeRuns(
-    size_t begin, size_t end, int64_t slice_rows,
-    const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
-        sink) {
-  widest_merge_ = std::max(widest_merge_, end - begin);
-  std::vector<Source> sources(end - begin);
-  // Loads the source's next batch; false when its run is done.
+arrow::Status RowSorter::MergeRuns(size_t begin, size_t end, int64_t slice_rows,
+                                   const BatchSink& sink) {
+  std::vector<const Run*> runs;
+  for (size_t i = begin; i < end; ++i) runs.push_back(&runs_[i]);
+  ARROW_RETURN_NOT_OK(MergeSources(runs, std::vector<int>(runs.size(), 0), nullptr,
+                                   nullptr, slice_rows, sink));
+  // The runs are merged: their files go now rather than with the sorter.
+  std::error_code ignored;
+  for (const Run* run : runs) {
+    if (!run->path.empty()) std::filesystem::remove(run->path, ignored);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status RowSorter::MergeSources(const std::vector<const Run*>& runs,
+                                      const std::vector<int>& start, const Bound* lower,
+                                      const Bound* upper, int64_t slice_rows,
+                                      const BatchSink& sink) {
+  widest_merge_ = std::max(widest_merge_, runs.size());
+  arrow::compute::ExecContext context(pool_);
+  std::vector<Source> sources(runs.size());
+  // The first row of the source's batch in [from, to) that is not before `bound`.
+  auto first_not_before = [&](const Source& source, int64_t from, int64_t to,
+                              const Bound& bound) {
+    while (from < to) {
+      const int64_t middle = from + (to - from) / 2;
+      if (CompareRows(source.keys, middle, *bound.keys, bound.row) < 0) {
+        from = middle + 1;
+      } else {
+        to = middle;
+      }
+    }
+    return from;
+  };
+  // Loads the source's next batch; false when its run is done or past `upper`.
   auto load = [&](Source& source) -> arrow::Result<bool> {
-    while (source.next_batch < source.reader->num_record_batches()) {
-      ARROW_ASSIGN_OR_RAISE(source.batch,
-                            source.reader->ReadRecordBatch(source.next_batch++));
+    const Run& run = *source.run;
+    while (source.next_batch < static_cast<int>(run.batch_rows.size())) {
+      const int at = source.next_batch++;
+      if (source.reader) {
+        ARROW_ASSIGN_OR_RAISE(source.batch, source.reader->ReadRecordBatch(at));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(
+            auto taken,
+            arrow::compute::Take(
+                run.rows,
+                run.order->Slice(at * run.memory_batch_rows, run.batch_rows[at]),
+                arrow::compute::TakeOptions::NoBoundsCheck(), &context));
+        source.batch = taken.record_batch();
+      }
       if (source.batch->num_rows() == 0) continue;
-      source.columns.clear();
-      for (int c = 0; c < source.batch->num_columns(); ++c)
-        source.columns.emplace_back(*source.batch->column_data(c));
-      ARROW_ASSIGN_OR_RAISE(source.keys, AllKeys(*Retype(*source.batch, schema_)));
+      ARROW_ASSIGN_OR_RAISE(source.keys, StorageKeys(*source.batch));
       source.row = 0;
+      source.end = source.batch->num_rows();
+      if (upper != nullptr) {
+        source.end = first_not_before(source, 0, source.end, *upper);
+        if (source.end == 0) return false;  // the rest is past the range too
+      }
       return true;
     }
     return false;
@@ -491,32 +596,83 @@ arrow::Status RowSorter::MergeRuns(
     return Before(*b, b->row, *a, a->row);
   };
   for (size_t i = 0; i < sources.size(); ++i) {
-    sources[i].index = i;
-    auto read_options = arrow::ipc::IpcReadOptions::Defaults();
-    read_options.memory_pool = pool_;
-    ARROW_ASSIGN_OR_RAISE(auto file,
-                          arrow::io::ReadableFile::Open(runs_[begin + i], pool_));
-    ARROW_ASSIGN_OR_RAISE(sources[i].reader,
-                          arrow::ipc::RecordBatchFileReader::Open(file, read_options));
-    ARROW_ASSIGN_OR_RAISE(bool loaded, load(sources[i]));
-    if (loaded) heap.push_back(&sources[i]);
+    Source& source = sources[i];
+    source.index = i;
+    source.run = runs[i];
+    source.next_batch = start[i];
+    if (!runs[i]->path.empty()) {
+      auto read_options = arrow::ipc::IpcReadOptions::Defaults();
+      read_options.memory_pool = pool_;
+      ARROW_ASSIGN_OR_RAISE(auto file,
+                            arrow::io::ReadableFile::Open(runs[i]->path, pool_));
+      ARROW_ASSIGN_OR_RAISE(source.reader,
+                            arrow::ipc::RecordBatchFileReader::Open(file, read_options));
+    }
+    ARROW_ASSIGN_OR_RAISE(bool loaded, load(source));
+    // Skip the rows before the range.
+    while (loaded && lower != nullptr) {
+      source.row = first_not_before(source, 0, source.end, *lower);
+      if (source.row < source.end) break;
+      if (source.end < source.batch->num_rows()) {
+        loaded = false;  // the range is empty in this run
+      } else {
+        ARROW_ASSIGN_OR_RAISE(loaded, load(source));
+      }
+    }
+    if (loaded) heap.push_back(&source);
   }
   std::make_heap(heap.begin(), heap.end(), after);
 
-  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
-  for (const auto& field : storage_schema_->fields()) {
-    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(field->type(), pool_));
-    builders.push_back(std::move(builder));
-  }
+  // The rows merged since the last flush: runs of rows from the sources' batches (a
+  // source adds to one piece of its batch until it loads the next), gathered at flush
+  // with Arrow's kernels. Appending each run of rows column by column costs about a
+  // microsecond a row when the sources interleave row by row.
+  struct Piece {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    int64_t begin = 0;
+    int64_t end = 0;
+  };
+  struct Segment {
+    size_t piece = 0;
+    int64_t offset = 0;  // from the piece's begin
+    int64_t length = 0;
+  };
+  std::vector<Piece> pieces;
+  std::vector<Segment> segments;
+  std::vector<int> piece_of(sources.size(), -1);  // each source's piece, -1 when none
   int64_t pending = 0;
   auto flush = [&]() -> arrow::Status {
     if (pending == 0) return arrow::Status::OK();
-    arrow::ArrayVector columns;
-    for (auto& builder : builders) {
-      ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());
-      columns.push_back(std::move(column));
+    std::shared_ptr<arrow::RecordBatch> batch;
+    if (pieces.size() == 1) {
+      batch = pieces[0].batch->Slice(pieces[0].begin, pieces[0].end - pieces[0].begin);
+    } else {
+      arrow::RecordBatchVector slices;
+      std::vector<int64_t> base;
+      int64_t rows = 0;
+      for (const Piece& piece : pieces) {
+        slices.push_back(piece.batch->Slice(piece.begin, piece.end - piece.begin));
+        base.push_back(rows);
+        rows += piece.end - piece.begin;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto combined,
+                            arrow::ConcatenateRecordBatches(slices, pool_));
+      arrow::Int64Builder order(pool_);
+      ARROW_RETURN_NOT_OK(order.Reserve(pending));
+      for (const Segment& segment : segments) {
+        const int64_t first = base[segment.piece] + segment.offset;
+        for (int64_t i = 0; i < segment.length; ++i) order.UnsafeAppend(first + i);
+      }
+      ARROW_ASSIGN_OR_RAISE(auto indices, order.Finish());
+      ARROW_ASSIGN_OR_RAISE(
+          auto taken,
+          arrow::compute::Take(combined, indices,
+                               arrow::compute::TakeOptions::NoBoundsCheck(), &context));
+      batch = taken.record_batch();
     }
-    auto batch = arrow::RecordBatch::Make(storage_schema_, pending, std::move(columns));
+    pieces.clear();
+    segments.clear();
+    std::fill(piece_of.begin(), piece_of.end(), -1);
     pending = 0;
     return sink(batch);
   };
@@ -527,33 +683,36 @@ arrow::Status RowSorter::MergeRuns(
     // Take this source's rows for as long as they come before every other source's.
     const Source* next = heap.empty() ? nullptr : heap.front();
     int64_t end = source->row + 1;
-    const int64_t limit =
-        std::min(source->batch->num_rows(), source->row + (slice_rows - pending));
+    const int64_t limit = std::min(source->end, source->row + (slice_rows - pending));
     while (end < limit && (next == nullptr || !Before(*next, next->row, *source, end))) {
       ++end;
     }
-    for (size_t c = 0; c < builders.size(); ++c) {
-      ARROW_RETURN_NOT_OK(builders[c]->AppendArraySlice(source->columns[c], source->row,
-                                                        end - source->row));
+    int& piece = piece_of[source->index];
+    if (piece < 0) {
+      piece = static_cast<int>(pieces.size());
+      pieces.push_back(Piece{source->batch, source->row, source->row});
     }
+    Piece& taken = pieces[piece];
+    if (!segments.empty() && segments.back().piece == static_cast<size_t>(piece)) {
+      segments.back().length += end - source->row;
+    } else {
+      segments.push_back(Segment{static_cast<size_t>(piece), source->row - taken.begin,
+                                 end - source->row});
+    }
+    taken.end = end;
     pending += end - source->row;
     source->row = end;
     if (pending >= slice_rows) ARROW_RETURN_NOT_OK(flush());
-    if (source->row == source->batch->num_rows()) {
+    if (source->row == source->end) {
+      if (source->end < source->batch->num_rows()) continue;  // past the range
+      piece_of[source->index] = -1;  // its next batch is a new piece
       ARROW_ASSIGN_OR_RAISE(bool loaded, load(*source));
       if (!loaded) continue;  // this run is done
     }
     heap.push_back(source);
     std::push_heap(heap.begin(), heap.end(), after);
   }
-  ARROW_RETURN_NOT_OK(flush());
-  // The runs are merged: their files go now rather than with the sorter.
-  std::error_code ignored;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    sources[i].reader.reset();
-    std::filesystem::remove(runs_[begin + i], ignored);
-  }
-  return arrow::Status::OK();
+  return flush();
 }
 
 }  // namespace floe

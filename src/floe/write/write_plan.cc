@@ -54,6 +54,13 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   }
   ARROW_ASSIGN_OR_RAISE(plan->distribute_by_partition,
                         DistributesByPartition(*plan->spec, plan->properties));
+  // Spark ranges an unpartitioned sorted table's rows by sort key under range, or when
+  // the mode is unset; under hash (no partition to hash) and none it does not.
+  std::string distribution = properties::kWriteDistributionMode.Get(plan->properties);
+  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  plan->distribute_by_range = plan->spec->IsUnpartitioned() && plan->sorts_rows() &&
+                              (distribution.empty() || distribution == "range");
   plan->operation_id = Uuid::Random().ToString();
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
@@ -88,6 +95,7 @@ std::string WritePlan::Serialize() const {
   json["operation-id"] = operation_id;
   json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
   json["distribute-by-partition"] = distribute_by_partition;
+  json["distribute-by-range"] = distribute_by_range;
   json["task-sort-run-bytes"] = task_sort_run_bytes;
   return json.dump();
 }
@@ -123,6 +131,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     plan->task_buffer_budget_bytes =
         json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
     plan->distribute_by_partition = json.value("distribute-by-partition", false);
+    plan->distribute_by_range = json.value("distribute-by-range", false);
     plan->task_sort_run_bytes = json.value("task-sort-run-bytes", int64_t{0});
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));

@@ -38,10 +38,13 @@ struct WritePlan {
   /// Whether the write's tasks share the partitions out (each partition's rows go to one
   /// task), as Spark's hash and range distributions put each partition in one task:
   /// write.distribution-mode, or Spark's default for the table when unset (range for a
-  /// sorted table, hash for a partitioned one, none otherwise). Only partitions are
-  /// shared, so on an unpartitioned table every mode is none (Spark would split a sorted
-  /// one's rows by sort key). Without it each task writes whichever rows it is given.
+  /// sorted table, hash for a partitioned one, none otherwise). Without it (and without
+  /// distribute_by_range) each task writes whichever rows it is given.
   bool distribute_by_partition = false;
+  /// Whether the write's tasks split the rows by sort key, so each task writes one key
+  /// range (SortedRanges), as Spark's range distribution does for an unpartitioned
+  /// sorted table: write.distribution-mode range, or unset.
+  bool distribute_by_range = false;
   /// On a sorted table each task sorts its rows by the table's write ordering before
   /// writing them (RowSorter), as Spark sorts a task's rows; they then arrive grouped by
   /// partition, so Make picks the clustered writer for a partitioned one. A task holds up

@@ -126,12 +126,13 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
     return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
                                   " does not match the write schema");
   }
-  if (sorter_) {
+  RowSorter* sorter = ranges_ ? &ranges_->sorter(range_part_) : sorter_.get();
+  if (sorter) {
     // Held (or spilled in sorted runs) until Finish.
     auto held = [&]() -> arrow::Status {
-      if (share_.count <= 1) return sorter_->Add(batch);
+      if (share_.count <= 1) return sorter->Add(batch);
       ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share_));
-      for (auto& group : groups) ARROW_RETURN_NOT_OK(sorter_->Add(std::move(group.rows)));
+      for (auto& group : groups) ARROW_RETURN_NOT_OK(sorter->Add(std::move(group.rows)));
       return arrow::Status::OK();
     }();
     return ExplainOutOfMemory(held);
@@ -175,7 +176,7 @@ arrow::Status WriteTask::KeepWithinBudget() {
 
 arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
   if (!status.IsOutOfMemory()) return status;
-  if (sorter_) {
+  if (sorter_ || ranges_) {
     return arrow::Status::OutOfMemory(
         "write task ran out of memory sorting its rows by the table's sort order (",
         status.message(), "): raise --memory-limit");
@@ -191,15 +192,17 @@ arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
 arrow::Result<std::string> WriteTask::Finish() {
   if (finished_) return arrow::Status::Invalid("write task already finished");
   finished_ = true;
-  if (sorter_) {
+  if (sorter_ || ranges_) {
     // The rows were held back; they go to the writers now, sorted, in slices as large
     // as the batches an unsorted write is given.
     constexpr int64_t kSliceRows = 64 * 1024;
-    auto drained = sorter_->Drain(kSliceRows, [&](const auto& sorted) {
+    auto write = [&](const std::shared_ptr<arrow::RecordBatch>& sorted) {
       ARROW_RETURN_NOT_OK(WriteRows(sorted, PartitionShare{}));
       if (on_sorted_rows_) on_sorted_rows_(sorted->num_rows());
       return arrow::Status::OK();
-    });
+    };
+    auto drained = ranges_ ? ranges_->Drain(range_part_, kSliceRows, write)
+                           : sorter_->Drain(kSliceRows, write);
     if (!drained.ok()) return ExplainOutOfMemory(drained);
   }
   for (auto& [key, writer] : open_) {

@@ -15,6 +15,7 @@
 #include "floe/write/partitioner.h"
 #include "floe/write/rolling_writer.h"
 #include "floe/write/row_sorter.h"
+#include "floe/write/sorted_ranges.h"
 #include "floe/write/write_plan.h"
 
 namespace floe {
@@ -48,6 +49,15 @@ class WriteTask {
   /// the others' to their tasks (a write whose tasks share the partitions out, each
   /// given every batch).
   void TakeShare(PartitionShare share) { share_ = share; }
+  /// On a sorted table whose rows the write's tasks split by key (a range distribution,
+  /// see SortedRanges): the task adds its rows to part `part` of `ranges`, and Finish
+  /// writes that part's key range, gathered from every task's rows, once every task has
+  /// reached Finish. Call before the first Write.
+  void SortInRange(std::shared_ptr<SortedRanges> ranges, int part) {
+    ranges_ = std::move(ranges);
+    range_part_ = part;
+    sorter_.reset();
+  }
   /// On a sorted table, `callback` is told the row count of each slice of sorted rows
   /// Finish writes out (from the thread that calls Finish).
   void OnSortedRows(std::function<void(int64_t rows)> callback) {
@@ -80,7 +90,9 @@ class WriteTask {
   std::shared_ptr<const DataWriterContext> context_;
   std::unique_ptr<OutputFileFactory> factory_;
   std::unique_ptr<Partitioner> partitioner_;
-  std::unique_ptr<RowSorter> sorter_;  // null unless the table is sorted
+  std::unique_ptr<RowSorter> sorter_;     // null unless the table is sorted
+  std::shared_ptr<SortedRanges> ranges_;  // instead of sorter_, under a range split
+  int range_part_ = 0;
   std::function<void(int64_t)> on_sorted_rows_;
   // Fanout: one open writer per partition key. Clustered and unpartitioned: at most one.
   std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;

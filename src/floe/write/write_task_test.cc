@@ -268,8 +268,9 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
   EXPECT_LT(bounded_peak, kBudget + (256 << 10)) << bounded_peak;
 }
 
-// write.distribution-mode as Spark reads it: unset means hash for a partitioned table;
-// hash and range keep each partition in one task, none and an unpartitioned table do not.
+// write.distribution-mode as Spark reads it: unset means hash for a partitioned table and
+// range for a sorted one; hash and range keep each partition in one task, none and an
+// unpartitioned table do not; range splits an unpartitioned sorted table by sort key.
 TEST_F(WriteTaskTest, DistributionModeIsChosenAsSparkChoosesIt) {
   EXPECT_TRUE(Plan("region")->distribute_by_partition);
   EXPECT_TRUE(
@@ -280,9 +281,23 @@ TEST_F(WriteTaskTest, DistributionModeIsChosenAsSparkChoosesIt) {
       Plan("region", {{"write.distribution-mode", "none"}})->distribute_by_partition);
   EXPECT_FALSE(Plan("")->distribute_by_partition);
   EXPECT_FALSE(Plan("", {{"write.distribution-mode", "hash"}})->distribute_by_partition);
-  // The plan that travels to tasks keeps it.
+  // An unpartitioned sorted table is split by sort key under range, or unset; not under
+  // hash (nothing to hash) or none; a partitioned or unsorted table never.
+  EXPECT_TRUE(Plan("", {}, false, "score desc")->distribute_by_range);
+  EXPECT_TRUE(Plan("", {{"write.distribution-mode", "Range"}}, false, "score")
+                  ->distribute_by_range);
+  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "hash"}}, false, "score")
+                   ->distribute_by_range);
+  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "none"}}, false, "score")
+                   ->distribute_by_range);
+  EXPECT_FALSE(Plan("region", {}, false, "score")->distribute_by_range);
+  EXPECT_FALSE(Plan("")->distribute_by_range);
+  // The plan that travels to tasks keeps them.
   FLOE_ASSIGN_OR_FAIL(auto copy, WritePlan::Deserialize(Plan("region")->Serialize()));
   EXPECT_TRUE(copy->distribute_by_partition);
+  FLOE_ASSIGN_OR_FAIL(auto ranged,
+                      WritePlan::Deserialize(Plan("", {}, false, "id")->Serialize()));
+  EXPECT_TRUE(ranged->distribute_by_range);
   // A value Spark would refuse is refused at plan time, naming the property only.
   auto schema = ParseSchemaText("id long not null, region string");
   auto spec = ParsePartitionBy("region", **schema);
