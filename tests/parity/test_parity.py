@@ -302,6 +302,23 @@ CASES = [
           ("tags", "list<string>", repeating_strings_list), ("m", "map<string, long>", unique_keys_map),
           ("s", "struct<u: long, k: int>", unique_and_repeating_struct)],
          mode="unpartitioned", rows=45000),
+    # Values in order (rising or falling, with repeats and nulls): floe counts their distinct
+    # values in one pass instead of hashing them; the choice must still be parquet-java's,
+    # on both sides of the threshold (distinct: plain; i*4//5: just past it; i//2: kept).
+    Case("dictionary_choice_for_ordered_columns",
+         [("id", "long not null", ids),
+          ("near", "long", lambda rows, rng: pa.array([i * 4 // 5 for i in range(rows)], pa.int64())),
+          ("halves", "long", lambda rows, rng: pa.array([i // 2 for i in range(rows)], pa.int64())),
+          ("falling", "int", lambda rows, rng: pa.array(
+              [None if i % 7 == 0 else (rows - i) // 3 for i in range(rows)], pa.int32())),
+          ("day", "date", lambda rows, rng: pa.array(
+              [datetime.date(1969, 12, 1) + datetime.timedelta(days=i // 40) for i in range(rows)])),
+          ("ts", "timestamp", lambda rows, rng: pa.array(
+              [datetime.datetime(2024, 1, 1) + datetime.timedelta(seconds=i) for i in range(rows)],
+              pa.timestamp("us"))),
+          ("price", "decimal(12, 2)", lambda rows, rng: pa.array(
+              [decimal.Decimal(-(i // 3)).scaleb(-2) for i in range(rows)], pa.decimal128(12, 2)))],
+         mode="unpartitioned", rows=30000),
     # A dictionary that outgrows write.parquet.dict-size-bytes within the first page makes
     # parquet-java fall back to plain before any page is written: no dictionary page at all.
     Case("dictionary_outgrows_dict_size",
