@@ -8,6 +8,7 @@
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/test_hooks.h"
+#include "floe/util/text.h"
 #include "floe/util/uuid.h"
 
 namespace floe {
@@ -143,9 +144,7 @@ arrow::Result<std::pair<int64_t, std::string>> FilesystemCatalog::CurrentVersion
   };
   int64_t version = -1;
   if (auto hint = io_->ReadAll(metadata + kVersionHint, 64); hint.ok()) {
-    std::string text = *hint;
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-      text.pop_back();
+    std::string text(TrimTrailingSpace(*hint));
     if (!text.empty() && text.size() < 19 &&
         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(c); })) {
       version = std::stoll(text);

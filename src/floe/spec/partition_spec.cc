@@ -1,13 +1,12 @@
 #include "floe/spec/partition_spec.h"
 
-#include "floe/util/utf8.h"
-
-#include <cctype>
 #include <charconv>
 #include <set>
 
 #include "floe/spec/json_internal.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/text.h"
+#include "floe/util/utf8.h"
 
 namespace floe {
 
@@ -81,18 +80,8 @@ arrow::Result<std::shared_ptr<const StructType>> PartitionSpec::PartitionType(
 
 namespace {
 
-std::string_view TrimSpaces(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
 std::string Unquote(std::string_view name) {
-  name = TrimSpaces(name);
+  name = TrimSpace(name);
   if (name.size() >= 2 && name.front() == '`' && name.back() == '`') {
     name = name.substr(1, name.size() - 2);
   }
@@ -114,7 +103,7 @@ arrow::Result<std::vector<std::string_view>> SplitClause(std::string_view text) 
     if (c == ')') --depth;
     if (depth < 0) break;
     if (c == ',' && depth == 0) {
-      parts.push_back(TrimSpaces(text.substr(start, i - start)));
+      parts.push_back(TrimSpace(text.substr(start, i - start)));
       start = i + 1;
     }
   }
@@ -122,7 +111,7 @@ arrow::Result<std::vector<std::string_view>> SplitClause(std::string_view text) 
     return MakeError(ErrorKind::kInvalidInput,
                      "unbalanced parentheses or quotes in '" + std::string(text) + "'");
   }
-  parts.push_back(TrimSpaces(text.substr(start)));
+  parts.push_back(TrimSpace(text.substr(start)));
   return parts;
 }
 
@@ -133,7 +122,7 @@ arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
     return MakeError(ErrorKind::kInvalidInput,
                      std::string(option) + " term '" + std::string(term) + "': " + why);
   };
-  term = TrimSpaces(term);
+  term = TrimSpace(term);
   if (term.empty()) return bad("empty term");
   TransformTerm parsed;
   parsed.transform = Transform::Identity();
@@ -142,7 +131,7 @@ arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
     parsed.column = Unquote(term);
   } else {
     if (term.back() != ')') return bad("expected 'transform(column)'");
-    std::string name(TrimSpaces(term.substr(0, open)));
+    std::string name(TrimSpace(term.substr(0, open)));
     for (auto& c : name)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     ARROW_ASSIGN_OR_RAISE(auto arguments,
@@ -189,7 +178,7 @@ arrow::Result<PartitionSpecPtr> ParsePartitionBy(std::string_view text,
                                                  const Schema& schema, int spec_id) {
   std::vector<PartitionField> fields;
   int next_id = kPartitionDataIdStart;
-  if (TrimSpaces(text).empty()) return PartitionSpec::Make(spec_id, {});
+  if (TrimSpace(text).empty()) return PartitionSpec::Make(spec_id, {});
   auto split = SplitClause(text);
   if (!split.ok()) return WithContext(split.status(), "--partition-by");
   for (std::string_view term : *split) {

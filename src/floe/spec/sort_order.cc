@@ -7,6 +7,7 @@
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
@@ -14,9 +15,7 @@ namespace {
 // Removes `word` (lower case) from the end of `term` when it is a whole word there, in
 // any case; says whether it did.
 bool TakeTrailingWord(std::string_view* term, std::string_view word) {
-  while (!term->empty() && std::isspace(static_cast<unsigned char>(term->back()))) {
-    term->remove_suffix(1);
-  }
+  *term = TrimTrailingSpace(*term);
   if (term->size() <= word.size()) return false;
   std::string_view tail = term->substr(term->size() - word.size());
   for (size_t i = 0; i < word.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
@@ -32,14 +33,8 @@ constexpr PrimitiveName kPrimitiveNames[] = {
     {TypeId::kVariant, "variant"},
 };
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return text;
-}
-
 bool ParseInt(std::string_view text, int* out) {
-  text = Trim(text);
+  text = TrimSpace(text);
   if (text.empty()) return false;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return error == std::errc() && end == text.data() + text.size();
@@ -52,7 +47,7 @@ std::optional<std::string_view> Arguments(std::string_view text, std::string_vie
   if (text.size() < prefix.size() + 2 || text.substr(0, prefix.size()) != prefix) {
     return std::nullopt;
   }
-  std::string_view rest = Trim(text.substr(prefix.size()));
+  std::string_view rest = TrimSpace(text.substr(prefix.size()));
   if (rest.size() < 2 || rest.front() != open || rest.back() != close)
     return std::nullopt;
   return rest.substr(1, rest.size() - 2);
@@ -139,7 +134,7 @@ bool PrimitiveType::Equals(const Type& other) const {
 }
 
 arrow::Result<TypePtr> PrimitiveType::FromString(std::string_view raw) {
-  std::string_view text = Trim(raw);
+  std::string_view text = TrimSpace(raw);
   for (const auto& entry : kPrimitiveNames) {
     if (text == entry.name) return Make(entry.id);
   }
@@ -160,14 +155,15 @@ arrow::Result<TypePtr> PrimitiveType::FromString(std::string_view raw) {
   }
   if (text == "geometry") return Geometry("");
   if (auto inside = Arguments(text, "geometry", '(', ')')) {
-    return Geometry(std::string(Trim(*inside)));
+    return Geometry(std::string(TrimSpace(*inside)));
   }
   if (text == "geography") return Geography("", "");
   if (auto inside = Arguments(text, "geography", '(', ')')) {
     size_t comma = inside->find(',');
-    if (comma == std::string_view::npos) return Geography(std::string(Trim(*inside)), "");
-    return Geography(std::string(Trim(inside->substr(0, comma))),
-                     std::string(Trim(inside->substr(comma + 1))));
+    if (comma == std::string_view::npos)
+      return Geography(std::string(TrimSpace(*inside)), "");
+    return Geography(std::string(TrimSpace(inside->substr(0, comma))),
+                     std::string(TrimSpace(inside->substr(comma + 1))));
   }
   return MakeError(ErrorKind::kInvalidMetadata,
                    "unknown Iceberg type '" + std::string(raw) + "'");

@@ -14,39 +14,17 @@
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
+#include "floe/testing/sort_rows.h"
 #include "floe/testing/temp_directory.h"
 
 namespace floe {
 namespace {
 
-struct Row {
-  int64_t id;
-  std::optional<int32_t> k;
-  std::optional<std::string> s;
-};
+using testing::SortRow;
+using testing::SortRowBefore;
 
-// The order "k desc nulls last, s" (nulls first), as std::stable_sort needs it.
-bool KeyBefore(const Row& a, const Row& b) {
-  if (a.k.has_value() != b.k.has_value()) return a.k.has_value();
-  if (a.k && *a.k != *b.k) return *a.k > *b.k;
-  if (a.s.has_value() != b.s.has_value()) return !a.s.has_value();
-  return a.s && b.s && *a.s < *b.s;  // std::string compares bytes unsigned
-}
-
-bool SameKey(const Row& a, const Row& b) { return !KeyBefore(a, b) && !KeyBefore(b, a); }
-
-// Rows of ids [start, start + count): k takes `distinct` values and nulls, s four values
-// (one beyond ASCII) and nulls.
-std::vector<Row> MakeRows(int64_t start, int64_t count, int32_t distinct) {
-  static const char* kStrings[] = {"b", "a", "é", "ab"};
-  std::vector<Row> rows;
-  for (int64_t i = start; i < start + count; ++i) {
-    Row row{i, std::nullopt, std::nullopt};
-    if (i % 13 != 0) row.k = static_cast<int32_t>((i * 7919) % distinct);
-    if (i % 17 != 0) row.s = kStrings[(i / 3) % 4];
-    rows.push_back(std::move(row));
-  }
-  return rows;
+bool SameKey(const SortRow& a, const SortRow& b) {
+  return !SortRowBefore(a, b) && !SortRowBefore(b, a);
 }
 
 class SortedRangesTest : public ::testing::Test {
@@ -54,28 +32,20 @@ class SortedRangesTest : public ::testing::Test {
   void SetUp() override {
     FLOE_ASSIGN_OR_FAIL(schema_, ParseSchemaText("id long not null, k int, s string"));
     FLOE_ASSIGN_OR_FAIL(spec_, ParsePartitionBy("", *schema_));
-    FLOE_ASSIGN_OR_FAIL(order_, ParseSortBy("k desc nulls last, s", *schema_));
+    FLOE_ASSIGN_OR_FAIL(order_, ParseSortBy(testing::kSortRowsOrder, *schema_));
     FLOE_ASSIGN_OR_FAIL(arrow_schema_, ToArrowSchema(*schema_));
   }
 
-  std::shared_ptr<arrow::RecordBatch> ToBatch(const std::vector<Row>& rows) {
-    arrow::Int64Builder ids;
-    arrow::Int32Builder ks;
-    arrow::StringBuilder ss;
-    for (const Row& row : rows) {
-      EXPECT_TRUE(ids.Append(row.id).ok());
-      EXPECT_TRUE((row.k ? ks.Append(*row.k) : ks.AppendNull()).ok());
-      EXPECT_TRUE((row.s ? ss.Append(*row.s) : ss.AppendNull()).ok());
-    }
-    return arrow::RecordBatch::Make(arrow_schema_, static_cast<int64_t>(rows.size()),
-                                    {*ids.Finish(), *ks.Finish(), *ss.Finish()});
+  std::shared_ptr<arrow::RecordBatch> ToBatch(const std::vector<SortRow>& rows) {
+    return testing::SortRowsBatch(arrow_schema_, rows);
   }
 
   // Adds `batches[part]` to each part (from one thread per part, as tasks do), drains
   // every part on its own thread and returns each part's rows in the order given.
-  std::vector<std::vector<Row>> Split(
-      SortedRanges& ranges, const std::vector<std::vector<std::vector<Row>>>& batches) {
-    std::vector<std::vector<Row>> parts(ranges.parts());
+  std::vector<std::vector<SortRow>> Split(
+      SortedRanges& ranges,
+      const std::vector<std::vector<std::vector<SortRow>>>& batches) {
+    std::vector<std::vector<SortRow>> parts(ranges.parts());
     std::vector<arrow::Status> statuses(ranges.parts());
     std::vector<std::thread> threads;
     for (int part = 0; part < ranges.parts(); ++part) {
@@ -92,15 +62,7 @@ class SortedRangesTest : public ::testing::Test {
             part, 500, [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
               EXPECT_LE(batch->num_rows(), 500);
               EXPECT_TRUE(batch->schema()->Equals(*arrow_schema_));
-              const auto& ids = static_cast<const arrow::Int64Array&>(*batch->column(0));
-              const auto& ks = static_cast<const arrow::Int32Array&>(*batch->column(1));
-              const auto& ss = static_cast<const arrow::StringArray&>(*batch->column(2));
-              for (int64_t i = 0; i < batch->num_rows(); ++i) {
-                Row row{ids.Value(i), std::nullopt, std::nullopt};
-                if (ks.IsValid(i)) row.k = ks.Value(i);
-                if (ss.IsValid(i)) row.s = std::string(ss.GetView(i));
-                parts[part].push_back(std::move(row));
-              }
+              for (auto& row : testing::SortRowsOf(*batch)) parts[part].push_back(row);
               return arrow::Status::OK();
             });
       });
@@ -113,16 +75,16 @@ class SortedRangesTest : public ::testing::Test {
   // Every row given comes out once; each part is sorted; every row of a part comes
   // before every row of the next non-empty one, and no key is in two parts; so the parts
   // in turn are one sort of all the rows (checked against std::stable_sort).
-  void ExpectOneSortSplitByKey(const std::vector<std::vector<Row>>& parts,
-                               std::vector<Row> expected) {
-    std::stable_sort(expected.begin(), expected.end(), KeyBefore);
-    std::vector<Row> all;
-    const Row* last = nullptr;
+  void ExpectOneSortSplitByKey(const std::vector<std::vector<SortRow>>& parts,
+                               std::vector<SortRow> expected) {
+    std::stable_sort(expected.begin(), expected.end(), SortRowBefore);
+    std::vector<SortRow> all;
+    const SortRow* last = nullptr;
     for (size_t part = 0; part < parts.size(); ++part) {
       for (size_t i = 0; i < parts[part].size(); ++i) {
-        const Row& row = parts[part][i];
+        const SortRow& row = parts[part][i];
         if (last != nullptr) {
-          ASSERT_FALSE(KeyBefore(row, *last)) << "part " << part << " row " << i;
+          ASSERT_FALSE(SortRowBefore(row, *last)) << "part " << part << " row " << i;
           if (i == 0)
             ASSERT_FALSE(SameKey(row, *last)) << "a key in parts before " << part;
         }
@@ -157,12 +119,13 @@ TEST_F(SortedRangesTest, PartsWriteDisjointKeyRangesOfAboutEqualRows) {
   testing::ScopedEnvironment tmpdir("TMPDIR", directory.path().string());
   constexpr int64_t kBatchRows = 1000;
   const int64_t batches_of[] = {60, 3, 0, 37};
-  std::vector<std::vector<std::vector<Row>>> batches(4);
-  std::vector<Row> expected;
+  std::vector<std::vector<std::vector<SortRow>>> batches(4);
+  std::vector<SortRow> expected;
   int64_t next_id = 0;
   for (int part = 0; part < 4; ++part) {
     for (int64_t b = 0; b < batches_of[part]; ++b) {
-      batches[part].push_back(MakeRows(next_id, kBatchRows, /*distinct=*/100000));
+      batches[part].push_back(
+          testing::MakeSortRows(next_id, kBatchRows, /*distinct=*/100000));
       next_id += kBatchRows;
       expected.insert(expected.end(), batches[part].back().begin(),
                       batches[part].back().end());
@@ -190,11 +153,12 @@ TEST_F(SortedRangesTest, PartsWriteDisjointKeyRangesOfAboutEqualRows) {
 // Keys full of ties, and keys all equal: rows with one key never straddle two parts, so
 // some parts get fewer rows or none; nothing is lost or doubled. No input: nothing out.
 TEST_F(SortedRangesTest, EqualKeysStayInOnePart) {
-  std::vector<std::vector<std::vector<Row>>> ties(3);
-  std::vector<Row> expected;
+  std::vector<std::vector<std::vector<SortRow>>> ties(3);
+  std::vector<SortRow> expected;
   for (int part = 0; part < 3; ++part) {
     for (int b = 0; b < 4; ++b) {
-      ties[part].push_back(MakeRows((part * 4 + b) * 700, 700, /*distinct=*/3));
+      ties[part].push_back(
+          testing::MakeSortRows((part * 4 + b) * 700, 700, /*distinct=*/3));
       expected.insert(expected.end(), ties[part].back().begin(), ties[part].back().end());
     }
   }
@@ -202,11 +166,11 @@ TEST_F(SortedRangesTest, EqualKeysStayInOnePart) {
                       SortedRanges::Make(schema_, spec_, order_, /*run_bytes=*/40000, 3));
   ExpectOneSortSplitByKey(Split(*ranges, ties), expected);
 
-  std::vector<std::vector<std::vector<Row>>> same(3);
-  std::vector<Row> all_same;
+  std::vector<std::vector<std::vector<SortRow>>> same(3);
+  std::vector<SortRow> all_same;
   for (int part = 0; part < 3; ++part) {
-    std::vector<Row> rows;
-    for (int64_t i = 0; i < 900; ++i) rows.push_back(Row{part * 900 + i, 4, "é"});
+    std::vector<SortRow> rows;
+    for (int64_t i = 0; i < 900; ++i) rows.push_back(SortRow{part * 900 + i, 4, "é"});
     same[part].push_back(rows);
     all_same.insert(all_same.end(), rows.begin(), rows.end());
   }
@@ -229,7 +193,9 @@ TEST_F(SortedRangesTest, CancelReleasesPartsWaitingForTheOthers) {
   std::vector<std::thread> threads;
   for (int part = 1; part < 3; ++part) {
     threads.emplace_back([&, part] {
-      EXPECT_TRUE(ranges->sorter(part).Add(ToBatch(MakeRows(part * 10, 10, 5))).ok());
+      EXPECT_TRUE(ranges->sorter(part)
+                      .Add(ToBatch(testing::MakeSortRows(part * 10, 10, 5)))
+                      .ok());
       statuses[part - 1] = ranges->Drain(part, 100, [](const auto&) {
         ADD_FAILURE() << "a cancelled split handed rows on";
         return arrow::Status::OK();
