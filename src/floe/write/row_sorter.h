@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "arrow/ipc/type_fwd.h"
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/spec/partition_spec.h"
@@ -152,7 +151,7 @@ class RowSorter {
   size_t spilled_runs_ = 0;
   size_t run_files_ = 0;  // files made, for their names
   size_t widest_merge_ = 0;
-  int64_t row_bytes_ = 1;  // the most bytes per row of a run
+  int64_t row_bytes_ = 1;  // the most bytes per row of a spilled run
 };
 
 }  // namespace floe

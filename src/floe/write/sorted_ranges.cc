@@ -1,14 +1,11 @@
 #include "floe/write/sorted_ranges.h"
 
 #include <algorithm>
-#include <numeric>
-#include <string>
 #include <utility>
 
 #include "arrow/record_batch.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
-#include "floe/util/log.h"
 
 namespace floe {
 
