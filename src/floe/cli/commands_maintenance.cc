@@ -38,9 +38,8 @@ std::string DescribePlan(const WritePlan& plan) {
   }
   if (plan.distribute_by_range) {
     out << "  tasks (--threads): the rows are split by sort key, each task writing one "
-           "key "
-           "range gathered from every task's rows, as under Spark's range distribution "
-           "(write.distribution-mode)\n";
+           "key range gathered from every task's rows, as under Spark's range "
+           "distribution (write.distribution-mode)\n";
   } else if (plan.sorts_rows() && plan.spec->IsUnpartitioned()) {
     out << "  tasks (--threads): each task sorts and writes the rows it gets, so tasks' "
            "files overlap in key range, as under write.distribution-mode none or hash\n";

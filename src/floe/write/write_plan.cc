@@ -22,6 +22,24 @@ std::string_view WriterModeName(WriterMode mode) {
   return "unpartitioned";
 }
 
+namespace {
+
+// write.distribution-mode in lower case (empty when unset); InvalidInput naming the
+// property, never its value, unless none, hash or range.
+arrow::Result<std::string> DistributionMode(const PropertyMap& properties) {
+  std::string distribution = properties::kWriteDistributionMode.Get(properties);
+  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!distribution.empty() && distribution != "none" && distribution != "hash" &&
+      distribution != "range") {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "property write.distribution-mode must be none, hash or range");
+  }
+  return distribution;
+}
+
+}  // namespace
+
 arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
     const TableMetadata& metadata, const PropertyMap& options, bool input_clustered) {
   auto plan = std::make_shared<WritePlan>();
@@ -56,9 +74,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
                         DistributesByPartition(*plan->spec, plan->properties));
   // Spark ranges an unpartitioned sorted table's rows by sort key under range, or when
   // the mode is unset; under hash (no partition to hash) and none it does not.
-  std::string distribution = properties::kWriteDistributionMode.Get(plan->properties);
-  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  ARROW_ASSIGN_OR_RAISE(auto distribution, DistributionMode(plan->properties));
   plan->distribute_by_range = plan->spec->IsUnpartitioned() && plan->sorts_rows() &&
                               (distribution.empty() || distribution == "range");
   plan->operation_id = Uuid::Random().ToString();
@@ -67,17 +83,10 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
 
 arrow::Result<bool> WritePlan::DistributesByPartition(const PartitionSpec& spec,
                                                       const PropertyMap& properties) {
-  std::string distribution = properties::kWriteDistributionMode.Get(properties);
-  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (!distribution.empty() && distribution != "none" && distribution != "hash" &&
-      distribution != "range") {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "property write.distribution-mode must be none, hash or range");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto distribution, DistributionMode(properties));
   // Spark's default when unset (SparkWriteConf): range when sorted, hash when
   // partitioned. On a partitioned table either keeps each partition's rows in one task;
-  // floe shares out partitions only, so an unpartitioned table is written as none.
+  // an unpartitioned table has none to share (range may split a sorted one by key).
   return !spec.IsUnpartitioned() && distribution != "none";
 }
 
