@@ -491,6 +491,19 @@ int RowSorter::CompareRows(const Keys& a, int64_t i, const Keys& b, int64_t j) c
   return 0;
 }
 
+int64_t RowSorter::FirstNotBefore(const Keys& keys, int64_t from, int64_t to,
+                                  const Bound& bound) const {
+  while (from < to) {
+    const int64_t middle = from + (to - from) / 2;
+    if (CompareRows(keys, middle, *bound.keys, bound.row) < 0) {
+      from = middle + 1;
+    } else {
+      to = middle;
+    }
+  }
+  return from;
+}
+
 bool RowSorter::Before(const Source& a, int64_t i, const Source& b, int64_t j) const {
   const int c = CompareRows(a.keys, i, b.keys, j);
   return c != 0 ? c < 0 : a.index < b.index;
@@ -549,19 +562,6 @@ arrow::Status RowSorter::MergeSources(const std::vector<const Run*>& runs,
   widest_merge_ = std::max(widest_merge_, runs.size());
   arrow::compute::ExecContext context(pool_);
   std::vector<Source> sources(runs.size());
-  // The first row of the source's batch in [from, to) that is not before `bound`.
-  auto first_not_before = [&](const Source& source, int64_t from, int64_t to,
-                              const Bound& bound) {
-    while (from < to) {
-      const int64_t middle = from + (to - from) / 2;
-      if (CompareRows(source.keys, middle, *bound.keys, bound.row) < 0) {
-        from = middle + 1;
-      } else {
-        to = middle;
-      }
-    }
-    return from;
-  };
   // Loads the source's next batch; false when its run is done or past `upper`.
   auto load = [&](Source& source) -> arrow::Result<bool> {
     const Run& run = *source.run;
@@ -583,7 +583,7 @@ arrow::Status RowSorter::MergeSources(const std::vector<const Run*>& runs,
       source.row = 0;
       source.end = source.batch->num_rows();
       if (upper != nullptr) {
-        source.end = first_not_before(source, 0, source.end, *upper);
+        source.end = FirstNotBefore(source.keys, 0, source.end, *upper);
         if (source.end == 0) return false;  // the rest is past the range too
       }
       return true;
@@ -611,7 +611,7 @@ arrow::Status RowSorter::MergeSources(const std::vector<const Run*>& runs,
     ARROW_ASSIGN_OR_RAISE(bool loaded, load(source));
     // Skip the rows before the range.
     while (loaded && lower != nullptr) {
-      source.row = first_not_before(source, 0, source.end, *lower);
+      source.row = FirstNotBefore(source.keys, 0, source.end, *lower);
       if (source.row < source.end) break;
       if (source.end < source.batch->num_rows()) {
         loaded = false;  // the range is empty in this run

@@ -134,6 +134,9 @@ class RowSorter {
   // Compares row `i` of keys `a` with row `j` of keys `b` in the write ordering: < 0 when
   // it comes first, 0 when their keys are equal.
   int CompareRows(const Keys& a, int64_t i, const Keys& b, int64_t j) const;
+  // The first of rows [from, to) of `keys` (sorted) that is not before `bound`.
+  int64_t FirstNotBefore(const Keys& keys, int64_t from, int64_t to,
+                         const Bound& bound) const;
   // Whether row `i` of `a` comes before row `j` of `b` (ties: the earlier source first).
   bool Before(const Source& a, int64_t i, const Source& b, int64_t j) const;
   // Slices of at most this many rows stay within a quarter of a run's bytes.

@@ -104,17 +104,10 @@ arrow::Status SortedRanges::Drain(
   std::vector<int> start(runs_.size(), 0);
   if (lower) {
     for (size_t r = 0; r < runs_.size(); ++r) {
-      int from = 0;
-      int to = static_cast<int>(runs_[r]->batch_rows.size());
-      while (from < to) {  // the first batch whose first row is not before the range
-        const int middle = from + (to - from) / 2;
-        if (sorter.CompareRows(first_keys_[r], middle, *lower->keys, lower->row) < 0) {
-          from = middle + 1;
-        } else {
-          to = middle;
-        }
-      }
-      start[r] = std::max(0, from - 1);
+      // The batch before the first whose first row is not before the range.
+      const int64_t first = sorter.FirstNotBefore(
+          first_keys_[r], 0, static_cast<int64_t>(runs_[r]->batch_rows.size()), *lower);
+      start[r] = static_cast<int>(std::max<int64_t>(0, first - 1));
     }
   }
   return sorter.MergeSources(runs_, start, lower ? &*lower : nullptr,
