@@ -167,36 +167,43 @@ def test_expire_refuses_when_gc_is_disabled(floe, tmp_path):
     assert floe.metadata_location(TABLE) == location
 
 
-def test_expire_never_deletes_files_outside_the_table_location(floe, pyiceberg_catalog, tmp_path):
-    """Metadata naming data files outside the table location (here through write.data.path, which
-    Iceberg allows): expiration removes the snapshots and the table's own manifests, and keeps
-    the outside files even though only expired snapshots reached them."""
+def test_expire_deletes_only_the_tables_own_folders(floe, pyiceberg_catalog, tmp_path):
+    """A data folder outside the table location (write.data.path, which Iceberg allows) is the
+    table's own: expiration deletes the files there that only expired snapshots reached, as
+    iceberg-java does. A file the table took in from anywhere else (pyiceberg's add_files) is
+    kept even though only expired snapshots reached it."""
     outside = tmp_path / "shared-data"
     floe.run("create", TABLE, "--schema", FLAT, "--partition-by", "region",
              "--property", f"write.data.path={outside}")
     for k in range(3):
         pq.write_table(flat_rows(k * 100, 100, [f"r{k}"]), tmp_path / f"in{k}.parquet")
         floe.run("append", TABLE, tmp_path / f"in{k}.parquet")
+    elsewhere = tmp_path / "elsewhere" / "added.parquet"
+    elsewhere.parent.mkdir()
+    added = flat_rows(900, 10, ["r1"])
+    required_id = added.schema.set(0, added.schema.field("id").with_nullable(False))
+    pq.write_table(added.cast(required_id), elsewhere)  # no field ids, as add_files requires
+    pyiceberg_catalog.load_table(TABLE).add_files([str(elsewhere)])
     floe.run("delete", TABLE, "--where", "region = 'r0' or region = 'r1'")
     outside_files = files_under(outside)
-    assert outside_files
     table = pyiceberg_catalog.load_table(TABLE)
     before, live = reachable(table)
     retained = {table.metadata.current_snapshot_id}
     _, manifests, data = expected_deletions(before, live, retained)
-    assert data and data <= outside_files, "the delete must leave outside files only expired snapshots reach"
+    assert str(elsewhere) in data and data - {str(elsewhere)} <= outside_files and len(data) > 1
 
     result = floe.run("expire", TABLE, "--retain-last", "1", "--older-than", "0s")
-    kept = {strip(line.removeprefix("kept (outside the table location) ")) for line in result.stdout.splitlines()
-            if line.startswith("kept (outside the table location) ")}
-    assert kept == data
-    assert files_under(outside) == outside_files  # nothing outside was deleted
-    assert not any(os.path.exists(m) for m in manifests)  # the table's own files were
+    kept = {strip(line.removeprefix("kept (not the table's own) ")) for line in result.stdout.splitlines()
+            if line.startswith("kept (not the table's own) ")}
+    assert kept == {str(elsewhere)}
+    assert elsewhere.exists()
+    assert files_under(outside) == outside_files - data  # the table's own data folder
+    assert not any(os.path.exists(m) for m in manifests)
     rows = pyiceberg_catalog.load_table(TABLE).scan().to_arrow()
     assert sorted(set(rows.column("region").to_pylist()) - {None}) == ["r2"]
-    # remove-orphans does not touch them either: they are outside the table location.
+    # remove-orphans lists only the table's folders: the added file stays.
     floe.run("remove-orphans", TABLE, "--older-than", "0s")
-    assert files_under(outside) == outside_files
+    assert elsewhere.exists() and files_under(outside) == outside_files - data
 
 
 def test_expire_loses_a_race_retries_and_keeps_the_winners_snapshot(floe, pyiceberg_catalog, tmp_path):

@@ -47,7 +47,8 @@ struct TableState {
 };
 
 /// How to reach a catalog. `uri` selects the implementation:
-///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db, sqlite:// (in memory);
+///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db (?mode=ro|rw|rwc),
+///   sqlite:///:memory: (a private in-memory database);
 ///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://);
 ///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout);
 ///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse);
@@ -111,6 +112,19 @@ class Catalog {
   /// Removes the table from the catalog; its files stay (NoSuchTable when absent), except
   /// in the filesystem catalog, where the table's directory is the table.
   virtual arrow::Status DropTable(const TableIdentifier& id) = 0;
+
+  /// OK when the catalog can take commits, as far as it can tell without trying;
+  /// InvalidInput saying why not (an SQLite file opened read-only, or that this user may
+  /// not write). Writes ask before any data file is written.
+  virtual arrow::Status CheckWritable() const { return arrow::Status::OK(); }
+  /// Local files the catalog keeps for itself (an SQLite database with its journal, WAL
+  /// and shared-memory files); empty when it keeps none. Maintenance never deletes them
+  /// and refuses to clean a folder that holds them, and no table may be created over
+  /// them.
+  virtual std::vector<std::string> OwnFiles() const { return {}; }
+  /// The warehouse new tables go below by default ("" when the catalog has none or its
+  /// server keeps it). No table may have it, or a folder above it, as its location.
+  virtual std::string WarehouseLocation() const { return ""; }
 
   /// Where a new table's files go when no location is given:
   /// `<namespace location or warehouse/ns levels>/<table>` (iceberg-java's JdbcCatalog).

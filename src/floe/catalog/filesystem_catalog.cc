@@ -65,10 +65,41 @@ FilesystemCatalog::FilesystemCatalog(std::string name, std::string root,
 
 arrow::Result<std::unique_ptr<Catalog>> FilesystemCatalog::Open(
     const CatalogOptions& options) {
+  // hadoop:///abs/dir names the warehouse; plain `hadoop` takes it from the options.
+  // Every part of the URI is honoured or refused.
+  std::string from_uri;
+  if (options.uri.rfind("hadoop:", 0) == 0) {
+    from_uri = options.uri.substr(7);
+    if (from_uri.rfind("//", 0) == 0) {
+      from_uri = from_uri.substr(2);
+      if (!from_uri.empty() && from_uri[0] != '/') {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "filesystem catalog URI '" + RedactUri(options.uri) +
+                             "' names a host; floe's filesystem catalog is local: "
+                             "hadoop:///absolute/dir");
+      }
+    }
+    if (from_uri.find_first_of("?#") != std::string::npos) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "filesystem catalog URI '" + RedactUri(options.uri) +
+                           "' has a query or fragment, which floe does not honour");
+    }
+    if (!from_uri.empty() && from_uri[0] != '/') {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "filesystem catalog URI '" + RedactUri(options.uri) +
+                           "' needs an absolute directory: hadoop:///absolute/dir");
+    }
+  }
   std::string warehouse = options.warehouse;
-  if (warehouse.empty() && options.uri.rfind("hadoop:", 0) == 0) {
-    warehouse = options.uri.substr(7);
-    if (warehouse.rfind("//", 0) == 0) warehouse = warehouse.substr(2);
+  if (!from_uri.empty()) {
+    if (!warehouse.empty() && StripTrailingSlash(CanonicalLocation(warehouse)) !=
+                                  StripTrailingSlash(CanonicalLocation(from_uri))) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "the catalog URI '" + RedactUri(options.uri) + "' names warehouse " + from_uri +
+              " but the warehouse option is " + warehouse + "; give one of them");
+    }
+    warehouse = from_uri;
   }
   if (warehouse.empty()) {
     return MakeError(

@@ -20,6 +20,7 @@ class FilesystemCatalog final : public Catalog {
 
   const std::string& name() const override { return name_; }
   std::shared_ptr<FileIO> io() const override { return io_; }
+  std::string WarehouseLocation() const override { return root_; }
 
   /// Makes the namespace's directory. Properties other than none are refused
   /// (iceberg-java's HadoopCatalog stores none).

@@ -64,6 +64,8 @@ class PostgresDatabase final : public SqlDatabase {
     return changed && *changed ? std::stoll(changed) : int64_t{0};
   }
 
+  std::vector<std::string> Files() const override { return {}; }
+
   arrow::Result<std::vector<SqlRow>> Query(std::string_view sql,
                                            const std::vector<SqlValue>& params) override {
     std::lock_guard<std::mutex> lock(mutex_);

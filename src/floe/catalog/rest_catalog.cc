@@ -865,6 +865,10 @@ arrow::Status RestCatalog::DropTable(const TableIdentifier& id) {
       .status();
 }
 
+std::string RestCatalog::WarehouseLocation() const {
+  return TrimTrailingSlashes(impl_->warehouse);
+}
+
 arrow::Result<std::string> RestCatalog::DefaultTableLocation(const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(auto properties, LoadNamespaceProperties(id.ns));
   std::string location = TrimTrailingSlashes(Property(properties, "location"));

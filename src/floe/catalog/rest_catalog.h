@@ -49,6 +49,7 @@ class RestCatalog final : public Catalog {
   /// Local files and file:// URIs: the locations the server hands out must be readable
   /// here (the tests run the server on the same machine).
   std::shared_ptr<FileIO> io() const override;
+  std::string WarehouseLocation() const override;
 
   arrow::Status CreateNamespace(
       const Namespace& ns, const std::map<std::string, std::string>& properties) override;

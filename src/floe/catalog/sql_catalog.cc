@@ -1,8 +1,10 @@
 #include "floe/catalog/sql_catalog.h"
 
+#include <algorithm>
 #include <set>
 
 #include "floe/catalog/metadata_file.h"
+#include "floe/spec/table_properties.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 
@@ -60,30 +62,92 @@ Namespace SplitNamespace(const std::string& text) {
   return ns;
 }
 
-// The path of an sqlite: URI as SQLAlchemy reads it: sqlite:////abs (absolute),
-// sqlite:///rel (relative), sqlite:// or sqlite:///:memory: (memory); also
-// jdbc:sqlite:path.
-arrow::Result<std::string> SqlitePath(const std::string& uri) {
+// An SQLite catalog URI taken apart: the database file and how to open it.
+struct SqliteUri {
+  std::string path;  // ":memory:" for an in-memory database
+  SqliteOpenOptions options;
+};
+
+// The parts of an sqlite: URI as SQLAlchemy (pyiceberg) reads them: sqlite:////abs
+// (absolute), sqlite:///rel (relative), sqlite:///:memory: (memory), with SQLAlchemy's
+// sqlite:///file:path?...&uri=true form; also iceberg-java's jdbc:sqlite:path. Every
+// query parameter is honoured or refused: mode=ro|rw|rwc opens the file read-only, for
+// writing, or creating it (the default); uri=true only marks a file: path. A URI naming
+// no file (sqlite://, sqlite:///) is refused: SQLAlchemy would give a private in-memory
+// database, gone when the command ends, which is never what a user of floe means.
+arrow::Result<SqliteUri> ParseSqliteUri(const std::string& uri) {
+  auto refuse = [&](const std::string& why) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "SQLite catalog URI '" + RedactUri(uri) + "' " + why);
+  };
   std::string_view text = uri;
+  std::string path;
   if (text.substr(0, 12) == "jdbc:sqlite:") {
-    std::string path(text.substr(12));
-    if (path.rfind("file:", 0) == 0) path = path.substr(5);
-    return path.empty() ? std::string(":memory:") : path;
+    path = std::string(text.substr(12));
+  } else if (text.substr(0, 9) == "sqlite://") {
+    std::string_view rest = text.substr(9);
+    if (!rest.empty() && rest[0] != '/') {
+      return refuse(
+          "has a host part; use sqlite:////absolute/path.db or "
+          "sqlite:///relative/path.db");
+    }
+    path = std::string(rest.empty() ? rest : rest.substr(1));  // "/abs/..." or "rel/..."
+  } else {
+    return refuse("is not an sqlite:// URI");
   }
-  if (text.substr(0, 9) != "sqlite://") {
-    return MakeError(ErrorKind::kInvalidInput, "not an sqlite:// catalog URI");
+  SqliteUri parsed;
+  std::string query;
+  if (size_t mark = path.find('?'); mark != std::string::npos) {
+    query = path.substr(mark + 1);
+    path.resize(mark);
   }
-  std::string_view rest = text.substr(9);
-  if (rest.empty() || rest == "/:memory:" || rest == "/") return std::string(":memory:");
-  if (rest[0] != '/') {
-    return MakeError(
-        ErrorKind::kInvalidInput,
-        "sqlite catalog URI must be sqlite:////absolute/path or sqlite:///relative/path");
+  bool uri_filename = false;
+  for (size_t start = 0; start < query.size();) {
+    size_t end = query.find('&', start);
+    if (end == std::string::npos) end = query.size();
+    std::string pair = query.substr(start, end - start);
+    start = end + 1;
+    if (pair.empty()) continue;
+    size_t equals = pair.find('=');
+    std::string key = pair.substr(0, equals);
+    std::string value = equals == std::string::npos ? "" : pair.substr(equals + 1);
+    if (key == "mode" && value == "ro") {
+      parsed.options.mode = SqliteOpenOptions::Mode::kReadOnly;
+    } else if (key == "mode" && value == "rw") {
+      parsed.options.mode = SqliteOpenOptions::Mode::kReadWrite;
+    } else if (key == "mode" && value == "rwc") {
+      parsed.options.mode = SqliteOpenOptions::Mode::kReadWriteCreate;
+    } else if (key == "uri" && value == "true") {
+      uri_filename = true;
+    } else {
+      return refuse(
+          "has parameter '" + key +
+          "', which floe does not honour (it honours mode=ro, mode=rw, mode=rwc "
+          "and uri=true)");
+    }
   }
-  std::string path(rest.substr(1));  // "/abs/..." or "rel/..."
-  size_t query = path.find('?');
-  if (query != std::string::npos) path.resize(query);
-  return path;
+  if (path.rfind("file:", 0) == 0) {
+    if (!uri_filename && text.substr(0, 12) != "jdbc:sqlite:") {
+      return refuse("names a file: path without uri=true");
+    }
+    path = path.substr(5);
+    if (path.rfind("//", 0) == 0) {  // file:///abs
+      size_t slash = path.find('/', 2);
+      path = slash == std::string::npos ? "" : path.substr(slash);
+    }
+  }
+  if (path == ":memory:") {
+    parsed.path = path;
+    return parsed;
+  }
+  if (path.empty()) {
+    return refuse(
+        "names no database file (SQLite would make a private in-memory catalog that "
+        "is gone when floe exits); give sqlite:////absolute/path.db, or --catalog memory "
+        "for an in-memory catalog on purpose");
+  }
+  parsed.path = path;
+  return parsed;
 }
 
 }  // namespace
@@ -97,8 +161,8 @@ SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
     const CatalogOptions& options) {
-  ARROW_ASSIGN_OR_RAISE(std::string path, SqlitePath(options.uri));
-  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(path));
+  ARROW_ASSIGN_OR_RAISE(SqliteUri uri, ParseSqliteUri(options.uri));
+  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(uri.path, uri.options));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
   return Make(std::move(database), options, std::move(io));
 }
@@ -146,18 +210,28 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
 }
 
 arrow::Status SqlCatalog::Initialize() {
-  // Another process may create the tables at the same moment; IF NOT EXISTS covers that,
-  // and a lock timeout is worth one more try.
-  for (int attempt = 0;; ++attempt) {
-    auto created = database_->Execute(kCreateTables, {});
-    if (created.ok()) created = database_->Execute(kCreateNamespaceProperties, {});
-    if (created.ok()) break;
-    // PostgreSQL reports two clients creating one table at once as a unique violation
-    // on its own catalog; the table exists either way, so try again.
-    ErrorKind kind = KindOf(created.status());
-    if (attempt >= 2 ||
-        (kind != ErrorKind::kCommitFailed && kind != ErrorKind::kAlreadyExists)) {
-      return WithContext(created.status(), "creating the catalog tables");
+  if (database_->CheckWritable().ok()) {
+    // Another process may create the tables at the same moment; IF NOT EXISTS covers
+    // that. PostgreSQL reports two clients creating one table at once as a unique
+    // violation on its own catalog; the table exists either way, so try again.
+    for (int attempt = 0;; ++attempt) {
+      auto created = database_->Execute(kCreateTables, {});
+      if (created.ok()) created = database_->Execute(kCreateNamespaceProperties, {});
+      if (created.ok()) break;
+      if (attempt >= 2 || KindOf(created.status()) != ErrorKind::kAlreadyExists) {
+        return WithContext(created.status(), "creating the catalog tables");
+      }
+    }
+  } else {
+    // A read-only catalog must already have its tables.
+    for (const char* table : {"iceberg_tables", "iceberg_namespace_properties"}) {
+      auto found =
+          database_->Query(std::string("SELECT 1 FROM ") + table + " LIMIT 0", {});
+      if (!found.ok()) {
+        return WithContext(
+            database_->CheckWritable(),
+            std::string("the catalog has no table ") + table + " and cannot create it");
+      }
     }
   }
   // Tables created by an older client (schema V0) lack iceberg_type; work without it, as
@@ -390,6 +464,8 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
 arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
                                                   const TableState& base,
                                                   const TableMetadata& updated) {
+  ARROW_RETURN_NOT_OK(WithContext(database_->CheckWritable(),
+                                  "cannot commit to table '" + id.ToString() + "'"));
   std::string location = NewMetadataFileLocation(updated, base.metadata_location);
   auto written = WriteMetadataFile(*io_, location, updated);
   if (!written.ok()) {
@@ -397,20 +473,40 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
     return written;
   }
   TestPausePoint("swap");
-  auto changed = database_->Execute(
+  // A lock another process holds is waited for as long as a retry would wait
+  // (commit.retry.max-wait-ms, within commit.retry.total-timeout-ms); then the commit
+  // fails as a lost race, and the retry loop decides whether to try again.
+  const int64_t lock_wait_ms = std::max<int64_t>(
+      0, std::min(properties::kCommitMaxRetryWaitMs.Get(updated.properties),
+                  properties::kCommitTotalRetryTimeMs.Get(updated.properties)));
+  auto changed = database_->ExecuteWithLockWait(
       "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
       "WHERE "
       "catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location "
       "= ?" +
           TableFilter(),
       {location, base.metadata_location, name_, NamespaceToString(id.ns), id.name,
-       base.metadata_location});
+       base.metadata_location},
+      lock_wait_ms);
   if (!changed.ok()) {
     if (KindOf(changed.status()) == ErrorKind::kCommitFailed) {
       (void)io_->Delete(location);  // best effort: the statement did not run
       return MakeError(
           ErrorKind::kCommitFailed,
           "table '" + id.ToString() + "': catalog busy: " + changed.status().message());
+    }
+    if (database_->FailuresCanBeChecked()) {
+      // Whether the update took effect can be read back: report what happened.
+      auto current = CurrentLocation(id);
+      if (current.ok() && *current == location) {
+        return TableState{location, std::make_shared<const TableMetadata>(updated)};
+      }
+      if (current.ok()) {
+        (void)io_->Delete(location);  // best effort: nothing references it
+        return arrow::Status::IOError("table '", id.ToString(),
+                                      "': the commit failed and nothing was committed: ",
+                                      changed.status().message());
+      }
     }
     // We cannot tell whether the update reached the database: keep the file.
     return MakeError(ErrorKind::kCommitStateUnknown,

@@ -14,7 +14,9 @@ namespace floe {
 class SqlCatalog final : public Catalog {
  public:
   /// Opens an SQLite catalog from `options.uri` (sqlite:////abs/path.db,
-  /// sqlite:///rel.db, sqlite:// for memory) and creates the catalog tables when absent.
+  /// sqlite:///rel.db, sqlite:///:memory:, jdbc:sqlite:path; `?mode=ro|rw|rwc` honoured,
+  /// any other parameter and a URI naming no file refused with InvalidInput) and
+  /// creates the catalog tables when absent (a read-only catalog must have them).
   static arrow::Result<std::unique_ptr<Catalog>> OpenSqlite(
       const CatalogOptions& options);
   /// Opens a PostgreSQL catalog: `options.uri` is postgresql://user@host:port/db (also
@@ -36,6 +38,9 @@ class SqlCatalog final : public Catalog {
 
   const std::string& name() const override { return name_; }
   std::shared_ptr<FileIO> io() const override { return io_; }
+  std::vector<std::string> OwnFiles() const override { return database_->Files(); }
+  std::string WarehouseLocation() const override { return warehouse_; }
+  arrow::Status CheckWritable() const override { return database_->CheckWritable(); }
 
   arrow::Status CreateNamespace(
       const Namespace& ns, const std::map<std::string, std::string>& properties) override;

@@ -24,22 +24,59 @@ class SqlDatabase {
   SqlDatabase(const SqlDatabase&) = delete;
   SqlDatabase& operator=(const SqlDatabase&) = delete;
 
+  /// How long a statement waits for a lock another connection holds, unless told
+  /// otherwise: iceberg-java's default commit.retry.max-wait-ms.
+  static constexpr int64_t kDefaultLockWaitMs = 60000;
+
   /// Runs a statement and returns the number of rows it changed. A unique-constraint
-  /// violation gives AlreadyExists; lock contention beyond the busy timeout gives
+  /// violation gives AlreadyExists; lock contention beyond the lock wait gives
   /// CommitFailed; other failures give IOError.
   virtual arrow::Result<int64_t> Execute(std::string_view sql,
                                          const std::vector<SqlValue>& params) = 0;
+  /// Execute, waiting at most `lock_wait_ms` for a lock another connection holds (and
+  /// saying so in the log every few seconds while it waits; a cancellation ends the
+  /// wait). Databases whose server decides how long a statement waits ignore it.
+  virtual arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
+                                                     const std::vector<SqlValue>& params,
+                                                     int64_t lock_wait_ms) {
+    (void)lock_wait_ms;
+    return Execute(sql, params);
+  }
   /// Runs a query and returns its rows (values as text).
   virtual arrow::Result<std::vector<SqlRow>> Query(
       std::string_view sql, const std::vector<SqlValue>& params) = 0;
+  /// The local files the database keeps (SQLite: the database file and its journal, WAL
+  /// and shared-memory files); empty for a server or an in-memory database.
+  virtual std::vector<std::string> Files() const = 0;
+  /// OK when statements that write can succeed as far as the database can tell without
+  /// trying; InvalidInput saying why when it was opened (or could only be opened)
+  /// read-only.
+  virtual arrow::Status CheckWritable() const { return arrow::Status::OK(); }
+  /// True when a statement that failed is known to have changed nothing, or its change
+  /// is visible to the next read, so reading again tells what happened (SQLite, which
+  /// is local and synchronous). False where a failure can leave the outcome unknown (a
+  /// connection to a server lost mid-statement).
+  virtual bool FailuresCanBeChecked() const { return false; }
 
  protected:
   SqlDatabase() = default;
 };
 
-/// Opens (creating if needed) an SQLite database file; ":memory:" for a private in-memory
-/// one.
-arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path);
+/// How to open an SQLite catalog database (the `mode` of an SQLite URI).
+struct SqliteOpenOptions {
+  enum class Mode {
+    kReadOnly,         ///< mode=ro: reads only; every write is refused up front.
+    kReadWrite,        ///< mode=rw: the file must exist.
+    kReadWriteCreate,  ///< mode=rwc (the default): created when missing.
+  };
+  Mode mode = Mode::kReadWriteCreate;
+};
+
+/// Opens an SQLite database file; ":memory:" for a private in-memory one. The path is
+/// made absolute (Files() reports it so); anything but a regular file gives
+/// InvalidInput, and a missing file NotFound unless the mode creates it.
+arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
+    const std::string& path, const SqliteOpenOptions& options = {});
 
 /// Connects to PostgreSQL. `uri` is a libpq connection URI
 /// (postgresql://user@host:5432/db, with query parameters such as host=/socket/dir or

@@ -1,5 +1,6 @@
 #include "floe/cli/catalog_resolution.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -40,8 +41,9 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
   if (options.warehouse.empty() && options.uri.empty()) options.warehouse = "warehouse";
   if (options.warehouse.empty() && options.uri.rfind("sqlite:////", 0) == 0) {
     // An SQLite catalog without a warehouse keeps its tables next to its database file.
-    options.warehouse =
-        std::filesystem::path(options.uri.substr(10)).parent_path().string();
+    std::string path = options.uri.substr(10);
+    path.resize(std::min(path.size(), path.find('?')));
+    options.warehouse = std::filesystem::path(path).parent_path().string();
   }
   if (!options.warehouse.empty()) {
     std::string local = LocalDirectory(options.warehouse);

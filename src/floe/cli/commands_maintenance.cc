@@ -4,10 +4,12 @@
 
 #include "floe/cli/commands.h"
 #include "floe/table/maintenance.h"
+#include "floe/table/orphan_files.h"
 #include "floe/table/table.h"
 #include "floe/util/date_time.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 #include "floe/write/row_sorter.h"
 #include "floe/write/write_plan.h"
 
@@ -110,11 +112,12 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
   {
     auto* command = app.add_subcommand(
         "remove-orphans",
-        "Delete files under the table location that the table does not reference");
+        "Delete files in the table's data and metadata folders that nothing references");
     AddCatalogFlags(command, context);
     auto table = std::make_shared<std::string>();
     auto older_than = std::make_shared<std::string>("3d");
     auto dry_run = std::make_shared<bool>(false);
+    auto any_name = std::make_shared<bool>(false);
     command->add_option("table", *table, "NAMESPACE.TABLE")->required();
     command->add_option(
         "--older-than", *older_than,
@@ -122,26 +125,43 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         "commits in flight)");
     command->add_flag("--dry-run", *dry_run,
                       "List the orphan files without deleting them");
+    command->add_flag("--any-name", *any_name,
+                      "Also delete unreferenced files whose names Iceberg writers never "
+                      "give (by default they are kept and counted)");
     command->callback([=] {
       context->action = [=]() -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(int64_t older_than_ms, ParseDurationMs(*older_than));
+        RemoveOrphanFilesOptions options;
+        ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
+        options.dry_run = *dry_run;
+        options.any_name = *any_name;
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        ARROW_ASSIGN_OR_RAISE(auto report,
-                              RemoveOrphanFiles(*loaded, older_than_ms, *dry_run));
+        ARROW_ASSIGN_OR_RAISE(auto report, RemoveOrphanFiles(*loaded, options));
         int64_t bytes = 0;
         for (const auto& orphan : report.orphans) {
-          std::cout << (*dry_run ? "orphan " : "deleted ") << orphan.location << "  "
-                    << orphan.size << " bytes  modified "
+          std::cout << (*dry_run ? "orphan " : "deleted ") << Printable(orphan.location)
+                    << "  " << orphan.size << " bytes  modified "
                     << FormatIsoDateTime(orphan.modified_ms * 1000, 1000000) << "Z\n";
           bytes += orphan.size;
         }
         std::cout << "(" << report.orphans.size() << " orphan files, " << bytes
                   << " bytes" << (*dry_run ? ", not deleted (dry run)" : "") << "; "
-                  << report.listed << " files listed, " << report.referenced
-                  << " referenced, " << report.too_recent
+                  << report.listed << " files listed in";
+        for (const auto& folder : report.folders) std::cout << " " << Printable(folder);
+        std::cout << ", " << report.referenced << " referenced, " << report.too_recent
                   << " unreferenced but newer than " << *older_than << " kept";
+        if (report.unrecognised > 0) {
+          std::cout << ", " << report.unrecognised
+                    << " kept whose names Iceberg writers never give (--any-name)";
+        }
+        if (report.hidden > 0) std::cout << ", " << report.hidden << " hidden kept";
+        if (report.symbolic_links > 0)
+          std::cout << ", " << report.symbolic_links << " symbolic links not followed";
+        if (report.other_tables > 0) {
+          std::cout << ", " << report.other_tables
+                    << " kept that other tables or the catalog own";
+        }
         if (report.delete_failures > 0)
           std::cout << "; " << report.delete_failures << " could not be deleted";
         std::cout << ")\n";
@@ -203,7 +223,7 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
             std::cout << deleted << " " << kind << " " << file << "\n";
         }
         for (const auto& file : report.kept_outside)
-          std::cout << "kept (outside the table location) " << file << "\n";
+          std::cout << "kept (not the table's own) " << Printable(file) << "\n";
         std::cout << "expired=" << report.expired.size()
                   << " data_files=" << report.data_files.size()
                   << " manifests=" << report.manifests.size()

@@ -14,6 +14,7 @@
 #include "floe/spec/sort_order.h"
 #include "floe/table/table.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 #include "floe/write/limited_memory_pool.h"
 #include "parquet/arrow/reader.h"
 
@@ -140,13 +141,18 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(options.properties, ParsePairs(*properties, "--property"));
         options.location = *location;
         ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
-        if (!namespace_exists) {
-          ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
-          std::cout << "created namespace " << NamespaceToString(id.ns) << "\n";
+        if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
+        auto created = Table::Create(catalog, id, options);
+        if (!created.ok()) {
+          // A failed create leaves nothing behind, not even the namespace made for it.
+          if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
+          return created.status();
         }
-        ARROW_ASSIGN_OR_RAISE(auto created, Table::Create(catalog, id, options));
-        std::cout << "created table " << id.ToString() << " at "
-                  << created->metadata()->location << "\n";
+        if (!namespace_exists)
+          std::cout << "created namespace " << Printable(NamespaceToString(id.ns))
+                    << "\n";
+        std::cout << "created table " << Printable(id.ToString()) << " at "
+                  << Printable((*created)->metadata()->location) << "\n";
         return arrow::Status::OK();
       };
     });

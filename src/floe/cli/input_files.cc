@@ -34,7 +34,11 @@ arrow::Result<OpenedFile> OpenOne(const std::string& path, const std::string& fo
   OpenedFile opened;
   if (!csv) {
     parquet::arrow::FileReaderBuilder builder;
-    ARROW_RETURN_NOT_OK(builder.Open(file));
+    // A corrupt input must fail the append, not become wrong rows in the table: pages
+    // that carry a checksum are verified.
+    parquet::ReaderProperties verifying = parquet::default_reader_properties();
+    verifying.set_page_checksum_verification(true);
+    ARROW_RETURN_NOT_OK(builder.Open(file, verifying));
     parquet::ArrowReaderProperties properties;
     properties.set_batch_size(65536);
     // Row group by row group: pre-buffering (Arrow's default) reads every row group's

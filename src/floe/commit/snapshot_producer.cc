@@ -174,7 +174,10 @@ arrow::Result<ManifestFile> SnapshotProducer::MergeBin(
         ReadManifest(bytes, partition_type.ok() ? partition_type->get() : nullptr);
     if (!contents.ok())
       return WithContext(contents.status(), "manifest " + manifest.manifest_path);
-    InheritManifestMetadata(manifest, base.format_version, &contents->entries);
+    // Manifests this snapshot wrote are not committed yet: their entries' row ids are
+    // already what they should be (none for this snapshot's adds).
+    InheritManifestMetadata(manifest, base.format_version, &contents->entries,
+                            /*committed=*/manifest.added_snapshot_id != snapshot_id_);
     for (auto& entry : contents->entries) {
       const bool ours = entry.snapshot_id == snapshot_id_;
       if (entry.status == EntryStatus::kDeleted) {
@@ -278,8 +281,17 @@ void SnapshotProducer::DeleteUncommitted(const std::set<std::string>& keep) {
 void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
                                 const std::vector<MetadataLogEntry>& trimmed) {
   if (!properties::kMetadataDeleteAfterCommit.Get(committed.properties)) return;
+  const std::string folder =
+      LocationProvider(committed.location, committed.properties).metadata_location();
   for (const auto& entry : trimmed) {
-    auto status = io.Delete(entry.metadata_file);
+    // The log is only metadata: an entry naming a file outside the table's metadata
+    // folder (another table's, or anyone's) is never deleted.
+    if (!IsLocationUnder(entry.metadata_file, folder)) {
+      Log(LogLevel::kInfo, "not deleting old metadata file " + entry.metadata_file +
+                               ": it is outside the metadata folder " + folder);
+      continue;
+    }
+    auto status = io.DeleteWithin(folder, entry.metadata_file);
     // NotFound: someone else removed it (a REST server trims and deletes on its side).
     if (!status.ok() && KindOf(status) != ErrorKind::kNotFound)
       Log(LogLevel::kWarning,

@@ -42,7 +42,8 @@ struct RetryPolicy {
 
 /// After a commit of `committed`: deletes the metadata files its metadata log dropped
 /// (`trimmed`, from TableMetadataBuilder::Build) when
-/// write.metadata.delete-after-commit.enabled is true. Failures are logged.
+/// write.metadata.delete-after-commit.enabled is true: only those in the table's metadata
+/// folder, never through a symbolic link. Failures are logged.
 void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
                                 const std::vector<MetadataLogEntry>& trimmed);
 

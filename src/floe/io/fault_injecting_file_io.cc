@@ -106,6 +106,12 @@ arrow::Status FaultInjectingFileIO::Delete(const std::string& location) {
   return inner_->Delete(location);
 }
 
+arrow::Status FaultInjectingFileIO::DeleteWithin(const std::string& root,
+                                                 const std::string& location) {
+  ARROW_RETURN_NOT_OK(Check(FileOperation::kDelete, location));
+  return inner_->DeleteWithin(root, location);
+}
+
 arrow::Result<bool> FaultInjectingFileIO::Exists(const std::string& location) {
   return inner_->Exists(location);
 }

@@ -42,6 +42,8 @@ class FaultInjectingFileIO final : public FileIO {
   arrow::Status Delete(const std::string& location) override;
   arrow::Result<bool> Exists(const std::string& location) override;
   arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override;
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override;
   arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override;
 
   /// Counts one operation and returns the injected error if it is the chosen one.

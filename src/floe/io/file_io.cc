@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arrow/buffer.h"
@@ -39,6 +40,122 @@ std::string LocalPath(std::string_view location) {
     rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
   }
   return std::string(rest);
+}
+
+// Closes a file descriptor when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+int64_t ModifiedMillis(const struct stat& info) {
+  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1000 +
+         info.st_mtim.tv_nsec / 1000000;
+}
+
+// Lists regular files and symbolic links below `path` (the local path of `prefix`) with
+// lstat, descending into real directories only: a link to a directory is listed as a
+// link and never entered.
+arrow::Status ListLocal(const std::string& prefix, const std::string& path,
+                        std::vector<FileInfo>* files) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  auto status = fs::status(path, error);
+  if (status.type() == fs::file_type::not_found) return arrow::Status::OK();
+  if (error) return arrow::Status::IOError("cannot list ", prefix, ": ", error.message());
+  if (status.type() != fs::file_type::directory) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "cannot list " + prefix + ": it is not a directory");
+  }
+  std::string base = prefix;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  std::string base_path = path;
+  while (base_path.size() > 1 && base_path.back() == '/') base_path.pop_back();
+  fs::recursive_directory_iterator it(path, fs::directory_options::none, error);
+  if (error) return arrow::Status::IOError("cannot list ", prefix, ": ", error.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (error) break;
+    const std::string entry = it->path().string();
+    struct stat info;
+    if (::lstat(entry.c_str(), &info) != 0) {
+      if (errno == ENOENT) continue;  // removed while we listed
+      return arrow::Status::IOError("cannot list ", entry, ": ", std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) continue;
+    FileInfo file;
+    file.location = base + entry.substr(base_path.size());
+    file.size = static_cast<int64_t>(info.st_size);
+    file.modified_ms = ModifiedMillis(info);
+    file.symbolic_link = S_ISLNK(info.st_mode);
+    files->push_back(std::move(file));
+  }
+  if (error) {
+    return arrow::Status::IOError("cannot list ", prefix, ": ", error.message());
+  }
+  return arrow::Status::OK();
+}
+
+// Deletes the local file `path` below the directory `root` by walking from `root` with
+// O_NOFOLLOW, so no symbolic link at or below `root` is followed.
+arrow::Status DeleteLocalWithin(const std::string& root, const std::string& path) {
+  auto refused = [&](const std::string& why) {
+    return MakeError(ErrorKind::kInvalidInput, "not deleting " + path + ": " + why);
+  };
+  std::string relative = path.substr(root.size() + (root == "/" ? 0 : 1));
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= relative.size();) {
+    size_t slash = relative.find('/', start);
+    if (slash == std::string::npos) slash = relative.size();
+    if (slash > start) parts.push_back(relative.substr(start, slash - start));
+    start = slash + 1;
+  }
+  if (parts.empty()) return refused("it is not a file below " + root);
+  auto directory = std::make_unique<Descriptor>(
+      ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  std::string walked = root;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (directory->get() < 0) break;
+    auto next = std::make_unique<Descriptor>(
+        ::openat(directory->get(), parts[i].c_str(),
+                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    walked += "/" + parts[i];
+    directory = std::move(next);
+  }
+  if (directory->get() < 0) {
+    int error = errno;
+    if (error == ENOENT)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + path);
+    if (error == ELOOP || error == ENOTDIR)
+      return refused(walked + " is a symbolic link or not a directory");
+    return arrow::Status::IOError("not deleting ", path, ": cannot open ", walked, ": ",
+                                  std::strerror(error));
+  }
+  struct stat info;
+  if (::fstatat(directory->get(), parts.back().c_str(), &info, AT_SYMLINK_NOFOLLOW) !=
+      0) {
+    int error = errno;
+    if (error == ENOENT)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + path);
+    return arrow::Status::IOError("deleting ", path, ": ", std::strerror(error));
+  }
+  if (S_ISLNK(info.st_mode)) return refused("it is a symbolic link");
+  if (!S_ISREG(info.st_mode)) return refused("it is not a regular file");
+  if (::unlinkat(directory->get(), parts.back().c_str(), 0) != 0) {
+    int error = errno;
+    if (error == ENOENT)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + path);
+    return arrow::Status::IOError("deleting ", path, ": ", std::strerror(error));
+  }
+  return arrow::Status::OK();
 }
 
 class ArrowFileIO final : public FileIO {
@@ -84,27 +201,42 @@ class ArrowFileIO final : public FileIO {
 
   arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
     ARROW_ASSIGN_OR_RAISE(auto target, Resolve(prefix));
-    arrow::fs::FileSelector selector;
-    selector.base_dir = target.path;
-    selector.recursive = true;
-    selector.allow_not_found = true;
-    ARROW_ASSIGN_OR_RAISE(auto infos, target.fs->GetFileInfo(selector));
     std::vector<FileInfo> files;
-    for (const auto& info : infos) {
-      if (info.type() != arrow::fs::FileType::File) continue;
-      FileInfo file;
-      file.location = target.memory ? std::string(kMemoryPrefix) + info.path()
-                                    : Relocate(prefix, target.path, info.path());
-      file.size = info.size();
-      file.modified_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             info.mtime().time_since_epoch())
-                             .count();
-      files.push_back(std::move(file));
+    if (target.memory) {
+      arrow::fs::FileSelector selector;
+      selector.base_dir = target.path;
+      selector.recursive = true;
+      selector.allow_not_found = true;
+      ARROW_ASSIGN_OR_RAISE(auto infos, target.fs->GetFileInfo(selector));
+      for (const auto& info : infos) {
+        if (info.type() != arrow::fs::FileType::File) continue;
+        FileInfo file;
+        file.location = std::string(kMemoryPrefix) + info.path();
+        file.size = info.size();
+        file.modified_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               info.mtime().time_since_epoch())
+                               .count();
+        files.push_back(std::move(file));
+      }
+    } else {
+      ARROW_RETURN_NOT_OK(ListLocal(prefix, target.path, &files));
     }
     std::sort(files.begin(), files.end(), [](const FileInfo& a, const FileInfo& b) {
       return a.location < b.location;
     });
     return files;
+  }
+
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override {
+    if (!IsLocationUnder(location, root) ||
+        CanonicalLocation(location) == CanonicalLocation(root)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "not deleting " + location + ": it is not below " + root);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    if (target.memory) return Delete(location);  // the memory file system has no links
+    return DeleteLocalWithin(CanonicalLocation(root), CanonicalLocation(location));
   }
 
   arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
@@ -141,17 +273,6 @@ class ArrowFileIO final : public FileIO {
       return Target{memory_.get(), location.substr(kMemoryPrefix.size()), true};
     }
     return Target{local_.get(), LocalPath(location), false};
-  }
-
-  // A listed path in the spelling of the prefix the caller used (path or file: URI).
-  static std::string Relocate(const std::string& prefix, const std::string& prefix_path,
-                              const std::string& path) {
-    if (prefix == prefix_path) return path;
-    std::string base = prefix;
-    while (base.size() > 1 && base.back() == '/') base.pop_back();
-    std::string base_path = prefix_path;
-    while (base_path.size() > 1 && base_path.back() == '/') base_path.pop_back();
-    return base + path.substr(base_path.size());
   }
 
   // A missing file is NotFound; anything else keeps Arrow's error with the location.

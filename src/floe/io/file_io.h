@@ -17,6 +17,8 @@ struct FileInfo {
   std::string location;
   int64_t size = 0;
   int64_t modified_ms = 0;  ///< Last modification, milliseconds since the epoch.
+  /// A symbolic link (to anything): listed, never followed; `size` is the link's own.
+  bool symbolic_link = false;
 };
 
 /// Storage access by location (a local path, a file:// URI, or another scheme the
@@ -39,8 +41,17 @@ class FileIO {
   virtual arrow::Status Delete(const std::string& location) = 0;
   virtual arrow::Result<bool> Exists(const std::string& location) = 0;
   /// Every file (not directory) under `prefix`, recursively, in location order. A missing
-  /// prefix gives an empty list.
+  /// prefix gives an empty list. Symbolic links below `prefix` are listed as links
+  /// (FileInfo::symbolic_link) and never followed, so a listing never leaves `prefix`;
+  /// other special files (FIFOs, sockets, devices) are left out.
   virtual arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) = 0;
+  /// Deletes the regular file `location`, which must lie below `root`, without following
+  /// a symbolic link at `root` or anywhere between it and the file: what cleanup uses
+  /// for files it found by listing, so that a link planted after the listing cannot
+  /// redirect the delete. A link or a non-regular file on the way gives InvalidInput and
+  /// deletes nothing; a missing file gives NotFound.
+  virtual arrow::Status DeleteWithin(const std::string& root,
+                                     const std::string& location) = 0;
   /// Renames `from` to `to`, failing with AlreadyExists if `to` exists. Atomic where the
   /// storage allows it; NotSupported where it cannot be made atomic (object stores).
   virtual arrow::Status RenameNoReplace(const std::string& from,

@@ -85,9 +85,13 @@ arrow::Result<ManifestContents> ReadManifest(std::string_view bytes,
 /// Fills the inheritable fields of entries read from `manifest`, as iceberg-java does: a
 /// null snapshot id takes the manifest's added_snapshot_id; null sequence numbers of
 /// ADDED entries take the manifest's sequence number (in v1 every sequence number is 0);
-/// the data file's spec id is the manifest's.
+/// the data file's spec id is the manifest's; and (format v3 row lineage) live data
+/// files without a first_row_id take consecutive ranges from the manifest's first_row_id
+/// in entry order, each as long as its record count. A `committed` manifest (listed by a
+/// snapshot) without a first_row_id gives every entry none; an uncommitted one (written
+/// by the operation in progress) keeps its entries' ids as they are.
 void InheritManifestMetadata(const ManifestFile& manifest, int format_version,
-                             std::vector<ManifestEntry>* entries);
+                             std::vector<ManifestEntry>* entries, bool committed = true);
 
 /// The manifest list of a snapshot.
 struct ManifestListWriteOptions {

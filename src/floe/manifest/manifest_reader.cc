@@ -397,7 +397,23 @@ arrow::Result<ManifestContents> ReadManifest(std::string_view bytes,
 }
 
 void InheritManifestMetadata(const ManifestFile& manifest, int format_version,
-                             std::vector<ManifestEntry>* entries) {
+                             std::vector<ManifestEntry>* entries, bool committed) {
+  // Row lineage (iceberg-java's ManifestReader idAssigner): a committed data manifest
+  // with a first_row_id gives its live data files without one consecutive ranges, in file
+  // order; one without (written before v3) gives none; an uncommitted manifest keeps
+  // what its entries say.
+  if (manifest.first_row_id && manifest.content == ManifestContent::kData) {
+    int64_t next_row_id = *manifest.first_row_id;
+    for (auto& entry : *entries) {
+      if (entry.status == EntryStatus::kDeleted ||
+          entry.data_file.content != FileContent::kData || entry.data_file.first_row_id)
+        continue;
+      entry.data_file.first_row_id = next_row_id;
+      next_row_id += entry.data_file.record_count;
+    }
+  } else if (committed) {
+    for (auto& entry : *entries) entry.data_file.first_row_id.reset();
+  }
   for (auto& entry : *entries) {
     entry.data_file.spec_id = manifest.partition_spec_id;
     if (!entry.snapshot_id) entry.snapshot_id = manifest.added_snapshot_id;

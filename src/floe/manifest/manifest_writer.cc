@@ -64,8 +64,10 @@ bool IsNaN(const Value& value) {
   return false;
 }
 
+// `first_row_id` is what the entry records (see ManifestWriter::Add), which may differ
+// from the file's own.
 avro::Datum DataFileDatum(const StructType& type, const StructType& partition_type,
-                          const DataFile& file) {
+                          const DataFile& file, std::optional<int64_t> first_row_id) {
   avro::RecordDatum record;
   for (const auto& field : type.fields()) {
     switch (field.id) {
@@ -141,7 +143,7 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
         record.fields.push_back(OptionalInt(file.sort_order_id));
         break;
       case kFirstRowIdId:
-        record.fields.push_back(Optional(file.first_row_id));
+        record.fields.push_back(Optional(first_row_id));
         break;
       case kReferencedDataFileId:
         record.fields.push_back(file.referenced_data_file
@@ -285,9 +287,17 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
       case kFileSequenceNumberId:
         record.fields.push_back(Optional(entry.file_sequence_number));
         break;
-      case kDataFileId:
-        record.fields.push_back(DataFileDatum(file_type, *partition_type_, file));
+      case kDataFileId: {
+        // As iceberg-java's v3 writer: an added file inherits its first row id from the
+        // manifest (the manifest list assigns it), so none is written; existing and
+        // deleted entries keep the id they had; delete files have none.
+        std::optional<int64_t> first_row_id = file.first_row_id;
+        if (entry.status == EntryStatus::kAdded || file.content != FileContent::kData)
+          first_row_id.reset();
+        record.fields.push_back(
+            DataFileDatum(file_type, *partition_type_, file, first_row_id));
         break;
+      }
       default:
         record.fields.emplace_back();
         break;

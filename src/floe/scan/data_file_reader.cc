@@ -631,6 +631,14 @@ bool HasFieldIds(const std::vector<parquet::arrow::SchemaField>& fields) {
   return false;
 }
 
+parquet::ReaderProperties VerifyingReaderProperties() {
+  parquet::ReaderProperties properties = parquet::default_reader_properties();
+  // parquet-java (and floe) write a CRC-32 for every page; a page whose bytes changed
+  // must fail the read, not decode into wrong values.
+  properties.set_page_checksum_verification(true);
+  return properties;
+}
+
 // The batches of a file's selected row groups, one row group at a time. Arrow's reader
 // over several row groups pre-buffers (when threaded) the column chunks of all of them
 // before its first batch, so memory would grow with the file; one row group at a time
@@ -658,7 +666,8 @@ class RowGroupsReader final : public arrow::RecordBatchReader {
         }
         ARROW_RETURN_NOT_OK(OpenNext());
       }
-      ARROW_RETURN_NOT_OK(current_->ReadNext(batch));
+      auto status = current_->ReadNext(batch);
+      if (!status.ok()) return Diagnose(status);
       if (*batch) return arrow::Status::OK();
       current_.reset();
     }
@@ -666,6 +675,34 @@ class RowGroupsReader final : public arrow::RecordBatchReader {
 
  private:
   RowGroupsReader() = default;
+
+  // A page whose checksum does not match fails the read with Arrow's message, which
+  // names neither the column nor the row group: read the group's columns one at a time
+  // to find the one that fails, and say which.
+  arrow::Status Diagnose(const arrow::Status& status) {
+    if (status.message().find("CRC checksum verification failed") == std::string::npos)
+      return status;
+    const int row_group = row_groups_[next_ - 1];
+    const auto& schema = *file_->parquet_reader()->metadata()->schema();
+    for (int leaf : leaves_) {
+      auto single = file_->GetRecordBatchReader({row_group}, {leaf});
+      arrow::Status read = single.status();
+      for (std::shared_ptr<arrow::RecordBatch> batch; read.ok();) {
+        read = (*single)->ReadNext(&batch);
+        if (!batch) break;
+      }
+      if (!read.ok()) {
+        return arrow::Status::IOError(
+            "column ", schema.Column(leaf)->path()->ToDotString(), " (row group ",
+            row_group, ") is corrupt: a page's checksum does not match its bytes (",
+            read.message(), ")");
+      }
+    }
+    return arrow::Status::IOError("row group ", row_group,
+                                  " is corrupt: a page's checksum does not match its "
+                                  "bytes (",
+                                  status.message(), ")");
+  }
   arrow::Status OpenNext() {
     current_.reset();  // its buffered chunks go before the next group's are read
     ARROW_ASSIGN_OR_RAISE(current_,
@@ -727,7 +764,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     return WithContext(opened.status(), "reading a data file of the table");
   auto counted = std::make_shared<CountingFile>(*opened, stats);
   parquet::arrow::FileReaderBuilder builder;
-  FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted), "data file " + location);
+  FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted, VerifyingReaderProperties()),
+                             "data file " + location);
   parquet::ArrowReaderProperties properties;
   properties.set_batch_size(65536);
   properties.set_use_threads(options.use_threads);

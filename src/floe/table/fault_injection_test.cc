@@ -12,6 +12,7 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/table/maintenance.h"
+#include "floe/table/orphan_files.h"
 #include "floe/table/table.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"

@@ -9,116 +9,11 @@
 
 #include "floe/commit/snapshot_producer.h"
 #include "floe/manifest/manifest.h"
+#include "floe/table/file_ownership.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 
 namespace floe {
-namespace {
-
-/// The manifests a snapshot lists (its manifest list, or the inline list of an old v1
-/// snapshot).
-arrow::Result<std::vector<std::string>> ManifestPaths(FileIO& io,
-                                                      const Snapshot& snapshot) {
-  std::vector<std::string> manifests = snapshot.manifests;
-  if (!snapshot.manifest_list.empty()) {
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, io.ReadAll(snapshot.manifest_list));
-    auto list = ReadManifestList(bytes);
-    if (!list.ok()) {
-      return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
-    }
-    for (const auto& manifest : list->manifests)
-      manifests.push_back(manifest.manifest_path);
-  }
-  return manifests;
-}
-
-/// Every file a manifest's entries name; with `live_only`, only added and existing ones
-/// (iceberg-java's ManifestFiles.readPaths).
-arrow::Result<std::vector<std::string>> EntryPaths(FileIO& io,
-                                                   const std::string& manifest,
-                                                   bool live_only) {
-  ARROW_ASSIGN_OR_RAISE(std::string bytes, io.ReadAll(manifest));
-  auto contents = ReadManifest(bytes);
-  if (!contents.ok()) return WithContext(contents.status(), "manifest " + manifest);
-  std::vector<std::string> paths;
-  for (const auto& entry : contents->entries) {
-    if (live_only && entry.status == EntryStatus::kDeleted) continue;
-    paths.push_back(entry.data_file.file_path);
-  }
-  return paths;
-}
-
-}  // namespace
-
-arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) {
-  const TableMetadata& metadata = *table.metadata();
-  auto io = table.io();
-  std::set<std::string> referenced;
-  referenced.insert(CanonicalLocation(table.state().metadata_location));
-  for (const auto& entry : metadata.metadata_log)
-    referenced.insert(CanonicalLocation(entry.metadata_file));
-  for (const auto& raw : {metadata.statistics_json, metadata.partition_statistics_json}) {
-    auto statistics = nlohmann::json::parse(raw, nullptr, false);
-    if (!statistics.is_array()) continue;
-    for (const auto& item : statistics) {
-      if (item.is_object() && item.contains("statistics-path") &&
-          item["statistics-path"].is_string()) {
-        referenced.insert(CanonicalLocation(item["statistics-path"].get<std::string>()));
-      }
-    }
-  }
-  std::set<std::string> manifests_seen;
-  for (const auto& snapshot : metadata.snapshots) {
-    if (!snapshot->manifest_list.empty())
-      referenced.insert(CanonicalLocation(snapshot->manifest_list));
-    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestPaths(*io, *snapshot));
-    for (const auto& path : manifests) {
-      if (!manifests_seen.insert(path).second) continue;  // shared by later snapshots
-      referenced.insert(CanonicalLocation(path));
-      ARROW_ASSIGN_OR_RAISE(auto files, EntryPaths(*io, path, /*live_only=*/false));
-      for (const auto& file : files) referenced.insert(CanonicalLocation(file));
-    }
-  }
-  return std::vector<std::string>(referenced.begin(), referenced.end());
-}
-
-arrow::Result<OrphanFilesReport> RemoveOrphanFiles(const Table& table,
-                                                   int64_t older_than_ms, bool dry_run) {
-  OrphanFilesReport report;
-  ARROW_ASSIGN_OR_RAISE(auto referenced_list, ReferencedLocations(table));
-  std::set<std::string> referenced(referenced_list.begin(), referenced_list.end());
-  report.referenced = static_cast<int64_t>(referenced.size());
-  const std::string& location = table.metadata()->location;
-  ARROW_ASSIGN_OR_RAISE(auto files, table.io()->List(location));
-  report.listed = static_cast<int64_t>(files.size());
-  const int64_t cutoff = NowMillis() - older_than_ms;
-  for (auto& file : files) {
-    if (!IsLocationUnder(file.location, location)) continue;  // never outside the table
-    std::string canonical = CanonicalLocation(file.location);
-    if (referenced.count(canonical)) continue;
-    // The Hadoop-layout version hint is metadata of the table itself.
-    if (canonical.size() >= 18 &&
-        canonical.compare(canonical.size() - 18, 18, "/version-hint.text") == 0) {
-      continue;
-    }
-    if (file.modified_ms > cutoff) {
-      ++report.too_recent;
-      continue;
-    }
-    report.orphans.push_back(std::move(file));
-  }
-  if (!dry_run) {
-    for (const auto& orphan : report.orphans) {
-      auto status = table.io()->Delete(orphan.location);
-      if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-        ++report.delete_failures;
-        Log(LogLevel::kWarning,
-            "could not delete orphan file " + orphan.location + ": " + status.message());
-      }
-    }
-  }
-  return report;
-}
 
 namespace {
 
@@ -218,9 +113,13 @@ arrow::Result<ExpirePlan> PlanExpiration(const TableMetadata& base,
 }
 
 // iceberg-java's ReachableFileCleanup: what only the snapshots of `before` that are gone
-// from `after` reached. Files outside the table location are set aside, never deleted.
+// from `after` reached. Files that are not the table's own (outside its folders, or
+// another table's) are set aside, never deleted; finding out needs `tables`, the other
+// tables of the catalog (loaded when there is something to delete).
 arrow::Status PlanCleanup(FileIO& io, const TableMetadata& before,
-                          const TableMetadata& after, ExpireSnapshotsReport* report) {
+                          const TableMetadata& after,
+                          const std::function<arrow::Result<CatalogTables*>()>& tables,
+                          ExpireSnapshotsReport* report) {
   std::set<int64_t> kept_ids;
   for (const auto& snapshot : after.snapshots) kept_ids.insert(snapshot->snapshot_id);
   std::set<std::string> lists, candidates, current, data, statistics;
@@ -229,11 +128,11 @@ arrow::Status PlanCleanup(FileIO& io, const TableMetadata& before,
     if (kept_ids.count(snapshot->snapshot_id)) continue;
     expired_ids.insert(snapshot->snapshot_id);
     if (!snapshot->manifest_list.empty()) lists.insert(snapshot->manifest_list);
-    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestPaths(io, *snapshot));
+    ARROW_ASSIGN_OR_RAISE(auto manifests, SnapshotManifestPaths(io, *snapshot));
     candidates.insert(manifests.begin(), manifests.end());
   }
   for (const auto& snapshot : after.snapshots) {
-    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestPaths(io, *snapshot));
+    ARROW_ASSIGN_OR_RAISE(auto manifests, SnapshotManifestPaths(io, *snapshot));
     for (const auto& manifest : manifests) {
       candidates.erase(manifest);
       current.insert(manifest);
@@ -241,12 +140,14 @@ arrow::Status PlanCleanup(FileIO& io, const TableMetadata& before,
   }
   if (!candidates.empty()) {
     for (const auto& manifest : candidates) {
-      ARROW_ASSIGN_OR_RAISE(auto files, EntryPaths(io, manifest, /*live_only=*/true));
+      ARROW_ASSIGN_OR_RAISE(auto files,
+                            ManifestEntryPaths(io, manifest, /*live_only=*/true));
       data.insert(files.begin(), files.end());
     }
     for (const auto& manifest : current) {
       if (data.empty()) break;
-      ARROW_ASSIGN_OR_RAISE(auto files, EntryPaths(io, manifest, /*live_only=*/true));
+      ARROW_ASSIGN_OR_RAISE(auto files,
+                            ManifestEntryPaths(io, manifest, /*live_only=*/true));
       for (const auto& file : files) data.erase(file);
     }
   }
@@ -260,10 +161,18 @@ arrow::Status PlanCleanup(FileIO& io, const TableMetadata& before,
       }
     }
   }
+  const TableFolders folders = TableFolders::Of(before);
+  CatalogTables* others = nullptr;
+  const std::set<std::string>* referenced_by_others = nullptr;
+  if (!data.empty() || !candidates.empty() || !lists.empty() || !statistics.empty()) {
+    ARROW_ASSIGN_OR_RAISE(others, tables());
+    ARROW_ASSIGN_OR_RAISE(referenced_by_others, others->ReferencedByOthers());
+  }
   auto sort_into = [&](const std::set<std::string>& files,
                        std::vector<std::string>* out) {
     for (const auto& file : files) {
-      if (IsLocationUnder(file, before.location)) {
+      if (folders.Contains(file) && !others->OwnerOtherThanSelf(file, folders) &&
+          !referenced_by_others->count(CanonicalLocation(file))) {
         out->push_back(file);
       } else {
         report->kept_outside.push_back(file);
@@ -345,7 +254,15 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
   std::sort(report.expired.begin(), report.expired.end());
   report.removed_refs = plan.removed_refs;
   if (!options.clean_files) return report;
-  auto planned = PlanCleanup(*table.io(), *before, *after, &report);
+  std::optional<CatalogTables> catalog_tables;
+  auto load_tables = [&]() -> arrow::Result<CatalogTables*> {
+    if (!catalog_tables) {
+      ARROW_ASSIGN_OR_RAISE(catalog_tables,
+                            CatalogTables::Load(table.catalog(), table.id()));
+    }
+    return &*catalog_tables;
+  };
+  auto planned = PlanCleanup(*table.io(), *before, *after, load_tables, &report);
   if (!planned.ok()) {
     report.data_files.clear();
     report.manifests.clear();
@@ -358,14 +275,20 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
     return report;
   }
   for (const auto& file : report.kept_outside) {
-    Log(LogLevel::kInfo, "not deleting " + file + ": it is outside the location of " +
-                             table.id().ToString());
+    Log(LogLevel::kInfo, "not deleting " + file + ": it is not a file of " +
+                             table.id().ToString() + "'s own folders");
   }
   if (options.dry_run) return report;
+  const TableFolders folders = TableFolders::Of(*before);
   for (const auto* files : {&report.data_files, &report.manifests, &report.manifest_lists,
                             &report.statistics_files}) {
     for (const auto& file : *files) {
-      auto status = table.io()->Delete(file);
+      // Never through a symbolic link: a link planted in a folder cannot redirect this.
+      std::string root;
+      for (const auto& folder : folders.Roots()) {
+        if (IsLocationUnder(file, folder)) root = folder;
+      }
+      auto status = table.io()->DeleteWithin(root, file);
       if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
         ++report.delete_failures;
         Log(LogLevel::kWarning, "could not delete " + file + ": " + status.message());

@@ -8,6 +8,7 @@
 #include "arrow/type.h"
 #include "floe/commit/committer.h"
 #include "floe/io/location_provider.h"
+#include "floe/table/file_ownership.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
@@ -39,6 +40,8 @@ arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> cat
   auto order = options.sort_order ? options.sort_order : SortOrder::Unsorted();
   ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(*options.schema, *spec, *order,
                                                         location, options.properties));
+  // Nothing may already be where the new table's files go, nor overlap another table's.
+  ARROW_RETURN_NOT_OK(CheckNewTableLocation(catalog, id, *metadata));
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->CreateTable(id, *metadata));
   return std::make_shared<Table>(std::move(catalog), id, std::move(state));
 }

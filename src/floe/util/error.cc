@@ -31,6 +31,8 @@ arrow::StatusCode CodeFor(ErrorKind kind) {
     case ErrorKind::kCommitFailed:
     case ErrorKind::kCommitStateUnknown:
       return arrow::StatusCode::IOError;
+    case ErrorKind::kCancelled:
+      return arrow::StatusCode::Cancelled;
     case ErrorKind::kInvalidMetadata:
     case ErrorKind::kInvalidInput:
     case ErrorKind::kValidationFailed:
@@ -70,6 +72,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "InvalidInput";
     case ErrorKind::kNotFound:
       return "NotFound";
+    case ErrorKind::kCancelled:
+      return "Cancelled";
   }
   return "Unknown";
 }

@@ -29,6 +29,7 @@ enum class ErrorKind {
   kInvalidMetadata,  ///< Table metadata, a manifest or a message that cannot be parsed.
   kInvalidInput,     ///< User input (data, schema, argument) that does not fit.
   kNotFound,         ///< A file that should exist does not.
+  kCancelled,        ///< Stopped on request (a signal); what it wrote is deleted.
 };
 
 /// The stable text of a kind, e.g. "CommitFailed".

@@ -21,3 +21,60 @@ std::string_view TrimSpace(std::string_view text) {
 }
 
 }  // namespace floe
+
+namespace floe {
+
+std::string Printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == '\\') {
+      out += "\\\\";
+    } else if (byte == '\n') {
+      out += "\\n";
+    } else if (byte == '\t') {
+      out += "\\t";
+    } else if (byte == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xF]);
+    } else if (byte < 0x80) {
+      out.push_back(static_cast<char>(byte));
+    } else {
+      // A UTF-8 sequence: copy it unless it is malformed or a C1 control (U+0080 to
+      // U+009F, encoded C2 80 to C2 9F), which terminals also obey.
+      size_t length = 0;
+      if (byte >= 0xC2 && byte < 0xE0) {
+        length = 2;
+      } else if (byte >= 0xE0 && byte < 0xF0) {
+        length = 3;
+      } else if (byte >= 0xF0 && byte < 0xF5) {
+        length = 4;
+      }
+      bool valid = length > 0 && i + length <= text.size();
+      for (size_t k = 1; valid && k < length; ++k) {
+        valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      }
+      if (valid && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+        out += "\\u00";
+        out.push_back(kHex[static_cast<unsigned char>(text[i + 1]) >> 4]);
+        out.push_back(kHex[static_cast<unsigned char>(text[i + 1]) & 0xF]);
+        i += 1;
+      } else if (valid) {
+        out.append(text.substr(i, length));
+        i += length - 1;
+      } else {
+        out += "\\x";
+        out.push_back(kHex[byte >> 4]);
+        out.push_back(kHex[byte & 0xF]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace floe

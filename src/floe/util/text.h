@@ -1,6 +1,7 @@
 // Small text helpers shared by floe's parsers.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace floe {
@@ -10,5 +11,12 @@ namespace floe {
 std::string_view TrimTrailingSpace(std::string_view text);
 /// `text` without its leading and trailing ASCII white space.
 std::string_view TrimSpace(std::string_view text);
+
+/// `text` safe to show on a terminal: C0 control characters (newline and tab too), DEL
+/// and the C1 controls (U+0080 to U+009F, and bytes that are not UTF-8) are written as
+/// escapes (`\n`, `\t`, `\x1b`, `\u009b`, ...) and a backslash as `\\`, so a name or
+/// path read from a catalog or a file cannot move the cursor, clear the screen or set
+/// the window title (ESC sequences, OSC). Printable text, UTF-8 included, is unchanged.
+std::string Printable(std::string_view text);
 
 }  // namespace floe

@@ -1,0 +1,153 @@
+#include "floe/table/orphan_files.h"
+
+#include <map>
+#include <set>
+
+#include "floe/table/file_ownership.h"
+#include "floe/util/cancel.h"
+#include "floe/util/error.h"
+#include "floe/util/log.h"
+
+namespace floe {
+namespace {
+
+arrow::Status Refuse(const Table& table, const std::string& why) {
+  return MakeError(ErrorKind::kInvalidInput, "floe will not remove orphan files of " +
+                                                 table.id().ToString() + ": " + why +
+                                                 "; nothing was deleted");
+}
+
+// The file's path below `folder` (which holds it).
+std::string Below(const std::string& file, const std::string& folder) {
+  return file.substr(std::min(file.size(), folder.size() + 1));
+}
+
+}  // namespace
+
+arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) {
+  ARROW_ASSIGN_OR_RAISE(auto files, ReadReferencedFiles(*table.io(), table.state()));
+  return std::vector<std::string>(files.all.begin(), files.all.end());
+}
+
+arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
+    const Table& table, const RemoveOrphanFilesOptions& options) {
+  OrphanFilesReport report;
+  const TableFolders folders = TableFolders::Of(*table.metadata());
+  report.folders = folders.Roots();
+  auto refused = [&](const arrow::Status& status) {
+    return status.ok() ? status : Refuse(table, status.message());
+  };
+
+  // Whose files are whose, before anything is listed.
+  auto catalog_tables = CatalogTables::Load(table.catalog(), table.id());
+  ARROW_RETURN_NOT_OK(refused(catalog_tables.status()));
+  ARROW_RETURN_NOT_OK(refused(catalog_tables->CheckFolders(folders)));
+  ARROW_RETURN_NOT_OK(refused(CheckNoSymbolicLinks(folders)));
+  // Metadata whose location was changed to another directory would make that directory
+  // look like the table's: the catalog's pointer says where the table really is.
+  const std::string current = CanonicalLocation(table.state().metadata_location);
+  if (!IsLocationUnder(current, folders.metadata)) {
+    return Refuse(table, "its current metadata file " + current +
+                             " is not in its metadata folder " + folders.metadata +
+                             " (the metadata's location " + folders.location +
+                             " may be wrong)");
+  }
+  auto referenced = ReadReferencedFiles(*table.io(), table.state());
+  if (!referenced.ok()) {
+    return Refuse(table,
+                  "its metadata cannot be read whole: " + referenced.status().message());
+  }
+  report.referenced = static_cast<int64_t>(referenced->all.size());
+
+  std::map<std::string, FileInfo> listed;  // canonical location -> file
+  for (const auto& root : report.folders) {
+    ARROW_ASSIGN_OR_RAISE(auto files, table.io()->List(root));
+    for (auto& file : files)
+      listed.emplace(CanonicalLocation(file.location), std::move(file));
+  }
+  report.listed = static_cast<int64_t>(listed.size());
+
+  // Corrupt metadata names files that are not there, or not where the table's files
+  // go: a garbled path would make the live file it meant look like an orphan.
+  for (const auto& [location, what] : referenced->required) {
+    if (!folders.Contains(location)) {
+      return Refuse(table, location + " (" + what + ") is outside the table's folders " +
+                               folders.data + " and " + folders.metadata +
+                               ": the metadata may be corrupt or name another table's "
+                               "files");
+    }
+    auto found = listed.find(location);
+    if (found == listed.end() || found->second.symbolic_link) {
+      return Refuse(table,
+                    location + " (" + what + ") does not exist" +
+                        (found == listed.end() ? "" : " as a file (it is a link)") +
+                        ": the metadata may be corrupt");
+    }
+  }
+
+  const int64_t cutoff = NowMillis() - options.older_than_ms;
+  std::vector<FileInfo> candidates;
+  for (auto& [location, file] : listed) {
+    if (referenced->all.count(location)) continue;
+    if (file.symbolic_link) {
+      ++report.symbolic_links;
+      continue;
+    }
+    bool in_data = IsLocationUnder(location, folders.data);
+    bool in_metadata = IsLocationUnder(location, folders.metadata);
+    std::string below_data = in_data ? Below(location, folders.data) : "";
+    std::string below_metadata = in_metadata ? Below(location, folders.metadata) : "";
+    if ((in_data && IsHiddenPath(below_data)) ||
+        (in_metadata && IsHiddenPath(below_metadata))) {
+      ++report.hidden;
+      continue;
+    }
+    // The Hadoop-layout version hint is the table's own, referenced or not.
+    if (in_metadata && below_metadata == "version-hint.text") continue;
+    bool recognised = (in_data && IsIcebergDataFileName(below_data)) ||
+                      (in_metadata && IsIcebergMetadataFileName(below_metadata));
+    if (!recognised && !options.any_name) {
+      ++report.unrecognised;
+      continue;
+    }
+    if (catalog_tables->OwnerOtherThanSelf(location, folders)) {
+      ++report.other_tables;
+      continue;
+    }
+    if (file.modified_ms > cutoff) {
+      ++report.too_recent;
+      continue;
+    }
+    candidates.push_back(std::move(file));
+  }
+  if (!candidates.empty()) {
+    auto others = catalog_tables->ReferencedByOthers();
+    ARROW_RETURN_NOT_OK(refused(others.status()));
+    for (auto& file : candidates) {
+      if ((*others)->count(CanonicalLocation(file.location))) {
+        ++report.other_tables;
+      } else {
+        report.orphans.push_back(std::move(file));
+      }
+    }
+  }
+  if (options.dry_run) return report;
+  for (const auto& orphan : report.orphans) {
+    // A signal stops the deleting; what is left is still unreferenced.
+    ARROW_RETURN_NOT_OK(CheckCancelled("removing orphan files"));
+    const std::string location = CanonicalLocation(orphan.location);
+    std::string root;
+    for (const auto& folder : report.folders) {
+      if (IsLocationUnder(location, folder)) root = folder;
+    }
+    auto status = table.io()->DeleteWithin(root, orphan.location);
+    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
+      ++report.delete_failures;
+      Log(LogLevel::kWarning,
+          "could not delete orphan file " + orphan.location + ": " + status.message());
+    }
+  }
+  return report;
+}
+
+}  // namespace floe

@@ -1,0 +1,53 @@
+#include "floe/util/cancel.h"
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+std::atomic<bool> cancel_requested{false};
+std::atomic<int> cancel_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free,
+              "RequestCancel must be async-signal-safe");
+
+}  // namespace
+
+void RequestCancel(int signal) noexcept {
+  cancel_signal.store(signal, std::memory_order_relaxed);
+  cancel_requested.store(true, std::memory_order_release);
+}
+
+bool CancelRequested() noexcept {
+  return cancel_requested.load(std::memory_order_acquire);
+}
+
+int CancelSignal() noexcept { return cancel_signal.load(std::memory_order_relaxed); }
+
+void ResetCancel() noexcept {
+  cancel_requested.store(false, std::memory_order_release);
+  cancel_signal.store(0, std::memory_order_relaxed);
+}
+
+arrow::Status CheckCancelled(const char* what) {
+  if (!CancelRequested()) return arrow::Status::OK();
+  return MakeError(ErrorKind::kCancelled, std::string(what) + ": cancelled");
+}
+
+arrow::Status SleepUnlessCancelled(int64_t milliseconds, const char* what) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
+  while (!CancelRequested()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until) break;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        until - now, std::chrono::milliseconds(10)));
+  }
+  return CheckCancelled(what);
+}
+
+}  // namespace floe
