@@ -25,11 +25,13 @@ class Harness:
         self.work = work
         self.count = itertools.count(1)  # next() is atomic: tests call run() from threads
 
-    def run(self, command: str, request: dict, expect_error: bool = False) -> dict:
+    def run(self, command: str, request: dict, expect_error: bool = False, java_home: str = None) -> dict:
+        """`java_home` runs the harness on that JDK instead of the one on PATH."""
         path = self.work / f"{command}-{next(self.count)}.json"
         path.write_text(json.dumps(request))
+        env = dict(os.environ, JAVA_HOME=java_home) if java_home else None
         result = subprocess.run([str(HERE / "run-harness.sh"), command, str(path)],
-                                capture_output=True, text=True, timeout=900)
+                                capture_output=True, text=True, timeout=900, env=env)
         if expect_error:
             assert result.returncode != 0, "iceberg-java accepted what it should have refused"
             return json.loads(result.stdout) if result.stdout.strip() else {"error": result.stderr}

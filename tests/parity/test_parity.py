@@ -17,6 +17,7 @@ import datetime
 import decimal
 import json
 import math
+import os
 import pathlib
 import random
 import uuid as uuidlib
@@ -179,6 +180,32 @@ def unique_and_repeating_struct(rows, rng):
                                       mask=pa.array([rng.random() < 0.1 for _ in range(rows)]))
 
 
+def decimal_extreme_values(precision, scale):
+    """The largest and smallest decimal(precision, scale) values, their neighbours, zero,
+    plus and minus one unit, a third and a seventh of the range, all of that scale."""
+    def of(unscaled):  # exact: Decimal's default context would round past 28 digits
+        return decimal.Decimal(unscaled).scaleb(-scale, decimal.Context(prec=100))
+    top = 10 ** precision - 1
+    return [of(top), of(-top), of(top - 1), of(-top + 1), of(0), of(1), of(-1),
+            of(top // 3), of(-(top // 7))]
+
+
+def decimal_extremes(precision, scale):
+    """A decimal(precision, scale) column of the type's extremes and their neighbours."""
+    values = decimal_extreme_values(precision, scale) + [None]
+
+    def generate(rows, rng):
+        return pa.array([values[rng.randrange(len(values))] for _ in range(rows)],
+                        pa.decimal128(precision, scale))
+    return (f"d{precision}_{scale}", f"decimal({precision}, {scale})", generate)
+
+
+# Both sides of every boundary where Parquet's physical type and the partition value's byte
+# width change (INT32 to 9 digits, INT64 to 18, fixed bytes beyond; 1, 2, ... 16 bytes).
+DECIMAL_PRECISIONS = [(1, 0), (2, 1), (3, 3), (4, 0), (9, 2), (10, 0), (11, 5), (18, 0), (18, 18),
+                      (19, 0), (20, 4), (28, 10), (29, 0), (37, 37), (38, 0), (38, 10)]
+
+
 NESTED = [("id", "long not null", ids), ("region", "string", lambda r, g: column("string", r, g)),
           ("s", "struct<city: string, zip: int, point: struct<x: double, y: float>>", nested),
           ("tags", "list<string>", list_column), ("attrs", "map<string, double>", map_column)]
@@ -283,6 +310,25 @@ CASES = [
                      "write.parquet.dict-size-bytes": "1024"}),
     Case("empty_input", [("id", "long not null", ids), prim("s", "string")], "s", rows=0,
          expect_files_at_least=0),
+    # The extremes of every decimal width: metrics (bounds as unscaled bytes), Parquet
+    # physical types, and identity and truncate partition values and paths.
+    Case("decimal_extremes_every_precision",
+         [("id", "long not null", ids)] + [decimal_extremes(p, s) for p, s in DECIMAL_PRECISIONS],
+         mode="unpartitioned"),
+    Case("decimal_extremes_identity_and_bucket",
+         [("id", "long not null", ids), decimal_extremes(1, 0), decimal_extremes(38, 10),
+          decimal_extremes(10, 0)],
+         "d38_10, bucket(2, d1_0)", rows=2000),
+    Case("decimal_extremes_truncate_and_identity",
+         [("id", "long not null", ids), decimal_extremes(1, 0), decimal_extremes(18, 0)],
+         "truncate(3, d18_0), bucket(3, d1_0)", rows=2000),
+    # truncate rounds towards negative infinity, so -99 truncated by 10 is -100: a value too
+    # wide for decimal(2, 0). iceberg-java fails to write it into the manifest; so does floe.
+    Case("truncate_decimal_overflow_fails_narrow", [("id", "long not null", ids), decimal_extremes(2, 0)],
+         "truncate(10, d2_0)", expect_failure="Cannot write value as decimal(2,0), too large: -100"),
+    Case("truncate_decimal_overflow_fails_wide", [("id", "long not null", ids), decimal_extremes(38, 0)],
+         "truncate(10, d38_0)",
+         expect_failure="Cannot write value as decimal(38,0), too large: -1" + "0" * 38),
     # parquet-java drops a column's dictionary when its first page (20000 rows) shows no gain:
     # unique longs, strings, decimals and doubles go plain, repeating values keep one.
     Case("dictionary_dropped_like_parquet_java",
@@ -582,6 +628,10 @@ def test_transforms_match_iceberg_java_over_the_value_range(harness, tmp_path):
         arrow_type, values = ARROW[type_name]
         for transform in transforms:
             cases.append((type_name, transform, values))
+    for precision, scale in DECIMAL_PRECISIONS:
+        values = decimal_extreme_values(precision, scale) + [None]
+        for transform in ["identity", "bucket[16]", "truncate[10]", "truncate[7]", "truncate[1000]"]:
+            cases.append((f"decimal({precision}, {scale})", transform, values))
     rng = random.Random(5)
     extra_ts = [rng.randrange(-2**62, 2**62) for _ in range(200)]
     extra_ts += [((rng.randrange(-10**7, 10**7)) * 1_000_000) - 1 for _ in range(200)]  # .999999 quirk
@@ -613,6 +663,93 @@ def test_transforms_match_iceberg_java_over_the_value_range(harness, tmp_path):
             if theirs["value"] != mine["value"] or theirs["human"] != mine["human"]:
                 mismatches.append(f"{transform}({type_name} {value}): java {theirs} floe {mine}")
     assert not mismatches, "\n".join(mismatches[:30])
+
+
+def jdk_with_shortest_double_to_string():
+    """A JDK whose Double.toString is JDK 19's (Raffaello Giulietti's shortest-digits
+    algorithm), which floe's partition paths follow: the harness's own JDK when it is 19 or
+    later, else the Temurin JDK these machines carry beside it."""
+    import glob
+    import subprocess
+
+    candidates = [os.environ.get("JAVA_HOME", "")] + sorted(glob.glob("/usr/lib/jvm/*"), reverse=True)
+    for home in candidates:
+        release = pathlib.Path(home) / "release"
+        if home and release.is_file():
+            text = release.read_text()
+            major = int(text.split('JAVA_VERSION="', 1)[1].split(".", 1)[0].split('"', 1)[0])
+            if major >= 19 and (pathlib.Path(home) / "bin" / "java").exists():
+                return home
+    raise AssertionError("no JDK 19+ found under /usr/lib/jvm: floe's float partition paths follow "
+                         "JDK 19+ Double.toString, and this test needs one to compare with "
+                         f"(java on PATH: {subprocess.run(['java', '-version'], capture_output=True, text=True).stderr.splitlines()[:1]})")
+
+
+def subnormals():
+    """Every float and double subnormal whose shortest decimal may have one or two digits
+    (the smallest 2000 multiples of the minimum), the doubles and floats on either side of
+    each power of ten in the subnormal range, and the subnormal/normal boundary."""
+    import struct
+
+    def double_bits(bits):
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+    def float_bits(bits):
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+    def float_of(value):
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+
+    doubles = [double_bits(k) for k in range(1, 2001)]
+    floats = [float_bits(k) for k in range(1, 2001)]
+    for exponent in range(-323, -307):
+        near = 10.0 ** exponent
+        bits = struct.unpack("<Q", struct.pack("<d", near))[0]
+        doubles += [double_bits(bits + d) for d in (-2, -1, 0, 1, 2)]
+    for exponent in range(-45, -37):
+        bits = struct.unpack("<I", struct.pack("<f", float_of(10.0 ** exponent)))[0]
+        floats += [float_bits(max(1, bits + d)) for d in (-2, -1, 0, 1, 2)]
+    doubles += [double_bits(0x000FFFFFFFFFFFFF), double_bits(0x0010000000000000), double_bits(0x0010000000000001)]
+    floats += [float_bits(0x007FFFFF), float_bits(0x00800000), float_bits(0x00800001)]
+    doubles += [-d for d in doubles[:50]]
+    floats += [-f for f in floats[:50]]
+    return doubles, floats
+
+
+def test_float_and_double_partition_paths_at_every_subnormal_boundary(harness, tmp_path):
+    """Identity partitions of float and double columns name their folders with Java's
+    Float/Double.toString. For the smallest subnormals the shortest decimal has one digit and
+    Java picks the closest of the one- and two-digit decimals instead (Double.MIN_VALUE is
+    4.9E-324, where padding the one digit gives 5.0E-324): floe must name every such folder
+    as iceberg-java does on a JDK 19+."""
+    import subprocess
+
+    doubles, floats = subnormals()
+    request = {"cases": [{"type": "double", "transform": "identity", "values": [v.hex() for v in doubles]},
+                         {"type": "float", "transform": "identity", "values": [v.hex() for v in floats]}]}
+    java = harness.run("transform", request, java_home=jdk_with_shortest_double_to_string())["results"]
+    path = tmp_path / "subnormals.json"
+    path.write_text(json.dumps(request))
+    floe_result = subprocess.run([TRANSFORM_PROBE, str(path)], capture_output=True, text=True)
+    assert floe_result.returncode == 0, floe_result.stderr
+    ours = json.loads(floe_result.stdout)["results"]
+    import struct
+
+    def same_value(type_name, a, b):
+        # Java's JSON writes a float with Float.toString, which Python reads as a double.
+        if type_name == "float":
+            return struct.pack("<f", a) == struct.pack("<f", b)
+        return struct.pack("<d", a) == struct.pack("<d", b)
+
+    mismatches = []
+    for values, theirs_case, ours_case, type_name in zip([doubles, floats], java, ours, ["double", "float"]):
+        assert len(theirs_case) == len(ours_case) == len(values)
+        for value, theirs, mine in zip(values, theirs_case, ours_case):
+            if theirs["human"] != mine["human"] or not same_value(type_name, theirs["value"], mine["value"]):
+                mismatches.append(f"{type_name} {value!r} ({value.hex()}): java {theirs} floe {mine}")
+    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:30])
+    # The case the issue reported, as iceberg-java names it.
+    assert ours[0][0]["human"] == "4.9E-324"
 
 
 def teardown_module(module):

@@ -2,6 +2,7 @@
 // ({"cases": [{"type", "transform", "values"}]}) and prints floe's results in the
 // harness's format ({"results": [[{"value", "human"}...]...]}), computed by floe's Arrow
 // kernels.
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -55,6 +56,20 @@ arrow::Result<std::shared_ptr<arrow::Array>> BuildInput(const floe::Type& type,
         ARROW_RETURN_NOT_OK(static_cast<arrow::StringBuilder&>(*builder).Append(
             value.get<std::string>()));
         break;
+      case floe::TypeId::kFloat:
+      case floe::TypeId::kDouble: {
+        // Exact values travel as hex floats ("0x1p-1074"), as Java's parseDouble reads
+        // them too.
+        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        const double parsed = std::strtod(text.c_str(), nullptr);
+        if (type.id() == floe::TypeId::kFloat) {
+          ARROW_RETURN_NOT_OK(static_cast<arrow::FloatBuilder&>(*builder).Append(
+              static_cast<float>(parsed)));
+        } else {
+          ARROW_RETURN_NOT_OK(static_cast<arrow::DoubleBuilder&>(*builder).Append(parsed));
+        }
+        break;
+      }
       case floe::TypeId::kDecimal: {
         ARROW_ASSIGN_OR_RAISE(auto decimal,
                               arrow::Decimal128::FromString(value.get<std::string>()));
@@ -85,6 +100,10 @@ Json ToJson(const floe::Value& value, const floe::Type& type) {
       return std::get<int64_t>(value);
     case floe::TypeId::kString:
       return std::get<std::string>(value);
+    case floe::TypeId::kFloat:
+      return static_cast<double>(std::get<float>(value));
+    case floe::TypeId::kDouble:
+      return std::get<double>(value);
     case floe::TypeId::kDecimal:
       return floe::DecimalToPlainString(
           std::get<floe::Decimal>(value).unscaled,

@@ -473,11 +473,11 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
     return written;
   }
   TestPausePoint("swap");
-  // A lock another process holds is waited for as long as a retry would wait
-  // (commit.retry.max-wait-ms, within commit.retry.total-timeout-ms); then the commit
-  // fails as a lost race, and the retry loop decides whether to try again.
+  // A lock another process holds is waited for a few seconds (never past
+  // commit.retry.total-timeout-ms); then the commit fails as a lost race, and the retry
+  // loop decides whether to try again.
   const int64_t lock_wait_ms = std::max<int64_t>(
-      0, std::min(properties::kCommitMaxRetryWaitMs.Get(updated.properties),
+      0, std::min(SqlDatabase::kDefaultLockWaitMs,
                   properties::kCommitTotalRetryTimeMs.Get(updated.properties)));
   auto changed = database_->ExecuteWithLockWait(
       "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "

@@ -25,8 +25,10 @@ class SqlDatabase {
   SqlDatabase& operator=(const SqlDatabase&) = delete;
 
   /// How long a statement waits for a lock another connection holds, unless told
-  /// otherwise: iceberg-java's default commit.retry.max-wait-ms.
-  static constexpr int64_t kDefaultLockWaitMs = 60000;
+  /// otherwise (Python's sqlite3 waits 5 s, iceberg-java's sqlite-jdbc 3 s). A commit that
+  /// gives up fails as a lost race, which the commit retry loop retries within
+  /// commit.retry.num-retries and commit.retry.total-timeout-ms.
+  static constexpr int64_t kDefaultLockWaitMs = 5000;
 
   /// Runs a statement and returns the number of rows it changed. A unique-constraint
   /// violation gives AlreadyExists; lock contention beyond the lock wait gives

@@ -13,7 +13,8 @@
 namespace floe {
 namespace {
 
-// While another process holds the lock, say so this often.
+// While another process holds the lock, say so after a second, then this often.
+constexpr int64_t kLockReportAfterMs = 1000;
 constexpr int64_t kLockReportEveryMs = 5000;
 
 class SqliteDatabase final : public SqlDatabase {
@@ -103,7 +104,7 @@ class SqliteDatabase final : public SqlDatabase {
     auto now = std::chrono::steady_clock::now();
     if (count == 0) {
       wait_started_ = now;
-      last_report_ms_ = 0;
+      last_report_ms_ = kLockReportAfterMs - kLockReportEveryMs;
     }
     const int64_t waited =
         std::chrono::duration_cast<std::chrono::milliseconds>(now - wait_started_)

@@ -56,6 +56,7 @@ std::string WithThousands(int64_t value) {
 }
 
 arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
+  ARROW_RETURN_NOT_OK(CheckInputFile(path));
   parquet::arrow::FileReaderBuilder builder;
   FLOE_RETURN_NOT_OK_CONTEXT(builder.OpenFile(path), "reading the schema of " + path);
   std::unique_ptr<parquet::arrow::FileReader> reader;
@@ -420,19 +421,32 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
         if (*as_of >= 0) scan_options.as_of_ms = *as_of;
         ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));
-        ARROW_ASSIGN_OR_RAISE(auto reader, scan->ToRecordBatchReader());
+        ARROW_ASSIGN_OR_RAISE(auto scanned, scan->ToRecordBatchReader());
+        arrow::RecordBatchReader& reader = *scanned;
         OutputOptions options = *output;
         if (*limit >= 0) options.limit = *limit;
+        // --output goes to a temporary file beside the target, renamed over it only once
+        // the scan succeeded: a failed scan leaves an existing file as it was.
+        std::unique_ptr<ReplacingOutput> replacing;
+        if (!options.path.empty()) {
+          ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
+          options.path = replacing->temporary();
+        }
         arrow::Result<int64_t> rows;
-        if (!options.path.empty() && options.format != "parquet") {
-          std::ofstream file(options.path);
+        if (replacing && options.format != "parquet") {
+          std::ofstream file(options.path, std::ios::binary);
           if (!file)
             return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
-          rows = WriteRows(*reader, *scan->projection(), options, file);
+          rows = WriteRows(reader, *scan->projection(), options, file);
+          file.close();
+          if (rows.ok() && !file) rows = WriteFailed(replacing->target());
         } else {
-          rows = WriteRows(*reader, *scan->projection(), options, std::cout);
+          rows = WriteRows(reader, *scan->projection(), options, std::cout);
+          std::cout.flush();
+          if (rows.ok() && !std::cout) rows = WriteFailed("standard output");
         }
         ARROW_RETURN_NOT_OK(rows.status());
+        if (replacing) ARROW_RETURN_NOT_OK(replacing->Commit());
         if (*stats) {
           const auto& c = *scan->stats();
           std::cerr << "scan stats: manifests=" << c.manifests_total

@@ -1,6 +1,10 @@
 #include "floe/cli/input_files.h"
 
+#include <cerrno>
+#include <cstring>
 #include <functional>
+
+#include <sys/stat.h>
 
 #include "arrow/csv/api.h"
 #include "arrow/io/api.h"
@@ -142,6 +146,23 @@ class InputFilesReader final : public arrow::RecordBatchReader {
 
 }  // namespace
 
+arrow::Status CheckInputFile(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    int error = errno;
+    return MakeError(error == ENOENT ? ErrorKind::kNotFound : ErrorKind::kInvalidInput,
+                     "input file " + path + ": " + std::strerror(error));
+  }
+  if (S_ISREG(info.st_mode)) return arrow::Status::OK();
+  const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
+                     : S_ISFIFO(info.st_mode) ? "a FIFO"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                     : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                                                                      : "not a file";
+  return MakeError(ErrorKind::kInvalidInput,
+                   "input file " + path + " is " + kind + "; floe reads only regular files");
+}
+
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(
     const std::vector<std::string>& paths, const std::string& format,
     SchemaPtr table_schema, const std::string& table_name,
@@ -150,6 +171,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(
     return MakeError(ErrorKind::kInvalidInput,
                      "--input-format must be auto, parquet or csv");
   }
+  // Every input is checked before any is read, so a bad one fails the write before any
+  // data file exists.
+  for (const auto& path : paths) ARROW_RETURN_NOT_OK(CheckInputFile(path));
   ARROW_ASSIGN_OR_RAISE(auto target, ToArrowSchema(*table_schema));
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<InputFilesReader>(
       paths, format, std::move(table_schema), std::move(target), table_name,

@@ -10,6 +10,11 @@
 
 namespace floe::cli {
 
+/// OK when `path` is a regular file (symbolic links followed). NotFound when it is
+/// missing; InvalidInput naming what it is otherwise: opening a FIFO would block until a
+/// writer comes, and a directory or device is never an input.
+arrow::Status CheckInputFile(const std::string& path);
+
 /// Opens `paths` in order as one stream of batches in the table's Arrow form. Each file
 /// is matched to the table by column name when it is opened (CSV values are parsed
 /// straight into the table's column types). `format` is "auto" (by extension), "parquet"

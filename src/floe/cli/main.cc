@@ -1,10 +1,15 @@
 // The floe command: create, append to, scan and inspect Iceberg tables.
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
+#include <signal.h>
+
 #include "arrow/compute/initialize.h"
 #include "floe/cli/commands.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe::cli {
 
@@ -38,6 +43,46 @@ void AddCatalogFlags(CLI::App* command, CommandContext* context) {
 
 }  // namespace floe::cli
 
+namespace {
+
+// SIGINT and SIGTERM ask the running command to stop at its next safe point (a write
+// deletes what it wrote and commits nothing); a second one ends the process at once.
+extern "C" void OnStopSignal(int signal) {
+  if (floe::CancelRequested()) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
+  floe::RequestCancel(signal);
+}
+
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a blocking read returns EINTR and is rechecked
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, which the writer reports
+  // and cleans up after, instead of killing the process mid-file.
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+
+// The error text: the message, plus what a library attached (an errno, say) when it is not
+// floe's own kind; control characters escaped, since names and paths come from catalogs
+// and files.
+std::string ErrorText(const arrow::Status& status) {
+  std::string message = status.message();
+  if (status.detail() && floe::KindOf(status) == floe::ErrorKind::kUnknown) {
+    std::string detail = status.detail()->ToString();
+    if (!detail.empty() && message.find(detail) == std::string::npos)
+      message += " (" + detail + ")";
+  }
+  return floe::Printable(message);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Arrow's default pool in the pyarrow wheel is mimalloc, which returns freed pages to
   // the kernel and faults them in again; a fanout write (hundreds of open Parquet
@@ -63,18 +108,25 @@ int main(int argc, char** argv) {
     std::cerr << "floe: error: cannot initialise Arrow compute functions\n";
     return 1;
   }
+  InstallSignalHandlers();
   auto status = context.action ? context.action() : arrow::Status::OK();
+  const int signal = floe::CancelSignal();
   if (!status.ok()) {
-    std::string message = status.message();
-    for (auto& c : message) {
-      if (c == '\n') c = ' ';
-    }
-    std::cerr << "floe: error: " << message;
     floe::ErrorKind kind = floe::KindOf(status);
+    if (kind == floe::ErrorKind::kCancelled && signal != 0) {
+      std::cerr << "floe: cancelled by " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
+                << ": " << ErrorText(status) << "; nothing was committed\n";
+      return 128 + signal;
+    }
+    std::cerr << "floe: error: " << ErrorText(status);
     if (kind != floe::ErrorKind::kUnknown)
       std::cerr << " [" << floe::ErrorKindName(kind) << "]";
     std::cerr << "\n";
     return 1;
+  }
+  if (signal != 0) {
+    std::cerr << "floe: the " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
+              << " came after the command's commit point; it completed\n";
   }
   return 0;
 }

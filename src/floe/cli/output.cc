@@ -1,7 +1,10 @@
 #include "floe/cli/output.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"
+#include "floe/util/uuid.h"
 #include "parquet/arrow/writer.h"
 
 namespace floe::cli {
@@ -349,6 +353,50 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
   return MakeError(
       ErrorKind::kInvalidInput,
       "--format must be table, csv, jsonl or parquet, not '" + options.format + "'");
+}
+
+arrow::Result<std::unique_ptr<ReplacingOutput>> ReplacingOutput::Make(
+    const std::string& target) {
+  namespace fs = std::filesystem;
+  fs::path path(target);
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    return MakeError(ErrorKind::kInvalidInput, "--output " + target + " is a directory");
+  }
+  fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(directory, error)) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "cannot write --output " + target + ": directory " +
+                         directory.string() + " does not exist");
+  }
+  std::string temporary =
+      (directory / ("." + path.filename().string() + "." + Uuid::Random().ToString() +
+                    ".floe-tmp"))
+          .string();
+  return std::unique_ptr<ReplacingOutput>(new ReplacingOutput(target, temporary));
+}
+
+ReplacingOutput::~ReplacingOutput() {
+  if (committed_) return;
+  std::error_code ignored;  // best effort: the file is ours alone
+  std::filesystem::remove(temporary_, ignored);
+}
+
+arrow::Status ReplacingOutput::Commit() {
+  std::error_code error;
+  std::filesystem::rename(temporary_, target_, error);
+  if (error) {
+    return arrow::Status::IOError("cannot replace ", target_, " with the scan's output: ",
+                                  error.message());
+  }
+  committed_ = true;
+  return arrow::Status::OK();
+}
+
+arrow::Status WriteFailed(const std::string& where) {
+  int error = errno;
+  return arrow::Status::IOError("writing to ", where, " failed",
+                                error ? std::string(": ") + std::strerror(error) : "");
 }
 
 }  // namespace floe::cli

@@ -158,6 +158,36 @@ arrow::Status DeleteLocalWithin(const std::string& root, const std::string& path
   return arrow::Status::OK();
 }
 
+// An output stream whose failures name the file and keep the cause's errno: Arrow's own
+// say only "Error writing bytes to file".
+class LocatedOutputStream final : public arrow::io::OutputStream {
+ public:
+  LocatedOutputStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string location)
+      : inner_(std::move(inner)), location_(std::move(location)) {}
+
+  arrow::Status Close() override { return Located(inner_->Close(), "closing "); }
+  bool closed() const override { return inner_->closed(); }
+  arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    return Located(inner_->Write(data, nbytes), "writing ");
+  }
+  arrow::Status Write(const std::shared_ptr<arrow::Buffer>& data) override {
+    return Located(inner_->Write(data), "writing ");
+  }
+  arrow::Status Flush() override { return Located(inner_->Flush(), "writing "); }
+
+ private:
+  arrow::Status Located(const arrow::Status& status, const char* verb) const {
+    if (status.ok()) return status;
+    std::string message = verb + location_ + ": " + status.message();
+    if (status.detail()) message += " (" + status.detail()->ToString() + ")";
+    return arrow::Status(status.code(), std::move(message));
+  }
+
+  std::shared_ptr<arrow::io::OutputStream> inner_;
+  std::string location_;
+};
+
 class ArrowFileIO final : public FileIO {
  public:
   ArrowFileIO()
@@ -183,7 +213,8 @@ class ArrowFileIO final : public FileIO {
     }
     auto stream = target.fs->OpenOutputStream(target.path);
     if (!stream.ok()) return WithContext(stream.status(), "creating " + location);
-    return stream;
+    return std::shared_ptr<arrow::io::OutputStream>(
+        std::make_shared<LocatedOutputStream>(std::move(*stream), location));
   }
 
   arrow::Status Delete(const std::string& location) override {

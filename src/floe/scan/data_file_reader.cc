@@ -18,6 +18,7 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
 #include "floe/spec/name_mapping.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
@@ -430,6 +431,9 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema() const override { return output_; }
 
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    // A signal stops every reader of a scan (and so a delete's or rewrite's reading) at
+    // its next batch.
+    ARROW_RETURN_NOT_OK(CheckCancelled("reading the table"));
     while (true) {
       std::shared_ptr<arrow::RecordBatch> read;
       ARROW_RETURN_NOT_OK(ReadProjected(&read));

@@ -9,6 +9,7 @@
 #include "floe/commit/committer.h"
 #include "floe/io/location_provider.h"
 #include "floe/table/file_ownership.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
@@ -256,6 +257,10 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
       break;
     }
     if (!batch) break;
+    if (auto cancelled = CheckCancelled("writing table " + id_.ToString()); !cancelled.ok()) {
+      fail(cancelled);
+      break;
+    }
     auto conformed = conformer->Conform(*batch);
     if (!conformed.ok()) {
       fail(conformed.status());
@@ -307,6 +312,11 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
     return first_error;
   }
   TestPausePoint("commit");
+  // The last moment a signal can stop the write: the commit either happens or not.
+  if (auto cancelled = CheckCancelled("writing table " + id_.ToString()); !cancelled.ok()) {
+    committer.Abort();
+    return cancelled;
+  }
   AppendResult result;
   result.rows = progress.rows;  // the tasks are done: nothing else touches it
   result.data_files = committer.files();

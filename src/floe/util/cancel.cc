@@ -34,12 +34,12 @@ void ResetCancel() noexcept {
   cancel_signal.store(0, std::memory_order_relaxed);
 }
 
-arrow::Status CheckCancelled(const char* what) {
+arrow::Status CheckCancelled(std::string_view what) {
   if (!CancelRequested()) return arrow::Status::OK();
   return MakeError(ErrorKind::kCancelled, std::string(what) + ": cancelled");
 }
 
-arrow::Status SleepUnlessCancelled(int64_t milliseconds, const char* what) {
+arrow::Status SleepUnlessCancelled(int64_t milliseconds, std::string_view what) {
   auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
   while (!CancelRequested()) {
     auto now = std::chrono::steady_clock::now();

@@ -3,6 +3,9 @@
 // writes, commits, scans and maintenance check at points where stopping is safe.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "arrow/status.h"
 
 namespace floe {
@@ -23,10 +26,10 @@ int CancelSignal() noexcept;
 void ResetCancel() noexcept;
 
 /// OK, or Cancelled naming `what` when cancellation was requested.
-arrow::Status CheckCancelled(const char* what);
+arrow::Status CheckCancelled(std::string_view what);
 
 /// Sleeps for `milliseconds`, waking early (within about 10 ms) when cancellation is
 /// requested; returns CheckCancelled(what) afterwards.
-arrow::Status SleepUnlessCancelled(int64_t milliseconds, const char* what);
+arrow::Status SleepUnlessCancelled(int64_t milliseconds, std::string_view what);
 
 }  // namespace floe

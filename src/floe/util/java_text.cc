@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cwctype>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <locale.h>
@@ -45,6 +47,48 @@ std::string JavaFormat(const char* scientific, size_t length, bool negative) {
   return result;
 }
 
+// Parses decimal text as T (strtod or strtof).
+template <typename T>
+T ParseAs(const char* text) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::strtof(text, nullptr);
+  } else {
+    return std::strtod(text, nullptr);
+  }
+}
+
+// Java's rule when the shortest decimal that rounds to `value` has one digit (JDK 19+
+// Double.toString: "when p = 1, T is the set of decimals in R of length 1 or 2; d is the
+// one in T closest to the value"): of the one- and two-digit decimals that round to
+// `value`, the closest. The shortest digit alone is usually exact or nearly so; it is
+// not for the smallest subnormals, whose neighbours are far apart (Double.MIN_VALUE,
+// 4.94e-324, is "4.9E-324", not "5.0E-324"). `scientific` is to_chars' "de±x".
+template <typename T>
+std::string ClosestOfOneOrTwoDigits(T value, const std::string& scientific) {
+  // Two-digit decimals c * 10^(exponent - 1), c in 10..99, around the value, whose
+  // decimal exponent is its own (9.88e-324 lies between 9.8e-324 and 9.9e-324, though
+  // its one shortest digit is 1e-323).
+  const long double exact = value;
+  const int exponent = static_cast<int>(std::floor(std::log10(exact)));
+  const long double unit = std::pow(10.0L, exponent - 1);
+  const auto nearest = static_cast<int>(std::lround(exact / unit));
+  std::string best = scientific;  // the one-digit decimal d * 10^exponent
+  long double best_distance =
+      std::fabs(std::strtold(scientific.c_str(), nullptr) - exact);
+  for (int c = nearest - 1; c <= nearest + 1; ++c) {
+    if (c < 10 || c > 99 || c % 10 == 0) continue;  // c0 is the one-digit decimal
+    char candidate[32];
+    std::snprintf(candidate, sizeof(candidate), "%d.%de%d", c / 10, c % 10, exponent);
+    if (ParseAs<T>(candidate) != value) continue;  // does not round to the value
+    long double distance = std::fabs(std::strtold(candidate, nullptr) - exact);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 template <typename T>
 std::string JavaFloatingToString(T value) {
   if (std::isnan(value)) return "NaN";
@@ -53,7 +97,11 @@ std::string JavaFloatingToString(T value) {
   char buffer[64];
   auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), std::fabs(value),
                                     std::chars_format::scientific);
-  return JavaFormat(buffer, static_cast<size_t>(end - buffer), std::signbit(value));
+  std::string shortest(buffer, end);
+  if (shortest.find('.') == std::string::npos) {
+    shortest = ClosestOfOneOrTwoDigits(std::fabs(value), shortest);
+  }
+  return JavaFormat(shortest.data(), shortest.size(), std::signbit(value));
 }
 
 // UTF-16 code units of UTF-8 text (invalid bytes map to themselves as units).

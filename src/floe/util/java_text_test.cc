@@ -44,6 +44,24 @@ TEST(JavaTextTest, FormatsDoublesLikeJava) {
   EXPECT_EQ(JavaFloatToString(1.0e10f), "1.0E10");
 }
 
+// The smallest subnormals: one shortest digit, but a two-digit decimal closer to the
+// value (printed by JDK 25.0.3's Double.toString and Float.toString).
+TEST(JavaTextTest, SubnormalsTakeTheClosestOfOneOrTwoDigits) {
+  const double min = std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(JavaDoubleToString(min), "4.9E-324");
+  EXPECT_EQ(JavaDoubleToString(-min), "-4.9E-324");
+  EXPECT_EQ(JavaDoubleToString(2 * min), "9.9E-324");  // JDK 17: 1.0E-323
+  EXPECT_EQ(JavaDoubleToString(3 * min), "1.5E-323");
+  EXPECT_EQ(JavaDoubleToString(10 * min), "4.9E-323");
+  const float min_float = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(JavaFloatToString(min_float), "1.4E-45");
+  EXPECT_EQ(JavaFloatToString(2 * min_float), "2.8E-45");
+  EXPECT_EQ(JavaFloatToString(3 * min_float), "4.2E-45");
+  EXPECT_EQ(JavaFloatToString(std::numeric_limits<float>::min()), "1.1754944E-38");
+  EXPECT_EQ(JavaFloatToString(8.589973e9f), "8.589974E9");
+  EXPECT_EQ(JavaDoubleToString(std::numeric_limits<double>::max()), "1.7976931348623157E308");
+}
+
 TEST(JavaTextTest, Base64WithPadding) {
   EXPECT_EQ(Base64Encode(std::string("\0\1\2\3", 4)), "AAECAw==");
   EXPECT_EQ(Base64Encode("ab"), "YWI=");

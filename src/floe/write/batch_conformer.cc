@@ -1,5 +1,7 @@
 #include "floe/write/batch_conformer.h"
 
+#include <map>
+
 #include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
@@ -20,6 +22,20 @@ arrow::Status Bad(const std::string& table, const std::string& column,
 
 std::string Join(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
+}
+
+// Columns are matched by name, so a name the input holds twice at one level cannot be
+// matched (Arrow's lookup by name finds neither): say so instead of "missing" or nulls.
+arrow::Status CheckUniqueNames(const arrow::FieldVector& fields, const std::string& table,
+                               const std::string& path) {
+  std::map<std::string, int> seen;
+  for (const auto& field : fields) {
+    if (++seen[field->name()] == 2) {
+      return Bad(table, Join(path, field->name()),
+                 "the input has more than one column of this name");
+    }
+  }
+  return arrow::Status::OK();
 }
 
 arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target,
@@ -47,6 +63,7 @@ arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target
       }
       const auto& target_struct = static_cast<const arrow::StructType&>(target_type);
       const auto& source_struct = static_cast<const arrow::StructType&>(*source);
+      ARROW_RETURN_NOT_OK(CheckUniqueNames(source->fields(), table, path));
       for (const auto& child : source->fields()) {
         auto target_child = target_struct.GetFieldByName(child->name());
         if (!target_child)
@@ -210,6 +227,7 @@ arrow::Result<std::unique_ptr<BatchConformer>> BatchConformer::Make(
     const arrow::Schema& input, SchemaPtr table_schema, std::string table_name) {
   std::unique_ptr<BatchConformer> conformer(new BatchConformer());
   ARROW_ASSIGN_OR_RAISE(conformer->target_, ToArrowSchema(*table_schema));
+  ARROW_RETURN_NOT_OK(CheckUniqueNames(input.fields(), table_name, ""));
   for (const auto& field : input.fields()) {
     auto target = conformer->target_->GetFieldByName(field->name());
     if (!target) {

@@ -7,6 +7,7 @@
 #include "arrow/type.h"
 #include "floe/manifest/manifest.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/write/task_commit.h"
@@ -197,6 +198,8 @@ arrow::Result<std::string> WriteTask::Finish() {
     // as the batches an unsorted write is given.
     constexpr int64_t kSliceRows = 64 * 1024;
     auto write = [&](const std::shared_ptr<arrow::RecordBatch>& sorted) {
+      // Writing out a large sort takes a while: a signal stops it between slices.
+      ARROW_RETURN_NOT_OK(CheckCancelled("writing sorted rows"));
       ARROW_RETURN_NOT_OK(WriteRows(sorted, PartitionShare{}));
       if (on_sorted_rows_) on_sorted_rows_(sorted->num_rows());
       return arrow::Status::OK();
