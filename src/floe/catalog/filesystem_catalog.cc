@@ -358,8 +358,7 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
                          current.second + ", not " + base.metadata_location + ")");
   }
   const int64_t next = current.first + 1;
-  const bool gzip =
-      updated.Property("write.metadata.compression-codec", "none") == "gzip";
+  const bool gzip = GzipsMetadataFiles(updated.properties);
   const std::string extension = gzip ? ".gz.metadata.json" : ".metadata.json";
   const std::string metadata_directory = directory + "/metadata/";
   const std::string final_location =

@@ -1,9 +1,12 @@
 #include "floe/catalog/metadata_file.h"
 
+#include <cctype>
+
 #include <zlib.h>
 
 #include "floe/catalog/catalog.h"
 #include "floe/io/location_provider.h"
+#include "floe/spec/table_properties.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -101,11 +104,18 @@ arrow::Status WriteMetadataFile(FileIO& io, const std::string& location,
   return WithContext(io.WriteAll(location, json), "writing metadata file");
 }
 
+bool GzipsMetadataFiles(const PropertyMap& properties) {
+  std::string codec = properties::kMetadataCompressionCodec.Get(properties);
+  for (auto& c : codec)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return codec == "gzip";
+}
+
 std::string NewMetadataFileLocation(const TableMetadata& metadata,
                                     const std::string& base_location) {
   LocationProvider locations(metadata.location, metadata.properties);
   std::string name = NextMetadataFileName(base_location);
-  if (metadata.Property("write.metadata.compression-codec", "none") == "gzip") {
+  if (GzipsMetadataFiles(metadata.properties)) {
     name.replace(name.size() - std::string_view(".metadata.json").size(),
                  std::string_view(".metadata.json").size(), ".gz.metadata.json");
   }

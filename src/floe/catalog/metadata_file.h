@@ -6,6 +6,7 @@
 #include "arrow/result.h"
 #include "floe/io/file_io.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/spec/table_properties.h"
 
 namespace floe {
 
@@ -16,6 +17,11 @@ arrow::Result<TableMetadataPtr> ReadMetadataFile(FileIO& io, const std::string& 
 /// Writes a metadata file, gzip-compressed when the name ends in `.gz.metadata.json`.
 arrow::Status WriteMetadataFile(FileIO& io, const std::string& location,
                                 const TableMetadata& metadata);
+
+/// True when write.metadata.compression-codec is gzip, in any case (iceberg-java's
+/// TableMetadataParser.Codec.fromName); the gate declines values other than none and
+/// gzip.
+bool GzipsMetadataFiles(const PropertyMap& properties);
 
 /// The metadata file location for the version after `base_location` in `metadata`'s
 /// metadata directory (honouring write.metadata.path and

@@ -1,10 +1,12 @@
 // The SQL catalog's database over PostgreSQL, through libpq.
+#include <algorithm>
 #include <mutex>
 
 #include <libpq-fe.h>
 
 #include "floe/catalog/sql_database.h"
 #include "floe/util/error.h"
+#include "floe/util/secrets.h"
 
 namespace floe {
 namespace {
@@ -53,7 +55,8 @@ std::string OneLine(const char* text) {
 
 class PostgresDatabase final : public SqlDatabase {
  public:
-  explicit PostgresDatabase(PGconn* connection) : connection_(connection) {}
+  PostgresDatabase(PGconn* connection, std::vector<std::string> secrets)
+      : connection_(connection), secrets_(std::move(secrets)) {}
   ~PostgresDatabase() override { PQfinish(connection_); }
 
   arrow::Result<int64_t> Execute(std::string_view sql,
@@ -108,8 +111,9 @@ class PostgresDatabase final : public SqlDatabase {
     ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
     std::string message =
-        "PostgreSQL: " + OneLine(result ? PQresultErrorMessage(result.get())
-                                        : PQerrorMessage(connection_));
+        "PostgreSQL: " + RedactSecrets(OneLine(result ? PQresultErrorMessage(result.get())
+                                                      : PQerrorMessage(connection_)),
+                                       secrets_);
     const char* state =
         result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
     std::string_view sqlstate = state ? state : "";
@@ -123,6 +127,7 @@ class PostgresDatabase final : public SqlDatabase {
   }
 
   PGconn* connection_;
+  const std::vector<std::string> secrets_;  // of the connection URI, never in messages
   std::mutex mutex_;
 };
 
@@ -146,11 +151,22 @@ arrow::Result<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
         "cannot connect to the PostgreSQL catalog: out of memory");
   }
   if (PQstatus(connection) != CONNECTION_OK) {
-    std::string message = OneLine(PQerrorMessage(connection));
+    // libpq quotes what it could not parse, the whole URI included: nothing secret may
+    // pass through.
+    std::vector<std::string> secrets = SecretsOfUri(uri);
+    for (const char* key : {"password", "sslpassword"}) {
+      if (auto found = options.find(key); found != options.end())
+        secrets.push_back(found->second);
+    }
+    std::sort(
+        secrets.begin(), secrets.end(),
+        [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    std::string message = RedactSecrets(OneLine(PQerrorMessage(connection)), secrets);
     PQfinish(connection);
     return arrow::Status::IOError("cannot connect to the PostgreSQL catalog: ", message);
   }
-  return std::unique_ptr<SqlDatabase>(new PostgresDatabase(connection));
+  return std::unique_ptr<SqlDatabase>(
+      new PostgresDatabase(connection, SecretsOfUri(uri)));
 }
 
 }  // namespace floe

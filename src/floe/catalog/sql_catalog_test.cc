@@ -1,6 +1,7 @@
 #include "floe/catalog/sql_catalog.h"
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include <unistd.h>
@@ -226,6 +227,122 @@ TEST(CatalogNamesTest, RejectsHostileNames) {
   EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json").substr(0, 6),
             "00042-");
   EXPECT_EQ(NextMetadataFileName("").substr(0, 6), "00000-");
+}
+
+}  // namespace
+}  // namespace floe
+
+namespace floe {
+namespace {
+
+// SQLite underneath, with the next UPDATE failing as a full disk or read-only file makes
+// it fail: before the change reaches the database, or after (the change is made, then an
+// error reported), as an I/O error in SQLite's commit could leave it.
+class FailingUpdates final : public SqlDatabase {
+ public:
+  enum class When { kNever, kBefore, kAfter };
+  explicit FailingUpdates(std::unique_ptr<SqlDatabase> inner)
+      : inner_(std::move(inner)) {}
+  void FailNextUpdate(When when) { when_ = when; }
+
+  arrow::Result<int64_t> Execute(std::string_view sql,
+                                 const std::vector<SqlValue>& params) override {
+    return ExecuteWithLockWait(sql, params, kDefaultLockWaitMs);
+  }
+  arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
+                                             const std::vector<SqlValue>& params,
+                                             int64_t lock_wait_ms) override {
+    When when = sql.rfind("UPDATE iceberg_tables", 0) == 0 ? when_ : When::kNever;
+    if (when != When::kNever) when_ = When::kNever;
+    if (when == When::kBefore)
+      return arrow::Status::IOError("SQLite catalog: database or disk is full");
+    auto result = inner_->ExecuteWithLockWait(sql, params, lock_wait_ms);
+    if (when == When::kAfter && result.ok())
+      return arrow::Status::IOError("SQLite catalog: disk I/O error");
+    return result;
+  }
+  arrow::Result<std::vector<SqlRow>> Query(std::string_view sql,
+                                           const std::vector<SqlValue>& params) override {
+    return inner_->Query(sql, params);
+  }
+  std::vector<std::string> Files() const override { return inner_->Files(); }
+  bool FailuresCanBeChecked() const override { return inner_->FailuresCanBeChecked(); }
+
+ private:
+  std::unique_ptr<SqlDatabase> inner_;
+  When when_ = When::kNever;
+};
+
+TEST_F(SqlCatalogTest, AFailedSqliteCommitIsReportedAsWhatHappened) {
+  auto opened = OpenSqliteDatabase(directory_.Child("catalog.db"));
+  ASSERT_TRUE(opened.ok());
+  auto failing = std::make_unique<FailingUpdates>(std::move(*opened));
+  FailingUpdates* faults = failing.get();
+  auto io = *MakeArrowFileIO();
+  FLOE_ASSIGN_OR_FAIL(auto catalog, SqlCatalog::Make(std::move(failing), Options(), io));
+  FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+  TableIdentifier id{{"db"}, "t"};
+  FLOE_ASSIGN_OR_FAIL(std::string location, catalog->DefaultTableLocation(id));
+  FLOE_ASSIGN_OR_FAIL(auto base, catalog->CreateTable(id, *NewMetadata(location)));
+  FLOE_ASSIGN_OR_FAIL(auto files_before, io->List(location + "/metadata"));
+
+  // The update never took effect: a definite failure (never CommitStateUnknown), and the
+  // new metadata file is gone again.
+  faults->FailNextUpdate(FailingUpdates::When::kBefore);
+  auto failed = catalog->CommitTable(id, base, *base.metadata);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(KindOf(failed.status()), ErrorKind::kCommitStateUnknown)
+      << failed.status().ToString();
+  EXPECT_NE(KindOf(failed.status()), ErrorKind::kCommitFailed);  // not worth retrying
+  EXPECT_NE(failed.status().message().find("nothing was committed"), std::string::npos);
+  EXPECT_NE(failed.status().message().find("disk is full"), std::string::npos);
+  FLOE_ASSIGN_OR_FAIL(auto files_after, io->List(location + "/metadata"));
+  EXPECT_EQ(files_after.size(), files_before.size());
+  FLOE_ASSIGN_OR_FAIL(auto loaded, catalog->LoadTable(id));
+  EXPECT_EQ(loaded.metadata_location, base.metadata_location);
+
+  // The update took effect although an error was reported: reading back says so, and the
+  // commit succeeded.
+  faults->FailNextUpdate(FailingUpdates::When::kAfter);
+  FLOE_ASSIGN_OR_FAIL(auto committed, catalog->CommitTable(id, base, *base.metadata));
+  FLOE_ASSIGN_OR_FAIL(loaded, catalog->LoadTable(id));
+  EXPECT_EQ(loaded.metadata_location, committed.metadata_location);
+  EXPECT_NE(committed.metadata_location, base.metadata_location);
+}
+
+TEST_F(SqlCatalogTest, UrisAreHonouredOrRefused) {
+  CatalogOptions options = Options();
+  for (const char* uri : {"sqlite://", "sqlite:///", "sqlite://host/x.db"}) {
+    options.uri = uri;
+    auto opened = Catalog::Open(options);
+    EXPECT_EQ(KindOf(opened.status()), ErrorKind::kInvalidInput) << uri;
+  }
+  options.uri = "sqlite:///" + directory_.Child("c.db") + "?cache=shared";
+  auto refused = Catalog::Open(options);
+  EXPECT_NE(refused.status().message().find("'cache'"), std::string::npos)
+      << refused.status().ToString();
+  // mode=ro on a file that does not exist: never created.
+  options.uri = "sqlite:///" + directory_.Child("ro.db") + "?mode=ro";
+  EXPECT_EQ(KindOf(Catalog::Open(options).status()), ErrorKind::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(directory_.Child("ro.db")));
+  // mode=ro on a catalog that exists: reads work, writes are refused before anything.
+  options.uri = "sqlite:///" + directory_.Child("ro.db");
+  {
+    FLOE_ASSIGN_OR_FAIL(auto writable, Catalog::Open(options));
+    FLOE_ASSERT_OK(writable->CreateNamespace({"db"}, {}));
+  }
+  options.uri += "?mode=ro";
+  FLOE_ASSIGN_OR_FAIL(auto read_only, Catalog::Open(options));
+  FLOE_ASSIGN_OR_FAIL(auto namespaces, read_only->ListNamespaces({}));
+  EXPECT_EQ(namespaces, (std::vector<Namespace>{{"db"}}));
+  auto writable = read_only->CheckWritable();
+  EXPECT_EQ(KindOf(writable), ErrorKind::kInvalidInput);
+  EXPECT_NE(writable.message().find("mode=ro"), std::string::npos) << writable.ToString();
+  EXPECT_FALSE(read_only->CreateNamespace({"other"}, {}).ok());
+  // The explicit in-memory form is honoured.
+  options.uri = "sqlite:///:memory:";
+  FLOE_ASSIGN_OR_FAIL(auto memory, Catalog::Open(options));
+  EXPECT_TRUE(memory->OwnFiles().empty());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/secrets.h"
+#include "floe/util/text.h"
 
 namespace floe::cli {
 namespace {
@@ -25,9 +26,9 @@ void PrintFields(const std::vector<NestedField>& fields, int depth) {
                        : field.type->id() == TypeId::kStruct ? "struct"
                        : field.type->id() == TypeId::kList   ? "list"
                                                              : "map";
-    std::cout << "  " << indent << field.id << "  " << field.name << "  " << type
-              << (field.required ? "  required" : "")
-              << (field.doc.empty() ? "" : "  -- " + field.doc) << "\n";
+    std::cout << "  " << indent << field.id << "  " << Printable(field.name) << "  "
+              << type << (field.required ? "  required" : "")
+              << (field.doc.empty() ? "" : "  -- " + Printable(field.doc)) << "\n";
     if (field.type->id() == TypeId::kStruct) {
       PrintFields(static_cast<const StructType&>(*field.type).fields(), depth + 1);
     } else if (field.type->id() == TypeId::kList) {
@@ -73,15 +74,16 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
         const auto& metadata = *loaded->metadata();
         auto schema = metadata.CurrentSchema();
-        std::cout << "table           " << loaded->id().ToString() << "\n"
-                  << "location        " << metadata.location << "\n"
-                  << "metadata        " << loaded->state().metadata_location << "\n"
-                  << "uuid            " << metadata.table_uuid << "\n"
+        std::cout << "table           " << Printable(loaded->id().ToString()) << "\n"
+                  << "location        " << Printable(metadata.location) << "\n"
+                  << "metadata        " << Printable(loaded->state().metadata_location)
+                  << "\n"
+                  << "uuid            " << Printable(metadata.table_uuid) << "\n"
                   << "format version  " << metadata.format_version << "\n"
                   << "last updated    " << TimeText(metadata.last_updated_ms) << "\n";
         if (auto current = metadata.CurrentSnapshot()) {
           std::cout << "current snapshot " << current->snapshot_id << " ("
-                    << current->summary.operation << " at "
+                    << Printable(current->summary.operation) << " at "
                     << TimeText(current->timestamp_ms) << ", "
                     << current->summary.Get("total-records").value_or("?") << " records, "
                     << current->summary.Get("total-data-files").value_or("?")
@@ -94,18 +96,19 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         if (!schema->identifier_field_ids().empty()) {
           std::cout << "identifier fields:";
           for (int id : schema->identifier_field_ids())
-            std::cout << " " << schema->FindColumnName(id).value_or("?");
+            std::cout << " " << Printable(schema->FindColumnName(id).value_or("?"));
           std::cout << "\n";
         }
         std::cout << "partition spec " << metadata.default_spec_id << ": "
-                  << SpecText(*metadata.DefaultSpec(), *schema) << "\n";
+                  << Printable(SpecText(*metadata.DefaultSpec(), *schema)) << "\n";
         auto order = metadata.DefaultSortOrder();
         std::cout << "sort order " << order->order_id << ": ";
         if (order->IsUnsorted()) std::cout << "unsorted";
         for (size_t i = 0; i < order->fields.size(); ++i) {
           const auto& field = order->fields[i];
           std::cout << (i ? ", " : "") << field.transform.ToString() << "("
-                    << schema->FindColumnName(field.source_id).value_or("?") << ") "
+                    << Printable(schema->FindColumnName(field.source_id).value_or("?"))
+                    << ") "
                     << (field.direction == SortDirection::kAscending ? "asc" : "desc")
                     << " "
                     << (field.null_order == NullOrder::kNullsFirst ? "nulls first"
@@ -113,7 +116,8 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         }
         std::cout << "\nproperties:\n";
         for (const auto& [key, value] : metadata.properties) {
-          std::cout << "  " << key << " = " << PrintableProperty(key, value) << "\n";
+          std::cout << "  " << Printable(key) << " = "
+                    << Printable(PrintableProperty(key, value)) << "\n";
         }
         return arrow::Status::OK();
       };
@@ -133,7 +137,7 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
           bool current = metadata.current_snapshot_id == snapshot->snapshot_id;
           std::cout << (current ? "* " : "  ") << snapshot->snapshot_id << "  "
                     << TimeText(snapshot->timestamp_ms) << "  "
-                    << snapshot->summary.operation << "  parent "
+                    << Printable(snapshot->summary.operation) << "  parent "
                     << (snapshot->parent_snapshot_id
                             ? std::to_string(*snapshot->parent_snapshot_id)
                             : "none");
@@ -141,7 +145,7 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
             std::cout << "  sequence " << snapshot->sequence_number;
           std::cout << "\n   ";
           for (const auto& [key, value] : snapshot->summary.properties) {
-            std::cout << " " << key << "=" << value;
+            std::cout << " " << Printable(key) << "=" << Printable(value);
           }
           std::cout << "\n";
         }
@@ -173,8 +177,8 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
             if (type.ok())
               partition = PartitionToPath(*task.spec, **type, task.file.partition);
           }
-          std::cout << task.file.file_path << "  " << partition << "  "
-                    << task.file.record_count << " records  "
+          std::cout << Printable(task.file.file_path) << "  " << Printable(partition)
+                    << "  " << task.file.record_count << " records  "
                     << task.file.file_size_in_bytes << " bytes\n";
           records += task.file.record_count;
           bytes += task.file.file_size_in_bytes;
@@ -195,7 +199,7 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
-        for (const auto& table : tables) std::cout << table.ToString() << "\n";
+        for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
         return arrow::Status::OK();
       };
     });
@@ -227,20 +231,21 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
             values[pair.substr(0, equals)] = pair.substr(equals + 1);
           }
           ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
-          std::cout << "created namespace " << *create << "\n";
+          std::cout << "created namespace " << Printable(*create) << "\n";
           return arrow::Status::OK();
         }
         if (!drop->empty()) {
           ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
           ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
-          std::cout << "dropped namespace " << *drop << "\n";
+          std::cout << "dropped namespace " << Printable(*drop) << "\n";
           return arrow::Status::OK();
         }
         if (!show->empty()) {
           ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*show));
           ARROW_ASSIGN_OR_RAISE(auto values, catalog->LoadNamespaceProperties(ns));
           for (const auto& [key, value] : values) {
-            std::cout << key << " = " << PrintableProperty(key, value) << "\n";
+            std::cout << Printable(key) << " = "
+                      << Printable(PrintableProperty(key, value)) << "\n";
           }
           return arrow::Status::OK();
         }
@@ -250,7 +255,7 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         }
         ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
         for (const auto& child : namespaces)
-          std::cout << NamespaceToString(child) << "\n";
+          std::cout << Printable(NamespaceToString(child)) << "\n";
         return arrow::Status::OK();
       };
     });

@@ -73,12 +73,13 @@ namespace {
 void PrintRowLevel(const char* verb, const TableIdentifier& id,
                    const RowLevelResult& result) {
   if (!result.committed) {
-    std::cout << "no row of " << id.ToString() << " matched; nothing committed\n";
+    std::cout << "no row of " << Printable(id.ToString())
+              << " matched; nothing committed\n";
     return;
   }
   std::cout << verb << " " << WithThousands(result.rows_removed) << " rows of "
-            << id.ToString() << ": removed " << result.files_removed << " data file"
-            << (result.files_removed == 1 ? "" : "s");
+            << Printable(id.ToString()) << ": removed " << result.files_removed
+            << " data file" << (result.files_removed == 1 ? "" : "s");
   if (result.files_rewritten > 0)
     std::cout << " (" << result.files_rewritten << " rewritten)";
   std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
@@ -234,6 +235,13 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         auto result = loaded->Append(*input, append);
         if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
         ARROW_RETURN_NOT_OK(result.status());
+        if (!result->committed) {
+          std::cout
+              << "the input holds no rows, so no partition of "
+              << Printable(id.ToString())
+              << " is replaced; nothing committed (as iceberg-java's Spark writer)\n";
+          return arrow::Status::OK();
+        }
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
                 .count();

@@ -18,6 +18,7 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"
+#include "floe/util/text.h"
 #include "floe/util/uuid.h"
 #include "parquet/arrow/writer.h"
 
@@ -229,14 +230,15 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
       if (total >= limit) continue;
       std::vector<std::string> cells;
       for (size_t column = 0; column < fields.size(); ++column) {
-        cells.push_back(FormatValue(*batch->column(static_cast<int>(column)), row,
-                                    *fields[column].type));
+        // The text table is for a terminal: values cannot carry escape sequences to it.
+        cells.push_back(Printable(FormatValue(*batch->column(static_cast<int>(column)),
+                                              row, *fields[column].type)));
       }
       rows.push_back(std::move(cells));
     }
   }
   std::vector<size_t> widths;
-  for (const auto& field : fields) widths.push_back(DisplayWidth(field.name));
+  for (const auto& field : fields) widths.push_back(DisplayWidth(Printable(field.name)));
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       widths[i] = std::max(widths[i], std::min<size_t>(DisplayWidth(row[i]), 60));
@@ -252,7 +254,7 @@ arrow::Result<int64_t> WriteTable(arrow::RecordBatchReader& reader, const Schema
     out << "\n";
   };
   std::vector<std::string> header;
-  for (const auto& field : fields) header.push_back(field.name);
+  for (const auto& field : fields) header.push_back(Printable(field.name));
   print_row(header);
   for (size_t i = 0; i < widths.size(); ++i)
     out << (i == 0 ? "" : "-+-") << std::string(widths[i], '-');
@@ -365,14 +367,13 @@ arrow::Result<std::unique_ptr<ReplacingOutput>> ReplacingOutput::Make(
   }
   fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, error)) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "cannot write --output " + target + ": directory " +
-                         directory.string() + " does not exist");
+    return MakeError(ErrorKind::kInvalidInput, "cannot write --output " + target +
+                                                   ": directory " + directory.string() +
+                                                   " does not exist");
   }
-  std::string temporary =
-      (directory / ("." + path.filename().string() + "." + Uuid::Random().ToString() +
-                    ".floe-tmp"))
-          .string();
+  std::string temporary = (directory / ("." + path.filename().string() + "." +
+                                        Uuid::Random().ToString() + ".floe-tmp"))
+                              .string();
   return std::unique_ptr<ReplacingOutput>(new ReplacingOutput(target, temporary));
 }
 
@@ -386,8 +387,8 @@ arrow::Status ReplacingOutput::Commit() {
   std::error_code error;
   std::filesystem::rename(temporary_, target_, error);
   if (error) {
-    return arrow::Status::IOError("cannot replace ", target_, " with the scan's output: ",
-                                  error.message());
+    return arrow::Status::IOError("cannot replace ", target_,
+                                  " with the scan's output: ", error.message());
   }
   committed_ = true;
   return arrow::Status::OK();

@@ -45,6 +45,9 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
   }
   options.content = content;
   options.snapshot_id = snapshot_id_;
+  // iceberg-java's SnapshotProducer.manifestWriterProperties: the table's manifest codec.
+  ARROW_RETURN_NOT_OK(
+      ManifestCodecFromProperties(base.properties, &options.codec, &options.codec_level));
   ARROW_ASSIGN_OR_RAISE(auto writer, ManifestWriter::Make(options));
   for (const auto& entry : entries) ARROW_RETURN_NOT_OK(writer->Add(entry));
   ARROW_ASSIGN_OR_RAISE(auto encoded, writer->Finish());
@@ -328,8 +331,8 @@ arrow::Status RetryOnCommitFailed(
     Log(k == 1 ? LogLevel::kInfo : LogLevel::kWarning,
         "commit attempt " + std::to_string(k) + " to " + target.id.ToString() +
             " failed (" + status.message() + "); retrying");
-    ARROW_RETURN_NOT_OK(SleepUnlessCancelled(static_cast<int64_t>(wait + jitter(random)),
-                                             "committing"));
+    ARROW_RETURN_NOT_OK(
+        SleepUnlessCancelled(static_cast<int64_t>(wait + jitter(random)), "committing"));
     ARROW_ASSIGN_OR_RAISE(*base, target.catalog->LoadTable(target.id));
   }
 }

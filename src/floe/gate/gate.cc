@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "floe/io/file_io.h"
+#include "floe/manifest/manifest.h"
 #include "floe/write/parquet_settings.h"
 #include "floe/write/partitioner.h"
 #include "floe/write/row_sorter.h"
@@ -219,6 +220,54 @@ const std::vector<Rule>& Rules() {
           }
         }
       },
+      // Metadata and commit settings: values iceberg-java would fail on fail the write
+      // here, before any file exists, instead of being silently replaced by defaults.
+      [](const GateContext& context, std::vector<std::string>* reasons) {
+        avro::Codec codec;
+        int level;
+        if (auto manifest =
+                ManifestCodecFromProperties(context.metadata.properties, &codec, &level);
+            !manifest.ok()) {
+          reasons->push_back(manifest.message());
+        }
+        std::string metadata_codec =
+            properties::kMetadataCompressionCodec.Get(context.metadata.properties);
+        for (auto& c : metadata_codec)
+          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (metadata_codec != "none" && metadata_codec != "gzip") {
+          reasons->push_back(
+              "property write.metadata.compression-codec must be none or gzip");
+        }
+        for (const IntProperty* property :
+             {&properties::kCommitNumRetries, &properties::kCommitMinRetryWaitMs,
+              &properties::kCommitMaxRetryWaitMs, &properties::kCommitTotalRetryTimeMs,
+              &properties::kManifestMinMergeCount, &properties::kManifestTargetSizeBytes,
+              &properties::kSummaryPartitionLimit,
+              &properties::kMetadataPreviousVersionsMax}) {
+          if (!property->Parse(context.effective).ok()) {
+            reasons->push_back("property " + std::string(property->key) +
+                               " is not an integer iceberg-java reads");
+          }
+        }
+        // iceberg-java 1.11 refuses the deprecated data locations (LocationProviders:
+        // "use write.data.path") unless write.data.path is set.
+        if (properties::kDataPath.Get(context.effective).empty()) {
+          for (const char* legacy :
+               {"write.folder-storage.path", "write.object-storage.path"}) {
+            if (context.effective.count(legacy)) {
+              reasons->push_back(std::string("property ") + legacy +
+                                 " is deprecated (iceberg-java refuses it; use "
+                                 "write.data.path)");
+            }
+          }
+        }
+        for (const char* path : {"write.data.path", "write.metadata.path"}) {
+          auto found = context.effective.find(path);
+          if (found != context.effective.end() && found->second.empty()) {
+            reasons->push_back(std::string("property ") + path + " is empty");
+          }
+        }
+      },
       // Row lineage, snapshot id inheritance and the like are metadata floe writes
       // itself; a
       // format version floe does not know cannot be answered for.
@@ -254,6 +303,28 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
   std::sort(result.reasons.begin(), result.reasons.end());
   result.reasons.erase(std::unique(result.reasons.begin(), result.reasons.end()),
                        result.reasons.end());
+  return result;
+}
+
+GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
+                           RowRewrite kind) {
+  GateResult result = CheckWrite(metadata, options);
+  if (metadata.format_version >= 3) {
+    result.reasons.push_back(
+        "format version 3 keeps each row's _row_id and _last_updated_sequence_number "
+        "through a rewrite, and floe does not write those columns yet");
+  }
+  if (kind == RowRewrite::kDelete) {
+    PropertyMap effective = metadata.properties;
+    for (const auto& [key, value] : options) effective[key] = value;
+    auto mode = effective.find("write.delete.mode");
+    if (mode != effective.end() && mode->second != "copy-on-write") {
+      result.reasons.push_back(
+          "property write.delete.mode asks for delete files (merge-on-read), which floe "
+          "does not write yet");
+    }
+  }
+  std::sort(result.reasons.begin(), result.reasons.end());
   return result;
 }
 

@@ -24,4 +24,18 @@ struct GateResult {
 /// properties.
 GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options);
 
+/// Operations that write existing rows anew (copy-on-write).
+enum class RowRewrite {
+  kDelete,      ///< A delete that keeps some rows of a file it removes.
+  kCompaction,  ///< `floe rewrite`.
+};
+
+/// CheckWrite, plus the rules a rewrite of existing rows must meet to be what
+/// iceberg-java would write: on format v3, rewritten rows keep their `_row_id` and
+/// `_last_updated_sequence_number` (iceberg-java writes those columns into the files it
+/// rewrites; floe does not yet, so it declines); a delete under
+/// write.delete.mode=merge-on-read writes delete files instead (declined).
+GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
+                           RowRewrite kind);
+
 }  // namespace floe

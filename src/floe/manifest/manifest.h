@@ -14,6 +14,7 @@
 #include "floe/manifest/data_file.h"
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema.h"
+#include "floe/spec/table_properties.h"
 
 namespace floe {
 
@@ -74,6 +75,14 @@ struct ManifestContents {
   PartitionSpecPtr spec;  ///< From the header's `partition-spec`, when present.
   std::vector<ManifestEntry> entries;
 };
+
+/// The Avro codec and level iceberg-java 1.11 writes manifests with (manifest lists are
+/// always deflate at level 9): write.manifest.compression-codec gzip (the default), zstd,
+/// snappy or uncompressed, in any case, with write.manifest.compression-level for gzip
+/// (default 9) and zstd (default 1). Anything else gives InvalidInput naming the
+/// property, never its value (iceberg-java fails the commit).
+arrow::Status ManifestCodecFromProperties(const PropertyMap& properties,
+                                          avro::Codec* codec, int* level);
 
 /// Decodes a manifest. The partition tuple is typed by the header's schema and spec; when
 /// the header lacks them, by `partition_type` if given, else from the Avro schema itself.

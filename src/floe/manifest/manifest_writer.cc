@@ -448,4 +448,44 @@ arrow::Result<EncodedManifestList> WriteManifestList(
   return result;
 }
 
+arrow::Status ManifestCodecFromProperties(const PropertyMap& properties,
+                                          avro::Codec* codec, int* level) {
+  std::string name = properties::kManifestCompressionCodec.Get(properties);
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "gzip") {
+    *codec = avro::Codec::kDeflate;
+    *level = 9;
+  } else if (name == "zstd") {
+    *codec = avro::Codec::kZstandard;
+    *level = 1;
+  } else if (name == "snappy") {
+    *codec = avro::Codec::kSnappy;
+    *level = -1;
+  } else if (name == "uncompressed") {
+    *codec = avro::Codec::kNull;
+    *level = -1;
+  } else {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "property write.manifest.compression-codec must be gzip, zstd, snappy "
+        "or uncompressed");
+  }
+  auto text = properties.find(std::string(properties::kManifestCompressionLevel));
+  if (text != properties.end() &&
+      (*codec == avro::Codec::kDeflate || *codec == avro::Codec::kZstandard)) {
+    auto parsed = ParseJavaInt(text->second);
+    const bool valid =
+        parsed && (*codec == avro::Codec::kZstandard ? *parsed >= 1 && *parsed <= 22
+                                                     : *parsed >= 0 && *parsed <= 9);
+    if (!valid) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "property write.manifest.compression-level must be 0-9 for gzip or "
+          "1-22 for zstd");
+    }
+    *level = *parsed;
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace floe

@@ -81,6 +81,11 @@ inline constexpr IntProperty kMetricsMaxInferredColumns{
 // Manifests and metadata.
 inline constexpr StringProperty kManifestCompressionCodec{
     "write.manifest.compression-codec", "gzip"};
+/// gzip and zstd only; unset: iceberg-java's Avro defaults (deflate 9, zstd 1).
+inline constexpr std::string_view kManifestCompressionLevel =
+    "write.manifest.compression-level";
+inline constexpr StringProperty kMetadataCompressionCodec{
+    "write.metadata.compression-codec", "none"};
 inline constexpr IntProperty kMetadataPreviousVersionsMax{
     "write.metadata.previous-versions-max", 100, true};
 inline constexpr BoolProperty kMetadataDeleteAfterCommit{

@@ -174,6 +174,13 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
     result.rows_removed += match.matched;
     if (match.matched < match.task.file.record_count) partial.push_back(match.task);
   }
+  if (!partial.empty()) {
+    // Keeping some rows of a file means writing them anew: declined where iceberg-java
+    // would write them differently (still before any file is written).
+    ARROW_RETURN_NOT_OK(
+        Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
+                 "delete rows of"));
+  }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
   if (auto current = state_.metadata->CurrentSnapshot())
@@ -199,6 +206,9 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
                                              int min_input_files,
                                              const AppendOptions& options) {
   ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  ARROW_RETURN_NOT_OK(Declined(
+      CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kCompaction),
+      "rewrite"));
   if (min_input_files < 1) {
     return MakeError(ErrorKind::kInvalidInput, "--min-input-files must be at least 1");
   }

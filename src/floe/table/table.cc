@@ -110,14 +110,18 @@ class BatchQueue {
 
 }  // namespace
 
+arrow::Status Table::Declined(const GateResult& gate, std::string_view what) const {
+  if (gate.supported()) return arrow::Status::OK();
+  return MakeError(ErrorKind::kNotSupported, "floe declines to " + std::string(what) +
+                                                 " table " + id_.ToString() + ": " +
+                                                 gate.ToString());
+}
+
 arrow::Status Table::CheckGate(const PropertyMap& options) const {
-  GateResult gate = CheckWrite(*state_.metadata, options);
-  if (!gate.supported()) {
-    return MakeError(
-        ErrorKind::kNotSupported,
-        "floe declines to write table " + id_.ToString() + ": " + gate.ToString());
-  }
-  return arrow::Status::OK();
+  // Nothing can be committed to a read-only catalog: say so before any file is written.
+  ARROW_RETURN_NOT_OK(
+      WithContext(catalog_->CheckWritable(), "cannot write table " + id_.ToString()));
+  return Declined(CheckWrite(*state_.metadata, options), "write");
 }
 
 arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
@@ -166,6 +170,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   Committer committer(
       CommitTarget{catalog_, id_, io()}, state_,
       LocationProvider(plan->table_location, plan->properties).data_location());
+  const bool dynamic_overwrite = overwrite && overwrite->replace_partitions;
   if (overwrite) committer.SetOverwrite(std::move(*overwrite));
 
   std::vector<std::unique_ptr<WriteTask>> tasks;
@@ -257,7 +262,8 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
       break;
     }
     if (!batch) break;
-    if (auto cancelled = CheckCancelled("writing table " + id_.ToString()); !cancelled.ok()) {
+    if (auto cancelled = CheckCancelled("writing table " + id_.ToString());
+        !cancelled.ok()) {
       fail(cancelled);
       break;
     }
@@ -313,13 +319,20 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   }
   TestPausePoint("commit");
   // The last moment a signal can stop the write: the commit either happens or not.
-  if (auto cancelled = CheckCancelled("writing table " + id_.ToString()); !cancelled.ok()) {
+  if (auto cancelled = CheckCancelled("writing table " + id_.ToString());
+      !cancelled.ok()) {
     committer.Abort();
     return cancelled;
   }
   AppendResult result;
   result.rows = progress.rows;  // the tasks are done: nothing else touches it
   result.data_files = committer.files();
+  if (dynamic_overwrite && result.data_files == 0) {
+    // iceberg-java's Spark writer: "Dynamic overwrite is empty, skipping commit".
+    committer.Abort();
+    result.committed = false;
+    return result;
+  }
   ARROW_ASSIGN_OR_RAISE(result.commit, committer.Commit());
   state_ = result.commit.state;
   return result;

@@ -72,6 +72,10 @@ struct RowLevelResult {
 };
 
 struct AppendResult {
+  /// False when nothing was committed: a dynamic overwrite of no rows replaces nothing,
+  /// and like iceberg-java's Spark writer it commits no snapshot. (An append of no rows
+  /// does commit one, as Spark's writer and pyiceberg do.)
+  bool committed = true;
   CommitReport commit;
   int64_t rows = 0;
   int64_t data_files = 0;
@@ -140,6 +144,9 @@ class Table {
  private:
   using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
   arrow::Status CheckGate(const PropertyMap& options) const;
+  /// NotSupported naming the table, `what` floe declines to do to it and the gate's
+  /// reasons, when `gate` declines; OK otherwise.
+  arrow::Status Declined(const GateResult& gate, std::string_view what) const;
   /// Writes `input` with tasks and commits it as an append, or as the overwrite
   /// requested. `check_rows` sees every conformed batch before it is written.
   arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input,

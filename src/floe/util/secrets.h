@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace floe {
 
@@ -13,5 +14,15 @@ bool IsSecretPropertyKey(std::string_view key);
 
 /// The value to print for a property: "***" for secrets, the value otherwise.
 std::string PrintableProperty(std::string_view key, std::string_view value);
+
+/// `text` with every occurrence of each non-empty string of `secrets` replaced by "***":
+/// for messages that a library wrote about a connection string it was given (libpq
+/// quotes the whole URI back when it cannot parse it).
+std::string RedactSecrets(std::string text, const std::vector<std::string>& secrets);
+
+/// The secrets a connection URI carries: its user-info password (as written and
+/// percent-decoded) and the values of password, secret, token, credential and key query
+/// parameters. For RedactSecrets.
+std::vector<std::string> SecretsOfUri(std::string_view uri);
 
 }  // namespace floe

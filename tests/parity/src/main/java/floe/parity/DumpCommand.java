@@ -56,7 +56,54 @@ final class DumpCommand {
       throw new IllegalArgumentException("dump request needs \"metadata_location\" (string)");
     }
     boolean rows = request.path("rows").asBoolean(false);
-    return dump(loc.textValue(), rows);
+    ObjectNode out = dump(loc.textValue(), rows);
+    if (request.path("lineage").asBoolean(false)) {
+      out.setAll(lineage(loc.textValue()));
+    }
+    return out;
+  }
+
+  /**
+   * Format v3 row lineage as iceberg-java reads it: every row's {@code _row_id} and {@code
+   * _last_updated_sequence_number} (inherited from the file's first_row_id and sequence number
+   * where the file holds none, by the generic reader's metadata-column readers), the table's
+   * next-row-id, the snapshot's first-row-id and added-rows, and each data manifest's
+   * first_row_id.
+   */
+  static ObjectNode lineage(String metadataLocation) throws IOException {
+    FileIO io = new LocalFileIO();
+    StaticTableOperations ops = new StaticTableOperations(metadataLocation, io);
+    TableMetadata metadata = ops.current();
+    Table table = new BaseTable(ops, metadataLocation);
+    Snapshot snapshot = metadata.currentSnapshot();
+    ObjectNode out = NODES.objectNode();
+    out.put("next_row_id", metadata.nextRowId());
+    ArrayNode rows = out.putArray("lineage_rows");
+    ArrayNode manifests = out.putArray("manifest_first_row_ids");
+    if (snapshot == null) {
+      return out;
+    }
+    putNullable(out, "snapshot_first_row_id", snapshot.firstRowId());
+    putNullable(out, "snapshot_added_rows", snapshot.addedRows());
+    for (ManifestFile manifest : snapshot.dataManifests(io)) {
+      if (manifest.firstRowId() == null) {
+        manifests.addNull();
+      } else {
+        manifests.add(manifest.firstRowId());
+      }
+    }
+    // select() resolves names against the table schema only and drops metadata columns;
+    // project() takes the schema as given.
+    List<Types.NestedField> columns = new ArrayList<>(metadata.schema().columns());
+    columns.add(org.apache.iceberg.MetadataColumns.ROW_ID);
+    columns.add(org.apache.iceberg.MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER);
+    Schema projection = new Schema(columns);
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).project(projection).build()) {
+      for (Record record : records) {
+        rows.add(JsonValues.genericToJson(projection.asStruct(), record));
+      }
+    }
+    return out;
   }
 
   static ObjectNode dump(String metadataLocation, boolean withRows) throws IOException {

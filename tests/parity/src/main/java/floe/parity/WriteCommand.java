@@ -191,6 +191,40 @@ final class WriteCommand {
     result.setAll(out);
     ArrayNode written = result.putArray("written_files");
     dataFiles.forEach(f -> written.add(f.location()));
+
+    // "more_appends": further merge appends (table.newAppend(), as Spark's writer commits),
+    // one per list of input files, each written by a task of its own; after each the
+    // commit's lineage is reported (DumpCommand.lineage).
+    JsonNode more = req.get("more_appends");
+    if (more != null && more.isArray()) {
+      if (!tableSpec.isUnpartitioned() || !table.sortOrder().isUnsorted()) {
+        throw new IllegalArgumentException("more_appends supports unsorted, unpartitioned tables");
+      }
+      ArrayNode commits = result.putArray("commits");
+      commits.add(DumpCommand.lineage(metadataLocation));
+      int commit = 0;
+      for (JsonNode files : more) {
+        ++commit;
+        ObjectNode next = req.deepCopy();
+        next.set("input_files", files);
+        OutputFileFactory nextFiles =
+            OutputFileFactory.builderFor(table, partitionId, taskId + commit)
+                .format(FileFormat.PARQUET)
+                .operationId(operationId + "-" + commit)
+                .build();
+        RollingDataWriter<Record> writer =
+            new RollingDataWriter<>(writerFactory, nextFiles, io, targetFileSize, tableSpec, null);
+        try {
+          forEachInputRow(next, io, tableSchema, writer::write);
+        } finally {
+          writer.close();
+        }
+        AppendFiles nextAppend = table.newAppend();
+        writer.result().dataFiles().forEach(nextAppend::appendFile);
+        nextAppend.commit();
+        commits.add(DumpCommand.lineage(ops.current().metadataFileLocation()));
+      }
+    }
     return result;
   }
 
