@@ -10,8 +10,10 @@ warm, best of --repeat:
   pyarrow leaf   ParquetFile.read of the same leaf from the same files (1 thread, and default)
   duckdb leaf    list_transform(partsupp_data, lambda x: x.ps_availqty) over the same files
 Bytes: floe's own counter; rchar (bytes through read(2)/pread(2), page-cache hits included) for
-every arm. Targets: floe leaf >= 8x faster than floe column and < 10% of its bytes; floe leaf
-within 1.2x of pyarrow's time for the same leaf. Writes bench/results/scan.{json,md}.
+every arm. floe verifies every page's CRC-32; the "no checksums" arms (and pyarrow with
+page_checksum_verification) show what that costs. Targets: floe leaf >= 8x faster than floe
+column and < 10% of its bytes; floe leaf within 1.2x of pyarrow's time for the same leaf.
+Writes bench/results/scan.{json,md}.
 
     make bench-scan     # or: .venv/bin/python bench/scan/run_scan_benchmark.py --rows 4000000
 """
@@ -88,9 +90,9 @@ def best_of(repeat, function):
     return best
 
 
-def floe_arm(warehouse, columns, repeat, threads=1):
+def floe_arm(warehouse, columns, repeat, threads=1, verify=True):
     result = subprocess.run([str(BENCH), "--warehouse", str(warehouse), "--table", "b.partsupp",
-                             "--threads", str(threads),
+                             "--threads", str(threads), "--verify-checksums", "1" if verify else "0",
                              "--columns", columns, "--repeat", str(repeat)],
                             capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
@@ -120,16 +122,23 @@ def main():
     arms["floe column"] = floe_arm(warehouse, "ps_partkey,partsupp_data", args.repeat)
     arms["floe leaf (threads)"] = floe_arm(warehouse, "ps_partkey,partsupp_data.ps_availqty", args.repeat,
                                            threads=2)
+    # What verifying every page's CRC-32 costs (floe always does; the knob is for this).
+    arms["floe column, no checksums"] = floe_arm(warehouse, "ps_partkey,partsupp_data", args.repeat,
+                                                 verify=False)
+    arms["floe leaf, no checksums"] = floe_arm(warehouse, "ps_partkey,partsupp_data.ps_availqty",
+                                               args.repeat, verify=False)
 
-    def pyarrow_read(threads):
+    def pyarrow_read(threads, verify=False):
         def read():
             rows = 0
             for f in files:
-                rows += pq.ParquetFile(f).read(columns=["ps_partkey", leaf], use_threads=threads).num_rows
+                rows += pq.ParquetFile(f, page_checksum_verification=verify).read(
+                    columns=["ps_partkey", leaf], use_threads=threads).num_rows
             return rows
         return read
 
     arms["pyarrow leaf (1 thread)"] = best_of(args.repeat, pyarrow_read(False))
+    arms["pyarrow leaf (1 thread, checksums verified)"] = best_of(args.repeat, pyarrow_read(False, True))
     arms["pyarrow leaf (threads)"] = best_of(args.repeat, pyarrow_read(True))
     con = duckdb.connect()
     con.execute("SET threads = 1")
@@ -147,6 +156,12 @@ def main():
         "floe leaf (threads) / pyarrow leaf, threads (time)":
             arms["floe leaf (threads)"]["seconds"] / arms["pyarrow leaf (threads)"]["seconds"],
         "floe leaf / duckdb leaf, 1 thread (time)": leaf_arm["seconds"] / arms["duckdb leaf (1 thread)"]["seconds"],
+        "floe leaf / floe leaf without checksums (time)":
+            leaf_arm["seconds"] / arms["floe leaf, no checksums"]["seconds"],
+        "floe column / floe column without checksums (time)":
+            column_arm["seconds"] / arms["floe column, no checksums"]["seconds"],
+        "floe leaf / pyarrow leaf verifying checksums, 1 thread (time)":
+            leaf_arm["seconds"] / arms["pyarrow leaf (1 thread, checksums verified)"]["seconds"],
     }
     report = {"date": datetime.date.today().isoformat(), "rows": args.rows, "files": len(files),
               "table_bytes": total_bytes, "arms": arms, "ratios": ratios}

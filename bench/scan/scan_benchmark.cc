@@ -29,6 +29,7 @@ arrow::Status Run(int argc, char** argv) {
   std::string warehouse, table, columns, where;
   int repeat = 3;
   bool use_threads = false;  // --threads N: N > 1 decodes columns on Arrow's thread pool
+  bool verify = true;        // --verify-checksums 0 skips the page CRC check
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     std::string value = argv[i + 1];
@@ -38,6 +39,7 @@ arrow::Status Run(int argc, char** argv) {
     if (flag == "--where") where = value;
     if (flag == "--repeat") repeat = std::stoi(value);
     if (flag == "--threads") use_threads = std::stoi(value) > 1;
+    if (flag == "--verify-checksums") verify = std::stoi(value) != 0;
   }
   floe::CatalogOptions options;
   options.uri = "sqlite:///" + warehouse + "/catalog.db";
@@ -52,6 +54,7 @@ arrow::Status Run(int argc, char** argv) {
     scan_options.columns.push_back(column);
   scan_options.filter = where;
   scan_options.use_threads = use_threads;
+  scan_options.verify_page_checksums = verify;
   double best = 1e100;
   int64_t rows = 0, bytes = 0, rchar = 0;
   for (int r = 0; r < repeat; ++r) {

@@ -4,6 +4,7 @@ import io
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 
@@ -193,6 +194,7 @@ def test_append_and_scan_hold_one_row_group_at_a_time(floe, tmp_path):
         assert printed.startswith(f"appended {rows:,} rows in 1 data file"), printed
         peaks[("append", name)] = peak
         peak, _, stderr = peak_mb("scan", f"db.{name}", "--format", "csv", "--output", os.devnull, "--stats")
+        assert stat.S_ISCHR(os.stat(os.devnull).st_mode), "--output must write a device in place"
         assert f" rows={rows} " in stderr, stderr
         assert int(re.search(r"row_groups_read=(\d+)", stderr).group(1)) > rows // 16_000, stderr
         peaks[("scan", name)] = peak

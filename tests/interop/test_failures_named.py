@@ -134,6 +134,23 @@ def test_scan_output_is_replaced_only_on_success(floe, tmp_path):
         data.write_bytes(original)
         floe.run("scan", TABLE, "--format", fmt, "--output", out, "--limit", "3")
         assert out.read_bytes() != b"precious earlier output"
+    # A link to a file: the file is replaced, the link stays a link.
+    real = tmp_path / "real.csv"
+    real.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    floe.run("scan", TABLE, "--format", "csv", "--output", link, "--limit", "2")
+    assert link.is_symlink() and real.read_text().startswith("\"id\"")
+    # Something that is not a regular file (a FIFO here, /dev/null in real life) is written
+    # in place, never replaced by a file.
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo).read()))
+    reader.start()
+    floe.run("scan", TABLE, "--format", "csv", "--output", fifo, "--limit", "2")
+    reader.join(timeout=60)
+    assert received and received[0].startswith("\"id\"") and fifo.is_fifo()
 
 
 def test_names_from_the_catalog_cannot_drive_the_terminal(floe, tmp_path):

@@ -68,15 +68,18 @@ void InstallSignalHandlers() {
   std::signal(SIGXFSZ, SIG_IGN);
 }
 
-// The error text: the message, plus what a library attached (an errno, say) when it is not
-// floe's own kind; control characters escaped, since names and paths come from catalogs
-// and files.
+// The error text: the message, plus what a library attached (an errno, say) when it is
+// not floe's own kind; control characters escaped, since names and paths come from
+// catalogs and files.
 std::string ErrorText(const arrow::Status& status) {
   std::string message = status.message();
   if (status.detail() && floe::KindOf(status) == floe::ErrorKind::kUnknown) {
     std::string detail = status.detail()->ToString();
     if (!detail.empty() && message.find(detail) == std::string::npos)
       message += " (" + detail + ")";
+  }
+  for (auto& c : message) {
+    if (c == '\n') c = ' ';  // one line, as before; other controls are escaped
   }
   return floe::Printable(message);
 }

@@ -360,11 +360,18 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
 arrow::Result<std::unique_ptr<ReplacingOutput>> ReplacingOutput::Make(
     const std::string& target) {
   namespace fs = std::filesystem;
-  fs::path path(target);
   std::error_code error;
-  if (fs::is_directory(path, error)) {
+  const auto status = fs::status(target, error);  // follows links
+  if (fs::is_directory(status)) {
     return MakeError(ErrorKind::kInvalidInput, "--output " + target + " is a directory");
   }
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // A device, FIFO or socket (/dev/null, a pipe): written in place, never replaced.
+    return std::unique_ptr<ReplacingOutput>(new ReplacingOutput(target, target, false));
+  }
+  // An existing file is replaced where it really is (a link to it stays a link).
+  fs::path path = fs::exists(status) ? fs::canonical(target, error) : fs::path(target);
+  if (error) path = target;
   fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, error)) {
     return MakeError(ErrorKind::kInvalidInput, "cannot write --output " + target +
@@ -374,17 +381,23 @@ arrow::Result<std::unique_ptr<ReplacingOutput>> ReplacingOutput::Make(
   std::string temporary = (directory / ("." + path.filename().string() + "." +
                                         Uuid::Random().ToString() + ".floe-tmp"))
                               .string();
-  return std::unique_ptr<ReplacingOutput>(new ReplacingOutput(target, temporary));
+  return std::unique_ptr<ReplacingOutput>(
+      new ReplacingOutput(path.string(), temporary, true));
 }
 
 ReplacingOutput::~ReplacingOutput() {
-  if (committed_) return;
+  if (committed_ || !replaces_) return;
   std::error_code ignored;  // best effort: the file is ours alone
   std::filesystem::remove(temporary_, ignored);
 }
 
 arrow::Status ReplacingOutput::Commit() {
+  if (!replaces_) return arrow::Status::OK();
   std::error_code error;
+  // The replacement keeps the replaced file's permissions.
+  auto old = std::filesystem::status(target_, error);
+  if (!error && std::filesystem::exists(old))
+    std::filesystem::permissions(temporary_, old.permissions(), error);
   std::filesystem::rename(temporary_, target_, error);
   if (error) {
     return arrow::Status::IOError("cannot replace ", target_,

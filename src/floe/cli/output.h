@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
-#include <memory>
 #include <string>
 
 #include "arrow/record_batch.h"
@@ -26,7 +26,9 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
 
 /// Output to `target` through a temporary file beside it (a hidden name in the same
 /// directory), moved over `target` by Commit; destroyed without Commit, it removes the
-/// temporary file, so a failed write never truncates or half-replaces `target`.
+/// temporary file, so a failed write never truncates or half-replaces `target`. A target
+/// that is a link to a file replaces the file (the link stays); one that exists but is
+/// not a regular file (/dev/null, a FIFO) is written in place and never replaced.
 class ReplacingOutput {
  public:
   /// InvalidInput when `target` is a directory or its directory does not exist.
@@ -36,15 +38,19 @@ class ReplacingOutput {
   ReplacingOutput& operator=(const ReplacingOutput&) = delete;
 
   const std::string& target() const { return target_; }
+  /// Where to write: the temporary file, or the target itself when it is not replaced.
   const std::string& temporary() const { return temporary_; }
   /// Renames the temporary file over the target (atomically, on one file system).
   arrow::Status Commit();
 
  private:
-  ReplacingOutput(std::string target, std::string temporary)
-      : target_(std::move(target)), temporary_(std::move(temporary)) {}
+  ReplacingOutput(std::string target, std::string temporary, bool replaces)
+      : target_(std::move(target)),
+        temporary_(std::move(temporary)),
+        replaces_(replaces) {}
   std::string target_;
   std::string temporary_;
+  bool replaces_;  // false: written in place
   bool committed_ = false;
 };
 

@@ -635,11 +635,11 @@ bool HasFieldIds(const std::vector<parquet::arrow::SchemaField>& fields) {
   return false;
 }
 
-parquet::ReaderProperties VerifyingReaderProperties() {
+parquet::ReaderProperties VerifyingReaderProperties(bool verify) {
   parquet::ReaderProperties properties = parquet::default_reader_properties();
   // parquet-java (and floe) write a CRC-32 for every page; a page whose bytes changed
   // must fail the read, not decode into wrong values.
-  properties.set_page_checksum_verification(true);
+  properties.set_page_checksum_verification(verify);
   return properties;
 }
 
@@ -768,8 +768,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     return WithContext(opened.status(), "reading a data file of the table");
   auto counted = std::make_shared<CountingFile>(*opened, stats);
   parquet::arrow::FileReaderBuilder builder;
-  FLOE_RETURN_NOT_OK_CONTEXT(builder.Open(counted, VerifyingReaderProperties()),
-                             "data file " + location);
+  FLOE_RETURN_NOT_OK_CONTEXT(
+      builder.Open(counted, VerifyingReaderProperties(options.verify_page_checksums)),
+      "data file " + location);
   parquet::ArrowReaderProperties properties;
   properties.set_batch_size(65536);
   properties.set_use_threads(options.use_threads);

@@ -53,6 +53,8 @@ struct DataFileReadOptions {
   std::shared_ptr<const NameMapping> name_mapping;
   /// Decode the selected columns of each batch in parallel on Arrow's CPU thread pool.
   bool use_threads = false;
+  /// Fail the read on a page whose CRC-32 does not match (see ScanOptions).
+  bool verify_page_checksums = true;
 };
 
 /// Opens `file` and returns its rows as batches of the output schema, matching columns by

@@ -144,6 +144,7 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   scan->io_ = std::move(io);
   scan->metadata_ = std::move(metadata);
   scan->use_threads_ = options.use_threads;
+  scan->verify_page_checksums_ = options.verify_page_checksums;
   return scan;
 }
 
@@ -310,6 +311,7 @@ TableScan::ToRecordBatchReader() {
   DataFileReadOptions options{read_schema, projection_, filter_, nullptr};
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   options.use_threads = use_threads_;
+  options.verify_page_checksums = verify_page_checksums_;
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
       io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_));
 }

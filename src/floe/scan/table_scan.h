@@ -31,6 +31,10 @@ struct ScanOptions {
   /// Decode the columns of each batch in parallel (Arrow's CPU thread pool), as pyarrow
   /// does by default. Rows come in the same order either way.
   bool use_threads = true;
+  /// Check every Parquet page against its CRC-32 (when the file has them, as floe's and
+  /// parquet-java's do) and fail the read on a mismatch. Off only to measure its cost:
+  /// corrupt bytes then decode into wrong values.
+  bool verify_page_checksums = true;
 };
 
 /// One data file to read, with the delete files that apply to it.
@@ -77,6 +81,7 @@ class TableScan {
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
+  bool verify_page_checksums_ = true;
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();
 };
 

@@ -311,8 +311,9 @@ arrow::Status CheckNewTableLocation(const std::shared_ptr<Catalog>& catalog,
           "its folder " + root + " already holds " + std::to_string(listed->size()) +
           (listed->size() == 1 ? " file" : " files") + " (such as " +
           listed->front().location +
-          "), which remove-orphans would take for the new table's; give an empty "
-          "--location, or remove what is there"));
+          "), which remove-orphans would take for the new table's: a dropped table's "
+          "files, or another create of this table in flight; give an empty --location, "
+          "or remove what is there"));
     }
   }
   return arrow::Status::OK();
