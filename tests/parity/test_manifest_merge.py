@@ -4,12 +4,15 @@ merge append as iceberg-java's Spark writer commits) and by iceberg-java's table
 the current snapshot lists the same number of manifests, each holding the same appends with the
 same entry statuses, and the summaries count created, kept and replaced manifests alike."""
 
+import json
+import pathlib
 import struct
 
 import pyarrow.parquet as pq
 import pytest
 
 from test_catalog_sharing import SCHEMA, rows, run_floe
+from test_row_lineage import write_commits
 
 APPENDS = 8
 
@@ -63,3 +66,31 @@ def test_merge_append_matches_iceberg_java(properties, merges, harness, tmp_path
         sorted(by_java.scan().to_arrow().column("id").to_pylist())
     merged = any(status == "EXISTING" for m in manifest_shape(by_floe) for _, status in m)
     assert merged == merges
+
+
+def avro_codec(path):
+    data = pathlib.Path(path).read_bytes()
+    at = data.index(b"avro.codec") + len(b"avro.codec")
+    length = data[at] >> 1  # a short string's zig-zag length byte
+    return data[at + 1:at + 1 + length].decode()
+
+
+def test_manifests_use_the_tables_manifest_codec_as_iceberg_java_1_11(floe, harness, tmp_path):
+    """iceberg-java 1.11 writes manifests with write.manifest.compression-codec (and -level);
+    manifest lists stay deflate. iceberg-java reads floe's manifests in every codec."""
+    inputs = write_commits(tmp_path, commits=1)
+    expected = {"gzip": "deflate", "ZSTD": "zstandard", "snappy": "snappy", "uncompressed": "null"}
+    for k, (codec, avro_name) in enumerate(expected.items()):
+        name = f"codecs.t{k}"
+        floe.run("create", name, "--schema", "id long not null",
+                 "--property", f"write.manifest.compression-codec={codec}",
+                 "--property", "write.manifest.compression-level=3" if codec in ("gzip", "ZSTD") else
+                 "write.summary.partition-limit=0")
+        floe.run("append", name, inputs[0])
+        dump = harness.run("dump", {"metadata_location": floe.metadata_location(name), "rows": True})
+        assert len(dump["rows"]) == 10
+        metadata = json.loads(pathlib.Path(floe.metadata_location(name)).read_text())
+        snapshot = metadata["snapshots"][-1]
+        manifests = list((floe.warehouse / "codecs" / f"t{k}" / "metadata").glob("*-m*.avro"))
+        assert manifests and all(avro_codec(m) == avro_name for m in manifests), codec
+        assert avro_codec(snapshot["manifest-list"]) == "deflate"

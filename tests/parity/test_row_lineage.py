@@ -106,3 +106,4 @@ def test_rewrites_that_would_lose_lineage_are_declined(floe, harness, tmp_path):
     kept = by_id(before)
     kept = {i: v for i, v in kept.items() if not 2000 <= i < 3000}
     assert by_id(after) == kept and len(kept) == 20
+

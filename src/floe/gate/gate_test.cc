@@ -334,3 +334,67 @@ TEST(GateTest, AgreesWithTheWriterOnLocationsTypesAndSpecs) {
 
 }  // namespace
 }  // namespace floe
+
+namespace floe {
+namespace {
+
+// Values iceberg-java fails on (at commit, after writing data files) are declined before
+// any file exists, named by property, never by value; values it takes are accepted.
+TEST(GateTest, DeclinesWhatIcebergJavaCannotParse) {
+  auto base = Metadata("id long", "");
+  for (const PropertyMap& bad :
+       {PropertyMap{{"write.manifest.compression-codec", "lz4-secret"}},
+        PropertyMap{{"write.manifest.compression-level", "eleven"}},
+        PropertyMap{{"write.manifest.compression-codec", "zstd"},
+                    {"write.manifest.compression-level", "23"}},
+        PropertyMap{{"write.metadata.compression-codec", "zstd"}},
+        PropertyMap{{"commit.retry.num-retries", "four"}},
+        PropertyMap{{"commit.manifest.min-count-to-merge", "2.5"}},
+        PropertyMap{{"write.summary.partition-limit", " 3"}},
+        PropertyMap{{"write.folder-storage.path", "/w/legacy"}},
+        PropertyMap{{"write.data.path", ""}}}) {
+    auto metadata = Metadata("id long", "", bad);
+    GateResult result = CheckWrite(*metadata, {});
+    ASSERT_FALSE(result.supported()) << bad.begin()->first;
+    EXPECT_NE(result.ToString().find(bad.rbegin()->first), std::string::npos)
+        << result.ToString();
+    if (!bad.rbegin()->second.empty()) {
+      EXPECT_EQ(result.ToString().find(bad.rbegin()->second), std::string::npos)
+          << result.ToString();
+    }
+  }
+  for (const PropertyMap& good :
+       {PropertyMap{{"write.manifest.compression-codec", "ZSTD"},
+                    {"write.manifest.compression-level", "3"}},
+        PropertyMap{{"write.manifest.compression-codec", "uncompressed"}},
+        PropertyMap{{"write.metadata.compression-codec", "GZIP"}},
+        PropertyMap{{"write.folder-storage.path", "/w/legacy"},
+                    {"write.data.path", "/w/d"}},
+        PropertyMap{{"commit.retry.num-retries", "-1"}}}) {
+    auto metadata = Metadata("id long", "", good);
+    GateResult result = CheckWrite(*metadata, {});
+    EXPECT_TRUE(result.supported()) << result.ToString();
+  }
+  EXPECT_TRUE(CheckWrite(*base, {}).supported());
+}
+
+TEST(GateTest, RewritesOfRowsDeclineWhereLineageOrDeleteFilesWouldDiffer) {
+  auto v2 = Metadata("id long", "");
+  EXPECT_TRUE(CheckRowRewrite(*v2, {}, RowRewrite::kDelete).supported());
+  EXPECT_TRUE(CheckRowRewrite(*v2, {}, RowRewrite::kCompaction).supported());
+  auto v3 = Metadata("id long", "", {{"format-version", "3"}});
+  EXPECT_TRUE(CheckWrite(*v3, {}).supported());  // appends keep every row's lineage
+  for (RowRewrite kind : {RowRewrite::kDelete, RowRewrite::kCompaction}) {
+    GateResult result = CheckRowRewrite(*v3, {}, kind);
+    ASSERT_FALSE(result.supported());
+    EXPECT_NE(result.ToString().find("_row_id"), std::string::npos);
+  }
+  auto merge_on_read = Metadata("id long", "", {{"write.delete.mode", "merge-on-read"}});
+  GateResult result = CheckRowRewrite(*merge_on_read, {}, RowRewrite::kDelete);
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("write.delete.mode"), std::string::npos);
+  EXPECT_TRUE(CheckRowRewrite(*merge_on_read, {}, RowRewrite::kCompaction).supported());
+}
+
+}  // namespace
+}  // namespace floe
