@@ -106,4 +106,16 @@ def test_rewrites_that_would_lose_lineage_are_declined(floe, harness, tmp_path):
     kept = by_id(before)
     kept = {i: v for i, v in kept.items() if not 2000 <= i < 3000}
     assert by_id(after) == kept and len(kept) == 20
+    # An overwrite by filter removes whole files too (floe refuses one that would keep part
+    # of a file), as iceberg-java's overwriteByRowFilter: kept rows keep their ids, the new
+    # rows take fresh ones from next-row-id.
+    replacement = tmp_path / "replacement.parquet"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"1"})])
+    pq.write_table(pa.table({"id": pa.array(range(3000, 3005), pa.int64())}, schema=schema), replacement)
+    floe.run("overwrite", TABLE, replacement, "--where", "id >= 3000")
+    overwritten = harness.run("dump", {"metadata_location": floe.metadata_location(TABLE), "lineage": True})
+    ids = by_id(overwritten)
+    assert {i: v for i, v in ids.items() if i < 2000} == {i: v for i, v in kept.items() if i < 2000}
+    fresh = sorted(v[0] for i, v in ids.items() if i >= 3000)
+    assert fresh == list(range(after["next_row_id"], after["next_row_id"] + 5))
 

@@ -60,13 +60,15 @@ arrow::Result<std::shared_ptr<arrow::Array>> BuildInput(const floe::Type& type,
       case floe::TypeId::kDouble: {
         // Exact values travel as hex floats ("0x1p-1074"), as Java's parseDouble reads
         // them too.
-        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        const std::string text =
+            value.is_string() ? value.get<std::string>() : value.dump();
         const double parsed = std::strtod(text.c_str(), nullptr);
         if (type.id() == floe::TypeId::kFloat) {
           ARROW_RETURN_NOT_OK(static_cast<arrow::FloatBuilder&>(*builder).Append(
               static_cast<float>(parsed)));
         } else {
-          ARROW_RETURN_NOT_OK(static_cast<arrow::DoubleBuilder&>(*builder).Append(parsed));
+          ARROW_RETURN_NOT_OK(
+              static_cast<arrow::DoubleBuilder&>(*builder).Append(parsed));
         }
         break;
       }

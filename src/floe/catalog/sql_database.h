@@ -25,8 +25,8 @@ class SqlDatabase {
   SqlDatabase& operator=(const SqlDatabase&) = delete;
 
   /// How long a statement waits for a lock another connection holds, unless told
-  /// otherwise (Python's sqlite3 waits 5 s, iceberg-java's sqlite-jdbc 3 s). A commit that
-  /// gives up fails as a lost race, which the commit retry loop retries within
+  /// otherwise (Python's sqlite3 waits 5 s, iceberg-java's sqlite-jdbc 3 s). A commit
+  /// that gives up fails as a lost race, which the commit retry loop retries within
   /// commit.retry.num-retries and commit.retry.total-timeout-ms.
   static constexpr int64_t kDefaultLockWaitMs = 5000;
 

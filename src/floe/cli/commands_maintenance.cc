@@ -103,7 +103,8 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
           std::cout << DescribePlan(*plan);
         } else {
           std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";
-          for (const auto& reason : result.reasons) std::cout << "  - " << reason << "\n";
+          for (const auto& reason : result.reasons)
+            std::cout << "  - " << Printable(reason) << "\n";
         }
         return arrow::Status::OK();
       };
@@ -212,7 +213,8 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         for (int64_t snapshot_id : report.expired)
           std::cout << verb << " snapshot " << snapshot_id << "\n";
         for (const auto& ref : report.removed_refs)
-          std::cout << (*dry_run ? "would remove" : "removed") << " ref " << ref << "\n";
+          std::cout << (*dry_run ? "would remove" : "removed") << " ref "
+                    << Printable(ref) << "\n";
         const char* deleted = *dry_run ? "would delete" : "deleted";
         for (const auto& [kind, files] :
              {std::pair{"data file", &report.data_files},
@@ -220,7 +222,7 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
               std::pair{"manifest list", &report.manifest_lists},
               std::pair{"statistics file", &report.statistics_files}}) {
           for (const auto& file : *files)
-            std::cout << deleted << " " << kind << " " << file << "\n";
+            std::cout << deleted << " " << kind << " " << Printable(file) << "\n";
         }
         for (const auto& file : report.kept_outside)
           std::cout << "kept (not the table's own) " << Printable(file) << "\n";

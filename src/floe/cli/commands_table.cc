@@ -86,7 +86,7 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
             << result.data_files_written << " data file"
             << (result.data_files_written == 1 ? "" : "s") << " as snapshot "
             << result.commit.snapshot->snapshot_id << " ("
-            << result.commit.snapshot->summary.operation;
+            << Printable(result.commit.snapshot->summary.operation);
   if (result.commit.attempts > 1)
     std::cout << ", committed on attempt " << result.commit.attempts;
   std::cout << ")\n";
@@ -329,7 +329,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
                   << id.ToString() << " (" << WithThousands(result.rows_written)
                   << " rows) into " << result.data_files_written << " as snapshot "
                   << result.commit.snapshot->snapshot_id << " ("
-                  << result.commit.snapshot->summary.operation;
+                  << Printable(result.commit.snapshot->summary.operation);
         if (result.commit.attempts > 1)
           std::cout << ", committed on attempt " << result.commit.attempts;
         std::cout << ")\n";

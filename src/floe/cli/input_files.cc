@@ -154,13 +154,13 @@ arrow::Status CheckInputFile(const std::string& path) {
                      "input file " + path + ": " + std::strerror(error));
   }
   if (S_ISREG(info.st_mode)) return arrow::Status::OK();
-  const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
-                     : S_ISFIFO(info.st_mode) ? "a FIFO"
-                     : S_ISSOCK(info.st_mode) ? "a socket"
+  const char* kind = S_ISDIR(info.st_mode)                            ? "a directory"
+                     : S_ISFIFO(info.st_mode)                         ? "a FIFO"
+                     : S_ISSOCK(info.st_mode)                         ? "a socket"
                      : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
                                                                       : "not a file";
-  return MakeError(ErrorKind::kInvalidInput,
-                   "input file " + path + " is " + kind + "; floe reads only regular files");
+  return MakeError(ErrorKind::kInvalidInput, "input file " + path + " is " + kind +
+                                                 "; floe reads only regular files");
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     floe::ErrorKind kind = floe::KindOf(status);
     if (kind == floe::ErrorKind::kCancelled && signal != 0) {
       std::cerr << "floe: cancelled by " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
-                << ": " << ErrorText(status) << "; nothing was committed\n";
+                << ": " << ErrorText(status) << "\n";
       return 128 + signal;
     }
     std::cerr << "floe: error: " << ErrorText(status);

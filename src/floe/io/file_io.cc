@@ -162,7 +162,8 @@ arrow::Status DeleteLocalWithin(const std::string& root, const std::string& path
 // say only "Error writing bytes to file".
 class LocatedOutputStream final : public arrow::io::OutputStream {
  public:
-  LocatedOutputStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string location)
+  LocatedOutputStream(std::shared_ptr<arrow::io::OutputStream> inner,
+                      std::string location)
       : inner_(std::move(inner)), location_(std::move(location)) {}
 
   arrow::Status Close() override { return Located(inner_->Close(), "closing "); }
@@ -181,7 +182,7 @@ class LocatedOutputStream final : public arrow::io::OutputStream {
     if (status.ok()) return status;
     std::string message = verb + location_ + ": " + status.message();
     if (status.detail()) message += " (" + status.detail()->ToString() + ")";
-    return arrow::Status(status.code(), std::move(message));
+    return arrow::Status(status.code(), message);
   }
 
   std::shared_ptr<arrow::io::OutputStream> inner_;

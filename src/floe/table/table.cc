@@ -310,19 +310,24 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   } else if (first_error.ok()) {
     run_task(tasks[0].get(), queues[0].get());
   }
+  auto cancelled = [&] {
+    return MakeError(ErrorKind::kCancelled,
+                     "writing table " + id_.ToString() +
+                         " was cancelled; nothing was committed and the files it wrote "
+                         "were deleted");
+  };
   if (!first_error.ok()) {
     // The job failed: files of finished tasks go with the committer, the others with
     // their tasks' guards.
     committer.Abort();
     tasks.clear();
-    return first_error;
+    return KindOf(first_error) == ErrorKind::kCancelled ? cancelled() : first_error;
   }
   TestPausePoint("commit");
   // The last moment a signal can stop the write: the commit either happens or not.
-  if (auto cancelled = CheckCancelled("writing table " + id_.ToString());
-      !cancelled.ok()) {
+  if (CancelRequested()) {
     committer.Abort();
-    return cancelled;
+    return cancelled();
   }
   AppendResult result;
   result.rows = progress.rows;  // the tasks are done: nothing else touches it

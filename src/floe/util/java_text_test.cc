@@ -59,7 +59,8 @@ TEST(JavaTextTest, SubnormalsTakeTheClosestOfOneOrTwoDigits) {
   EXPECT_EQ(JavaFloatToString(3 * min_float), "4.2E-45");
   EXPECT_EQ(JavaFloatToString(std::numeric_limits<float>::min()), "1.1754944E-38");
   EXPECT_EQ(JavaFloatToString(8.589973e9f), "8.589974E9");
-  EXPECT_EQ(JavaDoubleToString(std::numeric_limits<double>::max()), "1.7976931348623157E308");
+  EXPECT_EQ(JavaDoubleToString(std::numeric_limits<double>::max()),
+            "1.7976931348623157E308");
 }
 
 TEST(JavaTextTest, Base64WithPadding) {
