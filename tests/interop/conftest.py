@@ -64,3 +64,14 @@ def pyiceberg_catalog(floe):
 
 def files_under(directory: pathlib.Path) -> set:
     return {str(p) for p in directory.rglob("*") if p.is_file()}
+
+
+def stderr_until(process, marker: str) -> list:
+    """Reads a running process's stderr line by line until a line holds `marker` and returns
+    the lines read; fails the test when the stream ends first."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if marker in line:
+            return seen
+    raise AssertionError(f"never saw {marker!r} on stderr:\n{''.join(seen)}")

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from arrow_compare import differences, sorted_by
-from conftest import FLOE, files_under
+from conftest import FLOE, files_under, stderr_until
 from test_scan import FLAT, flat_rows
 
 TABLE = "x.t"
@@ -217,12 +217,7 @@ def test_expire_loses_a_race_retries_and_keeps_the_winners_snapshot(floe, pyiceb
          "--warehouse", str(floe.warehouse)], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     # Wait until expire has planned and paused before its swap, then commit underneath it.
-    seen = []
-    for line in expire.stderr:
-        seen.append(line)
-        if "paused at swap" in line:
-            break
-    assert any("paused at swap" in line for line in seen), "".join(seen)
+    stderr_until(expire, "paused at swap")
     pq.write_table(flat_rows(1000, 100, ["b"]), tmp_path / "late.parquet")
     floe.run("append", TABLE, tmp_path / "late.parquet")
     stdout, stderr = expire.communicate(timeout=120)

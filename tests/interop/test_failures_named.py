@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FLOE
+from conftest import FLOE, stderr_until
 
 TABLE = "db.t"
 
@@ -51,11 +51,7 @@ def test_a_signal_cancels_an_append_cleanly(floe, tmp_path, stop, code):
                                 "--warehouse", floe.warehouse], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     # Wait until it is writing (progress says rows were read), then stop it.
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if "rows read" in line:
-            break
+    seen = stderr_until(process, "rows read")
     process.send_signal(stop)
     stdout, rest = process.communicate(timeout=120)
     stderr = "".join(seen) + rest

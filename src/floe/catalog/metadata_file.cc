@@ -1,7 +1,5 @@
 #include "floe/catalog/metadata_file.h"
 
-#include <cctype>
-
 #include <zlib.h>
 
 #include "floe/catalog/catalog.h"
@@ -105,10 +103,8 @@ arrow::Status WriteMetadataFile(FileIO& io, const std::string& location,
 }
 
 bool GzipsMetadataFiles(const PropertyMap& properties) {
-  std::string codec = properties::kMetadataCompressionCodec.Get(properties);
-  for (auto& c : codec)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return codec == "gzip";
+  // Behind the gate, which declines a codec other than none and gzip.
+  return properties::MetadataFilesGzipped(properties).ValueOr(false);
 }
 
 std::string NewMetadataFileLocation(const TableMetadata& metadata,

@@ -59,8 +59,10 @@ class PostgresDatabase final : public SqlDatabase {
       : connection_(connection), secrets_(std::move(secrets)) {}
   ~PostgresDatabase() override { PQfinish(connection_); }
 
-  arrow::Result<int64_t> Execute(std::string_view sql,
-                                 const std::vector<SqlValue>& params) override {
+  // The server decides how long a statement waits for a lock (lock_timeout).
+  arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
+                                             const std::vector<SqlValue>& params,
+                                             int64_t /*lock_wait_ms*/) override {
     std::lock_guard<std::mutex> lock(mutex_);
     ARROW_ASSIGN_OR_RAISE(auto result, Run(sql, params));
     const char* changed = PQcmdTuples(result.get());

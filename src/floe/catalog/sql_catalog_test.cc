@@ -245,10 +245,6 @@ class FailingUpdates final : public SqlDatabase {
       : inner_(std::move(inner)) {}
   void FailNextUpdate(When when) { when_ = when; }
 
-  arrow::Result<int64_t> Execute(std::string_view sql,
-                                 const std::vector<SqlValue>& params) override {
-    return ExecuteWithLockWait(sql, params, kDefaultLockWaitMs);
-  }
   arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
                                              const std::vector<SqlValue>& params,
                                              int64_t lock_wait_ms) override {

@@ -30,19 +30,18 @@ class SqlDatabase {
   /// commit.retry.num-retries and commit.retry.total-timeout-ms.
   static constexpr int64_t kDefaultLockWaitMs = 5000;
 
-  /// Runs a statement and returns the number of rows it changed. A unique-constraint
-  /// violation gives AlreadyExists; lock contention beyond the lock wait gives
-  /// CommitFailed; other failures give IOError.
-  virtual arrow::Result<int64_t> Execute(std::string_view sql,
-                                         const std::vector<SqlValue>& params) = 0;
-  /// Execute, waiting at most `lock_wait_ms` for a lock another connection holds (and
-  /// saying so in the log every few seconds while it waits; a cancellation ends the
-  /// wait). Databases whose server decides how long a statement waits ignore it.
+  /// Runs a statement and returns the number of rows it changed, waiting at most
+  /// `lock_wait_ms` for a lock another connection holds (saying so in the log while it
+  /// waits; a cancellation ends the wait; a database whose server decides how long a
+  /// statement waits ignores it). A unique-constraint violation gives AlreadyExists;
+  /// lock contention beyond the wait gives CommitFailed; other failures give IOError.
   virtual arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
                                                      const std::vector<SqlValue>& params,
-                                                     int64_t lock_wait_ms) {
-    (void)lock_wait_ms;
-    return Execute(sql, params);
+                                                     int64_t lock_wait_ms) = 0;
+  /// ExecuteWithLockWait with the default wait.
+  arrow::Result<int64_t> Execute(std::string_view sql,
+                                 const std::vector<SqlValue>& params) {
+    return ExecuteWithLockWait(sql, params, kDefaultLockWaitMs);
   }
   /// Runs a query and returns its rows (values as text).
   virtual arrow::Result<std::vector<SqlRow>> Query(

@@ -28,11 +28,6 @@ class SqliteDatabase final : public SqlDatabase {
   }
   ~SqliteDatabase() override { sqlite3_close_v2(db_); }
 
-  arrow::Result<int64_t> Execute(std::string_view sql,
-                                 const std::vector<SqlValue>& params) override {
-    return ExecuteWithLockWait(sql, params, kDefaultLockWaitMs);
-  }
-
   arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
                                              const std::vector<SqlValue>& params,
                                              int64_t lock_wait_ms) override {

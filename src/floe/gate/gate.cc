@@ -6,6 +6,7 @@
 
 #include "floe/io/file_io.h"
 #include "floe/manifest/manifest.h"
+#include "floe/util/text.h"
 #include "floe/write/parquet_settings.h"
 #include "floe/write/partitioner.h"
 #include "floe/write/row_sorter.h"
@@ -230,13 +231,9 @@ const std::vector<Rule>& Rules() {
             !manifest.ok()) {
           reasons->push_back(manifest.message());
         }
-        std::string metadata_codec =
-            properties::kMetadataCompressionCodec.Get(context.metadata.properties);
-        for (auto& c : metadata_codec)
-          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (metadata_codec != "none" && metadata_codec != "gzip") {
-          reasons->push_back(
-              "property write.metadata.compression-codec must be none or gzip");
+        if (auto gzipped = properties::MetadataFilesGzipped(context.metadata.properties);
+            !gzipped.ok()) {
+          reasons->push_back(gzipped.status().message());
         }
         for (const IntProperty* property :
              {&properties::kCommitNumRetries, &properties::kCommitMinRetryWaitMs,
@@ -318,7 +315,7 @@ GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& opt
     PropertyMap effective = metadata.properties;
     for (const auto& [key, value] : options) effective[key] = value;
     auto mode = effective.find("write.delete.mode");
-    if (mode != effective.end() && mode->second != "copy-on-write") {
+    if (mode != effective.end() && AsciiLower(mode->second) != "copy-on-write") {
       result.reasons.push_back(
           "property write.delete.mode asks for delete files (merge-on-read), which floe "
           "does not write yet");

@@ -46,12 +46,17 @@ std::string LocalPath(std::string_view location) {
 class Descriptor {
  public:
   explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~Descriptor() { Reset(-1); }
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
   int get() const { return fd_; }
+  /// Closes the descriptor held and holds `fd`; errno is kept for the caller.
+  void Reset(int fd) {
+    const int saved = errno;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+    errno = saved;
+  }
 
  private:
   int fd_;
@@ -76,10 +81,9 @@ arrow::Status ListLocal(const std::string& prefix, const std::string& path,
     return MakeError(ErrorKind::kInvalidInput,
                      "cannot list " + prefix + ": it is not a directory");
   }
-  std::string base = prefix;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  std::string base_path = path;
-  while (base_path.size() > 1 && base_path.back() == '/') base_path.pop_back();
+  // Listed paths keep the spelling of the prefix the caller used (path or file: URI).
+  const std::string base = StripTrailingSlash(prefix);
+  const std::string base_path = StripTrailingSlash(path);
   fs::recursive_directory_iterator it(path, fs::directory_options::none, error);
   if (error) return arrow::Status::IOError("cannot list ", prefix, ": ", error.message());
   for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
@@ -107,54 +111,44 @@ arrow::Status ListLocal(const std::string& prefix, const std::string& path,
 // Deletes the local file `path` below the directory `root` by walking from `root` with
 // O_NOFOLLOW, so no symbolic link at or below `root` is followed.
 arrow::Status DeleteLocalWithin(const std::string& root, const std::string& path) {
-  auto refused = [&](const std::string& why) {
-    return MakeError(ErrorKind::kInvalidInput, "not deleting " + path + ": " + why);
-  };
-  std::string relative = path.substr(root.size() + (root == "/" ? 0 : 1));
-  std::vector<std::string> parts;
-  for (size_t start = 0; start <= relative.size();) {
-    size_t slash = relative.find('/', start);
-    if (slash == std::string::npos) slash = relative.size();
-    if (slash > start) parts.push_back(relative.substr(start, slash - start));
-    start = slash + 1;
-  }
-  if (parts.empty()) return refused("it is not a file below " + root);
-  auto directory = std::make_unique<Descriptor>(
-      ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  std::string walked = root;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (directory->get() < 0) break;
-    auto next = std::make_unique<Descriptor>(
-        ::openat(directory->get(), parts[i].c_str(),
-                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    walked += "/" + parts[i];
-    directory = std::move(next);
-  }
-  if (directory->get() < 0) {
-    int error = errno;
+  auto failed = [&](const std::string& what, int error) {
     if (error == ENOENT)
       return MakeError(ErrorKind::kNotFound, "file not found: " + path);
-    if (error == ELOOP || error == ENOTDIR)
-      return refused(walked + " is a symbolic link or not a directory");
-    return arrow::Status::IOError("not deleting ", path, ": cannot open ", walked, ": ",
+    if (error == ELOOP || error == ENOTDIR) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "not deleting " + path + ": " + what +
+                           " is a symbolic link or not a directory");
+    }
+    return arrow::Status::IOError("deleting ", path, ": ", what, ": ",
                                   std::strerror(error));
+  };
+  std::vector<std::string> parts;
+  for (const auto& part : std::filesystem::path(path).lexically_relative(root)) {
+    parts.push_back(part.string());
   }
+  if (parts.empty() || parts.front() == "..") {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "not deleting " + path + ": it is not a file below " + root);
+  }
+  constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  Descriptor directory(::open(root.c_str(), kFlags));
+  std::string walked = root;
+  for (size_t i = 0; i + 1 < parts.size() && directory.get() >= 0; ++i) {
+    directory.Reset(::openat(directory.get(), parts[i].c_str(), kFlags));
+    walked += "/" + parts[i];
+  }
+  if (directory.get() < 0) return failed(walked, errno);
   struct stat info;
-  if (::fstatat(directory->get(), parts.back().c_str(), &info, AT_SYMLINK_NOFOLLOW) !=
-      0) {
-    int error = errno;
-    if (error == ENOENT)
-      return MakeError(ErrorKind::kNotFound, "file not found: " + path);
-    return arrow::Status::IOError("deleting ", path, ": ", std::strerror(error));
+  if (::fstatat(directory.get(), parts.back().c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
+    return failed("stat", errno);
+  if (!S_ISREG(info.st_mode)) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "not deleting " + path + ": it is " +
+            (S_ISLNK(info.st_mode) ? "a symbolic link" : "not a regular file"));
   }
-  if (S_ISLNK(info.st_mode)) return refused("it is a symbolic link");
-  if (!S_ISREG(info.st_mode)) return refused("it is not a regular file");
-  if (::unlinkat(directory->get(), parts.back().c_str(), 0) != 0) {
-    int error = errno;
-    if (error == ENOENT)
-      return MakeError(ErrorKind::kNotFound, "file not found: " + path);
-    return arrow::Status::IOError("deleting ", path, ": ", std::strerror(error));
-  }
+  if (::unlinkat(directory.get(), parts.back().c_str(), 0) != 0)
+    return failed("unlink", errno);
   return arrow::Status::OK();
 }
 

@@ -5,6 +5,7 @@
 #include "floe/manifest/manifest_schema_internal.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 
@@ -450,8 +451,8 @@ arrow::Result<EncodedManifestList> WriteManifestList(
 
 arrow::Status ManifestCodecFromProperties(const PropertyMap& properties,
                                           avro::Codec* codec, int* level) {
-  std::string name = properties::kManifestCompressionCodec.Get(properties);
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string name =
+      AsciiLower(properties::kManifestCompressionCodec.Get(properties));
   if (name == "gzip") {
     *codec = avro::Codec::kDeflate;
     *level = 9;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 
@@ -68,5 +69,16 @@ std::string StringProperty::Get(const PropertyMap& properties) const {
   auto found = properties.find(std::string(key));
   return found == properties.end() ? std::string(default_value) : found->second;
 }
+
+namespace properties {
+
+arrow::Result<bool> MetadataFilesGzipped(const PropertyMap& properties) {
+  std::string codec = AsciiLower(kMetadataCompressionCodec.Get(properties));
+  if (codec == "none" || codec == "gzip") return codec == "gzip";
+  return MakeError(ErrorKind::kInvalidInput,
+                   "property write.metadata.compression-codec must be none or gzip");
+}
+
+}  // namespace properties
 
 }  // namespace floe

@@ -86,6 +86,11 @@ inline constexpr std::string_view kManifestCompressionLevel =
     "write.manifest.compression-level";
 inline constexpr StringProperty kMetadataCompressionCodec{
     "write.metadata.compression-codec", "none"};
+/// Whether metadata files are gzipped: write.metadata.compression-codec none or gzip, in
+/// any case, as iceberg-java's TableMetadataParser.Codec.fromName reads it; InvalidInput
+/// naming the property for anything else (iceberg-java fails the commit; the gate
+/// declines it).
+arrow::Result<bool> MetadataFilesGzipped(const PropertyMap& properties);
 inline constexpr IntProperty kMetadataPreviousVersionsMax{
     "write.metadata.previous-versions-max", 100, true};
 inline constexpr BoolProperty kMetadataDeleteAfterCommit{

@@ -59,6 +59,13 @@ bool TableFolders::Contains(std::string_view file) const {
   return Under(file, data) || Under(file, metadata);
 }
 
+std::string TableFolders::RootHolding(std::string_view file) const {
+  for (const auto& root : Roots()) {
+    if (Under(file, root)) return root;
+  }
+  return "";
+}
+
 arrow::Result<std::vector<std::string>> SnapshotManifestPaths(FileIO& io,
                                                               const Snapshot& snapshot) {
   std::vector<std::string> manifests = snapshot.manifests;

@@ -30,6 +30,9 @@ struct TableFolders {
   std::vector<std::string> Roots() const;
   /// True when `file` lies below the data or the metadata folder.
   bool Contains(std::string_view file) const;
+  /// The folder of Roots() that holds `file` ("" when none does): where a delete of it
+  /// starts walking (FileIO::DeleteWithin).
+  std::string RootHolding(std::string_view file) const;
 };
 
 /// Every file a table's metadata references, as canonical locations.

@@ -284,11 +284,7 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
                             &report.statistics_files}) {
     for (const auto& file : *files) {
       // Never through a symbolic link: a link planted in a folder cannot redirect this.
-      std::string root;
-      for (const auto& folder : folders.Roots()) {
-        if (IsLocationUnder(file, folder)) root = folder;
-      }
-      auto status = table.io()->DeleteWithin(root, file);
+      auto status = table.io()->DeleteWithin(folders.RootHolding(file), file);
       if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
         ++report.delete_failures;
         Log(LogLevel::kWarning, "could not delete " + file + ": " + status.message());

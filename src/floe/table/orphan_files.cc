@@ -135,12 +135,8 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
   for (const auto& orphan : report.orphans) {
     // A signal stops the deleting; what is left is still unreferenced.
     ARROW_RETURN_NOT_OK(CheckCancelled("removing orphan files"));
-    const std::string location = CanonicalLocation(orphan.location);
-    std::string root;
-    for (const auto& folder : report.folders) {
-      if (IsLocationUnder(location, folder)) root = folder;
-    }
-    auto status = table.io()->DeleteWithin(root, orphan.location);
+    auto status =
+        table.io()->DeleteWithin(folders.RootHolding(orphan.location), orphan.location);
     if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
       ++report.delete_failures;
       Log(LogLevel::kWarning,

@@ -15,6 +15,7 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
 
@@ -238,6 +239,56 @@ TEST_F(TableTest, MemoryCatalogSharesOneHandleAcrossThreadsAndWritesNothingToDis
   FLOE_ASSIGN_OR_FAIL(auto files, catalog->io()->List("memory://warehouse/db/t/data"));
   EXPECT_GE(files.size(), static_cast<size_t>(4 * 3 * 11));  // 11 regions per append
   EXPECT_TRUE(std::filesystem::is_empty(directory_.path()));
+}
+
+}  // namespace
+}  // namespace floe
+
+namespace floe {
+namespace {
+
+// Hands out its batches and asks for cancellation (as a signal handler would) once the
+// write has taken `before` of them.
+class CancellingReader final : public arrow::RecordBatchReader {
+ public:
+  CancellingReader(std::shared_ptr<arrow::RecordBatchReader> source, int before)
+      : source_(std::move(source)), before_(before) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return source_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    if (read_++ == before_) RequestCancel();
+    return source_->ReadNext(batch);
+  }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> source_;
+  int before_;
+  int read_ = 0;
+};
+
+TEST_F(TableTest, ACancelledAppendDeletesWhatItWroteAndCommitsNothing) {
+  auto catalog = OpenCatalog();
+  auto table = CreateTable(catalog, {});
+  const std::string pointer = table->state().metadata_location;
+  for (int threads : {1, 4}) {
+    CancellingReader input(Rows(*table, 0, 40000, 1000), 10);
+    AppendOptions options;
+    options.threads = threads;
+    auto result = table->Append(input, options);
+    ResetCancel();
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(KindOf(result.status()), ErrorKind::kCancelled)
+        << result.status().ToString();
+    EXPECT_NE(result.status().message().find("nothing was committed"), std::string::npos);
+    FLOE_ASSIGN_OR_FAIL(auto loaded, catalog->LoadTable({{"db"}, "t"}));
+    EXPECT_EQ(loaded.metadata_location, pointer);
+    FLOE_ASSIGN_OR_FAIL(auto files,
+                        catalog->io()->List(table->metadata()->location + "/data"));
+    EXPECT_TRUE(files.empty()) << files.size() << " files left, such as "
+                               << files.front().location;
+  }
+  // Uncancelled, the same append goes through.
+  auto done = table->Append(*Rows(*table, 0, 40000, 1000), AppendOptions{});
+  EXPECT_TRUE(done.ok()) << done.status().ToString();
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "floe/util/text.h"
 
+#include <cctype>
+
 namespace floe {
 namespace {
 
@@ -23,6 +25,13 @@ std::string_view TrimSpace(std::string_view text) {
 }  // namespace floe
 
 namespace floe {
+
+std::string AsciiLower(std::string_view text) {
+  std::string lower(text);
+  for (auto& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
 
 std::string Printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";

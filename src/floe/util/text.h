@@ -12,6 +12,10 @@ std::string_view TrimTrailingSpace(std::string_view text);
 /// `text` without its leading and trailing ASCII white space.
 std::string_view TrimSpace(std::string_view text);
 
+/// `text` with ASCII letters in lower case (property values iceberg-java compares
+/// ignoring case).
+std::string AsciiLower(std::string_view text);
+
 /// `text` safe to show on a terminal: C0 control characters (newline and tab too), DEL
 /// and the C1 controls (U+0080 to U+009F, and bytes that are not UTF-8) are written as
 /// escapes (`\n`, `\t`, `\x1b`, `\u009b`, ...) and a backslash as `\\`, so a name or

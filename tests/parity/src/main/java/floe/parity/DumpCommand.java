@@ -71,10 +71,10 @@ final class DumpCommand {
    * first_row_id.
    */
   static ObjectNode lineage(String metadataLocation) throws IOException {
-    FileIO io = new LocalFileIO();
-    StaticTableOperations ops = new StaticTableOperations(metadataLocation, io);
-    TableMetadata metadata = ops.current();
-    Table table = new BaseTable(ops, metadataLocation);
+    Opened opened = Opened.at(metadataLocation);
+    FileIO io = opened.io();
+    TableMetadata metadata = opened.metadata();
+    Table table = opened.table();
     Snapshot snapshot = metadata.currentSnapshot();
     ObjectNode out = NODES.objectNode();
     out.put("next_row_id", metadata.nextRowId());
@@ -106,11 +106,20 @@ final class DumpCommand {
     return out;
   }
 
+  /** A table read from one metadata file, as every command here reads it. */
+  record Opened(FileIO io, TableMetadata metadata, Table table) {
+    static Opened at(String metadataLocation) {
+      FileIO io = new LocalFileIO();
+      StaticTableOperations ops = new StaticTableOperations(metadataLocation, io);
+      return new Opened(io, ops.current(), new BaseTable(ops, metadataLocation));
+    }
+  }
+
   static ObjectNode dump(String metadataLocation, boolean withRows) throws IOException {
-    FileIO io = new LocalFileIO();
-    StaticTableOperations ops = new StaticTableOperations(metadataLocation, io);
-    TableMetadata metadata = ops.current();
-    Table table = new BaseTable(ops, metadataLocation);
+    Opened opened = Opened.at(metadataLocation);
+    FileIO io = opened.io();
+    TableMetadata metadata = opened.metadata();
+    Table table = opened.table();
     Snapshot snapshot = metadata.currentSnapshot();
 
     ObjectNode out = NODES.objectNode();
