@@ -1,12 +1,17 @@
 #include "floe/catalog/catalog.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <mutex>
 
 #include "floe/catalog/filesystem_catalog.h"
+#ifdef FLOE_WITH_REST
 #include "floe/catalog/rest_catalog.h"
+#endif
 #include "floe/catalog/sql_catalog.h"
 #include "floe/util/error.h"
+#include "floe/util/secrets.h"
 #include "floe/util/uuid.h"
 
 namespace floe {
@@ -103,57 +108,132 @@ std::string NextMetadataFileName(const std::string& base_location) {
   return std::string(prefix) + "-" + Uuid::Random().ToString() + ".metadata.json";
 }
 
-std::string RedactUri(std::string_view uri) {
-  std::string text(uri);
-  // user:password@host -> user:***@host
-  size_t scheme = text.find("://");
-  if (scheme != std::string::npos) {
-    size_t start = scheme + 3;
-    size_t at = text.find('@', start);
-    size_t slash = text.find('/', start);
-    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
-      size_t colon = text.find(':', start);
-      if (colon != std::string::npos && colon < at) {
-        text.replace(colon + 1, at - colon - 1, "***");
-      }
-    }
+namespace {
+
+struct RegisteredCatalog {
+  std::vector<std::string> uri_forms;
+  std::string example;
+  CatalogFactory factory;
+};
+
+struct CatalogRegistry {
+  std::mutex mutex;
+  std::map<std::string, RegisteredCatalog> catalogs;  // by type
+};
+
+// The catalogs this build has, registered before anyone can look one up.
+void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
+  auto add = [&](std::string type, std::vector<std::string> forms, std::string example,
+                 CatalogFactory factory) {
+    registry->catalogs[std::move(type)] = {std::move(forms), std::move(example),
+                                           std::move(factory)};
+  };
+  add("sql",
+      {"sqlite:*", "jdbc:sqlite:*"
+#ifdef FLOE_WITH_POSTGRES
+       ,
+       "postgresql:*", "postgresql+*", "postgres:*", "jdbc:postgresql:*"
+#endif
+      },
+      "sqlite:////absolute/path.db"
+#ifdef FLOE_WITH_POSTGRES
+      ", postgresql://user@host:port/database"
+#endif
+      ,
+      [](const CatalogOptions& options) -> arrow::Result<std::unique_ptr<Catalog>> {
+        if (options.uri.empty() || options.uri.find("sqlite:") != std::string::npos) {
+          return SqlCatalog::OpenSqlite(options);
+        }
+#ifdef FLOE_WITH_POSTGRES
+        return SqlCatalog::OpenPostgres(options);
+#else
+        return SqlCatalog::OpenSqlite(options);
+#endif
+      });
+  add("memory", {"memory", "memory:"}, "memory", SqlCatalog::OpenMemory);
+  add("hadoop", {"hadoop", "hadoop:*"}, "hadoop:///warehouse/dir",
+      FilesystemCatalog::Open);
+#ifdef FLOE_WITH_REST
+  add("rest", {"http://*", "https://*"}, "http(s)://rest-server", RestCatalog::Open);
+#endif
+}
+
+CatalogRegistry& Registry() {
+  static auto* registry = [] {
+    auto* made = new CatalogRegistry();  // never destroyed: used until the process ends
+    RegisterBuiltinCatalogs(made);
+    return made;
+  }();
+  return *registry;
+}
+
+// The length of the longest of `forms` that `uri` matches (0: none).
+size_t MatchLength(const std::vector<std::string>& forms, std::string_view uri) {
+  size_t best = 0;
+  for (std::string_view form : forms) {
+    const bool prefix = !form.empty() && form.back() == '*';
+    if (prefix) form.remove_suffix(1);
+    const bool matches = prefix ? uri.substr(0, form.size()) == form : uri == form;
+    if (matches) best = std::max(best, form.size() + 1);
   }
-  // ?password=...&secret=...&token=...
-  for (const char* key : {"password=", "secret=", "token=", "credential=", "key="}) {
-    size_t position = 0;
-    while ((position = text.find(key, position)) != std::string::npos) {
-      size_t value = position + std::string_view(key).size();
-      size_t end = text.find('&', value);
-      text.replace(value, (end == std::string::npos ? text.size() : end) - value, "***");
-      position = value + 3;
-    }
-  }
-  return text;
+  return best;
+}
+
+}  // namespace
+
+void RegisterCatalog(std::string type, std::vector<std::string> uri_forms,
+                     std::string example, CatalogFactory factory) {
+  auto& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.catalogs[std::move(type)] = {std::move(uri_forms), std::move(example),
+                                        std::move(factory)};
+}
+
+std::vector<std::string> RegisteredCatalogTypes() {
+  auto& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  std::vector<std::string> types;
+  for (const auto& [type, registered] : registry.catalogs) types.push_back(type);
+  return types;
+}
+
+arrow::Result<std::shared_ptr<FileIO>> MakeCatalogFileIO(const CatalogOptions& options,
+                                                         std::string_view location) {
+  const FileIOFactory& factory = options.io_factory ? options.io_factory : MakeFileIO;
+  auto io = factory(location, options.properties);
+  if (io.ok() || KindOf(io.status()) != ErrorKind::kNotSupported) return io;
+  return factory("", options.properties);
 }
 
 arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
-  std::string_view uri = options.uri;
-  if (uri.substr(0, 7) == "sqlite:" || uri.substr(0, 12) == "jdbc:sqlite:") {
-    return SqlCatalog::OpenSqlite(options);
+  CatalogFactory factory;
+  std::string examples;
+  std::string types;
+  {
+    auto& registry = Registry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    size_t best = 0;
+    for (const auto& [type, registered] : registry.catalogs) {
+      if (!options.type.empty()) {
+        if (type == options.type) factory = registered.factory;
+      } else if (size_t length = MatchLength(registered.uri_forms, options.uri);
+                 length > best) {
+        best = length;
+        factory = registered.factory;
+      }
+      examples += (examples.empty() ? "" : ", ") + registered.example;
+      types += (types.empty() ? "" : ", ") + type;
+    }
   }
-  if (uri == "memory" || uri == "memory:") {
-    return SqlCatalog::OpenMemory(options);
+  if (factory) return factory(options);
+  if (!options.type.empty()) {
+    return MakeError(ErrorKind::kInvalidInput, "catalog type '" + options.type +
+                                                   "' is not supported (this build has " +
+                                                   types + ")");
   }
-  if (uri == "hadoop" || uri.substr(0, 7) == "hadoop:") {
-    return FilesystemCatalog::Open(options);
-  }
-  if (uri.substr(0, 7) == "http://" || uri.substr(0, 8) == "https://") {
-    return RestCatalog::Open(options);
-  }
-  for (std::string_view prefix :
-       {"postgresql:", "postgresql+", "postgres:", "jdbc:postgresql:"}) {
-    if (uri.substr(0, prefix.size()) == prefix) return SqlCatalog::OpenPostgres(options);
-  }
-  return MakeError(ErrorKind::kInvalidInput,
-                   "catalog URI '" + RedactUri(uri) +
-                       "' is not supported (expected sqlite:////absolute/path.db, "
-                       "postgresql://user@host:port/database, hadoop:///warehouse/dir or "
-                       "http(s)://rest-server)");
+  return MakeError(ErrorKind::kInvalidInput, "catalog URI '" + RedactUri(options.uri) +
+                                                 "' is not supported (expected " +
+                                                 examples + ")");
 }
 
 }  // namespace floe

@@ -2,6 +2,7 @@
 // pointer.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "arrow/result.h"
 #include "floe/io/file_io.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -46,20 +48,41 @@ struct TableState {
   TableMetadataPtr metadata;
 };
 
-/// How to reach a catalog. `uri` selects the implementation:
+/// How to reach a catalog. `type`, or when empty `uri`, selects the implementation among
+/// those registered (RegisterCatalog); built in, as the build options allow:
 ///   sqlite:////abs/path/catalog.db, sqlite:///relative/path.db (?mode=ro|rw|rwc),
-///   sqlite:///:memory: (a private in-memory database);
-///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://);
-///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout);
-///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse);
+///   sqlite:///:memory: (a private in-memory database)                     type "sql";
+///   postgresql://user@host:port/db (also postgresql+psycopg2://, jdbc:postgresql://)
+///                                      type "sql" (FLOE_WITH_POSTGRES);
+///   hadoop:///abs/warehouse, or hadoop with `warehouse` (iceberg-java's Hadoop layout)
+///                                      type "hadoop";
+///   memory (in-process: an in-memory SQL catalog, tables under memory://warehouse)
+///                                      type "memory";
 ///   http://host:port/ or https://... (a REST catalog server; see rest_catalog.h)
+///                                      type "rest" (FLOE_WITH_REST).
 /// Credentials inside `uri` or `properties` never appear in errors or logs.
 struct CatalogOptions {
   std::string uri;
   std::string warehouse;  ///< A directory path or file:// URI; new tables go below it.
   std::string name = "floe";
   std::map<std::string, std::string> properties;
+  /// The registered catalog type to open ("sql", "hadoop", "rest", ...); empty: the one
+  /// whose URI prefix `uri` starts with.
+  std::string type;
+  /// Clocks, sleeps (lock waits, retries) and random numbers for the catalog and the
+  /// commits through it. Not owned; must outlive the catalog.
+  Env* env = Env::Default();
+  /// Makes the catalog's FileIO (for the warehouse, with `properties`) and its tables'.
+  /// MakeFileIO when empty.
+  FileIOFactory io_factory;
 };
+
+/// The FileIO a catalog opened with `options` uses for its warehouse at `location`: its
+/// io_factory's, else MakeFileIO's. A location whose scheme has no FileIO gets the local
+/// one, so that a catalog of such tables still opens and lists them; every read or write
+/// of such a location then fails with NotSupported naming its scheme.
+arrow::Result<std::shared_ptr<FileIO>> MakeCatalogFileIO(const CatalogOptions& options,
+                                                         std::string_view location);
 
 /// A catalog. Implementations are thread-safe unless they say otherwise.
 class Catalog {
@@ -68,12 +91,24 @@ class Catalog {
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
 
-  /// Opens the catalog `options.uri` names. An unknown scheme gives InvalidInput.
+  /// Opens the catalog `options.type`, or else `options.uri`, names (see CatalogOptions).
+  /// An unknown type or URI gives InvalidInput listing the registered ones.
   static arrow::Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
 
   virtual const std::string& name() const = 0;
   /// The FileIO the catalog writes metadata with (and tables use by default).
   virtual std::shared_ptr<FileIO> io() const = 0;
+  /// The FileIO for the files of table `id`, whose state is `state`: the catalog's own
+  /// unless the catalog knows better (a REST server vends storage configuration per
+  /// table). Table::Load and Table::Create ask once.
+  virtual arrow::Result<std::shared_ptr<FileIO>> TableIO(const TableIdentifier& id,
+                                                         const TableState& state) {
+    (void)id;
+    (void)state;
+    return io();
+  }
+  /// The machine the catalog and the commits through it use (CatalogOptions::env).
+  Env* env() const { return env_; }
 
   /// AlreadyExists when the namespace exists.
   virtual arrow::Status CreateNamespace(
@@ -131,15 +166,31 @@ class Catalog {
   virtual arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) = 0;
 
  protected:
-  Catalog() = default;
+  explicit Catalog(Env* env) : env_(env) {}
+
+ private:
+  Env* env_;
 };
+
+/// Opens one kind of catalog.
+using CatalogFactory =
+    std::function<arrow::Result<std::unique_ptr<Catalog>>(const CatalogOptions&)>;
+
+/// Makes Catalog::Open use `factory` for CatalogOptions::type `type`, and for the URIs
+/// `uri_forms` describe: a form ending in '*' matches every URI starting with the rest
+/// ("sqlite:*"), any other form only that URI ("memory"); the longest match wins.
+/// Replaces any factory registered before under `type`. Thread-safe. The built-in
+/// catalogs are registered before the first Open. `example` is a URI shown in the error
+/// for a URI no catalog takes.
+void RegisterCatalog(std::string type, std::vector<std::string> uri_forms,
+                     std::string example, CatalogFactory factory);
+
+/// The registered catalog types, sorted.
+std::vector<std::string> RegisteredCatalogTypes();
 
 /// The file name of the metadata version after `base_location`
 /// (`00000-<uuid>.metadata.json` for a new table), as iceberg-java's metastore catalogs
 /// name it.
 std::string NextMetadataFileName(const std::string& base_location);
-
-/// `uri` with any password or secret query parameter replaced by "***", for messages.
-std::string RedactUri(std::string_view uri);
 
 }  // namespace floe

@@ -7,6 +7,7 @@
 #include "floe/catalog/metadata_file.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
@@ -60,8 +61,8 @@ arrow::Status CheckLevel(const std::string& level) {
 }  // namespace
 
 FilesystemCatalog::FilesystemCatalog(std::string name, std::string root,
-                                     std::shared_ptr<FileIO> io)
-    : name_(std::move(name)), root_(std::move(root)), io_(std::move(io)) {}
+                                     std::shared_ptr<FileIO> io, Env* env)
+    : Catalog(env), name_(std::move(name)), root_(std::move(root)), io_(std::move(io)) {}
 
 arrow::Result<std::unique_ptr<Catalog>> FilesystemCatalog::Open(
     const CatalogOptions& options) {
@@ -122,9 +123,9 @@ arrow::Result<std::unique_ptr<Catalog>> FilesystemCatalog::Open(
     return MakeError(ErrorKind::kInvalidInput, "cannot create warehouse directory " +
                                                    root + ": " + error.message());
   }
-  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
-  return std::unique_ptr<Catalog>(
-      std::make_unique<FilesystemCatalog>(options.name, std::move(root), std::move(io)));
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(options, root));
+  return std::unique_ptr<Catalog>(std::make_unique<FilesystemCatalog>(
+      options.name, std::move(root), std::move(io), options.env));
 }
 
 std::string FilesystemCatalog::Directory(const Namespace& ns) const {

@@ -58,7 +58,8 @@ class FilesystemCatalog final : public Catalog {
   arrow::Status DropTable(const TableIdentifier& id) override;
   arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
-  FilesystemCatalog(std::string name, std::string root, std::shared_ptr<FileIO> io);
+  FilesystemCatalog(std::string name, std::string root, std::shared_ptr<FileIO> io,
+                    Env* env);
 
  private:
   std::string Directory(const Namespace& ns) const;

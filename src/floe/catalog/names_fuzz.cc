@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "floe/catalog/catalog.h"
+#include "floe/util/secrets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

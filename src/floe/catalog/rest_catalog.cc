@@ -3,16 +3,15 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <utility>
 
 #include "floe/spec/json_internal.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
 
 namespace floe {
@@ -339,6 +338,7 @@ struct RestCatalog::Impl {
   std::vector<std::string> extra_headers;
   int64_t timeout_ms = kDefaultTimeoutMs;
   std::shared_ptr<FileIO> io;
+  Env* env = Env::Default();
 
   std::mutex pool_mutex;
   std::vector<CURL*> pool;  // idle handles: they keep their connections alive
@@ -495,7 +495,7 @@ struct RestCatalog::Impl {
         ARROW_ASSIGN_OR_RAISE(response, std::move(sent));
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(kRetryBaseMs << attempt));
+      env->SleepForMicros(int64_t{1000} * (kRetryBaseMs << attempt));
     }
     if (response.status < 200 || response.status > 299) {
       return ErrorFor(method, url, response, missing);
@@ -568,7 +568,8 @@ std::string Property(const std::map<std::string, std::string>& properties,
 
 }  // namespace
 
-RestCatalog::RestCatalog(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RestCatalog::RestCatalog(std::unique_ptr<Impl> impl, Env* env)
+    : Catalog(env), impl_(std::move(impl)) {}
 RestCatalog::~RestCatalog() = default;
 
 arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& options) {
@@ -586,7 +587,9 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
   impl->prefix = "/v1/";
   impl->separator = "%1F";
   impl->warehouse = options.warehouse;
-  ARROW_ASSIGN_OR_RAISE(impl->io, MakeArrowFileIO());
+  impl->env = options.env;
+  // The warehouse of a REST catalog is a name the server resolves, not a location.
+  ARROW_ASSIGN_OR_RAISE(impl->io, MakeCatalogFileIO(options, ""));
   const auto& props = options.properties;
   std::string timeout = Property(props, "rest.timeout-ms");
   if (!timeout.empty()) {
@@ -677,7 +680,8 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
     impl->base_url = TrimTrailingSlashes(override_uri);
     impl->redacted = RedactUri(impl->base_url);
   }
-  return std::unique_ptr<Catalog>(new RestCatalog(std::move(impl)));
+  Env* env = impl->env;
+  return std::unique_ptr<Catalog>(new RestCatalog(std::move(impl), env));
 }
 
 const std::string& RestCatalog::name() const { return impl_->name; }

@@ -82,7 +82,7 @@ class RestCatalog final : public Catalog {
   arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
   struct Impl;
-  explicit RestCatalog(std::unique_ptr<Impl> impl);
+  RestCatalog(std::unique_ptr<Impl> impl, Env* env);
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -6,6 +6,7 @@
 #include "floe/catalog/metadata_file.h"
 #include "floe/spec/table_properties.h"
 #include "floe/util/error.h"
+#include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
 
 namespace floe {
@@ -153,8 +154,9 @@ arrow::Result<SqliteUri> ParseSqliteUri(const std::string& uri) {
 }  // namespace
 
 SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
-                       std::string warehouse, std::shared_ptr<FileIO> io)
-    : database_(std::move(database)),
+                       std::string warehouse, std::shared_ptr<FileIO> io, Env* env)
+    : Catalog(env),
+      database_(std::move(database)),
       name_(std::move(name)),
       warehouse_(StripTrailingSlash(std::move(warehouse))),
       io_(std::move(io)) {}
@@ -162,17 +164,18 @@ SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
     const CatalogOptions& options) {
   ARROW_ASSIGN_OR_RAISE(SqliteUri uri, ParseSqliteUri(options.uri));
-  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(uri.path, uri.options));
-  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  ARROW_ASSIGN_OR_RAISE(auto database,
+                        OpenSqliteDatabase(uri.path, uri.options, options.env));
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(options, options.warehouse));
   return Make(std::move(database), options, std::move(io));
 }
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenMemory(
     const CatalogOptions& options) {
-  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(":memory:"));
-  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(":memory:", {}, options.env));
   CatalogOptions memory = options;
   if (memory.warehouse.empty()) memory.warehouse = "memory://warehouse";
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(memory, memory.warehouse));
   return Make(std::move(database), memory, std::move(io));
 }
 
@@ -196,15 +199,15 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
     if (found != options.properties.end()) connection[key] = found->second;
   }
   ARROW_ASSIGN_OR_RAISE(auto database, OpenPostgresDatabase(uri, connection));
-  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(options, options.warehouse));
   return Make(std::move(database), options, std::move(io));
 }
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
     std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
     std::shared_ptr<FileIO> io) {
-  auto catalog = std::make_unique<SqlCatalog>(std::move(database), options.name,
-                                              options.warehouse, std::move(io));
+  auto catalog = std::make_unique<SqlCatalog>(
+      std::move(database), options.name, options.warehouse, std::move(io), options.env);
   ARROW_RETURN_NOT_OK(catalog->Initialize());
   return std::unique_ptr<Catalog>(std::move(catalog));
 }

@@ -68,7 +68,7 @@ class SqlCatalog final : public Catalog {
   bool has_type_column() const { return has_type_column_; }
 
   SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
-             std::string warehouse, std::shared_ptr<FileIO> io);
+             std::string warehouse, std::shared_ptr<FileIO> io, Env* env);
 
  private:
   arrow::Status Initialize();

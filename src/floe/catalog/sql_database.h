@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arrow/result.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -75,9 +76,11 @@ struct SqliteOpenOptions {
 
 /// Opens an SQLite database file; ":memory:" for a private in-memory one. The path is
 /// made absolute (Files() reports it so); anything but a regular file gives
-/// InvalidInput, and a missing file NotFound unless the mode creates it.
+/// InvalidInput, and a missing file NotFound unless the mode creates it. `env` times and
+/// paces the waits for another connection's lock.
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
-    const std::string& path, const SqliteOpenOptions& options = {});
+    const std::string& path, const SqliteOpenOptions& options = {},
+    Env* env = Env::Default());
 
 /// Connects to PostgreSQL. `uri` is a libpq connection URI
 /// (postgresql://user@host:5432/db, with query parameters such as host=/socket/dir or

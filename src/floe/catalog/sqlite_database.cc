@@ -1,7 +1,5 @@
-#include <chrono>
 #include <filesystem>
 #include <mutex>
-#include <thread>
 
 #include <sqlite3.h>
 
@@ -19,8 +17,10 @@ constexpr int64_t kLockReportEveryMs = 5000;
 
 class SqliteDatabase final : public SqlDatabase {
  public:
-  SqliteDatabase(sqlite3* db, std::string path, bool read_only, std::string read_only_why)
-      : db_(db),
+  SqliteDatabase(sqlite3* db, std::string path, bool read_only, std::string read_only_why,
+                 Env* env)
+      : env_(env),
+        db_(db),
         path_(std::move(path)),
         read_only_(read_only),
         read_only_why_(std::move(read_only_why)) {
@@ -96,14 +96,12 @@ class SqliteDatabase final : public SqlDatabase {
   // SQLite's busy handler: called while another connection holds a lock this statement
   // needs; returning 0 gives up (SQLITE_BUSY). `count` is 0 at the start of each wait.
   int WaitForLock(int count) {
-    auto now = std::chrono::steady_clock::now();
+    const int64_t now = env_->MonotonicMicros();
     if (count == 0) {
-      wait_started_ = now;
+      wait_started_us_ = now;
       last_report_ms_ = kLockReportAfterMs - kLockReportEveryMs;
     }
-    const int64_t waited =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now - wait_started_)
-            .count();
+    const int64_t waited = (now - wait_started_us_) / 1000;
     waited_ms_ = waited;
     if (CancelRequested() || waited >= lock_wait_ms_) return 0;
     if (waited - last_report_ms_ >= kLockReportEveryMs) {
@@ -115,7 +113,7 @@ class SqliteDatabase final : public SqlDatabase {
                                   std::to_string(lock_wait_ms_ / 1000) + " s)");
     }
     // Short sleeps first (most locks are held for milliseconds), then 50 ms steps.
-    std::this_thread::sleep_for(std::chrono::milliseconds(count < 10 ? 1 + count : 50));
+    env_->SleepForMicros(1000 * (count < 10 ? 1 + count : 50));
     return 1;
   }
 
@@ -160,6 +158,7 @@ class SqliteDatabase final : public SqlDatabase {
     return arrow::Status::IOError(message);
   }
 
+  Env* env_;
   sqlite3* db_;
   const std::string path_;  // absolute; empty in memory
   const bool read_only_;
@@ -167,7 +166,7 @@ class SqliteDatabase final : public SqlDatabase {
   std::mutex mutex_;
   // Of the statement running (under mutex_).
   int64_t lock_wait_ms_ = kDefaultLockWaitMs;
-  std::chrono::steady_clock::time_point wait_started_;
+  int64_t wait_started_us_ = 0;
   int64_t last_report_ms_ = 0;
   int64_t waited_ms_ = 0;
 };
@@ -175,7 +174,7 @@ class SqliteDatabase final : public SqlDatabase {
 }  // namespace
 
 arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
-    const std::string& path, const SqliteOpenOptions& options) {
+    const std::string& path, const SqliteOpenOptions& options, Env* env) {
   const bool memory = path == ":memory:";
   std::string absolute;
   if (!memory) {
@@ -227,7 +226,7 @@ arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
                         ? "opened with mode=ro"
                         : "this user may not write the file";
   return std::unique_ptr<SqlDatabase>(
-      new SqliteDatabase(db, memory ? std::string() : absolute, read_only, why));
+      new SqliteDatabase(db, memory ? std::string() : absolute, read_only, why, env));
 }
 
 }  // namespace floe

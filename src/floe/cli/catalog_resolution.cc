@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "floe/util/env.h"
 #include "floe/util/error.h"
 
 namespace floe::cli {
@@ -11,8 +12,7 @@ namespace {
 
 std::string FromEnvironment(const std::string& value, const char* variable) {
   if (!value.empty()) return value;
-  const char* setting = std::getenv(variable);
-  return setting ? std::string(setting) : std::string();
+  return Env::Default()->GetVar(variable).value_or("");
 }
 
 // The local directory of a warehouse given as a path or file: URI ("" for other schemes).

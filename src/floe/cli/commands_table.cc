@@ -13,6 +13,7 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
 #include "floe/table/table.h"
+#include "floe/util/env.h"
 #include "floe/util/error.h"
 #include "floe/util/text.h"
 #include "floe/write/limited_memory_pool.h"
@@ -207,14 +208,15 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
           ARROW_ASSIGN_OR_RAISE(append.memory_limit, ParseByteSize(*memory_limit));
         }
         const bool tty = isatty(STDERR_FILENO);
-        auto started = std::chrono::steady_clock::now();
-        auto last = started - std::chrono::seconds(10);
+        Env* env = Env::Default();
+        const int64_t started = env->MonotonicMicros();
+        int64_t last = started - 10'000'000;
         std::string current_file;
         append.progress = [&](const AppendProgress& progress) {
-          auto now = std::chrono::steady_clock::now();
-          if (now - last < std::chrono::milliseconds(tty ? 200 : 2000)) return;
+          const int64_t now = env->MonotonicMicros();
+          if (now - last < (tty ? 200'000 : 2'000'000)) return;
           last = now;
-          double seconds = std::chrono::duration<double>(now - started).count();
+          double seconds = static_cast<double>(now - started) / 1e6;
           std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
                     << WithThousands(progress.rows) << " rows read";
           if (progress.input_done) {
@@ -242,9 +244,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
               << " is replaced; nothing committed (as iceberg-java's Spark writer)\n";
           return arrow::Status::OK();
         }
-        double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                .count();
+        double seconds = static_cast<double>(env->MonotonicMicros() - started) / 1e6;
         std::cout << (append.replace_partitions ? "overwrote partitions with "
                                                 : "appended ")
                   << WithThousands(result->rows) << " rows in " << result->data_files

@@ -9,6 +9,7 @@
 #include "floe/cli/commands.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/secrets.h"
 #include "floe/util/text.h"
 
 namespace floe::cli {

@@ -1,12 +1,9 @@
 #include "floe/commit/snapshot_producer.h"
 
 #include <algorithm>
-#include <chrono>
-#include <random>
-#include <thread>
+#include <cmath>
 
 #include "floe/io/location_provider.h"
-#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/uuid.h"
@@ -28,8 +25,8 @@ RetryPolicy RetryPolicy::FromProperties(const PropertyMap& properties) {
 
 SnapshotProducer::SnapshotProducer(CommitTarget target)
     : target_(std::move(target)),
-      snapshot_id_(NewSnapshotId()),
-      commit_uuid_(Uuid::Random().ToString()) {}
+      snapshot_id_(NewSnapshotId(target_.env)),
+      commit_uuid_(Uuid::Random(target_.env).ToString()) {}
 
 arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
     const TableMetadata& base, const PartitionSpec& spec,
@@ -217,7 +214,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   snapshot->snapshot_id = snapshot_id_;
   if (parent) snapshot->parent_snapshot_id = parent->snapshot_id;
   snapshot->sequence_number = metadata.NextSequenceNumber();
-  snapshot->timestamp_ms = NowMillis();
+  snapshot->timestamp_ms = target_.env->NowMillis();
   snapshot->schema_id = metadata.current_schema_id;
 
   ManifestListWriteOptions list_options;
@@ -255,7 +252,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   snapshot->summary.properties = summary.Build(parent ? &parent->summary : nullptr);
 
   std::vector<MetadataLogEntry> removed_logs;
-  auto updated = TableMetadataBuilder(metadata, base.metadata_location)
+  auto updated = TableMetadataBuilder(metadata, base.metadata_location, target_.env)
                      .AddSnapshot(snapshot)
                      .Build(&removed_logs);
   ARROW_ASSIGN_OR_RAISE(auto state,
@@ -306,15 +303,13 @@ void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
 arrow::Status RetryOnCommitFailed(
     const CommitTarget& target, const RetryPolicy& policy, TableState* base,
     const std::function<arrow::Status(const TableState&, int)>& attempt, int* attempts) {
-  auto began = std::chrono::steady_clock::now();
-  std::mt19937_64 random(std::random_device{}());
+  Env* env = target.env;
+  const int64_t began = env->MonotonicMicros();
   for (int k = 1;; ++k) {
     *attempts = k;
     arrow::Status status = attempt(*base, k);
     if (status.ok() || KindOf(status) != ErrorKind::kCommitFailed) return status;
-    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - began)
-                       .count();
+    const int64_t elapsed = (env->MonotonicMicros() - began) / 1000;
     if (k > policy.num_retries || elapsed >= policy.total_timeout_ms) {
       return WithContext(status, "gave up after " + std::to_string(k) +
                                      " attempts (commit.retry.num-retries=" +
@@ -327,14 +322,16 @@ arrow::Status RetryOnCommitFailed(
     double wait =
         std::min(static_cast<double>(policy.max_wait_ms),
                  static_cast<double>(policy.min_wait_ms) * std::pow(2.0, k - 1));
-    std::uniform_real_distribution<double> jitter(0.0, wait * 0.1);
+    // Uniform in [0, 1): the top 53 bits of a random 64-bit number.
+    const double jitter =
+        wait * 0.1 * static_cast<double>(env->RandomUint64() >> 11) * 0x1.0p-53;
     // Lost races are routine among concurrent writers (info); a lock that keeps the
     // catalog busy is reported where it is waited for.
     Log(LogLevel::kInfo, "commit attempt " + std::to_string(k) + " to " +
                              target.id.ToString() + " failed (" + status.message() +
                              "); retrying");
     ARROW_RETURN_NOT_OK(
-        SleepUnlessCancelled(static_cast<int64_t>(wait + jitter(random)), "committing"));
+        env->SleepUnlessCancelled(static_cast<int64_t>(wait + jitter), "committing"));
     ARROW_ASSIGN_OR_RAISE(*base, target.catalog->LoadTable(target.id));
   }
 }

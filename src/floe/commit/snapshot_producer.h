@@ -14,6 +14,7 @@
 #include "floe/commit/snapshot_summary.h"
 #include "floe/manifest/manifest.h"
 #include "floe/spec/table_properties.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -22,6 +23,9 @@ struct CommitTarget {
   std::shared_ptr<Catalog> catalog;
   TableIdentifier id;
   std::shared_ptr<FileIO> io;
+  /// Clocks (snapshot timestamps, retry timeouts), the retries' sleeps, and the random
+  /// numbers of snapshot ids, commit ids and jitter.
+  Env* env = Env::Default();
 };
 
 /// What a successful commit produced.

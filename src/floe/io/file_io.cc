@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "arrow/filesystem/mockfs.h"
 #include "arrow/io/memory.h"
 #include "floe/util/error.h"
+#include "floe/util/secrets.h"
 
 namespace floe {
 namespace {
@@ -337,6 +339,53 @@ arrow::Status FileIO::WriteAll(const std::string& location, std::string_view byt
 
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
   return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>());
+}
+
+namespace {
+
+struct FileIORegistry {
+  std::mutex mutex;
+  std::map<std::string, FileIOFactory, std::less<>> factories;
+};
+
+FileIORegistry& Registry() {
+  static auto* registry = [] {
+    auto* made = new FileIORegistry();  // never destroyed: used until the process ends
+    FileIOFactory arrow = [](std::string_view,
+                             const std::map<std::string, std::string>&) {
+      return MakeArrowFileIO();
+    };
+    made->factories["file"] = arrow;
+    made->factories["memory"] = arrow;
+    return made;
+  }();
+  return *registry;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
+    std::string_view location, const std::map<std::string, std::string>& properties) {
+  const std::string scheme = location.empty() ? "file" : LocationScheme(location);
+  FileIOFactory factory;
+  {
+    auto& registry = Registry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    auto found = registry.factories.find(scheme);
+    if (found != registry.factories.end()) factory = found->second;
+  }
+  if (!factory) {
+    return MakeError(ErrorKind::kNotSupported, "floe has no FileIO for " + scheme +
+                                                   ":// locations (" +
+                                                   RedactUri(location) + ")");
+  }
+  return factory(location, properties);
+}
+
+void RegisterFileIO(std::string scheme, FileIOFactory factory) {
+  auto& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.factories[std::move(scheme)] = std::move(factory);
 }
 
 arrow::Status CheckSupportedLocation(std::string_view location) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -77,6 +79,23 @@ class FileIO {
 /// decides). `memory://` locations go to one in-memory file system shared by the FileIO
 /// (for tests).
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
+
+/// Makes the FileIO for the files under `location`, configured by `properties` (a
+/// catalog's, or a table's when its catalog vends them). Catalogs take one through
+/// CatalogOptions::io_factory; MakeFileIO is the default.
+using FileIOFactory = std::function<arrow::Result<std::shared_ptr<FileIO>>(
+    std::string_view location, const std::map<std::string, std::string>& properties)>;
+
+/// The default FileIOFactory: the factory registered for `location`'s scheme
+/// (LocationScheme; an empty location counts as a local path). "file" and "memory" are
+/// built in (MakeArrowFileIO: each call makes a FileIO with its own in-memory file
+/// system); another scheme gives NotSupported naming it, unless registered.
+arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
+    std::string_view location, const std::map<std::string, std::string>& properties);
+
+/// Makes MakeFileIO use `factory` for locations with `scheme` (lower case), replacing
+/// any factory registered before. Thread-safe.
+void RegisterFileIO(std::string scheme, FileIOFactory factory);
 
 /// OK when floe's FileIO reads and writes `location`: an absolute path, a file: URI, or a
 /// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a

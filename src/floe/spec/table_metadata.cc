@@ -3,7 +3,6 @@
 #include "floe/util/utf8.h"
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 
 #include "floe/spec/json_internal.h"
@@ -19,12 +18,6 @@ using json_internal::GetString;
 using json_internal::Json;
 using json_internal::Member;
 using json_internal::OrderedJson;
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 SchemaPtr TableMetadata::SchemaById(int schema_id) const {
   for (const auto& schema : schemas) {
@@ -374,7 +367,7 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
 
 arrow::Result<TableMetadataPtr> NewTableMetadata(
     const Schema& schema, const PartitionSpec& spec, const SortOrder& sort_order,
-    std::string location, std::map<std::string, std::string> properties) {
+    std::string location, std::map<std::string, std::string> properties, Env* env) {
   // Everything here is written into the metadata JSON: it must be text.
   if (!IsValidUtf8(location)) {
     return MakeError(ErrorKind::kInvalidInput, "the table location is not valid UTF-8");
@@ -395,13 +388,13 @@ arrow::Result<TableMetadataPtr> NewTableMetadata(
   }
   auto metadata = std::make_shared<TableMetadata>();
   metadata->format_version = format_version;
-  metadata->table_uuid = Uuid::Random().ToString();
+  metadata->table_uuid = Uuid::Random(env).ToString();
   while (location.size() > 1 && location.back() == '/' &&
          location.substr(location.size() - 3) != "://") {
     location.pop_back();
   }
   metadata->location = std::move(location);
-  metadata->last_updated_ms = NowMillis();
+  metadata->last_updated_ms = env->NowMillis();
 
   // Fresh ids; partition and sort sources are remapped through the column names.
   int last_column_id = 0;
@@ -464,10 +457,11 @@ arrow::Result<TableMetadataPtr> NewTableMetadata(
 }
 
 TableMetadataBuilder::TableMetadataBuilder(const TableMetadata& base,
-                                           std::string base_location)
+                                           std::string base_location, Env* env)
     : metadata_(base),
       base_location_(std::move(base_location)),
-      base_last_updated_ms_(base.last_updated_ms) {}
+      base_last_updated_ms_(base.last_updated_ms),
+      env_(env) {}
 
 TableMetadataBuilder& TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot,
                                                         std::string_view branch) {
@@ -543,7 +537,7 @@ TableMetadataBuilder& TableMetadataBuilder::RemoveRef(const std::string& name) {
 }
 
 TableMetadataPtr TableMetadataBuilder::Build(std::vector<MetadataLogEntry>* removed) {
-  metadata_.last_updated_ms = std::max(NowMillis(), base_last_updated_ms_);
+  metadata_.last_updated_ms = std::max(env_->NowMillis(), base_last_updated_ms_);
   if (!base_location_.empty()) {
     metadata_.metadata_log.push_back({base_last_updated_ms_, base_location_});
     int64_t max_entries = std::max<int64_t>(

@@ -15,6 +15,7 @@
 #include "floe/spec/schema.h"
 #include "floe/spec/snapshot.h"
 #include "floe/spec/sort_order.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -116,14 +117,16 @@ bool IsReservedTableProperty(std::string_view key);
 /// reassigned; the spec's and sort order's source ids are remapped by column name.
 arrow::Result<TableMetadataPtr> NewTableMetadata(
     const Schema& schema, const PartitionSpec& spec, const SortOrder& sort_order,
-    std::string location, std::map<std::string, std::string> properties);
+    std::string location, std::map<std::string, std::string> properties,
+    Env* env = Env::Default());
 
 /// Produces a new metadata version from a base version.
 class TableMetadataBuilder {
  public:
   /// Starts from `base`, which was read from `base_location` (empty for a table being
-  /// created).
-  TableMetadataBuilder(const TableMetadata& base, std::string base_location);
+  /// created). `env` gives last-updated-ms.
+  TableMetadataBuilder(const TableMetadata& base, std::string base_location,
+                       Env* env = Env::Default());
 
   /// Adds a snapshot and points `branch` at it; updates the snapshot log, the sequence
   /// number and, in v3, next-row-id. The snapshot's parent must be the branch head.
@@ -147,9 +150,7 @@ class TableMetadataBuilder {
   TableMetadata metadata_;
   std::string base_location_;
   int64_t base_last_updated_ms_;
+  Env* env_;
 };
-
-/// The current time in milliseconds since the epoch.
-int64_t NowMillis();
 
 }  // namespace floe

@@ -199,10 +199,11 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
                          ": property gc.enabled is false (deleting files may corrupt "
                          "other tables)");
   }
-  const int64_t now = NowMillis();
+  const int64_t now = table.catalog()->env()->NowMillis();
   auto updated_from = [&](const TableState& base, const ExpirePlan& plan,
                           std::vector<MetadataLogEntry>* trimmed) {
-    TableMetadataBuilder builder(*base.metadata, base.metadata_location);
+    TableMetadataBuilder builder(*base.metadata, base.metadata_location,
+                                 table.catalog()->env());
     for (const auto& name : plan.removed_refs) builder.RemoveRef(name);
     builder.RemoveSnapshots(std::vector<int64_t>(plan.expire.begin(), plan.expire.end()));
     return builder.Build(trimmed);
@@ -216,7 +217,7 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
     if (plan.empty()) return report;
     after = updated_from(table.state(), plan, nullptr);
   } else {
-    CommitTarget target{table.catalog(), table.id(), table.io()};
+    CommitTarget target = table.commit_target();
     TableState base = table.state();
     arrow::Status status = RetryOnCommitFailed(
         target, RetryPolicy::FromProperties(start.properties), &base,

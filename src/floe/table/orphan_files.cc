@@ -85,7 +85,7 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
     }
   }
 
-  const int64_t cutoff = NowMillis() - options.older_than_ms;
+  const int64_t cutoff = table.catalog()->env()->NowMillis() - options.older_than_ms;
   std::vector<FileInfo> candidates;
   for (auto& [location, file] : listed) {
     if (referenced->all.count(location)) continue;

@@ -19,13 +19,18 @@
 
 namespace floe {
 
-Table::Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state)
-    : catalog_(std::move(catalog)), id_(std::move(id)), state_(std::move(state)) {}
+Table::Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state,
+             std::shared_ptr<FileIO> io)
+    : catalog_(std::move(catalog)),
+      id_(std::move(id)),
+      state_(std::move(state)),
+      io_(std::move(io)) {}
 
 arrow::Result<std::shared_ptr<Table>> Table::Load(std::shared_ptr<Catalog> catalog,
                                                   const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->LoadTable(id));
-  return std::make_shared<Table>(std::move(catalog), id, std::move(state));
+  ARROW_ASSIGN_OR_RAISE(auto io, catalog->TableIO(id, state));
+  return std::make_shared<Table>(std::move(catalog), id, std::move(state), std::move(io));
 }
 
 arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> catalog,
@@ -39,12 +44,14 @@ arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> cat
   }
   auto spec = options.spec ? options.spec : PartitionSpec::Unpartitioned();
   auto order = options.sort_order ? options.sort_order : SortOrder::Unsorted();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(*options.schema, *spec, *order,
-                                                        location, options.properties));
+  ARROW_ASSIGN_OR_RAISE(auto metadata,
+                        NewTableMetadata(*options.schema, *spec, *order, location,
+                                         options.properties, catalog->env()));
   // Nothing may already be where the new table's files go, nor overlap another table's.
   ARROW_RETURN_NOT_OK(CheckNewTableLocation(catalog, id, *metadata));
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->CreateTable(id, *metadata));
-  return std::make_shared<Table>(std::move(catalog), id, std::move(state));
+  ARROW_ASSIGN_OR_RAISE(auto io, catalog->TableIO(id, state));
+  return std::make_shared<Table>(std::move(catalog), id, std::move(state), std::move(io));
 }
 
 arrow::Status Table::Refresh() {
@@ -168,7 +175,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   }
   std::shared_ptr<const WritePlan> plan = planned;
   Committer committer(
-      CommitTarget{catalog_, id_, io()}, state_,
+      commit_target(), state_,
       LocationProvider(plan->table_location, plan->properties).data_location());
   const bool dynamic_overwrite = overwrite && overwrite->replace_partitions;
   if (overwrite) committer.SetOverwrite(std::move(*overwrite));

@@ -93,8 +93,13 @@ class Table {
   const TableIdentifier& id() const { return id_; }
   const TableState& state() const { return state_; }
   const TableMetadataPtr& metadata() const { return state_.metadata; }
-  std::shared_ptr<FileIO> io() const { return catalog_->io(); }
+  /// The FileIO of the table's files (the catalog's unless it vends one for this table;
+  /// see Catalog::TableIO).
+  const std::shared_ptr<FileIO>& io() const { return io_; }
   const std::shared_ptr<Catalog>& catalog() const { return catalog_; }
+  /// Where and how the table's commits go: its catalog, name, FileIO and the catalog's
+  /// Env.
+  CommitTarget commit_target() const { return {catalog_, id_, io_, catalog_->env()}; }
   /// Reloads the current metadata from the catalog.
   arrow::Status Refresh();
 
@@ -139,7 +144,9 @@ class Table {
                                         const AppendOptions& options);
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
 
-  Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state);
+  /// A table whose files `io` reads and writes; Load and Create ask the catalog for it.
+  Table(std::shared_ptr<Catalog> catalog, TableIdentifier id, TableState state,
+        std::shared_ptr<FileIO> io);
 
  private:
   using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
@@ -157,6 +164,7 @@ class Table {
   std::shared_ptr<Catalog> catalog_;
   TableIdentifier id_;
   TableState state_;
+  std::shared_ptr<FileIO> io_;
 };
 
 }  // namespace floe

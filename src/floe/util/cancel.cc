@@ -1,9 +1,7 @@
 #include "floe/util/cancel.h"
 
 #include <atomic>
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "floe/util/error.h"
 
@@ -37,17 +35,6 @@ void ResetCancel() noexcept {
 arrow::Status CheckCancelled(std::string_view what) {
   if (!CancelRequested()) return arrow::Status::OK();
   return MakeError(ErrorKind::kCancelled, std::string(what) + ": cancelled");
-}
-
-arrow::Status SleepUnlessCancelled(int64_t milliseconds, std::string_view what) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
-  while (!CancelRequested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= until) break;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        until - now, std::chrono::milliseconds(10)));
-  }
-  return CheckCancelled(what);
 }
 
 }  // namespace floe

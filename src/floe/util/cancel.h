@@ -28,8 +28,4 @@ void ResetCancel() noexcept;
 /// OK, or Cancelled naming `what` when cancellation was requested.
 arrow::Status CheckCancelled(std::string_view what);
 
-/// Sleeps for `milliseconds`, waking early (within about 10 ms) when cancellation is
-/// requested; returns CheckCancelled(what) afterwards.
-arrow::Status SleepUnlessCancelled(int64_t milliseconds, std::string_view what);
-
 }  // namespace floe

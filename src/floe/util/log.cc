@@ -1,5 +1,7 @@
 #include "floe/util/log.h"
 
+#include "floe/util/env.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,11 +13,11 @@ namespace {
 
 int Threshold() {
   static const int threshold = [] {
-    const char* setting = std::getenv("FLOE_LOG");
-    if (setting == nullptr) return static_cast<int>(LogLevel::kWarning);
-    if (std::strcmp(setting, "debug") == 0) return static_cast<int>(LogLevel::kDebug);
-    if (std::strcmp(setting, "info") == 0) return static_cast<int>(LogLevel::kInfo);
-    if (std::strcmp(setting, "off") == 0) return 100;
+    auto setting = Env::Default()->GetVar("FLOE_LOG");
+    if (!setting) return static_cast<int>(LogLevel::kWarning);
+    if (*setting == "debug") return static_cast<int>(LogLevel::kDebug);
+    if (*setting == "info") return static_cast<int>(LogLevel::kInfo);
+    if (*setting == "off") return 100;
     return static_cast<int>(LogLevel::kWarning);
   }();
   return threshold;

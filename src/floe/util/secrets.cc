@@ -33,6 +33,10 @@ std::string RedactSecrets(std::string text, const std::vector<std::string>& secr
 
 namespace {
 
+// Query parameters whose values are secrets, for SecretsOfUri and RedactUri.
+constexpr std::string_view kSecretQueryKeys[] = {
+    "password=", "secret=", "token=", "credential=", "key="};
+
 std::string PercentDecoded(std::string_view text) {
   std::string decoded;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -75,7 +79,7 @@ std::vector<std::string> SecretsOfUri(std::string_view uri) {
       }
     }
   }
-  for (std::string_view key : {"password=", "secret=", "token=", "credential=", "key="}) {
+  for (std::string_view key : kSecretQueryKeys) {
     for (size_t at = uri.find(key); at != std::string_view::npos;
          at = uri.find(key, at + 1)) {
       std::string_view value = uri.substr(at + key.size());
@@ -89,6 +93,34 @@ std::vector<std::string> SecretsOfUri(std::string_view uri) {
       secrets.begin(), secrets.end(),
       [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   return secrets;
+}
+
+std::string RedactUri(std::string_view uri) {
+  std::string text(uri);
+  // user:password@host -> user:***@host
+  size_t scheme = text.find("://");
+  if (scheme != std::string::npos) {
+    size_t start = scheme + 3;
+    size_t at = text.find('@', start);
+    size_t slash = text.find('/', start);
+    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+      size_t colon = text.find(':', start);
+      if (colon != std::string::npos && colon < at) {
+        text.replace(colon + 1, at - colon - 1, "***");
+      }
+    }
+  }
+  // ?password=...&secret=...&token=...
+  for (std::string_view key : kSecretQueryKeys) {
+    size_t position = 0;
+    while ((position = text.find(key, position)) != std::string::npos) {
+      size_t value = position + key.size();
+      size_t end = text.find('&', value);
+      text.replace(value, (end == std::string::npos ? text.size() : end) - value, "***");
+      position = value + 3;
+    }
+  }
+  return text;
 }
 
 }  // namespace floe

@@ -25,4 +25,8 @@ std::string RedactSecrets(std::string text, const std::vector<std::string>& secr
 /// parameters. For RedactSecrets.
 std::vector<std::string> SecretsOfUri(std::string_view uri);
 
+/// `uri` with the password of its `user:password@host` and the values of the secret
+/// query parameters SecretsOfUri looks for replaced by "***", for messages.
+std::string RedactUri(std::string_view uri);
+
 }  // namespace floe

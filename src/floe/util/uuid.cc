@@ -1,20 +1,9 @@
 #include "floe/util/uuid.h"
 
-#include <random>
-
 #include "arrow/status.h"
 
 namespace floe {
 namespace {
-
-std::mt19937_64& ThreadGenerator() {
-  thread_local std::mt19937_64 generator = [] {
-    std::random_device device;
-    std::seed_seq seed{device(), device(), device(), device(), device(), device()};
-    return std::mt19937_64(seed);
-  }();
-  return generator;
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -25,11 +14,10 @@ int HexValue(char c) {
 
 }  // namespace
 
-Uuid Uuid::Random() {
+Uuid Uuid::Random(Env* env) {
   std::array<uint8_t, 16> bytes;
-  auto& generator = ThreadGenerator();
-  uint64_t high = generator();
-  uint64_t low = generator();
+  uint64_t high = env->RandomUint64();
+  uint64_t low = env->RandomUint64();
   for (int i = 0; i < 8; ++i) {
     bytes[i] = static_cast<uint8_t>(high >> (56 - 8 * i));
     bytes[8 + i] = static_cast<uint8_t>(low >> (56 - 8 * i));
@@ -81,8 +69,8 @@ int64_t Uuid::LeastSignificantBits() const {
   return static_cast<int64_t>(value);
 }
 
-int64_t NewSnapshotId() {
-  Uuid uuid = Uuid::Random();
+int64_t NewSnapshotId(Env* env) {
+  Uuid uuid = Uuid::Random(env);
   return (uuid.MostSignificantBits() ^ uuid.LeastSignificantBits()) &
          std::numeric_limits<int64_t>::max();
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "arrow/result.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -17,9 +18,8 @@ class Uuid {
   Uuid() = default;
   explicit Uuid(const std::array<uint8_t, 16>& bytes) : bytes_(bytes) {}
 
-  /// A random version-4 UUID from a per-thread generator seeded from std::random_device.
-  /// Thread-safe.
-  static Uuid Random();
+  /// A random version-4 UUID from `env`'s random numbers. Thread-safe.
+  static Uuid Random(Env* env = Env::Default());
 
   /// Parses the 8-4-4-4-12 hexadecimal form (either case). Invalid text gives Invalid.
   static arrow::Result<Uuid> Parse(std::string_view text);
@@ -40,6 +40,6 @@ class Uuid {
 
 /// A new snapshot id drawn the way iceberg-java draws it: a random UUID's
 /// (msb XOR lsb) & Long.MAX_VALUE.
-int64_t NewSnapshotId();
+int64_t NewSnapshotId(Env* env = Env::Default());
 
 }  // namespace floe

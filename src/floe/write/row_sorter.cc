@@ -170,16 +170,15 @@ struct RowSorter::Source {
   int64_t end = 0;  // the batch's rows before the merge's upper bound
 };
 
-arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(const SchemaPtr& schema,
-                                                          const PartitionSpecPtr& spec,
-                                                          const SortOrderPtr& order,
-                                                          int64_t run_bytes,
-                                                          arrow::MemoryPool* pool) {
+arrow::Result<std::unique_ptr<RowSorter>> RowSorter::Make(
+    const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
+    int64_t run_bytes, arrow::MemoryPool* pool, Env* env) {
   if (order == nullptr || order->IsUnsorted()) return nullptr;
   // Sorting is one of the kernels Arrow registers on request (callers other than the CLI
   // may not have asked).
   ARROW_RETURN_NOT_OK(arrow::compute::Initialize());
   std::unique_ptr<RowSorter> sorter(new RowSorter());
+  sorter->env_ = env;
   ARROW_ASSIGN_OR_RAISE(sorter->schema_, ToArrowSchema(*schema));
   arrow::FieldVector storage_fields;
   for (const auto& field : sorter->schema_->fields())
@@ -331,18 +330,11 @@ arrow::Result<RowSorter::Run> RowSorter::WriteRun(
   if (spill_directory_.empty()) {
     // TMPDIR (or /tmp): a TMPDIR that is not a directory is an error, not a reason to
     // spill somewhere the user did not choose.
-    std::error_code error;
-    auto base = std::filesystem::temp_directory_path(error);
-    if (error) {
-      const char* tmpdir = std::getenv("TMPDIR");
-      return arrow::Status::IOError("TMPDIR '", tmpdir ? tmpdir : "",
-                                    "' is not a directory to spill sorted rows to (",
-                                    error.message(),
-                                    "): set TMPDIR to a local directory with room");
-    }
-    std::string pattern = (base / "floe-sort-XXXXXX").string();
+    auto base = env_->TemporaryDirectory();
+    if (!base.ok()) return WithContext(base.status(), "spilling sorted rows");
+    std::string pattern = (std::filesystem::path(*base) / "floe-sort-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      return arrow::Status::IOError("could not create a directory under ", base.string(),
+      return arrow::Status::IOError("could not create a directory under ", *base,
                                     " to spill sorted rows (", std::strerror(errno),
                                     "): set TMPDIR to another local directory");
     }

@@ -13,6 +13,7 @@
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema.h"
 #include "floe/spec/sort_order.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -41,10 +42,11 @@ class RowSorter {
   /// Null when `order` is unsorted: Spark requires no ordering then. Sort fields whose
   /// source is missing, inside a list or map, or of a type the transform does not take
   /// give InvalidInput. `run_bytes` <= 0 means kDefaultRunBytes. Sorting and merging
-  /// allocate from `pool`.
+  /// allocate from `pool`; runs spill below `env`'s temporary directory.
   static arrow::Result<std::unique_ptr<RowSorter>> Make(
       const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
-      int64_t run_bytes, arrow::MemoryPool* pool = arrow::default_memory_pool());
+      int64_t run_bytes, arrow::MemoryPool* pool = arrow::default_memory_pool(),
+      Env* env = Env::Default());
   ~RowSorter();
   RowSorter(const RowSorter&) = delete;
   RowSorter& operator=(const RowSorter&) = delete;
@@ -150,7 +152,8 @@ class RowSorter {
   int64_t run_bytes_ = kDefaultRunBytes;
   arrow::MemoryPool* pool_ = nullptr;
   std::string spill_directory_;  // created on the first spill
-  std::vector<Run> runs_;        // in input order
+  Env* env_ = nullptr;
+  std::vector<Run> runs_;  // in input order
   size_t spilled_runs_ = 0;
   size_t run_files_ = 0;  // files made, for their names
   size_t widest_merge_ = 0;

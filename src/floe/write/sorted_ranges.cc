@@ -11,12 +11,12 @@ namespace floe {
 
 arrow::Result<std::shared_ptr<SortedRanges>> SortedRanges::Make(
     const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
-    int64_t run_bytes, int parts, arrow::MemoryPool* pool) {
+    int64_t run_bytes, int parts, arrow::MemoryPool* pool, Env* env) {
   if (parts < 1) return arrow::Status::Invalid("a range split needs at least one part");
   std::shared_ptr<SortedRanges> ranges(new SortedRanges());
   for (int i = 0; i < parts; ++i) {
     ARROW_ASSIGN_OR_RAISE(auto sorter,
-                          RowSorter::Make(schema, spec, order, run_bytes, pool));
+                          RowSorter::Make(schema, spec, order, run_bytes, pool, env));
     if (!sorter) {
       return MakeError(ErrorKind::kInvalidInput,
                        "a range distribution needs a sorted table");

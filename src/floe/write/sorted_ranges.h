@@ -12,6 +12,7 @@
 
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
+#include "floe/util/env.h"
 #include "floe/write/row_sorter.h"
 
 namespace floe {
@@ -36,7 +37,7 @@ class SortedRanges {
   static arrow::Result<std::shared_ptr<SortedRanges>> Make(
       const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
       int64_t run_bytes, int parts,
-      arrow::MemoryPool* pool = arrow::default_memory_pool());
+      arrow::MemoryPool* pool = arrow::default_memory_pool(), Env* env = Env::Default());
   SortedRanges(const SortedRanges&) = delete;
   SortedRanges& operator=(const SortedRanges&) = delete;
 

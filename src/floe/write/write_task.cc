@@ -37,7 +37,7 @@ std::string SpecText(const PartitionSpec& spec) {
 
 arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
     std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
-    int64_t attempt_id, arrow::MemoryPool* pool) {
+    int64_t attempt_id, arrow::MemoryPool* pool, Env* env) {
   if (partition_id < 0 || attempt_id < 0) {
     return arrow::Status::Invalid(
         "a write task needs its own non-negative partition id and attempt id (they name "
@@ -62,7 +62,7 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
   ARROW_ASSIGN_OR_RAISE(task->partitioner_, Partitioner::Make(plan->schema, plan->spec));
   ARROW_ASSIGN_OR_RAISE(task->sorter_,
                         RowSorter::Make(plan->schema, plan->spec, plan->sort_order,
-                                        plan->task_sort_run_bytes, pool));
+                                        plan->task_sort_run_bytes, pool, env));
   task->buffer_budget_ = plan->task_buffer_budget_bytes;
   task->plan_ = std::move(plan);
   return task;

@@ -12,6 +12,7 @@
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/io/file_io.h"
+#include "floe/util/env.h"
 #include "floe/write/partitioner.h"
 #include "floe/write/rolling_writer.h"
 #include "floe/write/row_sorter.h"
@@ -27,9 +28,12 @@ class WriteTask {
  public:
   /// `partition_id` and `attempt_id` must be non-negative and unique per task attempt of
   /// the write: they are part of every file name. A task refuses to run without them.
+  /// The task allocates from `pool` and spills sorted rows below `env`'s temporary
+  /// directory.
   static arrow::Result<std::unique_ptr<WriteTask>> Make(
       std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
-      int64_t attempt_id, arrow::MemoryPool* pool = arrow::default_memory_pool());
+      int64_t attempt_id, arrow::MemoryPool* pool = arrow::default_memory_pool(),
+      Env* env = Env::Default());
   ~WriteTask();
   WriteTask(const WriteTask&) = delete;
   WriteTask& operator=(const WriteTask&) = delete;
