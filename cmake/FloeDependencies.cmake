@@ -49,11 +49,15 @@ endif()
 
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(SQLite3 REQUIRED)
-# libpq for the PostgreSQL catalog (Debian: libpq-dev).
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+# libpq for the PostgreSQL catalog (Debian: libpq-dev), with FLOE_WITH_POSTGRES.
+if(FLOE_WITH_POSTGRES)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+endif()
 find_package(ZLIB REQUIRED)
-find_package(CURL REQUIRED)  # the REST catalog client
+if(FLOE_WITH_REST)
+  find_package(CURL REQUIRED)  # the REST catalog client
+endif()
 find_package(CLI11 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 if(FLOE_BUILD_TESTS)

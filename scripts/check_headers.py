@@ -4,8 +4,9 @@ should not, and every floe source respects the layer order of DESIGN.md.
 
   scripts/check_headers.py --build build/debug [--jobs 2]
 
-A public header is any src/floe/<layer>/*.h whose name does not end in _internal.h (cli/
-and testing/ are not library API). Each is compiled alone (`-fsyntax-only -H`, the
+The layers and what each may include come from src/floe/layers.txt, the one place the
+build reads them from too. A public header is any src/floe/<layer>/*.h whose name does not
+end in _internal.h (cli/ and testing/ are not library API). Each is compiled alone (`-fsyntax-only -H`, the
 library's own flags without its precompiled header, which would hide a missing include)
 and the include tree the compiler prints is checked:
   * no third-party header other than Arrow/Parquet and the C++ standard library
@@ -29,8 +30,38 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
-LAYERS = "util spec avro manifest transform expr io write gate catalog commit scan table".split()
-ARROW_LIGHT = {"spec", "avro", "manifest", "expr", "catalog", "commit"}
+LAYERS_FILE = SRC / "floe" / "layers.txt"
+# Folders of src/floe that are not library layers.
+NOT_LAYERS = {"cli", "testing"}
+
+
+def read_layers(text):
+    """layers.txt as ({layer: set of layers it may include}, Arrow-light layers), in file
+    order. Each layer may include itself, util, what it names and what those may."""
+    allowed, arrow_light = {}, set()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, rest = line.partition(":")
+        name, names = name.strip(), rest.split()
+        if not sep or not re.fullmatch(r"[a-z_]+(/[a-z_]+)*|arrow-light", name):
+            raise SystemExit(f"layers.txt:{number}: expected '<folder>: <layers>', got {raw!r}")
+        if name == "arrow-light":
+            arrow_light.update(names)
+            continue
+        reach = {name, "util"}
+        for below in names:
+            if below not in allowed:
+                raise SystemExit(f"layers.txt:{number}: {name} builds on {below}, which is "
+                                 "not a layer listed above it")
+            reach |= allowed[below]
+        allowed[name] = reach
+    return allowed, arrow_light
+
+
+ALLOWED, ARROW_LIGHT = read_layers(LAYERS_FILE.read_text())
+LAYERS = list(ALLOWED)
 # Headers in Arrow-light layers whose job is converting to or from Arrow data.
 ARROW_HEADERS = {"floe/spec/arrow_schema.h", "floe/spec/arrow_value.h", "floe/expr/row_filter.h"}
 ARROW_STATUS = {"arrow/status.h", "arrow/result.h"}
@@ -49,10 +80,14 @@ FORBIDDEN = [
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.MULTILINE)
 
 
+def layer_of(path):
+    """The folder of a source below src/floe, as layers.txt names layers."""
+    return path.parent.relative_to(SRC / "floe").as_posix()
+
+
 def public_headers():
-    for path in sorted((SRC / "floe").glob("*/*.h")):
-        layer = path.parent.name
-        if layer in LAYERS and not path.name.endswith("_internal.h"):
+    for path in sorted((SRC / "floe").rglob("*.h")):
+        if layer_of(path) in ALLOWED and not path.name.endswith("_internal.h"):
             yield path
 
 
@@ -97,7 +132,7 @@ def check_header(compiler, flags, header):
             if pattern.search(included) and what not in reported:
                 reported.add(what)
                 findings.append(f"{name} includes {what} ({included})")
-    layer = header.parent.name
+    layer = layer_of(header)
     if layer in ARROW_LIGHT and name not in ARROW_HEADERS:
         for target in INCLUDE.findall(header.read_text()):
             if target.startswith(("arrow/", "parquet/")) and target not in ARROW_STATUS:
@@ -105,36 +140,77 @@ def check_header(compiler, flags, header):
     return findings
 
 
-def check_layers():
-    """A layer includes only the layers before it (util is below everything)."""
-    rank = {layer: i for i, layer in enumerate(LAYERS)}
+def check_layers(sources, allowed):
+    """Findings for includes the layer graph does not allow. `sources` yields (path below
+    src/floe as text, file content)."""
     findings = []
-    for path in sorted((SRC / "floe").glob("*/*")):
-        layer = path.parent.name
-        if layer not in rank or path.suffix not in (".h", ".cc"):
+    for relative, text in sources:
+        folder = relative.rpartition("/")[0]
+        top = folder.split("/")[0]
+        if top in NOT_LAYERS:
             continue
-        for target in INCLUDE.findall(path.read_text()):
-            parts = target.split("/")
-            if len(parts) < 3 or parts[0] != "floe":
+        if folder not in allowed:
+            findings.append(f"floe/{relative} is in folder '{folder}', which is not a layer of "
+                            "src/floe/layers.txt")
+            continue
+        is_test = relative.endswith(("_test.cc", "_fuzz.cc", "_benchmark.cc"))
+        for target in INCLUDE.findall(text):
+            if not target.startswith("floe/") or target.count("/") < 2:
                 continue
-            if parts[1] == "testing" and path.name.endswith(("_test.cc", "_fuzz.cc")):
+            target_layer = target[len("floe/"):].rpartition("/")[0]
+            if target_layer.split("/")[0] == "testing" and is_test:
                 continue
-            if parts[1] not in rank:
-                findings.append(f"{path.relative_to(SRC)} includes {target}, outside the library")
-            elif rank[parts[1]] > rank[layer]:
-                findings.append(f"{path.relative_to(SRC)} ({layer}) includes {target} from the "
-                                f"higher {parts[1]} layer")
+            if target_layer not in allowed:
+                findings.append(f"floe/{relative} includes {target}, outside the library")
+            elif target_layer not in allowed[folder]:
+                findings.append(f"floe/{relative} ({folder}) includes {target}: {folder} does "
+                                f"not build on {target_layer} in src/floe/layers.txt")
     return findings
+
+
+def library_sources():
+    for path in sorted((SRC / "floe").rglob("*")):
+        if path.suffix in (".h", ".cc"):
+            yield path.relative_to(SRC / "floe").as_posix(), path.read_text()
+
+
+def self_test():
+    """Plants what the check must catch and fails unless each is caught."""
+    allowed, _ = read_layers(LAYERS_FILE.read_text() + "\ndelta: write\n")
+    planted = {
+        "a layer including one above it":
+            ("spec/planted.h", '#include "floe/table/table.h"\n'),
+        "a new layer including one it does not build on":
+            ("delta/planted.cc", '#include "floe/commit/committer.h"\n'),
+        "a folder that is not a layer":
+            ("iceberg2/planted.cc", '#include "floe/util/error.h"\n'),
+        "library code including the CLI":
+            ("write/planted.cc", '#include "floe/cli/commands.h"\n'),
+    }
+    missed = [what for what, source in planted.items() if not check_layers([source], allowed)]
+    fine = check_layers([("delta/fine.cc", '#include "floe/write/write_task.h"\n'
+                                           '#include "floe/io/file_io.h"\n')], allowed)
+    for what in missed:
+        print(f"self-test: {what} was not reported")
+    for finding in fine:
+        print(f"self-test: an allowed include was reported: {finding}")
+    print(f"self-test: {len(planted) - len(missed)} of {len(planted)} planted faults reported")
+    return 1 if missed or fine else 0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", required=True, type=pathlib.Path)
+    parser.add_argument("--build", type=pathlib.Path)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--self-test", action="store_true")
     options = parser.parse_args()
+    if options.self_test:
+        return self_test()
+    if options.build is None:
+        parser.error("--build is required")
     compiler, flags = compiler_flags(options.build.resolve())
     headers = list(public_headers())
-    findings = check_layers()
+    findings = check_layers(library_sources(), ALLOWED)
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
         for result in pool.map(lambda h: check_header(compiler, flags, h), headers):
             findings.extend(result)

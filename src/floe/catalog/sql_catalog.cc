@@ -181,6 +181,7 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenMemory(
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
     const CatalogOptions& options) {
+#ifdef FLOE_WITH_POSTGRES
   // The URI forms of pyiceberg (SQLAlchemy: postgresql+psycopg2://...) and iceberg-java
   // (jdbc:postgresql://...) name the same database libpq reaches as postgresql://...
   std::string uri = options.uri;
@@ -201,6 +202,11 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
   ARROW_ASSIGN_OR_RAISE(auto database, OpenPostgresDatabase(uri, connection));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(options, options.warehouse));
   return Make(std::move(database), options, std::move(io));
+#else
+  (void)options;
+  return MakeError(ErrorKind::kNotSupported,
+                   "this floe was built without the PostgreSQL catalog (FLOE_WITH_POSTGRES)");
+#endif
 }
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(

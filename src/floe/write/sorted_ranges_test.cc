@@ -85,8 +85,9 @@ class SortedRangesTest : public ::testing::Test {
         const SortRow& row = parts[part][i];
         if (last != nullptr) {
           ASSERT_FALSE(SortRowBefore(row, *last)) << "part " << part << " row " << i;
-          if (i == 0)
+          if (i == 0) {
             ASSERT_FALSE(SameKey(row, *last)) << "a key in parts before " << part;
+          }
         }
         last = &row;
         all.push_back(row);
