@@ -65,7 +65,7 @@ arrow::Status RunWriter(const Flags& flags, int writer, std::vector<double>* lat
     auto started = Clock::now();
     if (c == flags.warmup) span->begin = started;
     floe::FastAppend append(target);
-    append.AppendFile(std::move(file));
+    append.AddDataFile(std::move(file));
     ARROW_ASSIGN_OR_RAISE(auto report, append.Commit(state));
     auto ended = Clock::now();
     double ms = std::chrono::duration<double, std::milli>(ended - started).count();

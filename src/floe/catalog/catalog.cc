@@ -128,33 +128,40 @@ void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
     registry->catalogs[std::move(type)] = {std::move(forms), std::move(example),
                                            std::move(factory)};
   };
-  add("sql",
-      {"sqlite:*", "jdbc:sqlite:*"
+  // A catalog this build leaves out still takes its URIs, to say so.
+  auto left_out = [](std::string what, std::string option) -> CatalogFactory {
+    return
+        [what, option](const CatalogOptions&) -> arrow::Result<std::unique_ptr<Catalog>> {
+          return MakeError(ErrorKind::kNotSupported, "this floe was built without the " +
+                                                         what + " (" + option + "=OFF)");
+        };
+  };
+  const std::vector<std::string> postgres = {"postgresql:*", "postgresql+*", "postgres:*",
+                                             "jdbc:postgresql:*"};
+  std::vector<std::string> sql = {"sqlite:*", "jdbc:sqlite:*"};
+  std::string sql_example = "sqlite:////absolute/path.db";
 #ifdef FLOE_WITH_POSTGRES
-       ,
-       "postgresql:*", "postgresql+*", "postgres:*", "jdbc:postgresql:*"
+  sql.insert(sql.end(), postgres.begin(), postgres.end());
+  sql_example += ", postgresql://user@host:port/database";
+#else
+  add("postgresql", postgres, "postgresql://user@host:port/database",
+      left_out("PostgreSQL catalog", "FLOE_WITH_POSTGRES"));
 #endif
-      },
-      "sqlite:////absolute/path.db"
-#ifdef FLOE_WITH_POSTGRES
-      ", postgresql://user@host:port/database"
-#endif
-      ,
+  add("sql", sql, sql_example,
       [](const CatalogOptions& options) -> arrow::Result<std::unique_ptr<Catalog>> {
-        if (options.uri.empty() || options.uri.find("sqlite:") != std::string::npos) {
+        if (options.uri.find("sqlite:") != std::string::npos) {
           return SqlCatalog::OpenSqlite(options);
         }
-#ifdef FLOE_WITH_POSTGRES
         return SqlCatalog::OpenPostgres(options);
-#else
-        return SqlCatalog::OpenSqlite(options);
-#endif
       });
   add("memory", {"memory", "memory:"}, "memory", SqlCatalog::OpenMemory);
   add("hadoop", {"hadoop", "hadoop:*"}, "hadoop:///warehouse/dir",
       FilesystemCatalog::Open);
 #ifdef FLOE_WITH_REST
   add("rest", {"http://*", "https://*"}, "http(s)://rest-server", RestCatalog::Open);
+#else
+  add("rest", {"http://*", "https://*"}, "http(s)://rest-server",
+      left_out("REST catalog client", "FLOE_WITH_REST"));
 #endif
 }
 

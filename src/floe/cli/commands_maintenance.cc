@@ -38,7 +38,7 @@ std::string DescribePlan(const WritePlan& plan) {
     out << "fanout, or clustered when the input is declared grouped by partition "
            "(--input-clustered)\n";
   }
-  if (plan.distribute_by_range) {
+  if (plan.distribution == Distribution::kBySortKey) {
     out << "  tasks (--threads): the rows are split by sort key, each task writing one "
            "key range gathered from every task's rows, as under Spark's range "
            "distribution (write.distribution-mode)\n";
@@ -48,7 +48,7 @@ std::string DescribePlan(const WritePlan& plan) {
   }
   if (!plan.spec->IsUnpartitioned()) {
     out << "  tasks (--threads): "
-        << (plan.distribute_by_partition
+        << (plan.distribution == Distribution::kByPartition
                 ? "each partition is written by one task, as under Spark's hash or range "
                   "distribution (write.distribution-mode)\n"
                 : "every task writes the partitions of the rows it gets, as under "
@@ -98,8 +98,7 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         if (result.supported()) {
           std::cout << "supported: floe writes " << id.ToString()
                     << " as iceberg-java would\n";
-          ARROW_ASSIGN_OR_RAISE(auto plan,
-                                WritePlan::Make(*loaded->metadata(), overlay, false));
+          ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*loaded->metadata(), overlay));
           std::cout << DescribePlan(*plan);
         } else {
           std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";

@@ -7,8 +7,10 @@
 
 namespace floe {
 
-Committer::Committer(CommitTarget target, TableState base, std::string data_location)
-    : target_(std::move(target)),
+Committer::Committer(std::unique_ptr<SnapshotProducer> producer, TableState base,
+                     std::string data_location)
+    : producer_(std::move(producer)),
+      target_(producer_->target()),
       base_(std::move(base)),
       data_location_(std::move(data_location)) {}
 
@@ -57,29 +59,8 @@ arrow::Result<CommitReport> Committer::Commit() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
   done_ = true;
-  arrow::Result<CommitReport> report;
-  if (overwrite_) {
-    OverwriteFiles overwrite(target_);
-    for (const auto& file : data_files_) overwrite.AddFile(file);
-    for (const auto& path : overwrite_->delete_paths) overwrite.DeleteFile(path);
-    if (overwrite_->replace_partitions) overwrite.ReplacePartitions();
-    if (overwrite_->rewrite) overwrite.RewriteFiles();
-    overwrite.ValidateFromSnapshot(overwrite_->read_snapshot_id);
-    if (overwrite_->conflict_filter) {
-      overwrite.ConflictDetectionFilter(overwrite_->conflict_filter, overwrite_->schema);
-    }
-    // iceberg-java's Spark writes: serializable checks new data and new deletes, snapshot
-    // only new deletes.
-    if (overwrite_->isolation == IsolationLevel::kSerializable)
-      overwrite.ValidateNoConflictingData();
-    overwrite.ValidateNoConflictingDeletes();
-    report = overwrite.Commit(base_);
-  } else {
-    // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
-    FastAppend append(target_, /*merge=*/true);
-    for (const auto& file : data_files_) append.AppendFile(file);
-    report = append.Commit(base_);
-  }
+  for (const auto& file : data_files_) producer_->AddDataFile(file);
+  arrow::Result<CommitReport> report = producer_->Commit(base_);
   if (!report.ok() && KindOf(report.status()) != ErrorKind::kCommitStateUnknown) {
     for (const auto& location : owned_locations_) {
       auto status = target_.io->Delete(location);

@@ -9,35 +9,21 @@
 #include <string_view>
 #include <vector>
 
-#include "floe/commit/fast_append.h"
-#include "floe/commit/overwrite_files.h"
+#include "floe/commit/snapshot_producer.h"
 
 namespace floe {
-
-/// What an overwrite commits besides the tasks' new files (see OverwriteFiles).
-struct OverwriteRequest {
-  /// Data files the operation removes (copy-on-write rewrites, static overwrites).
-  std::vector<std::string> delete_paths;
-  /// Dynamic overwrite: replace the partitions the new files fall in.
-  bool replace_partitions = false;
-  /// The snapshot the operation read (nullopt: an empty table).
-  std::optional<int64_t> read_snapshot_id;
-  /// The rows it read (bound, NOT-free, over `schema`); null: every row.
-  ExpressionPtr conflict_filter;
-  SchemaPtr schema;
-  IsolationLevel isolation = IsolationLevel::kSerializable;
-  /// A compaction: the new files hold the deleted files' rows ("replace" snapshot).
-  bool rewrite = false;
-};
 
 /// Thread-safe: tasks on several threads may hand in messages at once.
 class Committer {
  public:
-  /// A committer appending to the table `target` names, whose state at plan time was
-  /// `base`. Only files under `data_location` (the write's data location) are accepted
-  /// from tasks and ever deleted: a corrupt or hostile message cannot make the committer
-  /// delete anything else.
-  Committer(CommitTarget target, TableState base, std::string data_location);
+  /// A committer for `producer` (a FastAppend, an OverwriteFiles set up as the operation
+  /// needs), which commits to the table its target names, whose state at plan time was
+  /// `base`; the data files of the tasks' messages are added to it. Only files under
+  /// `data_location` (the write's data location) are accepted from tasks and ever
+  /// deleted: a corrupt or hostile message cannot make the committer delete anything
+  /// else.
+  Committer(std::unique_ptr<SnapshotProducer> producer, TableState base,
+            std::string data_location);
   ~Committer();
 
   /// Takes ownership of a task's files: first the locations (so they can be deleted
@@ -46,10 +32,7 @@ class Committer {
   /// message that are under the data location stay owned.
   arrow::Status Add(std::string_view message);
 
-  /// Makes the commit an overwrite instead of an append.
-  void SetOverwrite(OverwriteRequest request) { overwrite_ = std::move(request); }
-
-  /// Commits everything added as one snapshot (an append, or the overwrite set). On a
+  /// Commits the producer's snapshot with every file added. On a
   /// cleanable failure the data files of every message are deleted; after
   /// CommitStateUnknown nothing is.
   arrow::Result<CommitReport> Commit();
@@ -64,13 +47,13 @@ class Committer {
  private:
   arrow::Status OutsideDataLocation(const std::string& location) const;
 
+  std::unique_ptr<SnapshotProducer> producer_;
   CommitTarget target_;
   TableState base_;
   std::string data_location_;
   mutable std::mutex mutex_;
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;
-  std::optional<OverwriteRequest> overwrite_;
   bool done_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/catalog/sql_catalog.h"
+#include "floe/commit/fast_append.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
@@ -42,8 +43,9 @@ class CommitterTest : public ::testing::Test {
   }
 
   std::unique_ptr<Committer> Make() {
-    return std::make_unique<Committer>(CommitTarget{catalog_, {{"db"}, "t"}, io_}, state_,
-                                       state_.metadata->location + "/data");
+    return std::make_unique<Committer>(
+        std::make_unique<FastAppend>(CommitTarget{catalog_, {{"db"}, "t"}, io_}, true),
+        state_, state_.metadata->location + "/data");
   }
 
   testing::TempDirectory directory_;
@@ -141,8 +143,9 @@ class CommitRetryTest : public ::testing::Test {
   }
 
   arrow::Result<CommitReport> Commit() {
-    Committer committer(CommitTarget{catalog_, {{"db"}, "t"}, io_, &env_}, state_,
-                        state_.metadata->location + "/data");
+    Committer committer(std::make_unique<FastAppend>(
+                            CommitTarget{catalog_, {{"db"}, "t"}, io_, &env_}, true),
+                        state_, state_.metadata->location + "/data");
     return committer.Commit();
   }
 

@@ -17,8 +17,7 @@ class FastAppend final : public SnapshotProducer {
   explicit FastAppend(CommitTarget target, bool merge = false)
       : SnapshotProducer(std::move(target)), merge_(merge) {}
 
-  /// Adds a data file written with spec `file.spec_id`.
-  void AppendFile(DataFile file) { files_.push_back(std::move(file)); }
+  void AddDataFile(DataFile file) override { files_.push_back(std::move(file)); }
   size_t file_count() const { return files_.size(); }
 
  protected:

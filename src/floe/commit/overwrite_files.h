@@ -26,7 +26,7 @@ class OverwriteFiles final : public SnapshotProducer {
   explicit OverwriteFiles(CommitTarget target) : SnapshotProducer(std::move(target)) {}
 
   /// A data file to add (written with spec `file.spec_id`).
-  void AddFile(DataFile file) { added_.push_back(std::move(file)); }
+  void AddDataFile(DataFile file) override { added_.push_back(std::move(file)); }
   /// A data file to remove, by path. It must still be live when the commit applies; a
   /// file a concurrent commit removed fails the commit ("Missing required files to
   /// delete").

@@ -72,6 +72,10 @@ class SnapshotProducer {
   /// after CommitStateUnknown nothing is deleted. Data files are never rewritten.
   arrow::Result<CommitReport> Commit(const TableState& base);
 
+  /// Adds a data file the new snapshot adds (written with spec `file.spec_id`).
+  virtual void AddDataFile(DataFile file) = 0;
+
+  const CommitTarget& target() const { return target_; }
   int64_t snapshot_id() const { return snapshot_id_; }
   /// Every metadata file (manifest or manifest list) this producer wrote.
   const std::vector<std::string>& written_files() const { return written_; }
@@ -107,8 +111,6 @@ class SnapshotProducer {
   /// Manifests of the parent this attempt replaced (rewrote or merged); the summary's
   /// manifests-replaced. Apply adds the ones it rewrites; merging adds the rest.
   int replaced_manifests_ = 0;
-
-  const CommitTarget& target() const { return target_; }
 
  private:
   arrow::Result<CommitReport> Attempt(const TableState& base, int attempt);

@@ -201,7 +201,9 @@ const std::vector<Rule>& Rules() {
               "property write.target-file-size-bytes must be a positive integer");
         }
         if (auto spec = context.metadata.DefaultSpec()) {
-          auto distribution = WritePlan::DistributesByPartition(*spec, context.effective);
+          auto order = context.metadata.DefaultSortOrder();
+          auto distribution = WritePlan::DistributionFor(
+              *spec, order ? *order : *SortOrder::Unsorted(), context.effective);
           if (!distribution.ok()) reasons->push_back(distribution.status().message());
         }
       },

@@ -141,7 +141,7 @@ TEST(GateTest, AcceptsSortOrdersTheWriterSortsByAndDeclinesOthers) {
        {*Transform::Parse("truncate[2]"), 5}});
   GateResult result = CheckWrite(sorted, {});
   EXPECT_TRUE(result.supported()) << result.ToString();
-  auto plan = WritePlan::Make(sorted, {}, false);
+  auto plan = WritePlan::Make(sorted, {});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_TRUE(WriteTask::Make(*plan, *MakeArrowFileIO(), 0, 0).ok());
 
@@ -158,7 +158,7 @@ TEST(GateTest, AcceptsSortOrdersTheWriterSortsByAndDeclinesOthers) {
     ASSERT_FALSE(result.supported()) << reason;
     EXPECT_NE(result.ToString().find(reason), std::string::npos) << result.ToString();
     // The writer refuses too, before any file exists.
-    auto declined_plan = WritePlan::Make(declined, {}, false);
+    auto declined_plan = WritePlan::Make(declined, {});
     ASSERT_TRUE(declined_plan.ok());
     EXPECT_FALSE(WriteTask::Make(*declined_plan, *MakeArrowFileIO(), 0, 0).ok())
         << reason;
@@ -220,7 +220,7 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
     for (const char* partition_by : {"", "id"}) {
       auto metadata = Metadata("id long", partition_by);
       PropertyMap options = {{"write.distribution-mode", mode}};
-      EXPECT_EQ(WritePlan::Make(*metadata, options, false).ok(),
+      EXPECT_EQ(WritePlan::Make(*metadata, options).ok(),
                 CheckWrite(*metadata, options).supported())
           << mode << " " << partition_by;
     }
@@ -235,7 +235,7 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
 // What the writer itself does with a table: plan, open a task, write one row of nulls and
 // close its files. The gate must accept exactly the tables this succeeds for.
 arrow::Status WriterRuns(const TableMetadata& metadata) {
-  ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(metadata, {}, false));
+  ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(metadata, {}));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
   ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(plan, io, 0, 0));
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*plan->schema));

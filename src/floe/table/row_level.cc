@@ -167,10 +167,10 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   RowLevelResult result;
   if (matches.empty()) return result;
 
-  OverwriteRequest request;
+  auto overwrite = NewOverwrite(isolation, bound);
   std::vector<FileScanTask> partial;
   for (auto& match : matches) {
-    request.delete_paths.push_back(match.task.file.file_path);
+    overwrite->DeleteFile(match.task.file.file_path);
     result.rows_removed += match.matched;
     if (match.matched < match.task.file.record_count) partial.push_back(match.task);
   }
@@ -183,18 +183,14 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
-  if (auto current = state_.metadata->CurrentSnapshot())
-    request.read_snapshot_id = current->snapshot_id;
-  request.conflict_filter = bound;
-  request.schema = state_.metadata->CurrentSchema();
-  request.isolation = isolation;
 
   SchemaPtr schema = state_.metadata->CurrentSchema();
   ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
   KeptRowsReader kept(io(), std::move(partial), schema, bound, arrow_schema,
                       std::move(name_mapping));
-  ARROW_ASSIGN_OR_RAISE(auto written, Write(kept, options, std::move(request), nullptr));
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(kept, options, std::move(overwrite),
+                                            /*commit_if_empty=*/true, nullptr));
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = kept.rows();
@@ -237,7 +233,9 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
     }
     groups[key].push_back(std::move(task));
   }
-  OverwriteRequest request;
+  // Only deletes conflict with a rewrite: the rows stay the same whatever was appended.
+  auto overwrite = NewOverwrite(IsolationLevel::kSnapshot, nullptr);
+  overwrite->RewriteFiles();
   std::vector<FileScanTask> chosen;
   for (auto& [key, files] : groups) {
     int64_t bytes = 0;
@@ -245,18 +243,13 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
     if (static_cast<int>(files.size()) < min_input_files && bytes <= target) continue;
     if (files.size() == 1 && bytes <= static_cast<int64_t>(max_size)) continue;
     for (auto& file : files) {
-      request.delete_paths.push_back(file.file.file_path);
+      overwrite->DeleteFile(file.file.file_path);
       chosen.push_back(std::move(file));
     }
   }
   if (chosen.empty()) return result;
   result.files_removed = static_cast<int64_t>(chosen.size());
   result.files_rewritten = result.files_removed;
-  request.read_snapshot_id = state_.metadata->CurrentSnapshot()->snapshot_id;
-  request.schema = state_.metadata->CurrentSchema();
-  // Only deletes conflict with a rewrite: the rows stay the same whatever was appended.
-  request.isolation = IsolationLevel::kSnapshot;
-  request.rewrite = true;
   SchemaPtr schema = state_.metadata->CurrentSchema();
   ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
@@ -267,7 +260,8 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   AppendOptions write = options;
   write.threads = 1;
   write.input_clustered = true;
-  ARROW_ASSIGN_OR_RAISE(auto written, Write(rows, write, std::move(request), nullptr));
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(rows, write, std::move(overwrite),
+                                            /*commit_if_empty=*/true, nullptr));
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = rows.rows();
@@ -287,7 +281,7 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
   RowLevelResult result;
-  OverwriteRequest request;
+  auto overwrite = NewOverwrite(isolation, bound);
   for (const auto& match : matches) {
     if (match.matched < match.task.file.record_count) {
       return MakeError(ErrorKind::kValidationFailed,
@@ -297,15 +291,10 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
                            std::to_string(match.task.file.record_count) +
                            " rows match); use floe delete for a row-level delete");
     }
-    request.delete_paths.push_back(match.task.file.file_path);
+    overwrite->DeleteFile(match.task.file.file_path);
     result.rows_removed += match.matched;
   }
   result.files_removed = static_cast<int64_t>(matches.size());
-  if (auto current = state_.metadata->CurrentSnapshot())
-    request.read_snapshot_id = current->snapshot_id;
-  request.conflict_filter = bound;
-  request.schema = state_.metadata->CurrentSchema();
-  request.isolation = isolation;
   // Every new row must fall under the filter it replaces (iceberg-java validates the
   // added files the same way).
   int64_t row_offset = 0;
@@ -325,7 +314,8 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
     row_offset += batch.num_rows();
     return arrow::Status::OK();
   };
-  ARROW_ASSIGN_OR_RAISE(auto written, Write(input, options, std::move(request), check));
+  ARROW_ASSIGN_OR_RAISE(auto written, Write(input, options, std::move(overwrite),
+                                            /*commit_if_empty=*/true, check));
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = written.rows;

@@ -10,9 +10,11 @@
 #include "arrow/record_batch.h"
 #include "floe/catalog/catalog.h"
 #include "floe/commit/committer.h"
+#include "floe/commit/overwrite_files.h"
 #include "floe/commit/snapshot_producer.h"
 #include "floe/gate/gate.h"
 #include "floe/scan/table_scan.h"
+#include "floe/table/write_job.h"
 #include "floe/write/write_plan.h"
 
 namespace floe {
@@ -27,18 +29,8 @@ struct CreateTableOptions {
   std::string location;     ///< The catalog's default location when empty.
 };
 
-/// Progress of a running append, reported after each input batch and, on a sorted table
-/// (whose tasks hold their rows back until the input ends), as the tasks write out their
-/// sorted rows.
-struct AppendProgress {
-  int64_t rows = 0;     ///< Input rows read.
-  int64_t batches = 0;  ///< Input batches read.
-  /// The input is all read: a sorted table's tasks are sorting and writing its rows.
-  bool input_done = false;
-  /// Rows a sorted table's tasks have written out in sort order so far (all `rows` once
-  /// they are done).
-  int64_t rows_sorted = 0;
-};
+/// Progress of a running append (see WriteProgress).
+using AppendProgress = WriteProgress;
 
 struct AppendOptions {
   /// Per-write options overlaid on the table's properties (as iceberg-java's write
@@ -154,12 +146,20 @@ class Table {
   /// NotSupported naming the table, `what` floe declines to do to it and the gate's
   /// reasons, when `gate` declines; OK otherwise.
   arrow::Status Declined(const GateResult& gate, std::string_view what) const;
-  /// Writes `input` with tasks and commits it as an append, or as the overwrite
-  /// requested. `check_rows` sees every conformed batch before it is written.
+  /// Writes `input` with a WriteJob and commits its files with `producer` (an append or
+  /// an overwrite). `check_rows` sees every conformed batch before it is written. Without
+  /// `commit_if_empty`, a write of no files commits nothing (a dynamic overwrite).
   arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input,
                                     const AppendOptions& options,
-                                    std::optional<OverwriteRequest> overwrite,
-                                    const RowCheck& check_rows);
+                                    std::unique_ptr<SnapshotProducer> producer,
+                                    bool commit_if_empty, const RowCheck& check_rows);
+  /// An overwrite validated as iceberg-java's Spark writes validate theirs: against the
+  /// commits since the current snapshot (the one the operation read), for conflicts with
+  /// the rows `conflict_filter` (bound over the current schema; null: every row) selects;
+  /// under serializable isolation new data and new deletes conflict, under snapshot only
+  /// new deletes.
+  std::unique_ptr<OverwriteFiles> NewOverwrite(IsolationLevel isolation,
+                                               ExpressionPtr conflict_filter) const;
 
   std::shared_ptr<Catalog> catalog_;
   TableIdentifier id_;

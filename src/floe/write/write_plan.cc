@@ -1,11 +1,11 @@
 #include "floe/write/write_plan.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 #include "floe/util/uuid.h"
 
 namespace floe {
@@ -22,14 +22,25 @@ std::string_view WriterModeName(WriterMode mode) {
   return "unpartitioned";
 }
 
+std::string_view DistributionName(Distribution distribution) {
+  switch (distribution) {
+    case Distribution::kNone:
+      return "none";
+    case Distribution::kByPartition:
+      return "partition";
+    case Distribution::kBySortKey:
+      return "sort-key";
+  }
+  return "none";
+}
+
 namespace {
 
 // write.distribution-mode in lower case (empty when unset); InvalidInput naming the
 // property, never its value, unless none, hash or range.
 arrow::Result<std::string> DistributionMode(const PropertyMap& properties) {
-  std::string distribution = properties::kWriteDistributionMode.Get(properties);
-  std::transform(distribution.begin(), distribution.end(), distribution.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string distribution =
+      AsciiLower(properties::kWriteDistributionMode.Get(properties));
   if (!distribution.empty() && distribution != "none" && distribution != "hash" &&
       distribution != "range") {
     return MakeError(ErrorKind::kInvalidInput,
@@ -41,7 +52,8 @@ arrow::Result<std::string> DistributionMode(const PropertyMap& properties) {
 }  // namespace
 
 arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
-    const TableMetadata& metadata, const PropertyMap& options, bool input_clustered) {
+    const TableMetadata& metadata, const PropertyMap& options,
+    const WritePlanOptions& plan_options) {
   auto plan = std::make_shared<WritePlan>();
   plan->format_version = metadata.format_version;
   plan->table_location = metadata.location;
@@ -51,8 +63,16 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   plan->properties = metadata.properties;
   for (const auto& [key, value] : options) plan->properties[key] = value;
   ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromProperties(plan->properties));
-  // A fanout task's open files share one row group's worth of buffered rows.
+  // A fanout task's open files share one row group's worth of buffered rows, or their
+  // share of half the memory limit.
+  const int tasks = std::max(1, plan_options.tasks);
   plan->task_buffer_budget_bytes = plan->parquet.row_group_size_bytes;
+  if (plan_options.memory_limit > 0) {
+    plan->task_buffer_budget_bytes = plan_options.memory_limit / 2 / tasks;
+    // Sorting a run needs about twice the run (the rows and their sorted copy), while
+    // no file is open; merging needs a batch of every run next to the open files.
+    plan->task_sort_run_bytes = plan_options.memory_limit / 4 / tasks;
+  }
   ARROW_ASSIGN_OR_RAISE(plan->target_file_size_bytes,
                         properties::kTargetFileSizeBytes.Parse(plan->properties));
   if (plan->target_file_size_bytes <= 0) {
@@ -66,28 +86,34 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
     // Spark uses the fanout writer for them when write.spark.fanout.enabled is true,
     // which writes the same files holding more open, so floe keeps the clustered one.
     const bool grouped =
-        plan->sorts_rows() ||
-        (input_clustered && !properties::kSparkFanoutEnabled.Get(plan->properties));
+        plan->sorts_rows() || (plan_options.input_clustered &&
+                               !properties::kSparkFanoutEnabled.Get(plan->properties));
     plan->mode = grouped ? WriterMode::kClustered : WriterMode::kFanout;
   }
-  ARROW_ASSIGN_OR_RAISE(plan->distribute_by_partition,
-                        DistributesByPartition(*plan->spec, plan->properties));
-  // Spark ranges an unpartitioned sorted table's rows by sort key under range, or when
-  // the mode is unset; under hash (no partition to hash) and none it does not.
-  ARROW_ASSIGN_OR_RAISE(auto distribution, DistributionMode(plan->properties));
-  plan->distribute_by_range = plan->spec->IsUnpartitioned() && plan->sorts_rows() &&
-                              (distribution.empty() || distribution == "range");
+  ARROW_ASSIGN_OR_RAISE(
+      plan->distribution,
+      DistributionFor(*plan->spec,
+                      plan->sort_order ? *plan->sort_order : *SortOrder::Unsorted(),
+                      plan->properties));
   plan->operation_id = Uuid::Random().ToString();
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
 
-arrow::Result<bool> WritePlan::DistributesByPartition(const PartitionSpec& spec,
-                                                      const PropertyMap& properties) {
-  ARROW_ASSIGN_OR_RAISE(auto distribution, DistributionMode(properties));
+arrow::Result<Distribution> WritePlan::DistributionFor(const PartitionSpec& spec,
+                                                       const SortOrder& sort_order,
+                                                       const PropertyMap& properties) {
+  ARROW_ASSIGN_OR_RAISE(auto mode, DistributionMode(properties));
   // Spark's default when unset (SparkWriteConf): range when sorted, hash when
-  // partitioned. On a partitioned table either keeps each partition's rows in one task;
-  // an unpartitioned table has none to share (range may split a sorted one by key).
-  return !spec.IsUnpartitioned() && distribution != "none";
+  // partitioned. On a partitioned table either keeps each partition's rows in one task.
+  if (!spec.IsUnpartitioned()) {
+    return mode == "none" ? Distribution::kNone : Distribution::kByPartition;
+  }
+  // An unpartitioned table has no partition to share; Spark ranges a sorted one's rows by
+  // sort key under range, or when the mode is unset (not under hash or none).
+  if (!sort_order.IsUnsorted() && (mode.empty() || mode == "range")) {
+    return Distribution::kBySortKey;
+  }
+  return Distribution::kNone;
 }
 
 std::string WritePlan::Serialize() const {
@@ -103,8 +129,7 @@ std::string WritePlan::Serialize() const {
   json["target-file-size-bytes"] = target_file_size_bytes;
   json["operation-id"] = operation_id;
   json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
-  json["distribute-by-partition"] = distribute_by_partition;
-  json["distribute-by-range"] = distribute_by_range;
+  json["distribution"] = std::string(DistributionName(distribution));
   json["task-sort-run-bytes"] = task_sort_run_bytes;
   return json.dump();
 }
@@ -139,8 +164,16 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     plan->operation_id = json.at("operation-id").get<std::string>();
     plan->task_buffer_budget_bytes =
         json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
-    plan->distribute_by_partition = json.value("distribute-by-partition", false);
-    plan->distribute_by_range = json.value("distribute-by-range", false);
+    std::string distribution = json.value("distribution", std::string("none"));
+    if (distribution == "none") {
+      plan->distribution = Distribution::kNone;
+    } else if (distribution == "partition") {
+      plan->distribution = Distribution::kByPartition;
+    } else if (distribution == "sort-key") {
+      plan->distribution = Distribution::kBySortKey;
+    } else {
+      return bad("unknown distribution '" + distribution + "'");
+    }
     plan->task_sort_run_bytes = json.value("task-sort-run-bytes", int64_t{0});
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));

@@ -15,6 +15,35 @@ enum class WriterMode { kUnpartitioned, kClustered, kFanout };
 
 std::string_view WriterModeName(WriterMode mode);
 
+/// How a write's rows are shared among its tasks, as Spark's requested distribution
+/// shares them among its write tasks (write.distribution-mode, or Spark's default for the
+/// table when unset: range for a sorted table, hash for a partitioned one, none
+/// otherwise).
+enum class Distribution {
+  /// Each task writes whichever rows it is given.
+  kNone,
+  /// Each partition's rows go to one task (hash or range on a partitioned table).
+  kByPartition,
+  /// An unpartitioned sorted table's rows are split by sort key, each task writing one
+  /// key range (SortedRanges): range, or unset.
+  kBySortKey,
+};
+
+std::string_view DistributionName(Distribution distribution);
+
+/// What a plan is made for, besides the table and the write's options.
+struct WritePlanOptions {
+  /// The input arrives grouped by partition (then the clustered writer is used unless
+  /// write.spark.fanout.enabled is true); a sorted table's rows always reach the writer
+  /// grouped (see WritePlan::task_sort_run_bytes).
+  bool input_clustered = false;
+  /// The tasks that will run at once, sharing `memory_limit` (at least 1).
+  int tasks = 1;
+  /// Bytes the tasks may allocate together (0: no limit): half is their budget for
+  /// buffered row groups, a quarter the size of a sorted run before it spills.
+  int64_t memory_limit = 0;
+};
+
 /// Immutable; share as std::shared_ptr<const WritePlan>.
 struct WritePlan {
   int format_version = 2;
@@ -35,38 +64,33 @@ struct WritePlan {
   /// open files share one row group's worth. Each open file also holds its encoders (tens
   /// of KiB per column) outside this budget. See WriteTask::Write.
   int64_t task_buffer_budget_bytes = 0;
-  /// Whether the write's tasks share the partitions out (each partition's rows go to one
-  /// task), as Spark's hash and range distributions put each partition in one task:
-  /// write.distribution-mode, or Spark's default for the table when unset (range for a
-  /// sorted table, hash for a partitioned one, none otherwise). Without it (and without
-  /// distribute_by_range) each task writes whichever rows it is given.
-  bool distribute_by_partition = false;
-  /// Whether the write's tasks split the rows by sort key, so each task writes one key
-  /// range (SortedRanges), as Spark's range distribution does for an unpartitioned
-  /// sorted table: write.distribution-mode range, or unset.
-  bool distribute_by_range = false;
+  /// How the tasks share the rows; a job running one task ignores it.
+  Distribution distribution = Distribution::kNone;
   /// On a sorted table each task sorts its rows by the table's write ordering before
   /// writing them (RowSorter), as Spark sorts a task's rows; they then arrive grouped by
   /// partition, so Make picks the clustered writer for a partitioned one. A task holds up
   /// to this many bytes of rows before it spills them as a sorted run to a local
-  /// temporary file (0: RowSorter's default; Table::Write derives it from
-  /// --memory-limit).
+  /// temporary file (0: RowSorter's default; Make derives it from
+  /// WritePlanOptions::memory_limit).
   int64_t task_sort_run_bytes = 0;
   bool sorts_rows() const { return sort_order != nullptr && !sort_order->IsUnsorted(); }
 
   /// Builds a plan for the table's current schema, default spec and sort order. `options`
   /// overlay the table properties. Invalid property values give InvalidInput naming the
-  /// property. `input_clustered` says the input arrives grouped by partition (then the
-  /// clustered writer is used unless write.spark.fanout.enabled is true); a sorted
-  /// table's rows always reach the writer grouped (see task_sort_run_bytes).
+  /// property, never its value. The plan is complete when made: nothing changes it after.
   static arrow::Result<std::shared_ptr<const WritePlan>> Make(
-      const TableMetadata& metadata, const PropertyMap& options, bool input_clustered);
+      const TableMetadata& metadata, const PropertyMap& options,
+      const WritePlanOptions& plan_options = {});
 
-  /// distribute_by_partition for a table with `spec` and these effective properties; an
-  /// invalid write.distribution-mode gives InvalidInput naming the property.
-  static arrow::Result<bool> DistributesByPartition(const PartitionSpec& spec,
-                                                    const PropertyMap& properties);
+  /// The distribution for a table with `spec` and `sort_order` under these effective
+  /// properties; an invalid write.distribution-mode gives InvalidInput naming the
+  /// property.
+  static arrow::Result<Distribution> DistributionFor(const PartitionSpec& spec,
+                                                     const SortOrder& sort_order,
+                                                     const PropertyMap& properties);
 
+  /// The plan as text (JSON), to send to tasks in other threads, processes or engines'
+  /// executors; Deserialize gives an equal plan back.
   std::string Serialize() const;
   static arrow::Result<std::shared_ptr<const WritePlan>> Deserialize(
       std::string_view text);

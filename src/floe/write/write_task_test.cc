@@ -45,7 +45,7 @@ class WriteTaskTest : public ::testing::Test {
     EXPECT_TRUE(order.ok()) << order.status().ToString();
     auto metadata = NewTableMetadata(**schema, **spec, **order, directory_.Child("table"),
                                      std::move(properties));
-    auto plan = WritePlan::Make(**metadata, {}, clustered);
+    auto plan = WritePlan::Make(**metadata, {}, {.input_clustered = clustered});
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     return *plan;
   }
@@ -272,39 +272,39 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
 // range for a sorted one; hash and range keep each partition in one task, none and an
 // unpartitioned table do not; range splits an unpartitioned sorted table by sort key.
 TEST_F(WriteTaskTest, DistributionModeIsChosenAsSparkChoosesIt) {
-  EXPECT_TRUE(Plan("region")->distribute_by_partition);
-  EXPECT_TRUE(
-      Plan("region", {{"write.distribution-mode", "HASH"}})->distribute_by_partition);
-  EXPECT_TRUE(
-      Plan("region", {{"write.distribution-mode", "range"}})->distribute_by_partition);
-  EXPECT_FALSE(
-      Plan("region", {{"write.distribution-mode", "none"}})->distribute_by_partition);
-  EXPECT_FALSE(Plan("")->distribute_by_partition);
-  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "hash"}})->distribute_by_partition);
+  EXPECT_EQ(Plan("region")->distribution, Distribution::kByPartition);
+  EXPECT_EQ(Plan("region", {{"write.distribution-mode", "HASH"}})->distribution,
+            Distribution::kByPartition);
+  EXPECT_EQ(Plan("region", {{"write.distribution-mode", "range"}})->distribution,
+            Distribution::kByPartition);
+  EXPECT_EQ(Plan("region", {{"write.distribution-mode", "none"}})->distribution,
+            Distribution::kNone);
+  EXPECT_EQ(Plan("")->distribution, Distribution::kNone);
+  EXPECT_EQ(Plan("", {{"write.distribution-mode", "hash"}})->distribution,
+            Distribution::kNone);
   // An unpartitioned sorted table is split by sort key under range, or unset; not under
   // hash (nothing to hash) or none; a partitioned or unsorted table never.
-  EXPECT_TRUE(Plan("", {}, false, "score desc")->distribute_by_range);
-  EXPECT_TRUE(Plan("", {{"write.distribution-mode", "Range"}}, false, "score")
-                  ->distribute_by_range);
-  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "hash"}}, false, "score")
-                   ->distribute_by_range);
-  EXPECT_FALSE(Plan("", {{"write.distribution-mode", "none"}}, false, "score")
-                   ->distribute_by_range);
-  EXPECT_FALSE(Plan("region", {}, false, "score")->distribute_by_range);
-  EXPECT_FALSE(Plan("")->distribute_by_range);
+  EXPECT_EQ(Plan("", {}, false, "score desc")->distribution, Distribution::kBySortKey);
+  EXPECT_EQ(
+      Plan("", {{"write.distribution-mode", "Range"}}, false, "score")->distribution,
+      Distribution::kBySortKey);
+  EXPECT_EQ(Plan("", {{"write.distribution-mode", "hash"}}, false, "score")->distribution,
+            Distribution::kNone);
+  EXPECT_EQ(Plan("", {{"write.distribution-mode", "none"}}, false, "score")->distribution,
+            Distribution::kNone);
+  EXPECT_EQ(Plan("region", {}, false, "score")->distribution, Distribution::kByPartition);
   // The plan that travels to tasks keeps them.
   FLOE_ASSIGN_OR_FAIL(auto copy, WritePlan::Deserialize(Plan("region")->Serialize()));
-  EXPECT_TRUE(copy->distribute_by_partition);
+  EXPECT_EQ(copy->distribution, Distribution::kByPartition);
   FLOE_ASSIGN_OR_FAIL(auto ranged,
                       WritePlan::Deserialize(Plan("", {}, false, "id")->Serialize()));
-  EXPECT_TRUE(ranged->distribute_by_range);
+  EXPECT_EQ(ranged->distribution, Distribution::kBySortKey);
   // A value Spark would refuse is refused at plan time, naming the property only.
   auto schema = ParseSchemaText("id long not null, region string");
   auto spec = ParsePartitionBy("region", **schema);
   auto metadata = NewTableMetadata(**schema, **spec, *SortOrder::Unsorted(),
                                    directory_.Child("bad"), {});
-  auto bad =
-      WritePlan::Make(**metadata, {{"write.distribution-mode", "s3cr3t-mode"}}, false);
+  auto bad = WritePlan::Make(**metadata, {{"write.distribution-mode", "s3cr3t-mode"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("write.distribution-mode"), std::string::npos);
   EXPECT_EQ(bad.status().message().find("s3cr3t-mode"), std::string::npos);
@@ -316,7 +316,8 @@ TEST_F(WriteTaskTest, SharedPartitionsAreWrittenByOneTaskEach) {
   constexpr int kPartitions = 10;
   constexpr int kTasks = 3;
   auto plan = Plan("region");
-  ASSERT_TRUE(plan->distribute_by_partition);  // Spark's default for a partitioned table
+  ASSERT_EQ(plan->distribution,
+            Distribution::kByPartition);  // Spark's default for a partitioned table
   std::map<std::string, std::set<int>> tasks_of_partition;
   int64_t rows = 0;
   int64_t rows_written = 0;

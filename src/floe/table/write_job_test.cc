@@ -1,0 +1,213 @@
+// The split write path as a driver elsewhere (Python, Spark) runs it, and WriteJob's
+// ownership of a failed job's files.
+#include "floe/table/write_job.h"
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "arrow/api.h"
+#include "floe/catalog/sql_catalog.h"
+#include "floe/commit/fast_append.h"
+#include "floe/io/location_provider.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/table/table.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
+#include "floe/write/write_task.h"
+
+namespace floe {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::shared_ptr<arrow::RecordBatch> Batch(const arrow::Schema& table_schema,
+                                          int64_t start, int64_t rows) {
+  auto schema = std::make_shared<arrow::Schema>(table_schema.fields());
+  arrow::Int64Builder ids;
+  arrow::StringBuilder regions;
+  for (int64_t i = start; i < start + rows; ++i) {
+    EXPECT_TRUE(ids.Append(i).ok());
+    EXPECT_TRUE(regions.Append("r" + std::to_string(i % 9)).ok());
+  }
+  return arrow::RecordBatch::Make(schema, rows, {*ids.Finish(), *regions.Finish()});
+}
+
+// Every regular file below `root`, with its size.
+std::map<std::string, uintmax_t> Files(const fs::path& root) {
+  std::map<std::string, uintmax_t> files;
+  if (!fs::exists(root)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) files[entry.path().string()] = entry.file_size();
+  }
+  return files;
+}
+
+class SplitWriteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CatalogOptions options;
+    options.warehouse = directory_.Child("warehouse");
+    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("catalog.db")),
+                                    options, *MakeArrowFileIO());
+    ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+    catalog_ = std::move(*catalog);
+    ASSERT_TRUE(catalog_->CreateNamespace({"db"}, {}).ok());
+    CreateTableOptions create;
+    create.schema = *ParseSchemaText("id long not null, region string");
+    create.spec = *ParsePartitionBy("region", *create.schema);
+    auto table = Table::Create(catalog_, {{"db"}, "t"}, create);
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    table_ = *table;
+    arrow_schema_ = *ToArrowSchema(*table_->metadata()->CurrentSchema());
+  }
+
+  std::set<int64_t> ReadIds() {
+    std::set<int64_t> ids;
+    auto loaded = Table::Load(catalog_, {{"db"}, "t"});
+    EXPECT_TRUE(loaded.ok());
+    auto scan = (*loaded)->NewScan({});
+    auto reader = (*scan)->ToRecordBatchReader();
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      EXPECT_TRUE((*reader)->ReadNext(&batch).ok());
+      if (!batch) break;
+      const auto& column = static_cast<const arrow::Int64Array&>(*batch->column(0));
+      for (int64_t i = 0; i < column.length(); ++i) {
+        EXPECT_TRUE(ids.insert(column.Value(i)).second) << "id read twice: " << i;
+      }
+    }
+    return ids;
+  }
+
+  testing::TempDirectory directory_;
+  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<Table> table_;
+  std::shared_ptr<arrow::Schema> arrow_schema_;
+};
+
+// plan -> text -> WriteTask(plan, partition id, attempt id) on "executors" -> TaskCommit
+// -> one Committer: every row once, one snapshot; a retried attempt's files (a first
+// attempt that failed) never reach the table and never collide with the retry's.
+TEST_F(SplitWriteTest, TasksFromATravelledPlanCommitOnce) {
+  FLOE_ASSIGN_OR_FAIL(auto driver_plan, WritePlan::Make(*table_->metadata(), {}));
+  const std::string plan_text = driver_plan->Serialize();
+  Committer committer(
+      std::make_unique<FastAppend>(table_->commit_target(), true), table_->state(),
+      LocationProvider(driver_plan->table_location, driver_plan->properties)
+          .data_location());
+  constexpr int kTasks = 8;
+  constexpr int64_t kRows = 500;
+  std::vector<std::thread> executors;
+  std::atomic<int> failures{0};
+  for (int partition = 0; partition < kTasks; ++partition) {
+    executors.emplace_back([&, partition] {
+      auto plan = WritePlan::Deserialize(plan_text);
+      if (!plan.ok()) {
+        ++failures;
+        return;
+      }
+      // Attempt 0 of partition 3 fails after writing: its task deletes what it wrote.
+      if (partition == 3) {
+        auto failed = WriteTask::Make(*plan, table_->io(), partition, 0);
+        if (!failed.ok() || !(*failed)->Write(Batch(*arrow_schema_, 0, 10)).ok())
+          ++failures;
+      }
+      const int64_t attempt = partition == 3 ? 1 : 0;
+      auto task = WriteTask::Make(*plan, table_->io(), partition, attempt);
+      if (!task.ok() ||
+          !(*task)->Write(Batch(*arrow_schema_, partition * kRows, kRows)).ok()) {
+        ++failures;
+        return;
+      }
+      auto message = (*task)->Finish();
+      if (!message.ok() || !committer.Add(*message).ok()) {
+        ++failures;
+        return;
+      }
+      (*task)->Acknowledge();
+    });
+  }
+  for (auto& executor : executors) executor.join();
+  ASSERT_EQ(failures.load(), 0);
+  FLOE_ASSIGN_OR_FAIL(auto report, committer.Commit());
+  EXPECT_EQ(report.attempts, 1);
+  EXPECT_EQ(report.state.metadata->snapshots.size(), 1u);
+  auto ids = ReadIds();
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kTasks * kRows));
+  EXPECT_EQ(*ids.begin(), 0);
+  EXPECT_EQ(*ids.rbegin(), kTasks * kRows - 1);
+  // Only committed files are on disk: the failed attempt left none.
+  std::set<std::string> committed;
+  for (const auto& entry : fs::recursive_directory_iterator(
+           fs::path(table_->metadata()->location) / "data")) {
+    if (entry.is_regular_file()) committed.insert(entry.path().string());
+  }
+  EXPECT_EQ(committed.size(), static_cast<size_t>(committer.files()));
+  for (const auto& path : committed) {
+    EXPECT_EQ(path.find("/00003-0-"), std::string::npos)
+        << "failed attempt's file " << path;
+  }
+}
+
+// A job whose input fails midway (here: a row check) aborts its committer: every file
+// any task wrote is gone, the table is unchanged, and the committer refuses to commit.
+TEST_F(SplitWriteTest, AFailedJobLeavesNoFilesAndNothingToCommit) {
+  const auto before = Files(directory_.path() / "warehouse");
+  FLOE_ASSIGN_OR_FAIL(auto plan, WritePlan::Make(*table_->metadata(), {}, {.tasks = 4}));
+  Committer committer(
+      std::make_unique<FastAppend>(table_->commit_target(), true), table_->state(),
+      LocationProvider(plan->table_location, plan->properties).data_location());
+  WriteJobOptions options;
+  options.threads = 4;
+  int64_t checked = 0;
+  options.check_rows = [&](const arrow::RecordBatch& batch) -> arrow::Status {
+    checked += batch.num_rows();
+    if (checked > 3000) return arrow::Status::Invalid("row check failed");
+    return arrow::Status::OK();
+  };
+  int progress_calls = 0;
+  options.progress = [&](const WriteProgress&) { ++progress_calls; };
+  WriteJob job(plan, table_->io(), &committer, "db.t", options);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int i = 0; i < 10; ++i) batches.push_back(Batch(*arrow_schema_, i * 1000, 1000));
+  auto input = *arrow::RecordBatchReader::Make(batches, batches[0]->schema());
+  auto run = job.Run(*input);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("row check failed"), std::string::npos);
+  EXPECT_GE(progress_calls, 3);
+  EXPECT_EQ(Files(directory_.path() / "warehouse"), before);
+  EXPECT_FALSE(committer.Commit().ok());
+  FLOE_ASSIGN_OR_FAIL(auto loaded, catalog_->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(loaded.metadata_location, table_->state().metadata_location);
+}
+
+// A job that succeeds leaves the commit to its caller: every task's message is the
+// committer's, one file per partition (each partition's rows in one task).
+TEST_F(SplitWriteTest, AJobHandsEveryTasksFilesToTheCommitter) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, WritePlan::Make(*table_->metadata(), {}, {.tasks = 4}));
+  ASSERT_EQ(plan->distribution, Distribution::kByPartition);
+  Committer committer(
+      std::make_unique<FastAppend>(table_->commit_target(), true), table_->state(),
+      LocationProvider(plan->table_location, plan->properties).data_location());
+  WriteJobOptions options;
+  options.threads = 4;
+  WriteJob job(plan, table_->io(), &committer, "db.t", options);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int i = 0; i < 12; ++i) batches.push_back(Batch(*arrow_schema_, i * 100, 100));
+  auto input = *arrow::RecordBatchReader::Make(batches, batches[0]->schema());
+  FLOE_ASSIGN_OR_FAIL(auto result, job.Run(*input));
+  EXPECT_EQ(result.rows, 1200);
+  EXPECT_EQ(result.batches, 12);
+  EXPECT_EQ(committer.files(), 9);  // r0..r8, one task each
+  EXPECT_EQ(committer.records(), 1200);
+  FLOE_ASSIGN_OR_FAIL(auto report, committer.Commit());
+  EXPECT_EQ(ReadIds().size(), 1200u);
+  EXPECT_EQ(report.snapshot->summary.GetLong("added-data-files"), 9);
+}
+
+}  // namespace
+}  // namespace floe
