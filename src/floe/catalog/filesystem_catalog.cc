@@ -368,13 +368,13 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
       metadata_directory + Uuid::Random().ToString() + extension;
   auto written = WriteMetadataFile(*io_, temporary, updated);
   if (!written.ok()) {
-    (void)io_->Delete(temporary);  // best effort: nothing references it
+    DeleteBestEffort(*io_, temporary, "unreferenced metadata file", "");
     return written;
   }
   TestPausePoint("swap");
   auto renamed = io_->RenameNoReplace(temporary, final_location);
   if (!renamed.ok()) {
-    (void)io_->Delete(temporary);  // the rename did not happen: the file is ours alone
+    DeleteBestEffort(*io_, temporary, "unreferenced metadata file", "");
     if (KindOf(renamed) == ErrorKind::kAlreadyExists && base.metadata_location.empty()) {
       // Two creates raced for v1: the loser's table already exists.
       return MakeError(ErrorKind::kAlreadyExists,

@@ -204,8 +204,9 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
   return Make(std::move(database), options, std::move(io));
 #else
   (void)options;
-  return MakeError(ErrorKind::kNotSupported,
-                   "this floe was built without the PostgreSQL catalog (FLOE_WITH_POSTGRES)");
+  return MakeError(
+      ErrorKind::kNotSupported,
+      "this floe was built without the PostgreSQL catalog (FLOE_WITH_POSTGRES)");
 #endif
 }
 
@@ -445,7 +446,7 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
   std::string location = NewMetadataFileLocation(metadata, "");
   auto written = WriteMetadataFile(*io_, location, metadata);
   if (!written.ok()) {
-    (void)io_->Delete(location);  // best effort: a partial file references nothing
+    DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
     return written;
   }
   std::vector<SqlValue> params = {name_, NamespaceToString(id.ns), id.name, location};
@@ -460,7 +461,7 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
   auto inserted = database_->Execute(sql, params);
   if (!inserted.ok()) {
     // Best effort: the metadata file is not referenced by anything.
-    (void)io_->Delete(location);
+    DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
     if (KindOf(inserted.status()) == ErrorKind::kAlreadyExists) {
       return MakeError(ErrorKind::kAlreadyExists,
                        "table '" + id.ToString() + "' already exists");
@@ -478,7 +479,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
   std::string location = NewMetadataFileLocation(updated, base.metadata_location);
   auto written = WriteMetadataFile(*io_, location, updated);
   if (!written.ok()) {
-    (void)io_->Delete(location);  // best effort: a partial file references nothing
+    DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
     return written;
   }
   TestPausePoint("swap");
@@ -499,7 +500,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
       lock_wait_ms);
   if (!changed.ok()) {
     if (KindOf(changed.status()) == ErrorKind::kCommitFailed) {
-      (void)io_->Delete(location);  // best effort: the statement did not run
+      DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
       return MakeError(
           ErrorKind::kCommitFailed,
           "table '" + id.ToString() + "': catalog busy: " + changed.status().message());
@@ -511,7 +512,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
         return TableState{location, std::make_shared<const TableMetadata>(updated)};
       }
       if (current.ok()) {
-        (void)io_->Delete(location);  // best effort: nothing references it
+        DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
         return arrow::Status::IOError("table '", id.ToString(),
                                       "': the commit failed and nothing was committed: ",
                                       changed.status().message());
@@ -522,7 +523,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
                      "table '" + id.ToString() + "': " + changed.status().message());
   }
   if (*changed != 1) {
-    (void)io_->Delete(location);  // best effort: nothing references it
+    DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
     ARROW_ASSIGN_OR_RAISE(auto current, CurrentLocation(id));
     if (!current) return NoSuchTable(id);
     return MakeError(ErrorKind::kCommitFailed,

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "floe/cli/flags.h"
 #include "floe/util/env.h"
 #include "floe/util/error.h"
 
@@ -31,13 +32,8 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
   options.warehouse = FromEnvironment(flags.warehouse, "FLOE_WAREHOUSE");
   options.name = FromEnvironment(flags.name, "FLOE_CATALOG_NAME");
   if (options.name.empty()) options.name = "floe";
-  for (const auto& pair : flags.properties) {
-    size_t equals = pair.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      return MakeError(ErrorKind::kInvalidInput, "--catalog-property expects KEY=VALUE");
-    }
-    options.properties[pair.substr(0, equals)] = pair.substr(equals + 1);
-  }
+  ARROW_ASSIGN_OR_RAISE(options.properties,
+                        ParseKeyValues(flags.properties, "--catalog-property"));
   if (options.warehouse.empty() && options.uri.empty()) options.warehouse = "warehouse";
   if (options.warehouse.empty() && options.uri.rfind("sqlite:////", 0) == 0) {
     // An SQLite catalog without a warehouse keeps its tables next to its database file.

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "floe/cli/commands.h"
+#include "floe/cli/flags.h"
 #include "floe/cli/output.h"
 #include "floe/manifest/manifest.h"
 #include "floe/scan/table_scan.h"
@@ -222,14 +223,7 @@ void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         if (!create->empty()) {
           ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));
-          std::map<std::string, std::string> values;
-          for (const auto& pair : *properties) {
-            size_t equals = pair.find('=');
-            if (equals == std::string::npos || equals == 0) {
-              return MakeError(ErrorKind::kInvalidInput, "--property expects KEY=VALUE");
-            }
-            values[pair.substr(0, equals)] = pair.substr(equals + 1);
-          }
+          ARROW_ASSIGN_OR_RAISE(auto values, ParseKeyValues(*properties, "--property"));
           ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
           std::cout << "created namespace " << Printable(*create) << "\n";
           return arrow::Status::OK();

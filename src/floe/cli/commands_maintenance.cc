@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "floe/cli/commands.h"
+#include "floe/cli/flags.h"
 #include "floe/table/maintenance.h"
 #include "floe/table/orphan_files.h"
 #include "floe/table/table.h"
@@ -86,14 +87,7 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        PropertyMap overlay;
-        for (const auto& pair : *options) {
-          size_t equals = pair.find('=');
-          if (equals == std::string::npos || equals == 0) {
-            return MakeError(ErrorKind::kInvalidInput, "--option expects KEY=VALUE");
-          }
-          overlay[pair.substr(0, equals)] = pair.substr(equals + 1);
-        }
+        ARROW_ASSIGN_OR_RAISE(PropertyMap overlay, ParseKeyValues(*options, "--option"));
         GateResult result = loaded->ExplainWrite(overlay);
         if (result.supported()) {
           std::cout << "supported: floe writes " << id.ToString()

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "floe/cli/commands.h"
+#include "floe/cli/flags.h"
 #include "floe/cli/input_files.h"
 #include "floe/cli/output.h"
 #include "floe/spec/arrow_schema.h"
@@ -21,21 +22,6 @@
 
 namespace floe::cli {
 namespace {
-
-arrow::Result<std::map<std::string, std::string>> ParsePairs(
-    const std::vector<std::string>& pairs, const std::string& flag) {
-  std::map<std::string, std::string> result;
-  for (const auto& pair : pairs) {
-    size_t equals = pair.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      return MakeError(
-          ErrorKind::kInvalidInput,
-          flag + " expects KEY=VALUE, got '" + pair.substr(0, pair.find('=')) + "'");
-    }
-    result[pair.substr(0, equals)] = pair.substr(equals + 1);
-  }
-  return result;
-}
 
 arrow::Result<std::string> ReadTextArgument(const std::string& value) {
   if (value.empty() || value[0] != '@') return value;
@@ -141,7 +127,8 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         options.schema = parsed;
         ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
         ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(*sort_by, *parsed));
-        ARROW_ASSIGN_OR_RAISE(options.properties, ParsePairs(*properties, "--property"));
+        ARROW_ASSIGN_OR_RAISE(options.properties,
+                              ParseKeyValues(*properties, "--property"));
         options.location = *location;
         ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
         if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
@@ -201,7 +188,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
         AppendOptions append;
         append.replace_partitions = *mode == "dynamic-overwrite";
-        ARROW_ASSIGN_OR_RAISE(append.options, ParsePairs(*options, "--option"));
+        ARROW_ASSIGN_OR_RAISE(append.options, ParseKeyValues(*options, "--option"));
         append.threads = *threads;
         append.input_clustered = *clustered;
         if (!memory_limit->empty()) {
@@ -284,7 +271,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
         AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
         write.threads = *threads;
         ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
         PrintRowLevel("deleted", id, result);
@@ -317,7 +304,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
         AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
         ARROW_ASSIGN_OR_RAISE(auto result,
                               loaded->Rewrite(*where, *min_input_files, write));
         if (!result.committed) {
@@ -368,7 +355,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
         ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
         AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParsePairs(*options, "--option"));
+        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
         write.threads = *threads;
         ARROW_ASSIGN_OR_RAISE(
             auto input,

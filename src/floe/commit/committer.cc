@@ -2,7 +2,6 @@
 
 #include "floe/io/file_io.h"
 #include "floe/util/error.h"
-#include "floe/util/log.h"
 #include "floe/write/task_commit.h"
 
 namespace floe {
@@ -63,11 +62,7 @@ arrow::Result<CommitReport> Committer::Commit() {
   arrow::Result<CommitReport> report = producer_->Commit(base_);
   if (!report.ok() && KindOf(report.status()) != ErrorKind::kCommitStateUnknown) {
     for (const auto& location : owned_locations_) {
-      auto status = target_.io->Delete(location);
-      if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-        Log(LogLevel::kWarning, "could not delete " + location +
-                                    " after a failed commit: " + status.message());
-      }
+      DeleteBestEffort(*target_.io, location, "", "after a failed commit");
     }
   }
   return report;
@@ -78,12 +73,7 @@ int Committer::Abort() {
   done_ = true;
   int failures = 0;
   for (const auto& location : owned_locations_) {
-    auto status = target_.io->Delete(location);
-    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-      ++failures;
-      Log(LogLevel::kWarning,
-          "could not delete " + location + " of an aborted write: " + status.message());
-    }
+    if (!DeleteBestEffort(*target_.io, location, "", "of an aborted write")) ++failures;
   }
   owned_locations_.clear();
   return failures;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "floe/io/location_provider.h"
+#include "floe/manifest/snapshot_manifests.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/uuid.h"
@@ -83,17 +84,7 @@ arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
 
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::ManifestsOf(
     const Snapshot& snapshot) {
-  if (snapshot.manifest_list.empty()) {
-    return MakeError(
-        ErrorKind::kNotSupported,
-        "snapshot " + std::to_string(snapshot.snapshot_id) +
-            " lists manifests without a manifest list (format v1 without lists)");
-  }
-  ARROW_ASSIGN_OR_RAISE(std::string bytes, target_.io->ReadAll(snapshot.manifest_list));
-  auto list = ReadManifestList(bytes);
-  if (!list.ok())
-    return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
-  return std::move(list->manifests);
+  return ReadSnapshotManifests(*target_.io, snapshot);
 }
 
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::MergeManifests(
@@ -272,10 +263,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
 void SnapshotProducer::DeleteUncommitted(const std::set<std::string>& keep) {
   for (const auto& location : written_) {
     if (keep.count(location)) continue;
-    auto status = target_.io->Delete(location);
-    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
-      Log(LogLevel::kWarning, "could not delete uncommitted metadata file " + location);
-    }
+    DeleteBestEffort(*target_.io, location, "uncommitted metadata file", "");
   }
 }
 
@@ -292,11 +280,8 @@ void DeleteTrimmedMetadataFiles(FileIO& io, const TableMetadata& committed,
                                ": it is outside the metadata folder " + folder);
       continue;
     }
-    auto status = io.DeleteWithin(folder, entry.metadata_file);
-    // NotFound: someone else removed it (a REST server trims and deletes on its side).
-    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound)
-      Log(LogLevel::kWarning,
-          "could not delete old metadata file " + entry.metadata_file);
+    // Already gone is fine: a REST server trims and deletes on its side.
+    DeleteWithinBestEffort(io, folder, entry.metadata_file, "old metadata file");
   }
 }
 

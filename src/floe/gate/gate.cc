@@ -28,16 +28,10 @@ bool HasPrefix(const std::string& text, std::string_view prefix) {
 
 // write.parquet.* keys floe's writer reproduces, and the values it reproduces them with.
 // The settings that shape bytes (codec, level, sizes) are checked by
-// ParquetSettings::FromProperties, the writer's own parser. iceberg-java reads boolean
-// properties with Boolean.parseBoolean: "true" in any case is true, everything else
-// false.
-bool IsTrue(const std::string& value) {
-  return value.size() == 4 &&
-         std::equal(value.begin(), value.end(), "true", [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
-}
-bool IsFalse(const std::string& value) { return !IsTrue(value); }
+// ParquetSettings::FromProperties, the writer's own parser. Boolean properties are read
+// as iceberg-java reads them (ParseJavaBoolean).
+bool IsTrue(const std::string& value) { return ParseJavaBoolean(value); }
+bool IsFalse(const std::string& value) { return !ParseJavaBoolean(value); }
 
 bool ParquetPropertyReproduced(const std::string& key, const std::string& value) {
   static const std::vector<std::string> kTranslated = {

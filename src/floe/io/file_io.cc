@@ -17,6 +17,7 @@
 #include "arrow/filesystem/mockfs.h"
 #include "arrow/io/memory.h"
 #include "floe/util/error.h"
+#include "floe/util/log.h"
 #include "floe/util/secrets.h"
 
 namespace floe {
@@ -339,6 +340,36 @@ arrow::Status FileIO::WriteAll(const std::string& location, std::string_view byt
 
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
   return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>());
+}
+
+namespace {
+
+bool Deleted(const arrow::Status& status, const std::string& location,
+             std::string_view what, std::string_view when) {
+  if (status.ok() || KindOf(status) == ErrorKind::kNotFound) return true;
+  std::string line = "could not delete ";
+  if (!what.empty()) line += std::string(what) + " ";
+  line += location;
+  if (!when.empty()) line += " " + std::string(when);
+  Log(LogLevel::kWarning, line + ": " + status.message());
+  return false;
+}
+
+}  // namespace
+
+bool DeleteBestEffort(FileIO& io, const std::string& location, std::string_view what,
+                      std::string_view when) {
+  return Deleted(io.Delete(location), location, what, when);
+}
+
+bool DeleteWithinBestEffort(FileIO& io, const std::string& root,
+                            const std::string& location, std::string_view what) {
+  if (root.empty()) {
+    return Deleted(MakeError(ErrorKind::kInvalidInput,
+                             "it is in none of the folders floe may clean"),
+                   location, what, "");
+  }
+  return Deleted(io.DeleteWithin(root, location), location, what, "");
 }
 
 namespace {

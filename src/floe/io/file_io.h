@@ -80,6 +80,17 @@ class FileIO {
 /// (for tests).
 arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
 
+/// Cleanup that must not fail the operation it follows: deletes `location`. A file
+/// already gone is fine; any other failure is logged as a warning, "could not delete
+/// <what> <location> <when>: <why>", and gives false.
+bool DeleteBestEffort(FileIO& io, const std::string& location, std::string_view what,
+                      std::string_view when);
+/// DeleteBestEffort through FileIO::DeleteWithin(`root`, `location`): never through a
+/// link, never outside `root` (an empty root holds nothing: the delete is refused and
+/// logged).
+bool DeleteWithinBestEffort(FileIO& io, const std::string& root,
+                            const std::string& location, std::string_view what);
+
 /// Makes the FileIO for the files under `location`, configured by `properties` (a
 /// catalog's, or a table's when its catalog vends them). Catalogs take one through
 /// CatalogOptions::io_factory; MakeFileIO is the default.

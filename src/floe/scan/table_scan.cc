@@ -8,6 +8,7 @@
 #include "floe/expr/evaluators.h"
 #include "floe/expr/parser.h"
 #include "floe/manifest/manifest.h"
+#include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
 
@@ -153,22 +154,7 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   std::vector<int64_t> sequence_numbers;  // the data sequence number of each task's file
   DeleteIndex deletes;
   if (!snapshot_) return tasks;
-  std::vector<ManifestFile> manifests;
-  if (!snapshot_->manifest_list.empty()) {
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, io_->ReadAll(snapshot_->manifest_list));
-    auto list = ReadManifestList(bytes);
-    if (!list.ok())
-      return WithContext(list.status(), "manifest list " + snapshot_->manifest_list);
-    manifests = std::move(list->manifests);
-  } else {
-    for (const auto& path : snapshot_->manifests) {
-      ManifestFile manifest;
-      manifest.manifest_path = path;
-      manifest.added_snapshot_id = snapshot_->snapshot_id;
-      manifest.sequence_number = 0;
-      manifests.push_back(std::move(manifest));
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io_, *snapshot_));
   const bool filtering = filter_->op != Operation::kTrue;
   const std::set<int> filter_ids = ReferencedFieldIds(*filter_);
   if (filter_->op == Operation::kFalse) manifests.clear();

@@ -213,39 +213,6 @@ TEST(TableMetadataTest, DeeplyNestedSchemasAndJsonFailCleanly) {
   EXPECT_EQ(KindOf(brackets.status()), ErrorKind::kInvalidMetadata);
 }
 
-TEST(PartitionSpecTest, ParsesPartitionByWithDefaultNames) {
-  FLOE_ASSIGN_OR_FAIL(
-      auto schema,
-      ParseSchemaText("id long, ts timestamptz, name string, s struct<region: "
-                      "string>, d date"));
-  FLOE_ASSIGN_OR_FAIL(auto spec, ParsePartitionBy("s.region, days(ts), bucket(16, id), "
-                                                  "truncate(4, name), year(d), void(id)",
-                                                  *schema));
-  ASSERT_EQ(spec->fields().size(), 6u);
-  EXPECT_EQ(spec->fields()[0].name, "s.region");
-  EXPECT_EQ(spec->fields()[1].name, "ts_day");
-  EXPECT_EQ(spec->fields()[2].name, "id_bucket");
-  EXPECT_EQ(spec->fields()[3].name, "name_trunc");
-  EXPECT_EQ(spec->fields()[4].name, "d_year");
-  EXPECT_EQ(spec->fields()[5].name, "id_null");
-  EXPECT_EQ(spec->fields()[2].field_id, 1002);
-  FLOE_ASSIGN_OR_FAIL(auto type, spec->PartitionType(*schema));
-  EXPECT_EQ(type->fields()[1].type->id(), TypeId::kDate);
-  EXPECT_EQ(type->fields()[2].type->id(), TypeId::kInt);
-  EXPECT_FALSE(type->fields()[0].required);
-  EXPECT_EQ(PartitionSpecToJson(*spec).rfind(
-                R"({"spec-id":0,"fields":[{"name":"s.region","transform":"identity",)"
-                R"("source-id":6,"field-id":1000},)",
-                0),
-            0u);
-
-  EXPECT_FALSE(ParsePartitionBy("hour(d)", *schema).ok());  // hour needs a timestamp
-  EXPECT_FALSE(
-      ParsePartitionBy("bucket(0, id)", *schema).ok());  // width must be positive
-  EXPECT_FALSE(ParsePartitionBy("missing", *schema).ok());
-  EXPECT_FALSE(ParsePartitionBy("day(ts", *schema).ok());
-}
-
 TEST(TransformTest, ParsesLikeIcebergJava) {
   FLOE_ASSIGN_OR_FAIL(auto bucket, Transform::Parse("BUCKET[16]"));
   EXPECT_EQ(bucket.ToString(), "bucket[16]");
@@ -258,39 +225,6 @@ TEST(TransformTest, ParsesLikeIcebergJava) {
   EXPECT_FALSE(Transform::Bucket(4).CanTransform(*types::Double()));
   EXPECT_FALSE(Transform::Truncate(4).CanTransform(*types::Fixed(4)));
   EXPECT_TRUE(Transform::Identity().CanTransform(*types::Double()));
-}
-
-// --sort-by text: iceberg-java's defaults (asc puts nulls first, desc last), any case,
-// transforms as in --partition-by, nested struct fields; bad terms name themselves.
-TEST(SortOrderTest, ParsesSortClauses) {
-  FLOE_ASSIGN_OR_FAIL(auto schema,
-                      ParseSchemaText("id long, ts timestamptz, `odd name` string, "
-                                      "s struct<a: int>, tags list<string>"));
-  FLOE_ASSIGN_OR_FAIL(auto order,
-                      ParseSortBy("days(ts) DESC, id asc nulls last, "
-                                  "`odd name`, bucket(4, id) Nulls First, s.a desc",
-                                  *schema));
-  EXPECT_EQ(order->order_id, 1);
-  ASSERT_EQ(order->fields.size(), 5u);
-  EXPECT_EQ(
-      SortOrderToJson(*order),
-      R"({"order-id":1,"fields":[)"
-      R"({"transform":"day","source-id":2,"direction":"desc","null-order":"nulls-last"},)"
-      R"({"transform":"identity","source-id":1,"direction":"asc","null-order":"nulls-last"},)"
-      R"({"transform":"identity","source-id":3,"direction":"asc","null-order":"nulls-first"},)"
-      R"({"transform":"bucket[4]","source-id":1,"direction":"asc","null-order":"nulls-first"},)"
-      R"({"transform":"identity","source-id":6,"direction":"desc","null-order":"nulls-last"}]})");
-  FLOE_ASSIGN_OR_FAIL(auto unsorted, ParseSortBy("  ", *schema));
-  EXPECT_TRUE(unsorted->IsUnsorted());
-  EXPECT_EQ(unsorted->order_id, 0);
-  for (const char* bad : {"id first", "missing desc", "tags.element", "s", "day(id)",
-                          "id sideways", "id,"}) {
-    auto parsed = ParseSortBy(bad, *schema);
-    ASSERT_FALSE(parsed.ok()) << bad;
-    EXPECT_EQ(KindOf(parsed.status()), ErrorKind::kInvalidInput) << bad;
-    EXPECT_NE(parsed.status().message().find("--sort-by term"), std::string::npos)
-        << parsed.status().message();
-  }
 }
 
 }  // namespace

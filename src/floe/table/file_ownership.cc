@@ -6,6 +6,7 @@
 
 #include "floe/io/location_provider.h"
 #include "floe/manifest/manifest.h"
+#include "floe/manifest/snapshot_manifests.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -68,17 +69,10 @@ std::string TableFolders::RootHolding(std::string_view file) const {
 
 arrow::Result<std::vector<std::string>> SnapshotManifestPaths(FileIO& io,
                                                               const Snapshot& snapshot) {
-  std::vector<std::string> manifests = snapshot.manifests;
-  if (!snapshot.manifest_list.empty()) {
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, io.ReadAll(snapshot.manifest_list));
-    auto list = ReadManifestList(bytes);
-    if (!list.ok()) {
-      return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
-    }
-    for (const auto& manifest : list->manifests)
-      manifests.push_back(manifest.manifest_path);
-  }
-  return manifests;
+  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(io, snapshot));
+  std::vector<std::string> paths;
+  for (const auto& manifest : manifests) paths.push_back(manifest.manifest_path);
+  return paths;
 }
 
 arrow::Result<std::vector<std::string>> ManifestEntryPaths(FileIO& io,

@@ -285,10 +285,8 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
                             &report.statistics_files}) {
     for (const auto& file : *files) {
       // Never through a symbolic link: a link planted in a folder cannot redirect this.
-      auto status = table.io()->DeleteWithin(folders.RootHolding(file), file);
-      if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
+      if (!DeleteWithinBestEffort(*table.io(), folders.RootHolding(file), file, "")) {
         ++report.delete_failures;
-        Log(LogLevel::kWarning, "could not delete " + file + ": " + status.message());
       }
     }
   }

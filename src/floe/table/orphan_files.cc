@@ -135,12 +135,9 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
   for (const auto& orphan : report.orphans) {
     // A signal stops the deleting; what is left is still unreferenced.
     ARROW_RETURN_NOT_OK(CheckCancelled("removing orphan files"));
-    auto status =
-        table.io()->DeleteWithin(folders.RootHolding(orphan.location), orphan.location);
-    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
+    if (!DeleteWithinBestEffort(*table.io(), folders.RootHolding(orphan.location),
+                                orphan.location, "orphan file")) {
       ++report.delete_failures;
-      Log(LogLevel::kWarning,
-          "could not delete orphan file " + orphan.location + ": " + status.message());
     }
   }
   return report;

@@ -1,8 +1,11 @@
 // Small text helpers shared by floe's parsers.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "arrow/result.h"
 
 namespace floe {
 
@@ -22,5 +25,10 @@ std::string AsciiLower(std::string_view text);
 /// path read from a catalog or a file cannot move the cursor, clear the screen or set
 /// the window title (ESC sequences, OSC). Printable text, UTF-8 included, is unchanged.
 std::string Printable(std::string_view text);
+
+/// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024, an
+/// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything
+/// else gives InvalidInput.
+arrow::Result<int64_t> ParseByteSize(std::string_view text);
 
 }  // namespace floe

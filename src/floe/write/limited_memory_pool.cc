@@ -64,46 +64,4 @@ void LimitedMemoryPool::Free(uint8_t* buffer, int64_t size, int64_t alignment) {
   used_ -= size;
 }
 
-arrow::Result<int64_t> ParseByteSize(std::string_view text) {
-  std::string_view digits = text;
-  // 512M, 512MB, 512MiB and 512m all mean 512 * 2^20, as in Spark and the JVM's -Xmx.
-  if (!digits.empty() && (digits.back() == 'b' || digits.back() == 'B'))
-    digits.remove_suffix(1);
-  if (digits.size() >= 2 && (digits.back() == 'i' || digits.back() == 'I') &&
-      std::string_view("kKmMgGtT").find(digits[digits.size() - 2]) !=
-          std::string_view::npos) {
-    digits.remove_suffix(1);
-  }
-  int64_t multiplier = 1;
-  if (!digits.empty()) {
-    switch (std::tolower(static_cast<unsigned char>(digits.back()))) {
-      case 'k':
-        multiplier = int64_t{1} << 10;
-        break;
-      case 'm':
-        multiplier = int64_t{1} << 20;
-        break;
-      case 'g':
-        multiplier = int64_t{1} << 30;
-        break;
-      case 't':
-        multiplier = int64_t{1} << 40;
-        break;
-      default:
-        break;
-    }
-    if (multiplier != 1) digits.remove_suffix(1);
-  }
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
-      value <= 0 || value > std::numeric_limits<int64_t>::max() / multiplier) {
-    return MakeError(
-        ErrorKind::kInvalidInput,
-        "'" + std::string(text) + "' is not a byte size (e.g. 512M, 512MiB, 2G)");
-  }
-  return value * multiplier;
-}
-
 }  // namespace floe

@@ -39,9 +39,4 @@ class LimitedMemoryPool final : public arrow::MemoryPool {
   std::atomic<int64_t> allocations_{0};
 };
 
-/// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024, an
-/// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything
-/// else gives InvalidInput.
-arrow::Result<int64_t> ParseByteSize(std::string_view text);
-
 }  // namespace floe

@@ -66,7 +66,7 @@ arrow::Status RollingDataWriter::CloseFile() {
     writer->Abort();
     // An empty file is deleted and not reported (iceberg-java deletes it, ignoring
     // errors).
-    (void)context_->io->Delete(writer->location());
+    DeleteBestEffort(*context_->io, writer->location(), "empty data file", "");
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(DataFile file, writer->Close());

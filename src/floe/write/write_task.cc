@@ -9,7 +9,6 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
-#include "floe/util/log.h"
 #include "floe/write/task_commit.h"
 
 namespace floe {
@@ -84,11 +83,8 @@ int WriteTask::DeleteWrittenFiles() {
   int failures = 0;
   if (!factory_) return failures;  // Make failed before any location could be handed out
   for (const auto& location : factory_->locations()) {
-    auto status = context_->io->Delete(location);
-    if (!status.ok() && KindOf(status) != ErrorKind::kNotFound) {
+    if (!DeleteBestEffort(*context_->io, location, "", "of a failed write task")) {
       ++failures;
-      Log(LogLevel::kWarning, "could not delete " + location +
-                                  " of a failed write task: " + status.message());
     }
   }
   return failures;

@@ -1,0 +1,39 @@
+#include "floe/manifest/snapshot_manifests.h"
+
+#include "arrow/io/interfaces.h"
+#include "floe/io/file_io.h"
+#include "floe/manifest/manifest.h"
+#include "floe/util/error.h"
+
+namespace floe {
+
+arrow::Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io,
+                                                               const Snapshot& snapshot) {
+  if (!snapshot.manifest_list.empty()) {
+    // ReadAll's errors name the list already.
+    ARROW_ASSIGN_OR_RAISE(std::string bytes, io.ReadAll(snapshot.manifest_list));
+    auto list = ReadManifestList(bytes);
+    if (!list.ok())
+      return WithContext(list.status(), "manifest list " + snapshot.manifest_list);
+    return std::move(list->manifests);
+  }
+  std::vector<ManifestFile> manifests;
+  for (const auto& path : snapshot.manifests) {
+    ManifestFile manifest;
+    manifest.manifest_path = path;
+    auto file = io.OpenInput(path);
+    if (!file.ok()) return WithContext(file.status(), "manifest " + path);
+    auto length = (*file)->GetSize();
+    if (!length.ok()) return WithContext(length.status(), "manifest " + path);
+    manifest.manifest_length = *length;
+    manifest.partition_spec_id = 0;
+    manifest.content = ManifestContent::kData;
+    manifest.sequence_number = 0;
+    manifest.min_sequence_number = 0;
+    manifest.added_snapshot_id = snapshot.snapshot_id;
+    manifests.push_back(std::move(manifest));
+  }
+  return manifests;
+}
+
+}  // namespace floe
