@@ -50,7 +50,7 @@ struct Options {
 
 // The settings floe writes a new table with (iceberg-java persists zstd for new tables).
 arrow::Result<floe::ParquetSettings> FloorSettings() {
-  return floe::ParquetSettings::FromProperties(
+  return floe::ParquetSettingsFromProperties(
       {{"write.parquet.compression-codec", "zstd"}});
 }
 

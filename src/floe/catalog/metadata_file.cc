@@ -3,7 +3,7 @@
 #include <zlib.h>
 
 #include "floe/catalog/catalog.h"
-#include "floe/io/location_provider.h"
+#include "floe/spec/location_provider.h"
 #include "floe/spec/table_properties.h"
 #include "floe/util/error.h"
 

@@ -11,6 +11,7 @@
 #include "arrow/status.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
+#include "floe/table/table.h"
 
 namespace floe::cli {
 
@@ -19,6 +20,8 @@ struct CommandContext {
   CatalogFlags flags;
   /// Opens the selected catalog (once).
   arrow::Result<std::shared_ptr<Catalog>> OpenCatalog();
+  /// Parses `name` (NAMESPACE.TABLE) and loads that table from the selected catalog.
+  arrow::Result<std::shared_ptr<Table>> LoadTable(const std::string& name);
   /// The action of the subcommand that was chosen.
   std::function<arrow::Status()> action;
 
@@ -28,6 +31,14 @@ struct CommandContext {
 
 /// Adds the catalog flags to `command`, so they work before or after its arguments.
 void AddCatalogFlags(CLI::App* command, CommandContext* context);
+
+/// Adds subcommand `name` to `app`, with the catalog flags.
+CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& name,
+                     const std::string& description);
+
+/// Makes `action` what runs when `command` is the one chosen.
+void OnRun(CLI::App* command, CommandContext* context,
+           std::function<arrow::Status()> action);
 
 void RegisterTableCommands(
     CLI::App& app,

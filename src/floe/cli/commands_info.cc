@@ -54,206 +54,199 @@ std::string SpecText(const PartitionSpec& spec, const Schema& schema) {
   return text;
 }
 
-arrow::Result<std::shared_ptr<Table>> LoadTable(CommandContext* context,
-                                                const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
-  ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-  return Table::Load(catalog, id);
+// floe describe
+void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "describe",
+                             "Show a table's schema, spec, properties and state");
+  auto table = std::make_shared<std::string>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const auto& metadata = *loaded->metadata();
+    auto schema = metadata.CurrentSchema();
+    std::cout << "table           " << Printable(loaded->id().ToString()) << "\n"
+              << "location        " << Printable(metadata.location) << "\n"
+              << "metadata        " << Printable(loaded->state().metadata_location)
+              << "\n"
+              << "uuid            " << Printable(metadata.table_uuid) << "\n"
+              << "format version  " << metadata.format_version << "\n"
+              << "last updated    " << TimeText(metadata.last_updated_ms) << "\n";
+    if (auto current = metadata.CurrentSnapshot()) {
+      std::cout << "current snapshot " << current->snapshot_id << " ("
+                << Printable(current->summary.operation) << " at "
+                << TimeText(current->timestamp_ms) << ", "
+                << current->summary.Get("total-records").value_or("?") << " records, "
+                << current->summary.Get("total-data-files").value_or("?")
+                << " data files)\n";
+    } else {
+      std::cout << "current snapshot none\n";
+    }
+    std::cout << "schema " << schema->schema_id() << ":\n";
+    PrintFields(schema->fields(), 0);
+    if (!schema->identifier_field_ids().empty()) {
+      std::cout << "identifier fields:";
+      for (int id : schema->identifier_field_ids())
+        std::cout << " " << Printable(schema->FindColumnName(id).value_or("?"));
+      std::cout << "\n";
+    }
+    std::cout << "partition spec " << metadata.default_spec_id << ": "
+              << Printable(SpecText(*metadata.DefaultSpec(), *schema)) << "\n";
+    auto order = metadata.DefaultSortOrder();
+    std::cout << "sort order " << order->order_id << ": ";
+    if (order->IsUnsorted()) std::cout << "unsorted";
+    for (size_t i = 0; i < order->fields.size(); ++i) {
+      const auto& field = order->fields[i];
+      std::cout << (i ? ", " : "") << field.transform.ToString() << "("
+                << Printable(schema->FindColumnName(field.source_id).value_or("?"))
+                << ") " << (field.direction == SortDirection::kAscending ? "asc" : "desc")
+                << " "
+                << (field.null_order == NullOrder::kNullsFirst ? "nulls first"
+                                                               : "nulls last");
+    }
+    std::cout << "\nproperties:\n";
+    for (const auto& [key, value] : metadata.properties) {
+      std::cout << "  " << Printable(key) << " = "
+                << Printable(PrintableProperty(key, value)) << "\n";
+    }
+    return arrow::Status::OK();
+  });
+}
+
+// floe snapshots
+void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "snapshots", "List a table's snapshots");
+  auto table = std::make_shared<std::string>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const auto& metadata = *loaded->metadata();
+    if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
+    for (const auto& snapshot : metadata.snapshots) {
+      bool current = metadata.current_snapshot_id == snapshot->snapshot_id;
+      std::cout << (current ? "* " : "  ") << snapshot->snapshot_id << "  "
+                << TimeText(snapshot->timestamp_ms) << "  "
+                << Printable(snapshot->summary.operation) << "  parent "
+                << (snapshot->parent_snapshot_id
+                        ? std::to_string(*snapshot->parent_snapshot_id)
+                        : "none");
+      if (snapshot->sequence_number > 0)
+        std::cout << "  sequence " << snapshot->sequence_number;
+      std::cout << "\n   ";
+      for (const auto& [key, value] : snapshot->summary.properties) {
+        std::cout << " " << Printable(key) << "=" << Printable(value);
+      }
+      std::cout << "\n";
+    }
+    return arrow::Status::OK();
+  });
+}
+
+// floe files
+void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "files", "List the data files of a snapshot");
+  auto table = std::make_shared<std::string>();
+  auto snapshot = std::make_shared<int64_t>(-1);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("--snapshot", *snapshot, "Snapshot id (default: current)");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ScanOptions options;
+    if (*snapshot >= 0) options.snapshot_id = *snapshot;
+    ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(options));
+    ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
+    auto schema = loaded->metadata()->CurrentSchema();
+    int64_t records = 0;
+    int64_t bytes = 0;
+    for (const auto& task : tasks) {
+      std::string partition = "-";
+      if (!task.spec->fields().empty()) {
+        auto type = task.spec->PartitionType(*schema);
+        if (type.ok())
+          partition = PartitionToPath(*task.spec, **type, task.file.partition);
+      }
+      std::cout << Printable(task.file.file_path) << "  " << Printable(partition) << "  "
+                << task.file.record_count << " records  " << task.file.file_size_in_bytes
+                << " bytes\n";
+      records += task.file.record_count;
+      bytes += task.file.file_size_in_bytes;
+    }
+    std::cout << "(" << tasks.size() << " files, " << records << " records, " << bytes
+              << " bytes)\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe tables
+void RegisterTablesCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "tables", "List the tables of a namespace");
+  auto ns = std::make_shared<std::string>();
+  command->add_option("namespace", *ns, "NAMESPACE")->required();
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
+    for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe namespaces
+void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
+  auto* command =
+      AddCommand(app, context, "namespaces", "List, create or drop namespaces");
+  auto parent = std::make_shared<std::string>();
+  auto create = std::make_shared<std::string>();
+  auto drop = std::make_shared<std::string>();
+  auto show = std::make_shared<std::string>();
+  auto properties = std::make_shared<std::vector<std::string>>();
+  command->add_option("parent", *parent, "List the namespaces below this one");
+  command->add_option("--create", *create, "Create this namespace");
+  command->add_option("--drop", *drop, "Drop this (empty) namespace");
+  command->add_option("--properties", *show, "Show this namespace's properties");
+  command->add_option("--property", *properties, "With --create: property KEY=VALUE");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    if (!create->empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));
+      ARROW_ASSIGN_OR_RAISE(auto values, ParseKeyValues(*properties, "--property"));
+      ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
+      std::cout << "created namespace " << Printable(*create) << "\n";
+      return arrow::Status::OK();
+    }
+    if (!drop->empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
+      ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
+      std::cout << "dropped namespace " << Printable(*drop) << "\n";
+      return arrow::Status::OK();
+    }
+    if (!show->empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*show));
+      ARROW_ASSIGN_OR_RAISE(auto values, catalog->LoadNamespaceProperties(ns));
+      for (const auto& [key, value] : values) {
+        std::cout << Printable(key) << " = " << Printable(PrintableProperty(key, value))
+                  << "\n";
+      }
+      return arrow::Status::OK();
+    }
+    Namespace ns;
+    if (!parent->empty()) {
+      ARROW_ASSIGN_OR_RAISE(ns, ParseNamespace(*parent));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
+    for (const auto& child : namespaces)
+      std::cout << Printable(NamespaceToString(child)) << "\n";
+    return arrow::Status::OK();
+  });
 }
 
 }  // namespace
 
 void RegisterInfoCommands(CLI::App& app, CommandContext* context) {
-  {
-    auto* command = app.add_subcommand(
-        "describe", "Show a table's schema, spec, properties and state");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
-        const auto& metadata = *loaded->metadata();
-        auto schema = metadata.CurrentSchema();
-        std::cout << "table           " << Printable(loaded->id().ToString()) << "\n"
-                  << "location        " << Printable(metadata.location) << "\n"
-                  << "metadata        " << Printable(loaded->state().metadata_location)
-                  << "\n"
-                  << "uuid            " << Printable(metadata.table_uuid) << "\n"
-                  << "format version  " << metadata.format_version << "\n"
-                  << "last updated    " << TimeText(metadata.last_updated_ms) << "\n";
-        if (auto current = metadata.CurrentSnapshot()) {
-          std::cout << "current snapshot " << current->snapshot_id << " ("
-                    << Printable(current->summary.operation) << " at "
-                    << TimeText(current->timestamp_ms) << ", "
-                    << current->summary.Get("total-records").value_or("?") << " records, "
-                    << current->summary.Get("total-data-files").value_or("?")
-                    << " data files)\n";
-        } else {
-          std::cout << "current snapshot none\n";
-        }
-        std::cout << "schema " << schema->schema_id() << ":\n";
-        PrintFields(schema->fields(), 0);
-        if (!schema->identifier_field_ids().empty()) {
-          std::cout << "identifier fields:";
-          for (int id : schema->identifier_field_ids())
-            std::cout << " " << Printable(schema->FindColumnName(id).value_or("?"));
-          std::cout << "\n";
-        }
-        std::cout << "partition spec " << metadata.default_spec_id << ": "
-                  << Printable(SpecText(*metadata.DefaultSpec(), *schema)) << "\n";
-        auto order = metadata.DefaultSortOrder();
-        std::cout << "sort order " << order->order_id << ": ";
-        if (order->IsUnsorted()) std::cout << "unsorted";
-        for (size_t i = 0; i < order->fields.size(); ++i) {
-          const auto& field = order->fields[i];
-          std::cout << (i ? ", " : "") << field.transform.ToString() << "("
-                    << Printable(schema->FindColumnName(field.source_id).value_or("?"))
-                    << ") "
-                    << (field.direction == SortDirection::kAscending ? "asc" : "desc")
-                    << " "
-                    << (field.null_order == NullOrder::kNullsFirst ? "nulls first"
-                                                                   : "nulls last");
-        }
-        std::cout << "\nproperties:\n";
-        for (const auto& [key, value] : metadata.properties) {
-          std::cout << "  " << Printable(key) << " = "
-                    << Printable(PrintableProperty(key, value)) << "\n";
-        }
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("snapshots", "List a table's snapshots");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
-        const auto& metadata = *loaded->metadata();
-        if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
-        for (const auto& snapshot : metadata.snapshots) {
-          bool current = metadata.current_snapshot_id == snapshot->snapshot_id;
-          std::cout << (current ? "* " : "  ") << snapshot->snapshot_id << "  "
-                    << TimeText(snapshot->timestamp_ms) << "  "
-                    << Printable(snapshot->summary.operation) << "  parent "
-                    << (snapshot->parent_snapshot_id
-                            ? std::to_string(*snapshot->parent_snapshot_id)
-                            : "none");
-          if (snapshot->sequence_number > 0)
-            std::cout << "  sequence " << snapshot->sequence_number;
-          std::cout << "\n   ";
-          for (const auto& [key, value] : snapshot->summary.properties) {
-            std::cout << " " << Printable(key) << "=" << Printable(value);
-          }
-          std::cout << "\n";
-        }
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("files", "List the data files of a snapshot");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto snapshot = std::make_shared<int64_t>(-1);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--snapshot", *snapshot, "Snapshot id (default: current)");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto loaded, LoadTable(context, *table));
-        ScanOptions options;
-        if (*snapshot >= 0) options.snapshot_id = *snapshot;
-        ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(options));
-        ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
-        auto schema = loaded->metadata()->CurrentSchema();
-        int64_t records = 0;
-        int64_t bytes = 0;
-        for (const auto& task : tasks) {
-          std::string partition = "-";
-          if (!task.spec->fields().empty()) {
-            auto type = task.spec->PartitionType(*schema);
-            if (type.ok())
-              partition = PartitionToPath(*task.spec, **type, task.file.partition);
-          }
-          std::cout << Printable(task.file.file_path) << "  " << Printable(partition)
-                    << "  " << task.file.record_count << " records  "
-                    << task.file.file_size_in_bytes << " bytes\n";
-          records += task.file.record_count;
-          bytes += task.file.file_size_in_bytes;
-        }
-        std::cout << "(" << tasks.size() << " files, " << records << " records, " << bytes
-                  << " bytes)\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("tables", "List the tables of a namespace");
-    AddCatalogFlags(command, context);
-    auto ns = std::make_shared<std::string>();
-    command->add_option("namespace", *ns, "NAMESPACE")->required();
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
-        for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("namespaces", "List, create or drop namespaces");
-    AddCatalogFlags(command, context);
-    auto parent = std::make_shared<std::string>();
-    auto create = std::make_shared<std::string>();
-    auto drop = std::make_shared<std::string>();
-    auto show = std::make_shared<std::string>();
-    auto properties = std::make_shared<std::vector<std::string>>();
-    command->add_option("parent", *parent, "List the namespaces below this one");
-    command->add_option("--create", *create, "Create this namespace");
-    command->add_option("--drop", *drop, "Drop this (empty) namespace");
-    command->add_option("--properties", *show, "Show this namespace's properties");
-    command->add_option("--property", *properties, "With --create: property KEY=VALUE");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        if (!create->empty()) {
-          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));
-          ARROW_ASSIGN_OR_RAISE(auto values, ParseKeyValues(*properties, "--property"));
-          ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
-          std::cout << "created namespace " << Printable(*create) << "\n";
-          return arrow::Status::OK();
-        }
-        if (!drop->empty()) {
-          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
-          ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
-          std::cout << "dropped namespace " << Printable(*drop) << "\n";
-          return arrow::Status::OK();
-        }
-        if (!show->empty()) {
-          ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*show));
-          ARROW_ASSIGN_OR_RAISE(auto values, catalog->LoadNamespaceProperties(ns));
-          for (const auto& [key, value] : values) {
-            std::cout << Printable(key) << " = "
-                      << Printable(PrintableProperty(key, value)) << "\n";
-          }
-          return arrow::Status::OK();
-        }
-        Namespace ns;
-        if (!parent->empty()) {
-          ARROW_ASSIGN_OR_RAISE(ns, ParseNamespace(*parent));
-        }
-        ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
-        for (const auto& child : namespaces)
-          std::cout << Printable(NamespaceToString(child)) << "\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
+  RegisterDescribeCommand(app, context);
+  RegisterSnapshotsCommand(app, context);
+  RegisterFilesCommand(app, context);
+  RegisterTablesCommand(app, context);
+  RegisterNamespacesCommand(app, context);
 }
 
 }  // namespace floe::cli

@@ -69,174 +69,172 @@ std::string DescribePlan(const WritePlan& plan) {
   return out.str();
 }
 
+// floe explain-write
+void RegisterExplainWriteCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "explain-write",
+      "Say whether floe writes this table as iceberg-java would, and if not why");
+  auto table = std::make_shared<std::string>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("--option", *options,
+                      "Write option KEY=VALUE (repeatable), as for append");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    ARROW_ASSIGN_OR_RAISE(PropertyMap overlay, ParseKeyValues(*options, "--option"));
+    GateResult result = loaded->ExplainWrite(overlay);
+    if (result.supported()) {
+      std::cout << "supported: floe writes " << id.ToString()
+                << " as iceberg-java would\n";
+      ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*loaded->metadata(), overlay));
+      std::cout << DescribePlan(*plan);
+    } else {
+      std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";
+      for (const auto& reason : result.reasons)
+        std::cout << "  - " << Printable(reason) << "\n";
+    }
+    return arrow::Status::OK();
+  });
+}
+
+// floe remove-orphans
+void RegisterRemoveOrphansCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "remove-orphans",
+      "Delete files in the table's data and metadata folders that nothing references");
+  auto table = std::make_shared<std::string>();
+  auto older_than = std::make_shared<std::string>("3d");
+  auto dry_run = std::make_shared<bool>(false);
+  auto any_name = std::make_shared<bool>(false);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option(
+      "--older-than", *older_than,
+      "Only files last modified longer ago than this (default 3d; protects "
+      "commits in flight)");
+  command->add_flag("--dry-run", *dry_run, "List the orphan files without deleting them");
+  command->add_flag("--any-name", *any_name,
+                    "Also delete unreferenced files whose names Iceberg writers never "
+                    "give (by default they are kept and counted)");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    RemoveOrphanFilesOptions options;
+    ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
+    options.dry_run = *dry_run;
+    options.any_name = *any_name;
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+    ARROW_ASSIGN_OR_RAISE(auto report, RemoveOrphanFiles(*loaded, options));
+    int64_t bytes = 0;
+    for (const auto& orphan : report.orphans) {
+      std::cout << (*dry_run ? "orphan " : "deleted ") << Printable(orphan.location)
+                << "  " << orphan.size << " bytes  modified "
+                << FormatIsoDateTime(orphan.modified_ms * 1000, 1000000) << "Z\n";
+      bytes += orphan.size;
+    }
+    std::cout << "(" << report.orphans.size() << " orphan files, " << bytes << " bytes"
+              << (*dry_run ? ", not deleted (dry run)" : "") << "; " << report.listed
+              << " files listed in";
+    for (const auto& folder : report.folders) std::cout << " " << Printable(folder);
+    std::cout << ", " << report.referenced << " referenced, " << report.too_recent
+              << " unreferenced but newer than " << *older_than << " kept";
+    if (report.unrecognised > 0) {
+      std::cout << ", " << report.unrecognised
+                << " kept whose names Iceberg writers never give (--any-name)";
+    }
+    if (report.hidden > 0) std::cout << ", " << report.hidden << " hidden kept";
+    if (report.symbolic_links > 0)
+      std::cout << ", " << report.symbolic_links << " symbolic links not followed";
+    if (report.other_tables > 0) {
+      std::cout << ", " << report.other_tables
+                << " kept that other tables or the catalog own";
+    }
+    if (report.delete_failures > 0)
+      std::cout << "; " << report.delete_failures << " could not be deleted";
+    std::cout << ")\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe expire
+void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "expire",
+      "Expire old snapshots and delete the files only they reached (iceberg-java's "
+      "ExpireSnapshots)");
+  auto table = std::make_shared<std::string>();
+  auto older_than = std::make_shared<std::string>();
+  auto retain_last = std::make_shared<int>(0);
+  auto snapshot_ids = std::make_shared<std::vector<int64_t>>();
+  auto dry_run = std::make_shared<bool>(false);
+  auto keep_files = std::make_shared<bool>(false);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("--older-than", *older_than,
+                      "Expire snapshots older than this, e.g. 7d (default: the table's "
+                      "history.expire.max-snapshot-age-ms, else 5 days)");
+  command->add_option("--retain-last", *retain_last,
+                      "Keep at least this many snapshots of each branch (default: "
+                      "history.expire.min-snapshots-to-keep, else 1)");
+  command->add_option("--snapshot", *snapshot_ids,
+                      "Also expire this snapshot id (repeatable)");
+  command->add_flag("--dry-run", *dry_run,
+                    "Say what would expire and be deleted; change nothing");
+  command->add_flag("--keep-files", *keep_files,
+                    "Expire the snapshots but delete no files");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    ExpireSnapshotsOptions options;
+    if (!older_than->empty()) {
+      ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
+    }
+    if (*retain_last != 0) options.retain_last = *retain_last;
+    options.snapshot_ids = *snapshot_ids;
+    options.dry_run = *dry_run;
+    options.clean_files = !*keep_files;
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
+    ARROW_ASSIGN_OR_RAISE(auto report, ExpireSnapshots(*loaded, options));
+    const char* verb = *dry_run ? "would expire" : "expired";
+    for (int64_t snapshot_id : report.expired)
+      std::cout << verb << " snapshot " << snapshot_id << "\n";
+    for (const auto& ref : report.removed_refs)
+      std::cout << (*dry_run ? "would remove" : "removed") << " ref " << Printable(ref)
+                << "\n";
+    const char* deleted = *dry_run ? "would delete" : "deleted";
+    for (const auto& [kind, files] :
+         {std::pair{"data file", &report.data_files},
+          std::pair{"manifest", &report.manifests},
+          std::pair{"manifest list", &report.manifest_lists},
+          std::pair{"statistics file", &report.statistics_files}}) {
+      for (const auto& file : *files)
+        std::cout << deleted << " " << kind << " " << Printable(file) << "\n";
+    }
+    for (const auto& file : report.kept_outside)
+      std::cout << "kept (not the table's own) " << Printable(file) << "\n";
+    std::cout << "expired=" << report.expired.size()
+              << " data_files=" << report.data_files.size()
+              << " manifests=" << report.manifests.size()
+              << " manifest_lists=" << report.manifest_lists.size()
+              << " statistics_files=" << report.statistics_files.size()
+              << " kept_outside=" << report.kept_outside.size()
+              << " delete_failures=" << report.delete_failures
+              << " attempts=" << report.attempts << (*dry_run ? " (dry run)" : "")
+              << "\n";
+    if (!report.cleanup_error.empty()) {
+      std::cerr << "warning: the snapshots expired but no file was deleted: "
+                << report.cleanup_error
+                << " (floe remove-orphans can collect them later)\n";
+    }
+    return arrow::Status::OK();
+  });
+}
+
 }  // namespace
 
 void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
-  {
-    auto* command = app.add_subcommand(
-        "explain-write",
-        "Say whether floe writes this table as iceberg-java would, and if not why");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto options = std::make_shared<std::vector<std::string>>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--option", *options,
-                        "Write option KEY=VALUE (repeatable), as for append");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        ARROW_ASSIGN_OR_RAISE(PropertyMap overlay, ParseKeyValues(*options, "--option"));
-        GateResult result = loaded->ExplainWrite(overlay);
-        if (result.supported()) {
-          std::cout << "supported: floe writes " << id.ToString()
-                    << " as iceberg-java would\n";
-          ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*loaded->metadata(), overlay));
-          std::cout << DescribePlan(*plan);
-        } else {
-          std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";
-          for (const auto& reason : result.reasons)
-            std::cout << "  - " << Printable(reason) << "\n";
-        }
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand(
-        "remove-orphans",
-        "Delete files in the table's data and metadata folders that nothing references");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto older_than = std::make_shared<std::string>("3d");
-    auto dry_run = std::make_shared<bool>(false);
-    auto any_name = std::make_shared<bool>(false);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option(
-        "--older-than", *older_than,
-        "Only files last modified longer ago than this (default 3d; protects "
-        "commits in flight)");
-    command->add_flag("--dry-run", *dry_run,
-                      "List the orphan files without deleting them");
-    command->add_flag("--any-name", *any_name,
-                      "Also delete unreferenced files whose names Iceberg writers never "
-                      "give (by default they are kept and counted)");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        RemoveOrphanFilesOptions options;
-        ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
-        options.dry_run = *dry_run;
-        options.any_name = *any_name;
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        ARROW_ASSIGN_OR_RAISE(auto report, RemoveOrphanFiles(*loaded, options));
-        int64_t bytes = 0;
-        for (const auto& orphan : report.orphans) {
-          std::cout << (*dry_run ? "orphan " : "deleted ") << Printable(orphan.location)
-                    << "  " << orphan.size << " bytes  modified "
-                    << FormatIsoDateTime(orphan.modified_ms * 1000, 1000000) << "Z\n";
-          bytes += orphan.size;
-        }
-        std::cout << "(" << report.orphans.size() << " orphan files, " << bytes
-                  << " bytes" << (*dry_run ? ", not deleted (dry run)" : "") << "; "
-                  << report.listed << " files listed in";
-        for (const auto& folder : report.folders) std::cout << " " << Printable(folder);
-        std::cout << ", " << report.referenced << " referenced, " << report.too_recent
-                  << " unreferenced but newer than " << *older_than << " kept";
-        if (report.unrecognised > 0) {
-          std::cout << ", " << report.unrecognised
-                    << " kept whose names Iceberg writers never give (--any-name)";
-        }
-        if (report.hidden > 0) std::cout << ", " << report.hidden << " hidden kept";
-        if (report.symbolic_links > 0)
-          std::cout << ", " << report.symbolic_links << " symbolic links not followed";
-        if (report.other_tables > 0) {
-          std::cout << ", " << report.other_tables
-                    << " kept that other tables or the catalog own";
-        }
-        if (report.delete_failures > 0)
-          std::cout << "; " << report.delete_failures << " could not be deleted";
-        std::cout << ")\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand(
-        "expire",
-        "Expire old snapshots and delete the files only they reached (iceberg-java's "
-        "ExpireSnapshots)");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto older_than = std::make_shared<std::string>();
-    auto retain_last = std::make_shared<int>(0);
-    auto snapshot_ids = std::make_shared<std::vector<int64_t>>();
-    auto dry_run = std::make_shared<bool>(false);
-    auto keep_files = std::make_shared<bool>(false);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--older-than", *older_than,
-                        "Expire snapshots older than this, e.g. 7d (default: the table's "
-                        "history.expire.max-snapshot-age-ms, else 5 days)");
-    command->add_option("--retain-last", *retain_last,
-                        "Keep at least this many snapshots of each branch (default: "
-                        "history.expire.min-snapshots-to-keep, else 1)");
-    command->add_option("--snapshot", *snapshot_ids,
-                        "Also expire this snapshot id (repeatable)");
-    command->add_flag("--dry-run", *dry_run,
-                      "Say what would expire and be deleted; change nothing");
-    command->add_flag("--keep-files", *keep_files,
-                      "Expire the snapshots but delete no files");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ExpireSnapshotsOptions options;
-        if (!older_than->empty()) {
-          ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
-        }
-        if (*retain_last != 0) options.retain_last = *retain_last;
-        options.snapshot_ids = *snapshot_ids;
-        options.dry_run = *dry_run;
-        options.clean_files = !*keep_files;
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        ARROW_ASSIGN_OR_RAISE(auto report, ExpireSnapshots(*loaded, options));
-        const char* verb = *dry_run ? "would expire" : "expired";
-        for (int64_t snapshot_id : report.expired)
-          std::cout << verb << " snapshot " << snapshot_id << "\n";
-        for (const auto& ref : report.removed_refs)
-          std::cout << (*dry_run ? "would remove" : "removed") << " ref "
-                    << Printable(ref) << "\n";
-        const char* deleted = *dry_run ? "would delete" : "deleted";
-        for (const auto& [kind, files] :
-             {std::pair{"data file", &report.data_files},
-              std::pair{"manifest", &report.manifests},
-              std::pair{"manifest list", &report.manifest_lists},
-              std::pair{"statistics file", &report.statistics_files}}) {
-          for (const auto& file : *files)
-            std::cout << deleted << " " << kind << " " << Printable(file) << "\n";
-        }
-        for (const auto& file : report.kept_outside)
-          std::cout << "kept (not the table's own) " << Printable(file) << "\n";
-        std::cout << "expired=" << report.expired.size()
-                  << " data_files=" << report.data_files.size()
-                  << " manifests=" << report.manifests.size()
-                  << " manifest_lists=" << report.manifest_lists.size()
-                  << " statistics_files=" << report.statistics_files.size()
-                  << " kept_outside=" << report.kept_outside.size()
-                  << " delete_failures=" << report.delete_failures
-                  << " attempts=" << report.attempts << (*dry_run ? " (dry run)" : "")
-                  << "\n";
-        if (!report.cleanup_error.empty()) {
-          std::cerr << "warning: the snapshots expired but no file was deleted: "
-                    << report.cleanup_error
-                    << " (floe remove-orphans can collect them later)\n";
-        }
-        return arrow::Status::OK();
-      };
-    });
-  }
+  RegisterExplainWriteCommand(app, context);
+  RegisterRemoveOrphansCommand(app, context);
+  RegisterExpireCommand(app, context);
 }
 
 }  // namespace floe::cli

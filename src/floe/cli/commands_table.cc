@@ -79,425 +79,404 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
   std::cout << ")\n";
 }
 
+// floe create
+void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "create", "Create a table");
+  auto table = std::make_shared<std::string>();
+  auto schema = std::make_shared<std::string>();
+  auto schema_file = std::make_shared<std::string>();
+  auto partition_by = std::make_shared<std::string>();
+  auto sort_by = std::make_shared<std::string>();
+  auto properties = std::make_shared<std::vector<std::string>>();
+  auto location = std::make_shared<std::string>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option(
+      "--schema", *schema,
+      "Columns as text (\"id long not null, name string, tags list<string>\"), "
+      "Iceberg schema JSON, or @FILE holding either");
+  command->add_option("--schema-from", *schema_file,
+                      "Take the columns of this Parquet file");
+  command->add_option("--partition-by", *partition_by,
+                      "Partition fields, e.g. \"region, day(ts), bucket(16, id)\"");
+  command->add_option("--sort-by", *sort_by,
+                      "Sort order writers follow, e.g. \"ts desc, id asc nulls last\"");
+  command->add_option("--property", *properties, "Table property KEY=VALUE (repeatable)");
+  command->add_option("--location", *location,
+                      "Table location (default: under the warehouse)");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    SchemaPtr parsed;
+    if (!schema->empty() == !schema_file->empty()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "give exactly one of --schema and --schema-from");
+    }
+    if (!schema->empty()) {
+      ARROW_ASSIGN_OR_RAISE(std::string text, ReadTextArgument(*schema));
+      ARROW_ASSIGN_OR_RAISE(parsed, ParseSchemaText(text));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    CreateTableOptions options;
+    options.schema = parsed;
+    ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
+    ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(*sort_by, *parsed));
+    ARROW_ASSIGN_OR_RAISE(options.properties, ParseKeyValues(*properties, "--property"));
+    options.location = *location;
+    ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
+    if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
+    auto created = Table::Create(catalog, id, options);
+    if (!created.ok()) {
+      // A failed create leaves nothing behind, not even the namespace made for it.
+      if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
+      return created.status();
+    }
+    if (!namespace_exists)
+      std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
+    std::cout << "created table " << Printable(id.ToString()) << " at "
+              << Printable((*created)->metadata()->location) << "\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe append
+void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
+  auto* command =
+      AddCommand(app, context, "append", "Append Parquet or CSV files to a table");
+  auto table = std::make_shared<std::string>();
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  auto threads = std::make_shared<int>(1);
+  auto input_format = std::make_shared<std::string>("auto");
+  auto clustered = std::make_shared<bool>(false);
+  auto memory_limit = std::make_shared<std::string>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
+  command->add_option(
+      "--memory-limit", *memory_limit,
+      "Memory the write tasks may use together, e.g. 2G (default: no limit)");
+  command->add_option(
+      "--option", *options,
+      "Write option KEY=VALUE overlaid on the table properties (repeatable)");
+  command->add_option("--threads", *threads, "Parallel write tasks")
+      ->check(CLI::Range(1, 256));
+  command->add_option("--input-format", *input_format, "auto, parquet or csv");
+  command->add_flag("--input-clustered", *clustered,
+                    "The input is grouped by partition (use the clustered writer)");
+  auto mode = std::make_shared<std::string>("append");
+  command
+      ->add_option(
+          "--mode", *mode,
+          "append (default) or dynamic-overwrite: replace the partitions the new "
+          "rows fall in (validated under --option "
+          "isolation-level=serializable|snapshot)")
+      ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    AppendOptions append;
+    append.replace_partitions = *mode == "dynamic-overwrite";
+    ARROW_ASSIGN_OR_RAISE(append.options, ParseKeyValues(*options, "--option"));
+    append.threads = *threads;
+    append.input_clustered = *clustered;
+    if (!memory_limit->empty()) {
+      ARROW_ASSIGN_OR_RAISE(append.memory_limit, ParseByteSize(*memory_limit));
+    }
+    const bool tty = isatty(STDERR_FILENO);
+    Env* env = Env::Default();
+    const int64_t started = env->MonotonicMicros();
+    int64_t last = started - 10'000'000;
+    std::string current_file;
+    append.progress = [&](const AppendProgress& progress) {
+      const int64_t now = env->MonotonicMicros();
+      if (now - last < (tty ? 200'000 : 2'000'000)) return;
+      last = now;
+      double seconds = static_cast<double>(now - started) / 1e6;
+      std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
+                << WithThousands(progress.rows) << " rows read";
+      if (progress.input_done) {
+        // A sorted table: the tasks sort what they held and write it out.
+        std::cerr << ", " << WithThousands(progress.rows_sorted)
+                  << " written in sort order (";
+      } else {
+        std::cerr << " (" << current_file << ", ";
+      }
+      std::cerr << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n")
+                << std::flush;
+    };
+    ARROW_ASSIGN_OR_RAISE(
+        auto input,
+        OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                       id.ToString(),
+                       [&](const std::string& file) { current_file = file; }));
+    auto result = loaded->Append(*input, append);
+    if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
+    ARROW_RETURN_NOT_OK(result.status());
+    if (!result->committed) {
+      std::cout << "the input holds no rows, so no partition of "
+                << Printable(id.ToString())
+                << " is replaced; nothing committed (as iceberg-java's Spark writer)\n";
+      return arrow::Status::OK();
+    }
+    double seconds = static_cast<double>(env->MonotonicMicros() - started) / 1e6;
+    std::cout << (append.replace_partitions ? "overwrote partitions with " : "appended ")
+              << WithThousands(result->rows) << " rows in " << result->data_files
+              << " data file" << (result->data_files == 1 ? "" : "s") << " to "
+              << id.ToString() << " as snapshot " << result->commit.snapshot->snapshot_id
+              << " (" << seconds << " s";
+    if (result->commit.attempts > 1) {
+      std::cout << ", committed on attempt " << result->commit.attempts;
+    }
+    std::cout << ")\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe delete
+void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
+  auto* command =
+      AddCommand(app, context, "delete",
+                 "Delete the rows matching a filter (copy-on-write: files with "
+                 "matches are rewritten)");
+  auto table = std::make_shared<std::string>();
+  auto where = std::make_shared<std::string>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  auto threads = std::make_shared<int>(1);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")
+      ->required();
+  command->add_option("--option", *options,
+                      "Write option KEY=VALUE for rewritten files (repeatable)");
+  command->add_option("--threads", *threads, "Parallel write tasks")
+      ->check(CLI::Range(1, 256));
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    AppendOptions write;
+    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    write.threads = *threads;
+    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
+    PrintRowLevel("deleted", id, result);
+    return arrow::Status::OK();
+  });
+}
+
+// floe rewrite
+void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "rewrite",
+                             "Compact small data files (bin-pack, as Spark's "
+                             "rewrite_data_files; rows unchanged)");
+  auto table = std::make_shared<std::string>();
+  auto where = std::make_shared<std::string>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  auto min_input_files = std::make_shared<int>(5);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("--where", *where,
+                      "Only files that may hold matching rows (scan filter syntax)");
+  command->add_option("--min-input-files", *min_input_files,
+                      "Rewrite a partition's small files once there are this many "
+                      "(default 5, as Spark) or they exceed the target file size");
+  command->add_option("--option", *options,
+                      "Write option KEY=VALUE for the new files (repeatable), e.g. "
+                      "write.target-file-size-bytes=268435456");
+
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    AppendOptions write;
+    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Rewrite(*where, *min_input_files, write));
+    if (!result.committed) {
+      std::cout << "no file group of " << id.ToString()
+                << " needs rewriting; nothing committed\n";
+      return arrow::Status::OK();
+    }
+    std::cout << "rewrote " << result.files_removed << " data files of " << id.ToString()
+              << " (" << WithThousands(result.rows_written) << " rows) into "
+              << result.data_files_written << " as snapshot "
+              << result.commit.snapshot->snapshot_id << " ("
+              << Printable(result.commit.snapshot->summary.operation);
+    if (result.commit.attempts > 1)
+      std::cout << ", committed on attempt " << result.commit.attempts;
+    std::cout << ")\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe overwrite
+void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "overwrite",
+      "Replace the rows matching a filter with the rows of Parquet or CSV files");
+  auto table = std::make_shared<std::string>();
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto where = std::make_shared<std::string>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  auto threads = std::make_shared<int>(1);
+  auto input_format = std::make_shared<std::string>("auto");
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
+  command
+      ->add_option(
+          "--where", *where,
+          "Rows replaced: every file holding one must match wholly, and every new "
+          "row must match")
+      ->required();
+  command->add_option(
+      "--option", *options,
+      "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
+  command->add_option("--threads", *threads, "Parallel write tasks")
+      ->check(CLI::Range(1, 256));
+  command->add_option("--input-format", *input_format, "auto, parquet or csv");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    AppendOptions write;
+    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    write.threads = *threads;
+    ARROW_ASSIGN_OR_RAISE(
+        auto input,
+        OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
+                       id.ToString(), [](const std::string&) {}));
+    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Overwrite(*input, *where, write));
+    PrintRowLevel("overwrote", id, result);
+    return arrow::Status::OK();
+  });
+}
+
+// floe scan
+void RegisterScanCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "scan", "Read a table's rows");
+  auto table = std::make_shared<std::string>();
+  auto columns = std::make_shared<std::string>();
+  auto snapshot = std::make_shared<int64_t>(-1);
+  auto as_of = std::make_shared<int64_t>(-1);
+  auto output = std::make_shared<OutputOptions>();
+  auto limit = std::make_shared<int64_t>(-1);
+  auto stats = std::make_shared<bool>(false);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  auto where = std::make_shared<std::string>();
+  command->add_option(
+      "--columns", *columns,
+      "Comma-separated columns to read (default: all); nested fields by dotted "
+      "name, e.g. items.price (only their Parquet leaves are read)");
+  command->add_option(
+      "--where", *where,
+      "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
+      "NULL\" (prunes manifests, files and row groups)");
+  command->add_option("--snapshot", *snapshot, "Read this snapshot id");
+  command->add_option("--as-of", *as_of,
+                      "Read the snapshot current at this time (ms since epoch)");
+  command->add_option(
+      "--format", output->format,
+      "table (default), csv, jsonl or parquet (table, csv and jsonl spell binary "
+      "and fixed values in base64, uuids hyphenated)");
+  command->add_option("--output", output->path, "Write to this file instead of stdout");
+  command->add_option("--limit", *limit, "At most this many rows");
+  command->add_flag(
+      "--stats", *stats,
+      "Print what was pruned and read (manifests, files, row groups, bytes, "
+      "requests, rows) to stderr");
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    const TableIdentifier& id = loaded->id();
+    ScanOptions scan_options;
+    std::stringstream list(*columns);
+    for (std::string column; std::getline(list, column, ',');) {
+      if (!column.empty()) scan_options.columns.push_back(column);
+    }
+    scan_options.filter = *where;
+    if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
+    if (*as_of >= 0) scan_options.as_of_ms = *as_of;
+    ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));
+    ARROW_ASSIGN_OR_RAISE(auto scanned, scan->ToRecordBatchReader());
+    arrow::RecordBatchReader& reader = *scanned;
+    OutputOptions options = *output;
+    if (*limit >= 0) options.limit = *limit;
+    // --output goes to a temporary file beside the target, renamed over it only once
+    // the scan succeeded: a failed scan leaves an existing file as it was.
+    std::unique_ptr<ReplacingOutput> replacing;
+    if (!options.path.empty()) {
+      ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
+      options.path = replacing->temporary();
+    }
+    arrow::Result<int64_t> rows;
+    if (replacing && options.format != "parquet") {
+      std::ofstream file(options.path, std::ios::binary);
+      if (!file)
+        return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
+      rows = WriteRows(reader, *scan->projection(), options, file);
+      file.close();
+      if (rows.ok() && !file) rows = WriteFailed(replacing->target());
+    } else {
+      rows = WriteRows(reader, *scan->projection(), options, std::cout);
+      std::cout.flush();
+      if (rows.ok() && !std::cout) rows = WriteFailed("standard output");
+    }
+    ARROW_RETURN_NOT_OK(rows.status());
+    if (replacing) ARROW_RETURN_NOT_OK(replacing->Commit());
+    if (*stats) {
+      const auto& c = *scan->stats();
+      std::cerr << "scan stats: manifests=" << c.manifests_total
+                << " manifests_skipped=" << c.manifests_skipped
+                << " files_planned=" << c.files_planned
+                << " files_skipped_by_partition=" << c.files_skipped_by_partition
+                << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
+                << " files_read=" << c.files_read
+                << " row_groups_read=" << c.row_groups_read
+                << " row_groups_skipped=" << c.row_groups_skipped
+                << " bytes_read=" << c.bytes_read << " requests=" << c.requests
+                << " rows_read=" << c.rows_read << " rows=" << c.rows
+                << " delete_files=" << c.delete_files_read
+                << " rows_deleted=" << c.rows_deleted << "\n";
+    }
+    return arrow::Status::OK();
+  });
+}
+
+// floe drop
+void RegisterDropCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "drop",
+                             "Remove a table from the catalog (its files stay)");
+  auto table = std::make_shared<std::string>();
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_RETURN_NOT_OK(catalog->DropTable(id));
+    std::cout << "dropped table " << id.ToString() << "\n";
+    return arrow::Status::OK();
+  });
+}
+
+// floe rename
+void RegisterRenameCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(app, context, "rename", "Rename a table");
+  auto from = std::make_shared<std::string>();
+  auto to = std::make_shared<std::string>();
+  command->add_option("from", *from, "NAMESPACE.TABLE")->required();
+  command->add_option("to", *to, "NAMESPACE.TABLE")->required();
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto source, TableIdentifier::Parse(*from));
+    ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
+    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
+    std::cout << "renamed " << source.ToString() << " to " << target.ToString() << "\n";
+    return arrow::Status::OK();
+  });
+}
+
 }  // namespace
 
 void RegisterTableCommands(CLI::App& app, CommandContext* context) {
-  // floe create
-  {
-    auto* command = app.add_subcommand("create", "Create a table");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto schema = std::make_shared<std::string>();
-    auto schema_file = std::make_shared<std::string>();
-    auto partition_by = std::make_shared<std::string>();
-    auto sort_by = std::make_shared<std::string>();
-    auto properties = std::make_shared<std::vector<std::string>>();
-    auto location = std::make_shared<std::string>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option(
-        "--schema", *schema,
-        "Columns as text (\"id long not null, name string, tags list<string>\"), "
-        "Iceberg schema JSON, or @FILE holding either");
-    command->add_option("--schema-from", *schema_file,
-                        "Take the columns of this Parquet file");
-    command->add_option("--partition-by", *partition_by,
-                        "Partition fields, e.g. \"region, day(ts), bucket(16, id)\"");
-    command->add_option("--sort-by", *sort_by,
-                        "Sort order writers follow, e.g. \"ts desc, id asc nulls last\"");
-    command->add_option("--property", *properties,
-                        "Table property KEY=VALUE (repeatable)");
-    command->add_option("--location", *location,
-                        "Table location (default: under the warehouse)");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        SchemaPtr parsed;
-        if (!schema->empty() == !schema_file->empty()) {
-          return MakeError(ErrorKind::kInvalidInput,
-                           "give exactly one of --schema and --schema-from");
-        }
-        if (!schema->empty()) {
-          ARROW_ASSIGN_OR_RAISE(std::string text, ReadTextArgument(*schema));
-          ARROW_ASSIGN_OR_RAISE(parsed, ParseSchemaText(text));
-        } else {
-          ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
-        }
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        CreateTableOptions options;
-        options.schema = parsed;
-        ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
-        ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(*sort_by, *parsed));
-        ARROW_ASSIGN_OR_RAISE(options.properties,
-                              ParseKeyValues(*properties, "--property"));
-        options.location = *location;
-        ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
-        if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
-        auto created = Table::Create(catalog, id, options);
-        if (!created.ok()) {
-          // A failed create leaves nothing behind, not even the namespace made for it.
-          if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
-          return created.status();
-        }
-        if (!namespace_exists)
-          std::cout << "created namespace " << Printable(NamespaceToString(id.ns))
-                    << "\n";
-        std::cout << "created table " << Printable(id.ToString()) << " at "
-                  << Printable((*created)->metadata()->location) << "\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-
-  // floe append
-  {
-    auto* command =
-        app.add_subcommand("append", "Append Parquet or CSV files to a table");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto files = std::make_shared<std::vector<std::string>>();
-    auto options = std::make_shared<std::vector<std::string>>();
-    auto threads = std::make_shared<int>(1);
-    auto input_format = std::make_shared<std::string>("auto");
-    auto clustered = std::make_shared<bool>(false);
-    auto memory_limit = std::make_shared<std::string>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-    command->add_option(
-        "--memory-limit", *memory_limit,
-        "Memory the write tasks may use together, e.g. 2G (default: no limit)");
-    command->add_option(
-        "--option", *options,
-        "Write option KEY=VALUE overlaid on the table properties (repeatable)");
-    command->add_option("--threads", *threads, "Parallel write tasks")
-        ->check(CLI::Range(1, 256));
-    command->add_option("--input-format", *input_format, "auto, parquet or csv");
-    command->add_flag("--input-clustered", *clustered,
-                      "The input is grouped by partition (use the clustered writer)");
-    auto mode = std::make_shared<std::string>("append");
-    command
-        ->add_option(
-            "--mode", *mode,
-            "append (default) or dynamic-overwrite: replace the partitions the new "
-            "rows fall in (validated under --option "
-            "isolation-level=serializable|snapshot)")
-        ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        AppendOptions append;
-        append.replace_partitions = *mode == "dynamic-overwrite";
-        ARROW_ASSIGN_OR_RAISE(append.options, ParseKeyValues(*options, "--option"));
-        append.threads = *threads;
-        append.input_clustered = *clustered;
-        if (!memory_limit->empty()) {
-          ARROW_ASSIGN_OR_RAISE(append.memory_limit, ParseByteSize(*memory_limit));
-        }
-        const bool tty = isatty(STDERR_FILENO);
-        Env* env = Env::Default();
-        const int64_t started = env->MonotonicMicros();
-        int64_t last = started - 10'000'000;
-        std::string current_file;
-        append.progress = [&](const AppendProgress& progress) {
-          const int64_t now = env->MonotonicMicros();
-          if (now - last < (tty ? 200'000 : 2'000'000)) return;
-          last = now;
-          double seconds = static_cast<double>(now - started) / 1e6;
-          std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
-                    << WithThousands(progress.rows) << " rows read";
-          if (progress.input_done) {
-            // A sorted table: the tasks sort what they held and write it out.
-            std::cerr << ", " << WithThousands(progress.rows_sorted)
-                      << " written in sort order (";
-          } else {
-            std::cerr << " (" << current_file << ", ";
-          }
-          std::cerr << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n")
-                    << std::flush;
-        };
-        ARROW_ASSIGN_OR_RAISE(
-            auto input,
-            OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
-                           id.ToString(),
-                           [&](const std::string& file) { current_file = file; }));
-        auto result = loaded->Append(*input, append);
-        if (tty) std::cerr << "\r" << std::string(100, ' ') << "\r";
-        ARROW_RETURN_NOT_OK(result.status());
-        if (!result->committed) {
-          std::cout
-              << "the input holds no rows, so no partition of "
-              << Printable(id.ToString())
-              << " is replaced; nothing committed (as iceberg-java's Spark writer)\n";
-          return arrow::Status::OK();
-        }
-        double seconds = static_cast<double>(env->MonotonicMicros() - started) / 1e6;
-        std::cout << (append.replace_partitions ? "overwrote partitions with "
-                                                : "appended ")
-                  << WithThousands(result->rows) << " rows in " << result->data_files
-                  << " data file" << (result->data_files == 1 ? "" : "s") << " to "
-                  << id.ToString() << " as snapshot "
-                  << result->commit.snapshot->snapshot_id << " (" << seconds << " s";
-        if (result->commit.attempts > 1) {
-          std::cout << ", committed on attempt " << result->commit.attempts;
-        }
-        std::cout << ")\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-
-  // floe delete / rewrite / overwrite
-  {
-    auto* command =
-        app.add_subcommand("delete",
-                           "Delete the rows matching a filter (copy-on-write: files with "
-                           "matches are rewritten)");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto where = std::make_shared<std::string>();
-    auto options = std::make_shared<std::vector<std::string>>();
-    auto threads = std::make_shared<int>(1);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")
-        ->required();
-    command->add_option("--option", *options,
-                        "Write option KEY=VALUE for rewritten files (repeatable)");
-    command->add_option("--threads", *threads, "Parallel write tasks")
-        ->check(CLI::Range(1, 256));
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
-        write.threads = *threads;
-        ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
-        PrintRowLevel("deleted", id, result);
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("rewrite",
-                                       "Compact small data files (bin-pack, as Spark's "
-                                       "rewrite_data_files; rows unchanged)");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto where = std::make_shared<std::string>();
-    auto options = std::make_shared<std::vector<std::string>>();
-    auto min_input_files = std::make_shared<int>(5);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("--where", *where,
-                        "Only files that may hold matching rows (scan filter syntax)");
-    command->add_option("--min-input-files", *min_input_files,
-                        "Rewrite a partition's small files once there are this many "
-                        "(default 5, as Spark) or they exceed the target file size");
-    command->add_option("--option", *options,
-                        "Write option KEY=VALUE for the new files (repeatable), e.g. "
-                        "write.target-file-size-bytes=268435456");
-
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
-        ARROW_ASSIGN_OR_RAISE(auto result,
-                              loaded->Rewrite(*where, *min_input_files, write));
-        if (!result.committed) {
-          std::cout << "no file group of " << id.ToString()
-                    << " needs rewriting; nothing committed\n";
-          return arrow::Status::OK();
-        }
-        std::cout << "rewrote " << result.files_removed << " data files of "
-                  << id.ToString() << " (" << WithThousands(result.rows_written)
-                  << " rows) into " << result.data_files_written << " as snapshot "
-                  << result.commit.snapshot->snapshot_id << " ("
-                  << Printable(result.commit.snapshot->summary.operation);
-        if (result.commit.attempts > 1)
-          std::cout << ", committed on attempt " << result.commit.attempts;
-        std::cout << ")\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand(
-        "overwrite",
-        "Replace the rows matching a filter with the rows of Parquet or CSV files");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto files = std::make_shared<std::vector<std::string>>();
-    auto where = std::make_shared<std::string>();
-    auto options = std::make_shared<std::vector<std::string>>();
-    auto threads = std::make_shared<int>(1);
-    auto input_format = std::make_shared<std::string>("auto");
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-    command
-        ->add_option(
-            "--where", *where,
-            "Rows replaced: every file holding one must match wholly, and every new "
-            "row must match")
-        ->required();
-    command->add_option(
-        "--option", *options,
-        "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
-    command->add_option("--threads", *threads, "Parallel write tasks")
-        ->check(CLI::Range(1, 256));
-    command->add_option("--input-format", *input_format, "auto, parquet or csv");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        AppendOptions write;
-        ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
-        write.threads = *threads;
-        ARROW_ASSIGN_OR_RAISE(
-            auto input,
-            OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
-                           id.ToString(), [](const std::string&) {}));
-        ARROW_ASSIGN_OR_RAISE(auto result, loaded->Overwrite(*input, *where, write));
-        PrintRowLevel("overwrote", id, result);
-        return arrow::Status::OK();
-      };
-    });
-  }
-
-  // floe scan
-  {
-    auto* command = app.add_subcommand("scan", "Read a table's rows");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    auto columns = std::make_shared<std::string>();
-    auto snapshot = std::make_shared<int64_t>(-1);
-    auto as_of = std::make_shared<int64_t>(-1);
-    auto output = std::make_shared<OutputOptions>();
-    auto limit = std::make_shared<int64_t>(-1);
-    auto stats = std::make_shared<bool>(false);
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    auto where = std::make_shared<std::string>();
-    command->add_option(
-        "--columns", *columns,
-        "Comma-separated columns to read (default: all); nested fields by dotted "
-        "name, e.g. items.price (only their Parquet leaves are read)");
-    command->add_option(
-        "--where", *where,
-        "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
-        "NULL\" (prunes manifests, files and row groups)");
-    command->add_option("--snapshot", *snapshot, "Read this snapshot id");
-    command->add_option("--as-of", *as_of,
-                        "Read the snapshot current at this time (ms since epoch)");
-    command->add_option(
-        "--format", output->format,
-        "table (default), csv, jsonl or parquet (table, csv and jsonl spell binary "
-        "and fixed values in base64, uuids hyphenated)");
-    command->add_option("--output", output->path, "Write to this file instead of stdout");
-    command->add_option("--limit", *limit, "At most this many rows");
-    command->add_flag(
-        "--stats", *stats,
-        "Print what was pruned and read (manifests, files, row groups, bytes, "
-        "requests, rows) to stderr");
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-        ScanOptions scan_options;
-        std::stringstream list(*columns);
-        for (std::string column; std::getline(list, column, ',');) {
-          if (!column.empty()) scan_options.columns.push_back(column);
-        }
-        scan_options.filter = *where;
-        if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
-        if (*as_of >= 0) scan_options.as_of_ms = *as_of;
-        ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));
-        ARROW_ASSIGN_OR_RAISE(auto scanned, scan->ToRecordBatchReader());
-        arrow::RecordBatchReader& reader = *scanned;
-        OutputOptions options = *output;
-        if (*limit >= 0) options.limit = *limit;
-        // --output goes to a temporary file beside the target, renamed over it only once
-        // the scan succeeded: a failed scan leaves an existing file as it was.
-        std::unique_ptr<ReplacingOutput> replacing;
-        if (!options.path.empty()) {
-          ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
-          options.path = replacing->temporary();
-        }
-        arrow::Result<int64_t> rows;
-        if (replacing && options.format != "parquet") {
-          std::ofstream file(options.path, std::ios::binary);
-          if (!file)
-            return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
-          rows = WriteRows(reader, *scan->projection(), options, file);
-          file.close();
-          if (rows.ok() && !file) rows = WriteFailed(replacing->target());
-        } else {
-          rows = WriteRows(reader, *scan->projection(), options, std::cout);
-          std::cout.flush();
-          if (rows.ok() && !std::cout) rows = WriteFailed("standard output");
-        }
-        ARROW_RETURN_NOT_OK(rows.status());
-        if (replacing) ARROW_RETURN_NOT_OK(replacing->Commit());
-        if (*stats) {
-          const auto& c = *scan->stats();
-          std::cerr << "scan stats: manifests=" << c.manifests_total
-                    << " manifests_skipped=" << c.manifests_skipped
-                    << " files_planned=" << c.files_planned
-                    << " files_skipped_by_partition=" << c.files_skipped_by_partition
-                    << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
-                    << " files_read=" << c.files_read
-                    << " row_groups_read=" << c.row_groups_read
-                    << " row_groups_skipped=" << c.row_groups_skipped
-                    << " bytes_read=" << c.bytes_read << " requests=" << c.requests
-                    << " rows_read=" << c.rows_read << " rows=" << c.rows
-                    << " delete_files=" << c.delete_files_read
-                    << " rows_deleted=" << c.rows_deleted << "\n";
-        }
-        return arrow::Status::OK();
-      };
-    });
-  }
-
-  // floe drop / rename
-  {
-    auto* command =
-        app.add_subcommand("drop", "Remove a table from the catalog (its files stay)");
-    AddCatalogFlags(command, context);
-    auto table = std::make_shared<std::string>();
-    command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_RETURN_NOT_OK(catalog->DropTable(id));
-        std::cout << "dropped table " << id.ToString() << "\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
-  {
-    auto* command = app.add_subcommand("rename", "Rename a table");
-    AddCatalogFlags(command, context);
-    auto from = std::make_shared<std::string>();
-    auto to = std::make_shared<std::string>();
-    command->add_option("from", *from, "NAMESPACE.TABLE")->required();
-    command->add_option("to", *to, "NAMESPACE.TABLE")->required();
-    command->callback([=] {
-      context->action = [=]() -> arrow::Status {
-        ARROW_ASSIGN_OR_RAISE(auto source, TableIdentifier::Parse(*from));
-        ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
-        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-        ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
-        std::cout << "renamed " << source.ToString() << " to " << target.ToString()
-                  << "\n";
-        return arrow::Status::OK();
-      };
-    });
-  }
+  RegisterCreateCommand(app, context);
+  RegisterAppendCommand(app, context);
+  RegisterDeleteCommand(app, context);
+  RegisterRewriteCommand(app, context);
+  RegisterOverwriteCommand(app, context);
+  RegisterScanCommand(app, context);
+  RegisterDropCommand(app, context);
+  RegisterRenameCommand(app, context);
 }
 
 }  // namespace floe::cli

@@ -24,6 +24,24 @@ arrow::Result<std::shared_ptr<Catalog>> CommandContext::OpenCatalog() {
   return catalog_;
 }
 
+arrow::Result<std::shared_ptr<Table>> CommandContext::LoadTable(const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
+  return Table::Load(catalog, id);
+}
+
+CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& name,
+                     const std::string& description) {
+  auto* command = app.add_subcommand(name, description);
+  AddCatalogFlags(command, context);
+  return command;
+}
+
+void OnRun(CLI::App* command, CommandContext* context,
+           std::function<arrow::Status()> action) {
+  command->callback([context, action = std::move(action)] { context->action = action; });
+}
+
 void AddCatalogFlags(CLI::App* command, CommandContext* context) {
   command->add_option(
       "--catalog", context->flags.uri,

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "floe/io/location_provider.h"
 #include "floe/manifest/snapshot_manifests.h"
+#include "floe/spec/location_provider.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/uuid.h"

@@ -187,7 +187,7 @@ const std::vector<Rule>& Rules() {
       },
       // Parquet settings must translate exactly (shared with the writer).
       [](const GateContext& context, std::vector<std::string>* reasons) {
-        auto settings = ParquetSettings::FromProperties(context.effective);
+        auto settings = ParquetSettingsFromProperties(context.effective);
         if (!settings.ok()) reasons->push_back(settings.status().message());
         auto target = properties::kTargetFileSizeBytes.Parse(context.effective);
         if (!target.ok() || *target <= 0) {

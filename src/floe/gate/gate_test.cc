@@ -204,7 +204,7 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
          {"write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
           "write.parquet.page-row-limit", "write.parquet.dict-size-bytes"}) {
       PropertyMap options = {{key, value}};
-      bool writer_accepts = ParquetSettings::FromProperties(options).ok();
+      bool writer_accepts = ParquetSettingsFromProperties(options).ok();
       bool gate_accepts = CheckWrite(*Metadata("id long", ""), options).supported();
       EXPECT_EQ(writer_accepts, gate_accepts) << key << "=" << value;
     }
@@ -212,7 +212,7 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
   for (const char* level : {"1", "22", "0", "23", "x"}) {
     PropertyMap options = {{"write.parquet.compression-codec", "zstd"},
                            {"write.parquet.compression-level", level}};
-    EXPECT_EQ(ParquetSettings::FromProperties(options).ok(),
+    EXPECT_EQ(ParquetSettingsFromProperties(options).ok(),
               CheckWrite(*Metadata("id long", ""), options).supported())
         << level;
   }

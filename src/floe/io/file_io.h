@@ -11,6 +11,7 @@
 
 #include "arrow/io/interfaces.h"
 #include "arrow/result.h"
+#include "floe/util/location.h"
 
 namespace floe {
 
@@ -112,22 +113,5 @@ void RegisterFileIO(std::string scheme, FileIOFactory factory);
 /// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a
 /// relative path). The eligibility gate and the FileIO both ask this one function.
 arrow::Status CheckSupportedLocation(std::string_view location);
-
-/// The scheme of a location ("file" for a plain path, "s3", "gs", ...), lower-cased. The
-/// gate and the writer both use this one function.
-std::string LocationScheme(std::string_view location);
-
-/// `location` without trailing slashes, except a bare "scheme://" (iceberg-java's
-/// LocationUtil.stripTrailingSlash).
-std::string StripTrailingSlash(std::string location);
-
-/// A location in one spelling for comparisons: local paths and file: URIs become
-/// normalised absolute paths; other schemes are returned unchanged.
-std::string CanonicalLocation(std::string_view location);
-
-/// True when `location` is `directory` itself or lies below it (compared after
-/// normalising file:// URIs to paths and removing "." and ".." segments). Used so that
-/// cleanup never deletes outside a table's own location.
-bool IsLocationUnder(std::string_view location, std::string_view directory);
 
 }  // namespace floe

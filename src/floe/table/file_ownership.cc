@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "floe/io/location_provider.h"
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
+#include "floe/spec/location_provider.h"
 #include "floe/util/error.h"
 
 namespace floe {

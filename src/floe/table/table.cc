@@ -4,7 +4,7 @@
 
 #include "floe/commit/committer.h"
 #include "floe/commit/fast_append.h"
-#include "floe/io/location_provider.h"
+#include "floe/spec/location_provider.h"
 #include "floe/table/file_ownership.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"

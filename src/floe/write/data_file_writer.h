@@ -1,127 +1,59 @@
-// One Parquet data file: written batch by batch, cut into row groups by size, closed into
-// a DataFile with iceberg-java's metrics.
+// One Iceberg data file: a Parquet file written as iceberg-java writes one (root "table",
+// Avro-compatible names, field ids, the write schema in the footer), closed into a
+// DataFile with iceberg-java's metrics.
 #pragma once
 
-#include <algorithm>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/io/file_io.h"
 #include "floe/manifest/data_file.h"
+#include "floe/parquet/file_writer.h"
 #include "floe/spec/schema.h"
 #include "floe/write/metrics.h"
 #include "floe/write/metrics_config.h"
 #include "floe/write/parquet_settings.h"
 
-namespace parquet {
-class SchemaDescriptor;
-namespace schema {
-class GroupNode;
-}
-namespace arrow {
-class FileWriter;
-}
-}  // namespace parquet
-
 namespace floe {
-
-class TailHoldingStream;
 
 /// What every data file of one write shares. Immutable; shared by a task's writers.
 struct DataWriterContext {
-  std::shared_ptr<FileIO> io;
-  SchemaPtr schema;                             ///< The write schema (field ids).
-  std::shared_ptr<arrow::Schema> arrow_schema;  ///< ToArrowSchema(*schema).
-  ParquetSettings settings;
+  SchemaPtr schema;  ///< The write schema (field ids).
   std::shared_ptr<const MetricsConfig> metrics;
   int sort_order_id = 0;
-  arrow::MemoryPool* pool = arrow::default_memory_pool();
-  /// HasNanosecondTimestamps(*schema): such files are Parquet format 2.6.
-  bool nanosecond_timestamps = false;
+  /// The Parquet side: made by Make from the rest.
+  std::shared_ptr<const ParquetWriteContext> parquet;
+
+  /// A context writing `schema`'s rows through `io` with `settings`, allocating from
+  /// `pool`: Parquet files as iceberg-java writes them.
+  static arrow::Result<std::shared_ptr<const DataWriterContext>> Make(
+      std::shared_ptr<FileIO> io, SchemaPtr schema, ParquetSettings settings,
+      std::shared_ptr<const MetricsConfig> metrics, int sort_order_id,
+      arrow::MemoryPool* pool);
 };
 
-/// Whether `schema` has a nanosecond timestamp column at any depth.
-bool HasNanosecondTimestamps(const Schema& schema);
-
-/// Not thread-safe. The file at `location` is created by Open; deleting it on failure is
-/// the caller's job (the task's cleanup guard knows every location).
+/// A ParquetFileWriter whose Close gives a DataFile. Not thread-safe.
 class ParquetDataWriter {
  public:
   static arrow::Result<std::unique_ptr<ParquetDataWriter>> Open(
       std::shared_ptr<const DataWriterContext> context, std::string location);
-  ~ParquetDataWriter();
 
-  /// Appends rows; the batch must have the context's Arrow schema.
-  arrow::Status Write(const arrow::RecordBatch& batch);
-  /// Bytes written so far plus an estimate of the open row group's buffered bytes (what
-  /// iceberg-java's Parquet appender reports as its length).
-  int64_t Length() const;
-  /// Bytes the open row group may still buffer before it is cut.
-  int64_t RowGroupHeadroom() const {
-    return context_->settings.row_group_size_bytes - pool_->bytes_allocated();
-  }
-  /// A generous bound on what writing `rows` adds to Length() for the rows themselves:
-  /// 1 MiB, plus the bytes they take in Arrow four times over (encoders, dictionary
-  /// entries and buffers that grow by doubling; the lineitem benchmark's worst call added
-  /// 2.9 times), plus 32 bytes per value of every leaf column (hash-table slots, levels,
-  /// indices).
-  arrow::Result<int64_t> GrowthBound(const arrow::RecordBatch& rows) const;
-  /// What a dictionary's hash table growing may add on top, whatever the rows: half of
-  /// what the file's writer holds already.
-  int64_t TableGrowthBound() const { return pool_->bytes_allocated() / 2; }
-  int64_t row_count() const { return row_count_; }
-  /// Bytes the open row group's rows hold in memory (pages, encoded values, dictionary
-  /// entries): what the writer holds beyond what its encoders take when the row group is
-  /// still empty. That fixed part (tens of KiB per column) is freed only by closing the
-  /// file.
-  int64_t BufferedBytes() const {
-    return std::max<int64_t>(0, pool_->bytes_allocated() - empty_row_group_bytes_);
-  }
-  /// Writes out the open row group now (if it has rows), releasing its memory. Used to
-  /// keep a fanout task's many open files within its memory budget.
-  arrow::Status FlushRowGroup();
-  const std::string& location() const { return location_; }
+  /// The Parquet file being written (Write, Length, FlushRowGroup, ...).
+  ParquetFileWriter& file() { return *file_; }
+  const ParquetFileWriter& file() const { return *file_; }
+  const std::string& location() const { return file_->location(); }
 
   /// Writes the footer and returns the file as a DataFile (content, path, format, record
   /// count, size, metrics, split offsets and sort order id set; partition left to the
   /// caller).
   arrow::Result<DataFile> Close();
-  /// Closes the stream without a valid footer (best effort). The file stays for the owner
-  /// to delete.
-  void Abort();
 
  private:
   ParquetDataWriter() = default;
-  /// Creates the Parquet writer, choosing the columns written without a dictionary from
-  /// `first`, the file's first rows in pieces (none: only the always-plain columns).
-  arrow::Status StartWriting(
-      const std::vector<std::shared_ptr<arrow::RecordBatch>>& first);
-  /// Starts the Parquet writer from the rows waiting for the file's first page, and
-  /// writes them.
-  arrow::Status WritePending();
-  /// Writes rows into the open row group (a new one after a full one).
-  arrow::Status WriteRows(const arrow::RecordBatch& batch);
-
   std::shared_ptr<const DataWriterContext> context_;
-  std::string location_;
-  std::shared_ptr<TailHoldingStream> stream_;
-  std::unique_ptr<arrow::ProxyMemoryPool> pool_;
-  std::shared_ptr<parquet::SchemaDescriptor> descriptor_;  ///< Of root_.
-  /// The file's first rows, until a page's worth is in (copies in pool_).
-  std::vector<std::shared_ptr<arrow::RecordBatch>> pending_;
-  int64_t pending_rows_ = 0;
-  std::shared_ptr<parquet::schema::GroupNode> root_;    ///< With iceberg-java's names.
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;  ///< Created by the first Write.
-  std::unique_ptr<FloatMetricsTracker> floats_;
-  int64_t row_count_ = 0;
-  int64_t row_group_rows_ = 0;
-  int64_t empty_row_group_bytes_ = 0;  ///< Pool bytes right after a row group started.
-  int64_t leaf_columns_ = 0;
-  bool row_group_full_ = false;
-  bool closed_ = false;
+  std::unique_ptr<ParquetFileWriter> file_;
 };
 
 }  // namespace floe

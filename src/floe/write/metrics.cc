@@ -74,16 +74,6 @@ std::string EncodeCodePoint(uint32_t code_point) {
   return out;
 }
 
-// Double.compare for non-NaN values: -0.0 orders below 0.0.
-int CompareDoubles(double left, double right) {
-  if (left < right) return -1;
-  if (left > right) return 1;
-  bool left_negative = std::signbit(left);
-  bool right_negative = std::signbit(right);
-  if (left_negative == right_negative) return 0;
-  return left_negative ? -1 : 1;
-}
-
 // Field ids whose values sit inside a list or map (no counts or bounds for them).
 std::set<int> IdsInsideRepeated(const Schema& schema) {
   std::set<int> ids;
@@ -175,67 +165,10 @@ std::optional<std::string> TruncateBinaryUpper(const std::string& value, int len
   return std::nullopt;
 }
 
-FloatMetricsTracker::FloatMetricsTracker(const Schema& schema) {
-  std::function<void(const NestedField&, const std::vector<int>&)> visit =
-      [&](const NestedField& field, const std::vector<int>& path) {
-        if (field.type->id() == TypeId::kFloat || field.type->id() == TypeId::kDouble) {
-          leaves_.push_back({path, field.id, field.type->id() == TypeId::kFloat});
-          stats_[field.id] = Stats();
-        } else if (field.type->id() == TypeId::kStruct) {
-          const auto& children = static_cast<const StructType&>(*field.type).fields();
-          for (size_t i = 0; i < children.size(); ++i) {
-            auto child_path = path;
-            child_path.push_back(static_cast<int>(i));
-            visit(children[i], child_path);
-          }
-        }
-      };
-  for (size_t i = 0; i < schema.fields().size(); ++i)
-    visit(schema.fields()[i], {static_cast<int>(i)});
-}
-
-void FloatMetricsTracker::Update(const arrow::RecordBatch& batch) {
-  const int64_t rows = batch.num_rows();
-  std::vector<uint8_t> present;
-  for (const auto& leaf : leaves_) {
-    // Walk down the structs, keeping the rows whose every parent is present.
-    present.assign(static_cast<size_t>(rows), 1);
-    std::shared_ptr<arrow::Array> array = batch.column(leaf.path[0]);
-    for (size_t depth = 1; depth < leaf.path.size(); ++depth) {
-      const auto& parent = static_cast<const arrow::StructArray&>(*array);
-      if (parent.null_count() > 0) {
-        for (int64_t row = 0; row < rows; ++row) {
-          if (parent.IsNull(row)) present[static_cast<size_t>(row)] = 0;
-        }
-      }
-      array = parent.field(leaf.path[depth]);  // offset-adjusted to the parent
-    }
-    Stats& stats = stats_[leaf.field_id];
-    auto fold = [&](double value) {
-      if (std::isnan(value)) {
-        ++stats.nan_count;
-        return;
-      }
-      if (!stats.lower || CompareDoubles(value, *stats.lower) < 0) stats.lower = value;
-      if (!stats.upper || CompareDoubles(value, *stats.upper) > 0) stats.upper = value;
-    };
-    for (int64_t row = 0; row < rows; ++row) {
-      if (!present[static_cast<size_t>(row)]) continue;
-      ++stats.value_count;
-      if (array->IsNull(row)) {
-        ++stats.null_count;
-      } else if (leaf.is_float) {
-        fold(static_cast<const arrow::FloatArray&>(*array).Value(row));
-      } else {
-        fold(static_cast<const arrow::DoubleArray&>(*array).Value(row));
-      }
-    }
-  }
-}
-
 arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
                              const MetricsConfig& config,
-                             const FloatMetricsTracker& floats, DataFile* file) {
+                             const std::map<int, FloatLeafStats>& floats,
+                             DataFile* file) {
   const auto* parquet_schema = footer.schema();
   std::set<int> inside_repeated = IdsInsideRepeated(schema);
   struct Accumulated {
@@ -303,9 +236,9 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
     if (floating) {
       // iceberg-java takes float and double counts from its value writers, not the
       // footer.
-      auto found = floats.stats().find(field_id);
-      const FloatMetricsTracker::Stats empty;
-      const auto& stats = found == floats.stats().end() ? empty : found->second;
+      auto found = floats.find(field_id);
+      const FloatLeafStats empty;
+      const auto& stats = found == floats.end() ? empty : found->second;
       file->value_counts[field_id] = stats.value_count;
       file->null_value_counts[field_id] = stats.null_count;
       file->nan_value_counts[field_id] = stats.nan_count;

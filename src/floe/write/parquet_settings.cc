@@ -1,48 +1,10 @@
 #include "floe/write/parquet_settings.h"
 
-#include <limits>
-
-#include <nlohmann/json.hpp>
-
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
-#include "parquet/properties.h"
+#include "floe/util/java_text.h"
 
 namespace floe {
 namespace {
-
-struct CodecInfo {
-  const char* name;
-  arrow::Compression::type type;
-  int min_level;
-  int max_level;
-  bool has_level;
-  /// The level parquet-java compresses at when write.parquet.compression-level is unset
-  /// (0: Arrow's default is kept). Arrow's own defaults differ: zstd 1, gzip 9.
-  int java_default_level;
-};
-
-// Codecs both iceberg-java (parquet-java's CompressionCodecName) and Arrow write
-// identically.
-constexpr CodecInfo kCodecs[] = {
-    {"uncompressed", arrow::Compression::UNCOMPRESSED, 0, 0, false, 0},
-    {"snappy", arrow::Compression::SNAPPY, 0, 0, false, 0},
-    // Hadoop's GzipCodec: zlib's default level.
-    {"gzip", arrow::Compression::GZIP, 0, 9, true, 6},
-    // parquet-java's ZstandardCodec default (parquet.compression.codec.zstd.level).
-    {"zstd", arrow::Compression::ZSTD, 1, 22, true, 3},
-    {"brotli", arrow::Compression::BROTLI, 0, 11, true, 0},
-};
-
-const CodecInfo* FindCodec(const std::string& name) {
-  std::string lower = name;
-  for (auto& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const auto& codec : kCodecs) {
-    if (lower == codec.name) return &codec;
-  }
-  return nullptr;
-}
 
 arrow::Result<int64_t> PositiveInt(const PropertyMap& properties,
                                    const IntProperty& property) {
@@ -56,11 +18,11 @@ arrow::Result<int64_t> PositiveInt(const PropertyMap& properties,
 
 }  // namespace
 
-arrow::Result<ParquetSettings> ParquetSettings::FromProperties(
+arrow::Result<ParquetSettings> ParquetSettingsFromProperties(
     const PropertyMap& properties) {
   ParquetSettings settings;
   settings.codec = properties::kParquetCompressionCodec.Get(properties);
-  const CodecInfo* codec = FindCodec(settings.codec);
+  const ParquetCodec* codec = FindParquetCodec(settings.codec);
   if (codec == nullptr) {
     return MakeError(ErrorKind::kInvalidInput,
                      "property " + std::string(properties::kParquetCompressionCodec.key) +
@@ -95,79 +57,6 @@ arrow::Result<ParquetSettings> ParquetSettings::FromProperties(
                         PositiveInt(properties, properties::kParquetPageRowLimit));
   ARROW_ASSIGN_OR_RAISE(settings.dict_size_bytes,
                         PositiveInt(properties, properties::kParquetDictSizeBytes));
-  return settings;
-}
-
-std::shared_ptr<parquet::WriterProperties> ParquetSettings::ToWriterProperties(
-    bool nanosecond_timestamps, arrow::MemoryPool* pool,
-    const std::vector<std::string>& plain_columns) const {
-  const CodecInfo* info = FindCodec(codec);
-  parquet::WriterProperties::Builder builder;
-  builder.memory_pool(pool);
-  builder.compression(info ? info->type : arrow::Compression::ZSTD);
-  if (compression_level) {
-    builder.compression_level(*compression_level);
-  } else if (info && info->java_default_level > 0) {
-    builder.compression_level(info->java_default_level);
-  }
-  builder.data_pagesize(page_size_bytes);
-  builder.max_rows_per_page(page_row_limit);
-  builder.dictionary_pagesize_limit(dict_size_bytes);
-  builder.data_page_version(parquet::ParquetDataPageVersion::V1);
-  builder.version(nanosecond_timestamps ? parquet::ParquetVersion::PARQUET_2_6
-                                        : parquet::ParquetVersion::PARQUET_1_0);
-  // Row groups are cut by size by the data-file writer, not by Arrow's row count.
-  builder.max_row_group_length(std::numeric_limits<int64_t>::max());
-  builder.enable_statistics();
-  builder.max_statistics_size(std::numeric_limits<size_t>::max());
-  builder.enable_page_checksum();
-  // Column and offset indexes, as parquet-java writes by default (readers skip pages with
-  // them); Arrow's default has varied between releases, so it is not left to it.
-  builder.enable_write_page_index();
-  // iceberg-java's physical types for decimals: INT32 up to precision 9, INT64 up to 18,
-  // fixed-length bytes beyond (Arrow would write fixed-length bytes for every precision).
-  builder.enable_store_decimal_as_integer();
-  for (const auto& column : plain_columns) builder.disable_dictionary(column);
-  builder.created_by("floe version " FLOE_VERSION);
-  return builder.build();
-}
-
-std::string ParquetSettings::ToJson() const {
-  nlohmann::ordered_json json;
-  json["codec"] = codec;
-  if (compression_level) json["compression-level"] = *compression_level;
-  json["row-group-size-bytes"] = row_group_size_bytes;
-  json["page-size-bytes"] = page_size_bytes;
-  json["page-row-limit"] = page_row_limit;
-  json["dict-size-bytes"] = dict_size_bytes;
-  return json.dump();
-}
-
-arrow::Result<ParquetSettings> ParquetSettings::FromJson(std::string_view text) {
-  if (JsonNestsDeeperThan(text, 8)) {  // a flat object of settings
-    return MakeError(ErrorKind::kInvalidInput,
-                     "Parquet settings are not a flat JSON object");
-  }
-  auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return MakeError(ErrorKind::kInvalidInput, "Parquet settings are not a JSON object");
-  }
-  ParquetSettings settings;
-  try {
-    settings.codec = json.at("codec").get<std::string>();
-    if (json.contains("compression-level"))
-      settings.compression_level = json["compression-level"].get<int>();
-    settings.row_group_size_bytes = json.at("row-group-size-bytes").get<int64_t>();
-    settings.page_size_bytes = json.at("page-size-bytes").get<int64_t>();
-    settings.page_row_limit = json.at("page-row-limit").get<int64_t>();
-    settings.dict_size_bytes = json.at("dict-size-bytes").get<int64_t>();
-  } catch (const nlohmann::json::exception& error) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     std::string("Parquet settings: ") + error.what());
-  }
-  if (FindCodec(settings.codec) == nullptr) {
-    return MakeError(ErrorKind::kInvalidInput, "Parquet settings: unknown codec");
-  }
   return settings;
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 // The compression level and decimal layout Arrow gets for a table's properties.
 std::shared_ptr<parquet::WriterProperties> Properties(const PropertyMap& properties) {
-  auto settings = ParquetSettings::FromProperties(properties);
+  auto settings = ParquetSettingsFromProperties(properties);
   EXPECT_TRUE(settings.ok()) << settings.status().ToString();
   return settings->ToWriterProperties(false, arrow::default_memory_pool());
 }
@@ -33,7 +33,7 @@ TEST(ParquetSettingsTest, UnsetLevelIsParquetJavasDefault) {
             1);
   // The level is not part of the settings when unset (explain shows what was asked for).
   auto settings =
-      ParquetSettings::FromProperties({{"write.parquet.compression-codec", "zstd"}});
+      ParquetSettingsFromProperties({{"write.parquet.compression-codec", "zstd"}});
   ASSERT_TRUE(settings.ok());
   EXPECT_FALSE(settings->compression_level.has_value());
 }

@@ -55,18 +55,18 @@ arrow::Result<std::unique_ptr<RollingDataWriter>> RollingDataWriter::Make(
 
 arrow::Status RollingDataWriter::OpenFile() {
   ARROW_ASSIGN_OR_RAISE(std::string location,
-                        factory_->NewLocation(partition_path_, *context_->io));
+                        factory_->NewLocation(partition_path_, *context_->parquet->io));
   ARROW_ASSIGN_OR_RAISE(current_, ParquetDataWriter::Open(context_, std::move(location)));
   return arrow::Status::OK();
 }
 
 arrow::Status RollingDataWriter::CloseFile() {
   std::unique_ptr<ParquetDataWriter> writer = std::move(current_);
-  if (writer->row_count() == 0) {
-    writer->Abort();
+  if (writer->file().row_count() == 0) {
+    writer->file().Abort();
     // An empty file is deleted and not reported (iceberg-java deletes it, ignoring
     // errors).
-    DeleteBestEffort(*context_->io, writer->location(), "empty data file", "");
+    DeleteBestEffort(*context_->parquet->io, writer->location(), "empty data file", "");
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(DataFile file, writer->Close());
@@ -82,16 +82,16 @@ arrow::Status RollingDataWriter::Write(const arrow::RecordBatch& batch) {
     if (!current_) ARROW_RETURN_NOT_OK(OpenFile());
     // Write up to the next multiple of 1000 rows of the current file (or further, where
     // the checks passed over cannot fire), then check its size.
-    int64_t in_file = current_->row_count();
+    int64_t in_file = current_->file().row_count();
     int64_t to_grid = kRowsDivisor - in_file % kRowsDivisor;
     int64_t length = std::min(to_grid, rows - offset);
     if (rows - offset > to_grid) {
       ARROW_ASSIGN_OR_RAISE(length, RowsForOneCall(batch, offset, to_grid));
     }
-    ARROW_RETURN_NOT_OK(current_->Write(*batch.Slice(offset, length)));
+    ARROW_RETURN_NOT_OK(current_->file().Write(*batch.Slice(offset, length)));
     offset += length;
-    if (current_->row_count() % kRowsDivisor == 0 &&
-        current_->Length() >= target_file_size_) {
+    if (current_->file().row_count() % kRowsDivisor == 0 &&
+        current_->file().Length() >= target_file_size_) {
       ARROW_RETURN_NOT_OK(CloseFile());
       // iceberg-java opens the next file immediately (using up a file number even when no
       // row follows).
@@ -110,13 +110,13 @@ arrow::Result<int64_t> RollingDataWriter::RowsForOneCall(const arrow::RecordBatc
   // The row group's size is checked after every call too: cutting it is not tied to the
   // grid (nor to the exact byte, so hash tables growing are left out there), but a small
   // write.parquet.row-group-size-bytes must still be kept.
-  const int64_t headroom =
-      std::min(target_file_size_ - current_->Length() - current_->TableGrowthBound(),
-               current_->RowGroupHeadroom());
+  const int64_t headroom = std::min(
+      target_file_size_ - current_->file().Length() - current_->file().TableGrowthBound(),
+      current_->file().RowGroupHeadroom());
   int64_t length = batch.num_rows() - offset;
   while (length > to_grid) {
     ARROW_ASSIGN_OR_RAISE(int64_t growth,
-                          current_->GrowthBound(*batch.Slice(offset, length)));
+                          current_->file().GrowthBound(*batch.Slice(offset, length)));
     if (growth < headroom) return length;
     // Half as many rows past the first grid point, ending on the grid.
     length = to_grid + (length - to_grid) / 2 / kRowsDivisor * kRowsDivisor;
@@ -130,7 +130,7 @@ arrow::Result<std::vector<DataFile>> RollingDataWriter::Close() {
 }
 
 void RollingDataWriter::Abort() {
-  if (current_) current_->Abort();
+  if (current_) current_->file().Abort();
   current_.reset();
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "floe/io/location_provider.h"
+#include "floe/spec/location_provider.h"
 #include "floe/write/data_file_writer.h"
 
 namespace floe {
@@ -53,7 +53,7 @@ class RollingDataWriter {
 
   /// Writes rows, checking the current file's length every 1000 rows of that file and
   /// rolling to a new file when it reaches the target size. Rows go to Arrow in as few
-  /// calls as that allows: checks that cannot fire (by ParquetDataWriter::GrowthBound the
+  /// calls as that allows: checks that cannot fire (by ParquetFileWriter::GrowthBound the
   /// file stays below the target) are skipped, not made.
   arrow::Status Write(const arrow::RecordBatch& batch);
   /// Closes the current file; a file with no rows is deleted and not reported.
@@ -63,12 +63,14 @@ class RollingDataWriter {
 
   const std::vector<Value>& partition() const { return partition_; }
   const std::string& partition_path() const { return partition_path_; }
-  /// Bytes of rows the open file holds in memory (ParquetDataWriter::BufferedBytes).
-  int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
+  /// Bytes of rows the open file holds in memory (ParquetFileWriter::BufferedBytes).
+  int64_t BufferedBytes() const {
+    return current_ ? current_->file().BufferedBytes() : 0;
+  }
   /// Writes out the open file's buffered row group (see
-  /// ParquetDataWriter::FlushRowGroup).
+  /// ParquetFileWriter::FlushRowGroup).
   arrow::Status FlushRowGroup() {
-    return current_ ? current_->FlushRowGroup() : arrow::Status::OK();
+    return current_ ? current_->file().FlushRowGroup() : arrow::Status::OK();
   }
 
  private:

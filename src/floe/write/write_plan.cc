@@ -62,7 +62,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   plan->sort_order = metadata.DefaultSortOrder();
   plan->properties = metadata.properties;
   for (const auto& [key, value] : options) plan->properties[key] = value;
-  ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettings::FromProperties(plan->properties));
+  ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettingsFromProperties(plan->properties));
   // A fanout task's open files share one row group's worth of buffered rows, or their
   // share of half the memory limit.
   const int tasks = std::max(1, plan_options.tasks);

@@ -43,17 +43,12 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
         "its files)");
   }
   std::unique_ptr<WriteTask> task(new WriteTask());
-  auto context = std::make_shared<DataWriterContext>();
-  context->io = std::move(io);
-  context->schema = plan->schema;
-  ARROW_ASSIGN_OR_RAISE(context->arrow_schema, ToArrowSchema(*plan->schema));
-  context->settings = plan->parquet;
-  context->metrics = std::make_shared<const MetricsConfig>(
-      MetricsConfig::Make(*plan->schema, plan->properties, *plan->sort_order));
-  context->sort_order_id = plan->sort_order->order_id;
-  context->nanosecond_timestamps = HasNanosecondTimestamps(*plan->schema);
-  context->pool = pool;
-  task->context_ = std::move(context);
+  ARROW_ASSIGN_OR_RAISE(
+      task->context_,
+      DataWriterContext::Make(std::move(io), plan->schema, plan->parquet,
+                              std::make_shared<const MetricsConfig>(MetricsConfig::Make(
+                                  *plan->schema, plan->properties, *plan->sort_order)),
+                              plan->sort_order->order_id, pool));
   auto locations =
       std::make_shared<const LocationProvider>(plan->table_location, plan->properties);
   task->factory_ = std::make_unique<OutputFileFactory>(std::move(locations), partition_id,
@@ -83,7 +78,8 @@ int WriteTask::DeleteWrittenFiles() {
   int failures = 0;
   if (!factory_) return failures;  // Make failed before any location could be handed out
   for (const auto& location : factory_->locations()) {
-    if (!DeleteBestEffort(*context_->io, location, "", "of a failed write task")) {
+    if (!DeleteBestEffort(*context_->parquet->io, location, "",
+                          "of a failed write task")) {
       ++failures;
     }
   }
@@ -119,7 +115,8 @@ arrow::Result<RollingDataWriter*> WriteTask::WriterFor(const Partitioner::Group&
 
 arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (finished_) return arrow::Status::Invalid("write task already finished");
-  if (!batch->schema()->Equals(*context_->arrow_schema, /*check_metadata=*/false)) {
+  if (!batch->schema()->Equals(*context_->parquet->arrow_schema,
+                               /*check_metadata=*/false)) {
     return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
                                   " does not match the write schema");
   }

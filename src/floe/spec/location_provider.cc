@@ -1,6 +1,6 @@
-#include "floe/io/location_provider.h"
+#include "floe/spec/location_provider.h"
 
-#include "floe/io/file_io.h"
+#include "floe/util/location.h"
 
 namespace floe {
 
