@@ -121,6 +121,18 @@ struct CatalogRegistry {
   std::map<std::string, RegisteredCatalog> catalogs;  // by type
 };
 
+// The length of the longest of `forms` that `uri` matches (0: none).
+size_t MatchLength(const std::vector<std::string>& forms, std::string_view uri) {
+  size_t best = 0;
+  for (std::string_view form : forms) {
+    const bool prefix = !form.empty() && form.back() == '*';
+    if (prefix) form.remove_suffix(1);
+    const bool matches = prefix ? uri.substr(0, form.size()) == form : uri == form;
+    if (matches) best = std::max(best, form.size() + 1);
+  }
+  return best;
+}
+
 // The catalogs this build has, registered before anyone can look one up.
 void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
   auto add = [&](std::string type, std::vector<std::string> forms, std::string example,
@@ -148,11 +160,13 @@ void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
       left_out("PostgreSQL catalog", "FLOE_WITH_POSTGRES"));
 #endif
   add("sql", sql, sql_example,
-      [](const CatalogOptions& options) -> arrow::Result<std::unique_ptr<Catalog>> {
-        if (options.uri.find("sqlite:") != std::string::npos) {
-          return SqlCatalog::OpenSqlite(options);
-        }
-        return SqlCatalog::OpenPostgres(options);
+      [postgres](
+          const CatalogOptions& options) -> arrow::Result<std::unique_ptr<Catalog>> {
+        // PostgreSQL for its URIs; SQLite for the rest (its own URIs, and the errors
+        // saying what an SQLite catalog URI looks like).
+        if (MatchLength(postgres, options.uri) > 0)
+          return SqlCatalog::OpenPostgres(options);
+        return SqlCatalog::OpenSqlite(options);
       });
   add("memory", {"memory", "memory:"}, "memory", SqlCatalog::OpenMemory);
   add("hadoop", {"hadoop", "hadoop:*"}, "hadoop:///warehouse/dir",
@@ -172,18 +186,6 @@ CatalogRegistry& Registry() {
     return made;
   }();
   return *registry;
-}
-
-// The length of the longest of `forms` that `uri` matches (0: none).
-size_t MatchLength(const std::vector<std::string>& forms, std::string_view uri) {
-  size_t best = 0;
-  for (std::string_view form : forms) {
-    const bool prefix = !form.empty() && form.back() == '*';
-    if (prefix) form.remove_suffix(1);
-    const bool matches = prefix ? uri.substr(0, form.size()) == form : uri == form;
-    if (matches) best = std::max(best, form.size() + 1);
-  }
-  return best;
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ bool HasPrefix(const std::string& text, std::string_view prefix) {
 
 // write.parquet.* keys floe's writer reproduces, and the values it reproduces them with.
 // The settings that shape bytes (codec, level, sizes) are checked by
-// ParquetSettings::FromProperties, the writer's own parser. Boolean properties are read
+// ParquetSettingsFromProperties, the writer's own parser. Boolean properties are read
 // as iceberg-java reads them (ParseJavaBoolean).
 bool IsTrue(const std::string& value) { return ParseJavaBoolean(value); }
 bool IsFalse(const std::string& value) { return !ParseJavaBoolean(value); }

@@ -87,5 +87,40 @@ TEST(FileIOTest, DeleteWithinRefusesEveryLinkOnTheWay) {
             ErrorKind::kNotFound);
 }
 
+// MakeFileIO picks the factory registered for a location's scheme; an unknown scheme is
+// NotSupported naming it (never a silent local file), and a registration replaces the one
+// before it.
+TEST(FileIOTest, FactoriesAreChosenByScheme) {
+  FLOE_ASSIGN_OR_FAIL(auto local, MakeFileIO("/tmp/x", {}));
+  EXPECT_NE(local, nullptr);
+  FLOE_ASSIGN_OR_FAIL(auto memory, MakeFileIO("memory://w", {}));
+  FLOE_ASSERT_OK(memory->WriteAll("memory://w/a", "bytes"));
+  FLOE_ASSIGN_OR_FAIL(auto read, memory->ReadAll("memory://w/a"));
+  EXPECT_EQ(read, "bytes");
+  auto unknown = MakeFileIO("abfss://container@account/w", {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(KindOf(unknown.status()), ErrorKind::kNotSupported);
+  EXPECT_NE(unknown.status().message().find("abfss"), std::string::npos);
+
+  std::map<std::string, std::string> seen;
+  RegisterFileIO(
+      "fake",
+      [&](std::string_view location, const std::map<std::string, std::string>& properties)
+          -> arrow::Result<std::shared_ptr<FileIO>> {
+        seen = properties;
+        seen["location"] = std::string(location);
+        return MakeArrowFileIO();
+      });
+  FLOE_ASSERT_OK(MakeFileIO("FAKE://bucket/w", {{"fake.endpoint", "http://h"}}));
+  EXPECT_EQ(seen.at("location"), "FAKE://bucket/w");
+  EXPECT_EQ(seen.at("fake.endpoint"), "http://h");
+  RegisterFileIO("fake",
+                 [](std::string_view, const std::map<std::string, std::string>&)
+                     -> arrow::Result<std::shared_ptr<FileIO>> {
+                   return arrow::Status::IOError("replaced");
+                 });
+  EXPECT_EQ(MakeFileIO("fake://b", {}).status().message(), "replaced");
+}
+
 }  // namespace
 }  // namespace floe
