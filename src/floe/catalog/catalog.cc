@@ -141,7 +141,8 @@ void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
                                            std::move(factory)};
   };
   // A catalog this build leaves out still takes its URIs, to say so.
-  auto left_out = [](std::string what, std::string option) -> CatalogFactory {
+  auto left_out = [](const std::string& what,
+                     const std::string& option) -> CatalogFactory {
     return
         [what, option](const CatalogOptions&) -> arrow::Result<std::unique_ptr<Catalog>> {
           return MakeError(ErrorKind::kNotSupported, "this floe was built without the " +

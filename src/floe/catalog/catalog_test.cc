@@ -16,7 +16,7 @@ namespace {
 
 TEST(CatalogRegistryTest, OpensByTypeOrByTheLongestUriForm) {
   std::vector<std::string> opened;
-  auto recording = [&](std::string what) -> CatalogFactory {
+  auto recording = [&](const std::string& what) -> CatalogFactory {
     return [&opened,
             what](const CatalogOptions&) -> arrow::Result<std::unique_ptr<Catalog>> {
       opened.push_back(what);

@@ -26,7 +26,7 @@ class OverwriteFilesTest : public ::testing::Test {
   // validate one under `isolation`.
   std::unique_ptr<OverwriteFiles> Overwrite(const TableState& read,
                                             IsolationLevel isolation,
-                                            ExpressionPtr filter = nullptr) {
+                                            const ExpressionPtr& filter = nullptr) {
     auto overwrite = std::make_unique<OverwriteFiles>(table_->target());
     auto current = read.metadata->CurrentSnapshot();
     overwrite->ValidateFromSnapshot(current ? std::optional(current->snapshot_id)

@@ -1,5 +1,7 @@
 #include "floe/util/uuid.h"
 
+#include <limits>
+
 #include "arrow/status.h"
 
 namespace floe {
