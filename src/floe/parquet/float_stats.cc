@@ -8,6 +8,7 @@
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
+#include "floe/util/java_text.h"
 
 namespace floe {
 namespace {
@@ -26,15 +27,6 @@ int FieldId(const arrow::Field& field) {
 }
 
 }  // namespace
-
-int CompareDoubles(double left, double right) {
-  if (left < right) return -1;
-  if (left > right) return 1;
-  bool left_negative = std::signbit(left);
-  bool right_negative = std::signbit(right);
-  if (left_negative == right_negative) return 0;
-  return left_negative ? -1 : 1;
-}
 
 FloatStatsTracker::FloatStatsTracker(const arrow::Schema& schema) {
   std::function<void(const arrow::Field&, const std::vector<int>&)> visit =
@@ -79,8 +71,8 @@ void FloatStatsTracker::Update(const arrow::RecordBatch& batch) {
         ++stats.nan_count;
         return;
       }
-      if (!stats.lower || CompareDoubles(value, *stats.lower) < 0) stats.lower = value;
-      if (!stats.upper || CompareDoubles(value, *stats.upper) > 0) stats.upper = value;
+      if (!stats.lower || JavaDoubleCompare(value, *stats.lower) < 0) stats.lower = value;
+      if (!stats.upper || JavaDoubleCompare(value, *stats.upper) > 0) stats.upper = value;
     };
     for (int64_t row = 0; row < rows; ++row) {
       if (!present[static_cast<size_t>(row)]) continue;

@@ -45,7 +45,4 @@ class FloatStatsTracker {
   std::map<int, FloatLeafStats> stats_;
 };
 
-/// Double.compare for non-NaN values: -0.0 orders below 0.0.
-int CompareDoubles(double left, double right);
-
 }  // namespace floe

@@ -96,7 +96,8 @@ TEST_F(TableScanTest, PrunesByColumnBounds) {
 // Files removed by a later snapshot are planned only when the earlier one is read.
 TEST_F(TableScanTest, PlansTheSnapshotAskedFor) {
   const int64_t first = state_.metadata->CurrentSnapshot()->snapshot_id;
-  FLOE_ASSERT_OK(table_->Remove({table_->File("r2", {"r2", int32_t{671}}, 10).file_path}));
+  FLOE_ASSERT_OK(
+      table_->Remove({table_->File("r2", {"r2", int32_t{671}}, 10).file_path}));
   EXPECT_EQ(Planned(""), (Names{"null-region", "r1-new", "r1-old"}));
   EXPECT_EQ(Planned("", first), (Names{"null-region", "r1-new", "r1-old", "r2"}));
 }

@@ -6,6 +6,7 @@
 
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
+#include "floe/util/java_text.h"
 
 namespace floe {
 namespace {
@@ -22,19 +23,6 @@ T FromLittleEndian(const uint8_t* data) {
   T value;
   std::memcpy(&value, data, sizeof(T));
   return value;
-}
-
-int CompareFloating(double left, double right) {
-  // Java's Double.compare: -0.0 < 0.0 and NaN above everything (all NaNs equal).
-  bool left_nan = std::isnan(left);
-  bool right_nan = std::isnan(right);
-  if (left_nan || right_nan) return left_nan == right_nan ? 0 : (left_nan ? 1 : -1);
-  if (left < right) return -1;
-  if (left > right) return 1;
-  bool left_negative = std::signbit(left);
-  bool right_negative = std::signbit(right);
-  if (left_negative == right_negative) return 0;
-  return left_negative ? -1 : 1;
 }
 
 std::string Int128ToString(__int128 value) {
@@ -223,7 +211,7 @@ int CompareValues(const Value& left, const Value& right) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return 0;
         } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-          return CompareFloating(typed_left, typed_right);
+          return JavaDoubleCompare(typed_left, typed_right);
         } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Bytes>) {
           size_t common = std::min(typed_left.size(), typed_right.size());
           int order = common == 0

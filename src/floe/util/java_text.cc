@@ -253,4 +253,16 @@ std::string Base64Encode(std::string_view bytes) {
   return encoded;
 }
 
+int JavaDoubleCompare(double left, double right) {
+  const bool left_nan = std::isnan(left);
+  const bool right_nan = std::isnan(right);
+  if (left_nan || right_nan) return left_nan == right_nan ? 0 : (left_nan ? 1 : -1);
+  if (left < right) return -1;
+  if (left > right) return 1;
+  const bool left_negative = std::signbit(left);
+  const bool right_negative = std::signbit(right);
+  if (left_negative == right_negative) return 0;
+  return left_negative ? -1 : 1;
+}
+
 }  // namespace floe

@@ -12,6 +12,10 @@ namespace floe {
 /// every other byte of the UTF-8 text as %XX (upper-case hex).
 std::string JavaUrlEncode(std::string_view text);
 
+/// Java's Double.compare: -0.0 orders below 0.0, and NaN above everything (all NaNs
+/// equal). Negative, zero or positive.
+int JavaDoubleCompare(double left, double right);
+
 /// Double.toString as JDK 19 and later write it (shortest round-trip digits): "1.0",
 /// "-0.0", "1.0E-5", "1.23456789E8", "NaN", "Infinity". Plain notation for 1e-3 <= |x| <
 /// 1e7.

@@ -112,5 +112,16 @@ TEST(Utf8Test, AcceptsWellFormedTextOnly) {
   }
 }
 
+TEST(JavaTextTest, DoubleCompareOrdersAsJava) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_LT(JavaDoubleCompare(-0.0, 0.0), 0);
+  EXPECT_GT(JavaDoubleCompare(0.0, -0.0), 0);
+  EXPECT_EQ(JavaDoubleCompare(0.0, 0.0), 0);
+  EXPECT_GT(JavaDoubleCompare(nan, std::numeric_limits<double>::infinity()), 0);
+  EXPECT_LT(JavaDoubleCompare(-std::numeric_limits<double>::infinity(), -1e308), 0);
+  EXPECT_EQ(JavaDoubleCompare(nan, -nan), 0);
+  EXPECT_LT(JavaDoubleCompare(4.9e-324, 1e-300), 0);
+}
+
 }  // namespace
 }  // namespace floe
