@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """The public-API check: every public header compiles on its own, drags in no header it
-should not, and every floe source respects the layer order of DESIGN.md.
+should not, and every floe source includes only what the layer graph allows.
 
   scripts/check_headers.py --build build/debug [--jobs 2]
+  scripts/check_headers.py --self-test
 
 The layers and what each may include come from src/floe/layers.txt, the one place the
 build reads them from too. A public header is any src/floe/<layer>/*.h whose name does not
-end in _internal.h (cli/ and testing/ are not library API). Each is compiled alone (`-fsyntax-only -H`, the
-library's own flags without its precompiled header, which would hide a missing include)
-and the include tree the compiler prints is checked:
+end in _internal.h (cli/ and testing/ are not library API). Each is compiled alone
+(`-fsyntax-only -H`, the library's own flags without its precompiled header, which would
+hide a missing include) and the include tree the compiler prints is checked:
   * no third-party header other than Arrow/Parquet and the C++ standard library
     (nlohmann-json, SQLite, zlib, CLI11, GoogleTest, libpq, libcurl are implementation
     details of floe's .cc files);
   * no floe *_internal.h and nothing from floe/testing or floe/cli;
-  * in the Arrow-light layers (DESIGN.md: spec, avro, manifest, expr, catalog, commit) a
-    header names Arrow only through arrow/status.h and arrow/result.h, except the headers
-    whose whole job is Arrow (ARROW_HEADERS below).
+  * in the Arrow-light layers (the arrow-light line of layers.txt) a header names Arrow
+    only through arrow/status.h and arrow/result.h, except the headers whose whole job is
+    Arrow (ARROW_HEADERS below).
+Every floe source, tests included, may include only its own layer, the layers layers.txt
+says it builds on (and theirs, transitively) and util; tests may also include floe/testing.
+A source in a folder that is not a layer is a finding. --self-test checks the checker: it
+plants wrong includes and an unlisted folder in a scratch copy of the layer graph and fails
+unless each is reported (no build needed).
 Exit status 1 and one line per finding when anything is wrong.
 """
 
