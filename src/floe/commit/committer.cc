@@ -9,7 +9,6 @@ namespace floe {
 Committer::Committer(std::unique_ptr<SnapshotProducer> producer, TableState base,
                      std::string data_location)
     : producer_(std::move(producer)),
-      target_(producer_->target()),
       base_(std::move(base)),
       data_location_(std::move(data_location)) {}
 
@@ -19,9 +18,9 @@ Committer::~Committer() {
 
 arrow::Status Committer::OutsideDataLocation(const std::string& location) const {
   return MakeError(ErrorKind::kInvalidMetadata,
-                   "task commit message for table " + target_.id.ToString() + " names " +
-                       location + ", which is outside the write's data location " +
-                       data_location_);
+                   "task commit message for table " + producer_->target().id.ToString() +
+                       " names " + location +
+                       ", which is outside the write's data location " + data_location_);
 }
 
 arrow::Status Committer::Add(std::string_view message) {
@@ -62,7 +61,7 @@ arrow::Result<CommitReport> Committer::Commit() {
   arrow::Result<CommitReport> report = producer_->Commit(base_);
   if (!report.ok() && KindOf(report.status()) != ErrorKind::kCommitStateUnknown) {
     for (const auto& location : owned_locations_) {
-      DeleteBestEffort(*target_.io, location, "", "after a failed commit");
+      DeleteBestEffort(*producer_->target().io, location, "", "after a failed commit");
     }
   }
   return report;
@@ -73,7 +72,8 @@ int Committer::Abort() {
   done_ = true;
   int failures = 0;
   for (const auto& location : owned_locations_) {
-    if (!DeleteBestEffort(*target_.io, location, "", "of an aborted write")) ++failures;
+    if (!DeleteBestEffort(*producer_->target().io, location, "", "of an aborted write"))
+      ++failures;
   }
   owned_locations_.clear();
   return failures;

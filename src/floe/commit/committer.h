@@ -47,8 +47,7 @@ class Committer {
  private:
   arrow::Status OutsideDataLocation(const std::string& location) const;
 
-  std::unique_ptr<SnapshotProducer> producer_;
-  CommitTarget target_;
+  std::unique_ptr<SnapshotProducer> producer_;  ///< Its target is the committer's.
   TableState base_;
   std::string data_location_;
   mutable std::mutex mutex_;

@@ -122,5 +122,25 @@ TEST(FileIOTest, FactoriesAreChosenByScheme) {
   EXPECT_EQ(MakeFileIO("fake://b", {}).status().message(), "replaced");
 }
 
+// Cleanup deletes: a file already gone is fine; a confined delete never leaves its root,
+// and an empty root holds nothing (the delete is refused, the file stays).
+TEST(FileIOTest, BestEffortDeletesStayWithinWhatTheyOwn) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("table/data");
+  fs::create_directories(root);
+  const std::string inside = root + "/a.parquet";
+  const std::string outside = directory.Child("precious.txt");
+  std::ofstream(inside) << "x";
+  std::ofstream(outside) << "x";
+  EXPECT_TRUE(DeleteBestEffort(*io, directory.Child("never-there"), "", ""));
+  EXPECT_FALSE(DeleteWithinBestEffort(*io, "", outside, "orphan file"));
+  EXPECT_FALSE(DeleteWithinBestEffort(*io, root, outside, "orphan file"));
+  EXPECT_FALSE(DeleteWithinBestEffort(*io, root, root + "/../../precious.txt", ""));
+  EXPECT_TRUE(fs::exists(outside));
+  EXPECT_TRUE(DeleteWithinBestEffort(*io, root, inside, "orphan file"));
+  EXPECT_FALSE(fs::exists(inside));
+}
+
 }  // namespace
 }  // namespace floe
