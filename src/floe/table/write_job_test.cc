@@ -63,6 +63,11 @@ class SplitWriteTest : public ::testing::Test {
     ASSERT_TRUE(table.ok()) << table.status().ToString();
     table_ = *table;
     arrow_schema_ = *ToArrowSchema(*table_->metadata()->CurrentSchema());
+    // Arrow computes fingerprints lazily and caches them in the schema and its fields;
+    // the executors' batches share these fields, so the caches are filled here, before
+    // any thread reads them (WriteJob does the same for its conformed batches).
+    (void)arrow_schema_->fingerprint();
+    (void)arrow_schema_->metadata_fingerprint();
   }
 
   std::set<int64_t> ReadIds() {
