@@ -379,7 +379,6 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "requests, rows) to stderr");
   OnRun(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
     ScanOptions scan_options;
     std::stringstream list(*columns);
     for (std::string column; std::getline(list, column, ',');) {

@@ -8,32 +8,17 @@
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
+#include "floe/util/field_id.h"
 #include "floe/util/java_text.h"
 
 namespace floe {
-namespace {
-
-// The "PARQUET:field_id" of `field`, or -1.
-int FieldId(const arrow::Field& field) {
-  const auto& metadata = field.metadata();
-  if (!metadata) return -1;
-  auto found = metadata->Get("PARQUET:field_id");
-  if (!found.ok()) return -1;
-  try {
-    return std::stoi(*found);
-  } catch (...) {
-    return -1;
-  }
-}
-
-}  // namespace
 
 FloatStatsTracker::FloatStatsTracker(const arrow::Schema& schema) {
   std::function<void(const arrow::Field&, const std::vector<int>&)> visit =
       [&](const arrow::Field& field, const std::vector<int>& path) {
         const auto type = field.type()->id();
         if (type == arrow::Type::FLOAT || type == arrow::Type::DOUBLE) {
-          const int id = FieldId(field);
+          const int id = ArrowFieldId(field);
           if (id < 0) return;
           leaves_.push_back({path, id, type == arrow::Type::FLOAT});
           stats_[id] = FloatLeafStats();

@@ -1,6 +1,5 @@
 #include "floe/spec/arrow_schema.h"
 
-#include <charconv>
 #include <vector>
 
 #include "arrow/extension/uuid.h"
@@ -160,18 +159,6 @@ class ArrowToIceberg {
 };
 
 }  // namespace
-
-int ArrowFieldId(const arrow::Field& field) {
-  const auto& metadata = field.metadata();
-  if (metadata == nullptr) return -1;
-  int index = metadata->FindKey(kParquetFieldIdKey);
-  if (index < 0) return -1;
-  const std::string& text = metadata->value(index);
-  int id = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (error != std::errc() || end != text.data() + text.size() || id < 0) return -1;
-  return id;
-}
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ToArrowType(const Type& type) {
   switch (type.id()) {

@@ -10,11 +10,9 @@
 
 #include "arrow/type_fwd.h"
 #include "floe/spec/schema.h"
+#include "floe/util/field_id.h"  // ArrowFieldId, kParquetFieldIdKey
 
 namespace floe {
-
-/// The metadata key Arrow's Parquet bridge maps to the Parquet field_id.
-inline constexpr char kParquetFieldIdKey[] = "PARQUET:field_id";
 
 /// The Arrow type an Iceberg type is read and written as: int32/int64/float/double,
 /// decimal128, date32, time64[us], timestamp[us|ns] (with "UTC" for the tz types), utf8,
@@ -35,9 +33,6 @@ arrow::Result<SchemaPtr> FromArrowSchema(const arrow::Schema& schema, int schema
 /// (used to create a table from a file's schema). Arrow types widen as Iceberg needs:
 /// int8/16 to int, uint8/16 to int, uint32 to long, large strings and views to string.
 arrow::Result<SchemaPtr> FromArrowSchemaAssigningIds(const arrow::Schema& schema);
-
-/// The field id of an Arrow field from its metadata, or -1 when absent or malformed.
-int ArrowFieldId(const arrow::Field& field);
 
 /// `data` seen as `type`, a type of the same layout at every depth (the same types with
 /// other field names or metadata, or an extension type for its storage type and back).
