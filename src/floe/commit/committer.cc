@@ -1,8 +1,8 @@
 #include "floe/commit/committer.h"
 
 #include "floe/io/file_io.h"
+#include "floe/task/task_commit.h"
 #include "floe/util/error.h"
-#include "floe/write/task_commit.h"
 
 namespace floe {
 
@@ -40,8 +40,8 @@ arrow::Status Committer::Add(std::string_view message) {
   }
   if (!outside.empty()) return OutsideDataLocation(outside);
   ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeTaskCommit(message));
-  if (decoded.manifest.empty()) return arrow::Status::OK();
-  auto manifest = ReadManifest(decoded.manifest);
+  if (decoded.files.empty()) return arrow::Status::OK();
+  auto manifest = ReadManifest(decoded.files);
   if (!manifest.ok()) return WithContext(manifest.status(), "task commit message");
   for (const auto& entry : manifest->entries) {
     if (!IsLocationUnder(entry.data_file.file_path, data_location_)) {

@@ -8,10 +8,10 @@
 #include "floe/catalog/sql_catalog.h"
 #include "floe/commit/fast_append.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/task/task_commit.h"
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
-#include "floe/write/task_commit.h"
 
 namespace floe {
 namespace {
@@ -82,7 +82,7 @@ TEST_F(CommitterTest, OwnsLocationsOfAMessageWhoseManifestIsCorrupt) {
   auto committer = Make();
   TaskCommit message;
   message.locations = {inside};
-  message.manifest = "not avro";
+  message.files = "not avro";
   auto added = committer->Add(EncodeTaskCommit(message));
   ASSERT_FALSE(added.ok());
   committer.reset();  // destroyed without commit: aborts

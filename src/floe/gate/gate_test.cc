@@ -8,8 +8,8 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
+#include "floe/write/iceberg_task.h"
 #include "floe/write/parquet_settings.h"
-#include "floe/write/write_task.h"
 
 namespace floe {
 namespace {
@@ -143,7 +143,7 @@ TEST(GateTest, AcceptsSortOrdersTheWriterSortsByAndDeclinesOthers) {
   EXPECT_TRUE(result.supported()) << result.ToString();
   auto plan = WritePlan::Make(sorted, {});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_TRUE(WriteTask::Make(*plan, *MakeArrowFileIO(), 0, 0).ok());
+  EXPECT_TRUE(MakeWriteTask(*plan, *MakeArrowFileIO(), 0, 0).ok());
 
   for (const auto& [field, reason] : std::vector<std::pair<SortField, std::string>>{
            {{*Transform::Parse("zorder"), 1}, "sort field 1 of sort order 1: transform"},
@@ -160,8 +160,7 @@ TEST(GateTest, AcceptsSortOrdersTheWriterSortsByAndDeclinesOthers) {
     // The writer refuses too, before any file exists.
     auto declined_plan = WritePlan::Make(declined, {});
     ASSERT_TRUE(declined_plan.ok());
-    EXPECT_FALSE(WriteTask::Make(*declined_plan, *MakeArrowFileIO(), 0, 0).ok())
-        << reason;
+    EXPECT_FALSE(MakeWriteTask(*declined_plan, *MakeArrowFileIO(), 0, 0).ok()) << reason;
   }
 }
 
@@ -237,7 +236,7 @@ TEST(GateTest, AgreesWithTheWriterOnPropertyValues) {
 arrow::Status WriterRuns(const TableMetadata& metadata) {
   ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(metadata, {}));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
-  ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(plan, io, 0, 0));
+  ARROW_ASSIGN_OR_RAISE(auto task, MakeWriteTask(plan, io, 0, 0));
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*plan->schema));
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& field : schema->fields()) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 
 #include "arrow/api.h"
 #include "arrow/io/memory.h"
@@ -21,21 +22,24 @@ std::shared_ptr<const arrow::KeyValueMetadata> Id(int id) {
   return arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(id)});
 }
 
-std::shared_ptr<arrow::Field> F(const std::string& name, std::shared_ptr<arrow::DataType> type,
-                                int id) {
+std::shared_ptr<arrow::Field> F(const std::string& name,
+                                std::shared_ptr<arrow::DataType> type, int id) {
   return arrow::field(name, std::move(type), true, Id(id));
 }
 
 // id long (1); s struct<a int (3), b string (4), c struct<d double (6)> (5)> (2);
-// l list<struct<x int (9), y string (10)>> (7, element 8); m map<string (12), int (13)> (11)
+// l list<struct<x int (9), y string (10)>> (7, element 8); m map<string (12), int (13)>
+// (11)
 std::shared_ptr<arrow::Schema> NestedSchema() {
   auto c = arrow::struct_({F("d", arrow::float64(), 6)});
-  auto s = arrow::struct_({F("a", arrow::int32(), 3), F("b", arrow::utf8(), 4), F("c", c, 5)});
+  auto s =
+      arrow::struct_({F("a", arrow::int32(), 3), F("b", arrow::utf8(), 4), F("c", c, 5)});
   auto element = arrow::struct_({F("x", arrow::int32(), 9), F("y", arrow::utf8(), 10)});
   auto l = arrow::list(F("element", element, 8));
-  auto m = std::make_shared<arrow::MapType>(arrow::field("key", arrow::utf8(), false, Id(12)),
-                                            F("value", arrow::int32(), 13));
-  return arrow::schema({F("id", arrow::int64(), 1), F("s", s, 2), F("l", l, 7), F("m", m, 11)});
+  auto m = std::make_shared<arrow::MapType>(
+      arrow::field("key", arrow::utf8(), false, Id(12)), F("value", arrow::int32(), 13));
+  return arrow::schema(
+      {F("id", arrow::int64(), 1), F("s", s, 2), F("l", l, 7), F("m", m, 11)});
 }
 
 std::shared_ptr<arrow::Table> NestedTable() {
@@ -48,7 +52,9 @@ std::shared_ptr<arrow::Table> NestedTable() {
       {column(0, "[1, 2, 3, 4]"),
        column(1, R"([{"a": 10, "b": "x", "c": {"d": 1.5}}, null,
                     {"a": 30, "b": "zz", "c": null}, {"a": -40, "b": "é", "c": {"d": -0.0}}])"),
-       column(2, R"([[{"x": 1, "y": "p"}], [], null, [{"x": 2, "y": null}, {"x": 3, "y": "q"}]])"),
+       column(
+           2,
+           R"([[{"x": 1, "y": "p"}], [], null, [{"x": 2, "y": null}, {"x": 3, "y": "q"}]])"),
        column(3, R"([[["k", 1]], null, [], [["a", 2], ["b", 3]]])")});
 }
 
@@ -68,7 +74,7 @@ class ParquetFileReaderTest : public ::testing::Test {
     bytes_ = (*sink->Finish())->ToString();
     ASSERT_TRUE(io_->WriteAll(location_, bytes_).ok());
   }
-  std::unique_ptr<ParquetFileReader> Open(ParquetReadOptions options = {}) {
+  std::unique_ptr<ParquetFileReader> Open(const ParquetReadOptions& options = {}) {
     auto reader = ParquetFileReader::Open(*io_, location_, options);
     EXPECT_TRUE(reader.ok()) << reader.status().ToString();
     return reader.ok() ? std::move(*reader) : nullptr;
@@ -114,12 +120,17 @@ TEST_F(ParquetFileReaderTest, SelectsOnlyTheLeavesOfTheWantedNestedFields) {
   const auto& leaves_schema = *reader->metadata().schema();
   auto paths = [&](const std::vector<int>& leaves) {
     std::vector<std::string> names;
-    for (int leaf : leaves) names.push_back(leaves_schema.Column(leaf)->path()->ToDotString());
+    for (int leaf : leaves)
+      names.push_back(leaves_schema.Column(leaf)->path()->ToDotString());
     return names;
   };
   // s.c.d only, asked for by id (under other names) and by name.
-  auto by_id = F("renamed", arrow::struct_({F("deep", arrow::struct_({F("z", arrow::float64(), 6)}), 5)}), 2);
-  auto by_name = arrow::field("s", arrow::struct_({arrow::field("c", arrow::struct_({arrow::field("d", arrow::float64())}))}));
+  auto by_id =
+      F("renamed",
+        arrow::struct_({F("deep", arrow::struct_({F("z", arrow::float64(), 6)}), 5)}), 2);
+  auto by_name = arrow::field(
+      "s", arrow::struct_({arrow::field(
+               "c", arrow::struct_({arrow::field("d", arrow::float64())}))}));
   for (auto [wanted, match] : {std::pair{by_id, ParquetColumnMatch::kFieldId},
                                std::pair{by_name, ParquetColumnMatch::kName}}) {
     std::vector<int> leaves;
@@ -226,7 +237,8 @@ TEST_F(ParquetFileReaderTest, DecodesEachRowGroupsStatistics) {
 }
 
 TEST_F(ParquetFileReaderTest, FilesWithoutIdsAreMatchedAfterAnnotation) {
-  auto plain = arrow::schema({arrow::field("k", arrow::int32()), arrow::field("v", arrow::utf8())});
+  auto plain = arrow::schema(
+      {arrow::field("k", arrow::int32()), arrow::field("v", arrow::utf8())});
   auto table = arrow::Table::Make(
       plain, {*arrow::json::ArrayFromJSONString(arrow::int32(), "[7, 8]"),
               *arrow::json::ArrayFromJSONString(arrow::utf8(), R"(["a", null])")});

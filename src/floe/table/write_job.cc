@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "arrow/type.h"
+#include "floe/task/limited_memory_pool.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
-#include "floe/write/limited_memory_pool.h"
+#include "floe/write/iceberg_task.h"
 #include "floe/write/sorted_ranges.h"
-#include "floe/write/write_task.h"
 
 namespace floe {
 namespace {
@@ -80,8 +80,7 @@ class JobRun {
       pool = limited_.get();
     }
     for (int i = 0; i < threads; ++i) {
-      ARROW_ASSIGN_OR_RAISE(auto task,
-                            WriteTask::Make(plan, io, i, i, pool, options_.env));
+      ARROW_ASSIGN_OR_RAISE(auto task, MakeWriteTask(plan, io, i, i, pool, options_.env));
       tasks_.push_back(std::move(task));
     }
     // Tasks that share the partitions out each read every batch from a queue of their
@@ -100,7 +99,7 @@ class JobRun {
           ranges_,
           SortedRanges::Make(plan_.schema, plan_.spec, plan_.sort_order,
                              plan_.task_sort_run_bytes, threads, pool, options_.env));
-      for (int i = 0; i < threads; ++i) tasks_[i]->SortInRange(ranges_, i);
+      for (int i = 0; i < threads; ++i) tasks_[i]->HoldRowsIn(ranges_->Part(i));
     }
     if (plan_.sorts_rows()) {
       for (auto& task : tasks_) {

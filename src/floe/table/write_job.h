@@ -9,7 +9,7 @@
 //   1. plan:   WritePlan::Make(metadata, options, plan options) on the driver, after the
 //              gate (CheckWrite) accepted the write. Immutable; WritePlan::Serialize
 //              gives the text that travels to the tasks.
-//   2. tasks:  WriteTask::Make(plan, io, partition id, attempt id) wherever the rows are;
+//   2. tasks:  MakeWriteTask(plan, io, partition id, attempt id) wherever the rows are;
 //              Write each batch, then Finish gives the TaskCommit message (the files
 //              written and every location opened), or the task's destructor deletes them.
 //              Acknowledge once the committer holds the message.

@@ -17,7 +17,7 @@
 #include "floe/table/table.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
-#include "floe/write/write_task.h"
+#include "floe/write/iceberg_task.h"
 
 namespace floe {
 namespace {
@@ -117,12 +117,12 @@ TEST_F(SplitWriteTest, TasksFromATravelledPlanCommitOnce) {
       }
       // Attempt 0 of partition 3 fails after writing: its task deletes what it wrote.
       if (partition == 3) {
-        auto failed = WriteTask::Make(*plan, table_->io(), partition, 0);
+        auto failed = MakeWriteTask(*plan, table_->io(), partition, 0);
         if (!failed.ok() || !(*failed)->Write(Batch(*arrow_schema_, 0, 10)).ok())
           ++failures;
       }
       const int64_t attempt = partition == 3 ? 1 : 0;
-      auto task = WriteTask::Make(*plan, table_->io(), partition, attempt);
+      auto task = MakeWriteTask(*plan, table_->io(), partition, attempt);
       if (!task.ok() ||
           !(*task)->Write(Batch(*arrow_schema_, partition * kRows, kRows)).ok()) {
         ++failures;

@@ -39,18 +39,23 @@ arrow::Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(
   return writer;
 }
 
-arrow::Result<DataFile> ParquetDataWriter::Close() {
-  ARROW_ASSIGN_OR_RAISE(auto written, file_->Close());
+arrow::Result<DataFile> ToDataFile(const DataWriterContext& context,
+                                   const WrittenParquetFile& written) {
   DataFile file;
   file.content = FileContent::kData;
   file.file_path = written.location;
   file.file_format = FileFormat::kParquet;
   file.record_count = written.rows;
   file.file_size_in_bytes = written.size;
-  file.sort_order_id = context_->sort_order_id;
-  ARROW_RETURN_NOT_OK(ComputeMetrics(*written.footer, *context_->schema,
-                                     *context_->metrics, written.float_stats, &file));
+  file.sort_order_id = context.sort_order_id;
+  ARROW_RETURN_NOT_OK(ComputeMetrics(*written.footer, *context.schema, *context.metrics,
+                                     written.float_stats, &file));
   return file;
+}
+
+arrow::Result<DataFile> ParquetDataWriter::Close() {
+  ARROW_ASSIGN_OR_RAISE(auto written, file_->Close());
+  return ToDataFile(*context_, written);
 }
 
 }  // namespace floe

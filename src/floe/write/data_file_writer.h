@@ -34,6 +34,12 @@ struct DataWriterContext {
       arrow::MemoryPool* pool);
 };
 
+/// A written file as a DataFile (content, path, format, record count, size, metrics by
+/// the context's MetricsConfig, split offsets and sort order id set; partition left to
+/// the caller).
+arrow::Result<DataFile> ToDataFile(const DataWriterContext& context,
+                                   const WrittenParquetFile& written);
+
 /// A ParquetFileWriter whose Close gives a DataFile. Not thread-safe.
 class ParquetDataWriter {
  public:
@@ -45,9 +51,7 @@ class ParquetDataWriter {
   const ParquetFileWriter& file() const { return *file_; }
   const std::string& location() const { return file_->location(); }
 
-  /// Writes the footer and returns the file as a DataFile (content, path, format, record
-  /// count, size, metrics, split offsets and sort order id set; partition left to the
-  /// caller).
+  /// Writes the footer and returns the file as a DataFile (ToDataFile).
   arrow::Result<DataFile> Close();
 
  private:

@@ -46,11 +46,6 @@ std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
   return PartitionToPath(*spec_, *partition_type_, partition);
 }
 
-bool PartitionShare::Owns(std::string_view key) const {
-  return count <= 1 || std::hash<std::string_view>{}(key) % static_cast<size_t>(count) ==
-                           static_cast<size_t>(index);
-}
-
 arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
   std::vector<Group> groups;

@@ -9,16 +9,9 @@
 #include "arrow/type_fwd.h"
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/value.h"
+#include "floe/task/write_format.h"  // PartitionShare
 
 namespace floe {
-
-/// The partitions one of `count` tasks owns, when a write's tasks share the partitions
-/// out: those whose key hashes to `index`. The default share owns every partition.
-struct PartitionShare {
-  int index = 0;
-  int count = 1;
-  bool Owns(std::string_view key) const;
-};
 
 /// The values at `path` (see StructPathTo in spec/schema.h) of `batch`; a null struct
 /// makes its fields' values null.

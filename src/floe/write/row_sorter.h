@@ -13,6 +13,7 @@
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema.h"
 #include "floe/spec/sort_order.h"
+#include "floe/task/write_format.h"  // RowHolder
 #include "floe/util/env.h"
 
 namespace floe {
@@ -32,7 +33,7 @@ namespace floe {
 /// from each and handing on slices of at most a quarter of a run's bytes. Spilled files
 /// are deleted when the sorter goes. Not thread-safe (SortedRanges shares sealed sorters
 /// between threads).
-class RowSorter {
+class RowSorter final : public RowHolder {
  public:
   /// Rows held before a sorted run is spilled when Make is given no run size.
   static constexpr int64_t kDefaultRunBytes = int64_t{256} << 20;
@@ -47,18 +48,18 @@ class RowSorter {
       const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
       int64_t run_bytes, arrow::MemoryPool* pool = arrow::default_memory_pool(),
       Env* env = Env::Default());
-  ~RowSorter();
+  ~RowSorter() override;
   RowSorter(const RowSorter&) = delete;
   RowSorter& operator=(const RowSorter&) = delete;
 
   /// Holds `batch` (in the schema's Arrow form); may spill a sorted run.
-  arrow::Status Add(std::shared_ptr<arrow::RecordBatch> batch);
+  arrow::Status Add(std::shared_ptr<arrow::RecordBatch> batch) override;
   /// Hands every row added to `sink` in order, in batches of at most `slice_rows` rows.
   /// Holds nothing afterwards.
   arrow::Status Drain(
       int64_t slice_rows,
       const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
-          sink);
+          sink) override;
 
   /// Bytes of the buffers the held batches reference.
   int64_t held_bytes() const { return held_bytes_; }

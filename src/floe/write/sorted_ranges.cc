@@ -118,4 +118,31 @@ arrow::Status SortedRanges::Drain(
                              });
 }
 
+namespace {
+
+class RangePart final : public RowHolder {
+ public:
+  RangePart(std::shared_ptr<SortedRanges> ranges, int part)
+      : ranges_(std::move(ranges)), part_(part) {}
+  arrow::Status Add(std::shared_ptr<arrow::RecordBatch> batch) override {
+    return ranges_->sorter(part_).Add(std::move(batch));
+  }
+  arrow::Status Drain(
+      int64_t slice_rows,
+      const std::function<arrow::Status(const std::shared_ptr<arrow::RecordBatch>&)>&
+          sink) override {
+    return ranges_->Drain(part_, slice_rows, sink);
+  }
+
+ private:
+  std::shared_ptr<SortedRanges> ranges_;
+  int part_;
+};
+
+}  // namespace
+
+std::shared_ptr<RowHolder> SortedRanges::Part(int part) {
+  return std::make_shared<RangePart>(shared_from_this(), part);
+}
+
 }  // namespace floe

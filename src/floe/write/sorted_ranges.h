@@ -30,7 +30,7 @@ namespace floe {
 /// Thread-safe as used: sorter(part) and Drain(part) from one thread per part. A part
 /// that fails or stops before its Drain must be followed by Cancel, or the other parts
 /// wait for it.
-class SortedRanges {
+class SortedRanges : public std::enable_shared_from_this<SortedRanges> {
  public:
   /// `parts` >= 1; the table must be sorted (InvalidInput otherwise). See RowSorter::Make
   /// for the rest.
@@ -53,6 +53,9 @@ class SortedRanges {
           sink);
   /// Parts waiting in Drain, or arriving later, give up.
   void Cancel();
+  /// Part `part` as a task's RowHolder (WriteTask::HoldRowsIn): Add goes to sorter(part),
+  /// Drain to Drain(part). Keeps this object alive.
+  std::shared_ptr<RowHolder> Part(int part);
 
  private:
   SortedRanges() = default;

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "floe/manifest/manifest.h"
-#include "floe/write/task_commit.h"
+#include "floe/task/task_commit.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
@@ -13,6 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto decoded = floe::DecodeTaskCommit(bytes);
   if (!decoded.ok()) return 0;
   if (floe::EncodeTaskCommit(*decoded) != bytes) __builtin_trap();
-  if (!decoded->manifest.empty()) (void)floe::ReadManifest(decoded->manifest);
+  if (!decoded->files.empty()) (void)floe::ReadManifest(decoded->files);
   return 0;
 }

@@ -10,18 +10,6 @@
 
 namespace floe {
 
-std::string_view WriterModeName(WriterMode mode) {
-  switch (mode) {
-    case WriterMode::kUnpartitioned:
-      return "unpartitioned";
-    case WriterMode::kClustered:
-      return "clustered";
-    case WriterMode::kFanout:
-      return "fanout";
-  }
-  return "unpartitioned";
-}
-
 std::string_view DistributionName(Distribution distribution) {
   switch (distribution) {
     case Distribution::kNone:

@@ -7,13 +7,10 @@
 
 #include "arrow/result.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/task/write_format.h"  // WriterMode
 #include "floe/write/parquet_settings.h"
 
 namespace floe {
-
-enum class WriterMode { kUnpartitioned, kClustered, kFanout };
-
-std::string_view WriterModeName(WriterMode mode);
 
 /// How a write's rows are shared among its tasks, as Spark's requested distribution
 /// shares them among its write tasks (write.distribution-mode, or Spark's default for the

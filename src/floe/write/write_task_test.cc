@@ -1,4 +1,4 @@
-#include "floe/write/write_task.h"
+#include "floe/write/iceberg_task.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,9 +18,9 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
+#include "floe/task/task_commit.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
-#include "floe/write/task_commit.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/metadata.h"
 
@@ -70,8 +70,8 @@ class WriteTaskTest : public ::testing::Test {
   std::vector<DataFile> Decode(const std::string& message) {
     auto decoded = DecodeTaskCommit(message);
     EXPECT_TRUE(decoded.ok());
-    if (decoded->manifest.empty()) return {};
-    auto manifest = ReadManifest(decoded->manifest);
+    if (decoded->files.empty()) return {};
+    auto manifest = ReadManifest(decoded->files);
     EXPECT_TRUE(manifest.ok()) << manifest.status().ToString();
     std::vector<DataFile> files;
     for (auto& entry : manifest->entries) files.push_back(entry.data_file);
@@ -91,7 +91,7 @@ class WriteTaskTest : public ::testing::Test {
 TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
   auto plan = Plan("region");
   ASSERT_EQ(plan->mode, WriterMode::kFanout);
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 3, 17));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 3, 17));
   for (int batch = 0; batch < 4; ++batch)
     FLOE_ASSERT_OK(task->Write(Rows(*plan, batch * 2500, 2500, 9)));
   FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
@@ -124,7 +124,7 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
   auto plan = Plan("region");
   std::vector<std::string> locations;
   {
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 1));
     FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 5000, 8)));
     locations = task->locations();
     ASSERT_EQ(locations.size(), 8u);
@@ -134,7 +134,7 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
     EXPECT_FALSE(std::filesystem::exists(location)) << location;
   // Finished but never acknowledged: still the task's files.
   {
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 2));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 2));
     FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100, 8)));
     FLOE_ASSERT_OK(task->Finish().status());
     locations = task->locations();
@@ -147,14 +147,14 @@ TEST_F(WriteTaskTest, AbortOnDropDeletesEveryFile) {
 // attempt id whose files exist fails and never touches them.
 TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
   auto plan = Plan("region");
-  FLOE_ASSIGN_OR_FAIL(auto first, WriteTask::Make(plan, io_, 3, 0));
+  FLOE_ASSIGN_OR_FAIL(auto first, MakeWriteTask(plan, io_, 3, 0));
   FLOE_ASSERT_OK(first->Write(Rows(*plan, 0, 2000, 8)));
   FLOE_ASSIGN_OR_FAIL(std::string message, first->Finish());
   first->Acknowledge();  // the committer owns these now
   std::vector<std::string> earlier = first->locations();
   ASSERT_EQ(earlier.size(), 8u);
 
-  FLOE_ASSIGN_OR_FAIL(auto retry, WriteTask::Make(plan, io_, 3, 1));
+  FLOE_ASSIGN_OR_FAIL(auto retry, MakeWriteTask(plan, io_, 3, 1));
   FLOE_ASSERT_OK(retry->Write(Rows(*plan, 0, 2000, 8)));
   FLOE_ASSERT_OK(retry->Finish().status());
   retry->Acknowledge();
@@ -165,7 +165,7 @@ TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
   }
 
   {
-    FLOE_ASSIGN_OR_FAIL(auto reused, WriteTask::Make(plan, io_, 3, 0));
+    FLOE_ASSIGN_OR_FAIL(auto reused, MakeWriteTask(plan, io_, 3, 0));
     auto written = reused->Write(Rows(*plan, 0, 2000, 8));
     ASSERT_FALSE(written.ok());
     EXPECT_EQ(KindOf(written), ErrorKind::kAlreadyExists);
@@ -178,14 +178,14 @@ TEST_F(WriteTaskTest, RetriedAttemptsNeverReuseOrDeleteEarlierFiles) {
 
 TEST_F(WriteTaskTest, RefusesToRunWithoutIds) {
   auto plan = Plan("region");
-  EXPECT_FALSE(WriteTask::Make(plan, io_, -1, 0).ok());
-  EXPECT_FALSE(WriteTask::Make(plan, io_, 0, -1).ok());
+  EXPECT_FALSE(MakeWriteTask(plan, io_, -1, 0).ok());
+  EXPECT_FALSE(MakeWriteTask(plan, io_, 0, -1).ok());
 }
 
 TEST_F(WriteTaskTest, ClusteredFailsWithIcebergJavaMessageOnOutOfOrderPartitions) {
   auto plan = Plan("region", {}, /*clustered=*/true);
   ASSERT_EQ(plan->mode, WriterMode::kClustered);
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 0));
   FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 1, 8)));  // r/0
   FLOE_ASSERT_OK(task->Write(Rows(*plan, 1, 1, 8)));  // r/1 closes r/0
   auto status = task->Write(Rows(*plan, 8, 1, 8));    // r/0 again
@@ -202,7 +202,7 @@ TEST_F(WriteTaskTest, ClusteredFailsWithIcebergJavaMessageOnOutOfOrderPartitions
 
 TEST_F(WriteTaskTest, RollsOnTheThousandRowGrid) {
   auto plan = Plan("", {{"write.target-file-size-bytes", "1"}});
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 0));
   FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 2500, 1)));
   FLOE_ASSERT_OK(task->Write(Rows(*plan, 2500, 1500, 1)));
   FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
@@ -231,7 +231,7 @@ TEST_F(WriteTaskTest, FanoutKeepsBufferedRowsWithinTheTaskBudget) {
     plan->task_buffer_budget_bytes = budget;
     arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
     FLOE_ASSIGN_OR_FAIL(auto task,
-                        WriteTask::Make(plan, io_, 0, budget > 0 ? 1 : 2, &pool));
+                        MakeWriteTask(plan, io_, 0, budget > 0 ? 1 : 2, &pool));
     // The first batch starts every partition's file.
     FLOE_ASSERT_OK(task->Write(Rows(*plan, 0, 100 * kPartitions, kPartitions)));
     const int64_t opened = pool.bytes_allocated();
@@ -322,7 +322,7 @@ TEST_F(WriteTaskTest, SharedPartitionsAreWrittenByOneTaskEach) {
   int64_t rows = 0;
   int64_t rows_written = 0;
   for (int t = 0; t < kTasks; ++t) {
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, t, t));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, t, t));
     task->TakeShare(PartitionShare{t, kTasks});
     for (int64_t start = 0; start < 24000; start += 3000) {
       FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 3000, kPartitions)));
@@ -357,7 +357,7 @@ TEST_F(WriteTaskTest, OneOpenFileKeepsBufferedRowsWithinTheTaskBudget) {
   ASSERT_GT(plan->parquet.row_group_size_bytes, 100 * kBudget);
   plan->task_buffer_budget_bytes = kBudget;
   arrow::ProxyMemoryPool pool(arrow::default_memory_pool());
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1, &pool));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 1, &pool));
   int64_t peak = 0;
   for (int64_t start = 0; start < 300000; start += 5000) {
     FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 5000, 7)));
@@ -387,7 +387,7 @@ TEST_F(WriteTaskTest, BudgetFlushesLeaveNoEmptyRowGroup) {
   auto plan = std::make_shared<WritePlan>(
       *Plan("region", {{"write.parquet.page-row-limit", "100"}}));
   plan->task_buffer_budget_bytes = 256 << 10;
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 1));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 1));
   for (int64_t start = 0; start < 60000; start += 6000) {
     FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 6000, kPartitions)));
   }
@@ -427,7 +427,7 @@ TEST_F(WriteTaskTest, BudgetFlushesLeaveNoEmptyRowGroup) {
 TEST_F(WriteTaskTest, RollsOnTheGridWhateverTheBatchSize) {
   auto plan = Plan("", {{"write.target-file-size-bytes", std::to_string(256 << 10)}});
   auto counts = [&](int64_t batch_rows, int attempt, std::vector<int64_t>* rows) {
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, attempt));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, attempt));
     for (int64_t start = 0; start < 400000; start += batch_rows)
       FLOE_ASSERT_OK(task->Write(Rows(*plan, start, batch_rows, 1)));
     FLOE_ASSIGN_OR_FAIL(std::string message, task->Finish());
@@ -484,7 +484,7 @@ TEST_F(WriteTaskTest, SortedTableFilesHoldRowsInTheSortOrder) {
   constexpr int kPartitions = 8;
   constexpr int64_t kRows = 24000;
   auto schema = *ToArrowSchema(*plan->schema);
-  FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 0));
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 0));
   // Descending ids in batches that arrive out of order; scores with nulls, NaN, -0.0
   // and 0.0, negatives and repeats, so ties are broken by id.
   for (int64_t batch : {2, 0, 5, 1, 4, 3}) {
@@ -561,7 +561,7 @@ TEST_F(WriteTaskTest, SortedTableTasksSortOnlyTheirShare) {
   auto shared = Plan("region", {}, /*clustered=*/false, "id desc");
   int64_t rows = 0;
   for (int t = 0; t < 3; ++t) {
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(shared, io_, t, t));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(shared, io_, t, t));
     task->TakeShare(PartitionShare{t, 3});
     for (int64_t start = 0; start < 9000; start += 3000)
       FLOE_ASSERT_OK(task->Write(Rows(*shared, start, 3000, 9)));
@@ -596,7 +596,7 @@ TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
     plan->task_sort_run_bytes = run_bytes;
     // Per partition, the ids of each file in the order written.
     std::map<std::string, std::vector<int64_t>> ids;
-    auto task = WriteTask::Make(plan, io_, 0, attempt);
+    auto task = MakeWriteTask(plan, io_, 0, attempt);
     EXPECT_TRUE(task.ok());
     for (int64_t start = 0; start < 30000; start += 2500)
       EXPECT_TRUE((*task)->Write(Rows(*plan, start, 2500, 5)).ok());
@@ -632,7 +632,7 @@ TEST_F(WriteTaskTest, SpilledRunsMergeIntoWhatOneSortGives) {
     // A task dropped after spilling (a failed write) takes its runs with it.
     auto plan = std::make_shared<WritePlan>(*Plan("region", {}, false, "score"));
     plan->task_sort_run_bytes = 32 << 10;
-    FLOE_ASSIGN_OR_FAIL(auto task, WriteTask::Make(plan, io_, 0, 2));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, io_, 0, 2));
     for (int64_t start = 0; start < 10000; start += 2500)
       FLOE_ASSERT_OK(task->Write(Rows(*plan, start, 2500, 5)));
     EXPECT_GT(spills(), 1);

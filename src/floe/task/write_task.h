@@ -1,5 +1,7 @@
 // A write task: turns record batches into data files for one slice of a write's input and
-// hands them over as one TaskCommit message.
+// hands them over as one TaskCommit message. Format-neutral: the table format's
+// WriteFormat says how rows are partitioned and sorted, where files go and what the
+// message reports (MakeWriteTask in write/iceberg_task.h makes an Iceberg write's task).
 #pragma once
 
 #include <functional>
@@ -12,12 +14,9 @@
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/io/file_io.h"
+#include "floe/task/rolling_file_writer.h"
+#include "floe/task/write_format.h"
 #include "floe/util/env.h"
-#include "floe/write/partitioner.h"
-#include "floe/write/rolling_writer.h"
-#include "floe/write/row_sorter.h"
-#include "floe/write/sorted_ranges.h"
-#include "floe/write/write_plan.h"
 
 namespace floe {
 
@@ -28,21 +27,20 @@ class WriteTask {
  public:
   /// `partition_id` and `attempt_id` must be non-negative and unique per task attempt of
   /// the write: they are part of every file name. A task refuses to run without them.
-  /// The task allocates from `pool` and spills sorted rows below `env`'s temporary
-  /// directory.
+  /// The task allocates from `pool` (the format's Parquet context's) and spills held rows
+  /// below `env`'s temporary directory.
   static arrow::Result<std::unique_ptr<WriteTask>> Make(
-      std::shared_ptr<const WritePlan> plan, std::shared_ptr<FileIO> io, int partition_id,
-      int64_t attempt_id, arrow::MemoryPool* pool = arrow::default_memory_pool(),
+      std::shared_ptr<const WriteFormat> format, int partition_id, int64_t attempt_id,
       Env* env = Env::Default());
   ~WriteTask();
   WriteTask(const WriteTask&) = delete;
   WriteTask& operator=(const WriteTask&) = delete;
 
-  /// Writes a batch with the plan's schema in Arrow form (see ConformBatch). On a sorted
-  /// table the task holds its rows (spilling sorted runs past the plan's run size) until
-  /// Finish and writes them in the write ordering (see RowSorter), as Spark sorts each
-  /// task's rows before writing. In clustered
-  /// mode, rows of a partition whose file was already closed give iceberg-java's error.
+  /// Writes a batch with the format's Arrow schema (for Iceberg, see ConformBatch). On a
+  /// sorted table the task holds its rows (the format's RowHolder, spilling sorted runs)
+  /// until Finish and writes them in the write ordering, as Spark sorts each task's rows
+  /// before writing. In clustered mode, rows of a partition whose file was already closed
+  /// give the format's error (WriteFormat::NotClustered).
   /// When the open files' buffered row groups together pass the task's buffer budget, the
   /// largest are written out early (also a single open file's, when the budget is below a
   /// row group), so a task's memory stays bounded whatever the input size. A memory pool
@@ -53,15 +51,11 @@ class WriteTask {
   /// the others' to their tasks (a write whose tasks share the partitions out, each
   /// given every batch).
   void TakeShare(PartitionShare share) { share_ = share; }
-  /// On a sorted table whose rows the write's tasks split by key (a range distribution,
-  /// see SortedRanges): the task adds its rows to part `part` of `ranges`, and Finish
-  /// writes that part's key range, gathered from every task's rows, once every task has
-  /// reached Finish. Call before the first Write.
-  void SortInRange(std::shared_ptr<SortedRanges> ranges, int part) {
-    ranges_ = std::move(ranges);
-    range_part_ = part;
-    sorter_.reset();
-  }
+  /// Holds the task's rows in `holder` instead of its own RowHolder: on a sorted table
+  /// whose rows the write's tasks split by key (a range distribution, see
+  /// SortedRanges::Part), Finish then writes the task's key range, gathered from every
+  /// task's rows. Call before the first Write.
+  void HoldRowsIn(std::shared_ptr<RowHolder> holder) { holder_ = std::move(holder); }
   /// On a sorted table, `callback` is told the row count of each slice of sorted rows
   /// Finish writes out (from the thread that calls Finish).
   void OnSortedRows(std::function<void(int64_t rows)> callback) {
@@ -83,26 +77,21 @@ class WriteTask {
 
  private:
   WriteTask() = default;
-  arrow::Result<RollingDataWriter*> WriterFor(const Partitioner::Group& group);
+  arrow::Result<RollingFileWriter*> WriterFor(const PartitionRows& group);
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                           PartitionShare share);
   void AbortWriters();
   arrow::Status KeepWithinBudget();
   arrow::Status ExplainOutOfMemory(const arrow::Status& status) const;
 
-  std::shared_ptr<const WritePlan> plan_;
-  std::shared_ptr<const DataWriterContext> context_;
+  std::shared_ptr<const WriteFormat> format_;
   std::unique_ptr<OutputFileFactory> factory_;
-  std::unique_ptr<Partitioner> partitioner_;
-  std::unique_ptr<RowSorter> sorter_;     // null unless the table is sorted
-  std::shared_ptr<SortedRanges> ranges_;  // instead of sorter_, under a range split
-  int range_part_ = 0;
+  std::shared_ptr<RowHolder> holder_;  // null unless the table is sorted
   std::function<void(int64_t)> on_sorted_rows_;
   // Fanout: one open writer per partition key. Clustered and unpartitioned: at most one.
-  std::map<std::string, std::unique_ptr<RollingDataWriter>> open_;
+  std::map<std::string, std::unique_ptr<RollingFileWriter>> open_;
   std::set<std::string> closed_keys_;
-  std::vector<DataFile> completed_;
-  int64_t buffer_budget_ = 0;
+  std::vector<TaskFile> completed_;
   PartitionShare share_;
   int64_t rows_written_ = 0;
   bool finished_ = false;

@@ -1,4 +1,4 @@
-#include "floe/write/task_commit.h"
+#include "floe/task/task_commit.h"
 
 #include <gtest/gtest.h>
 
@@ -12,20 +12,20 @@ TEST(TaskCommitTest, RoundTripsLocationsAndManifest) {
   TaskCommit message;
   message.locations = {"/w/t/data/a=1/00000-0-op-00001.parquet",
                        "/w/t/data/a=ü/x.parquet"};
-  message.manifest = std::string("Obj\x01 manifest bytes \0 with nul", 30);
+  message.files = std::string("Obj\x01 manifest bytes \0 with nul", 30);
   std::string encoded = EncodeTaskCommit(message);
   // A big-endian count, then length-prefixed locations, then the manifest.
   EXPECT_EQ(encoded.substr(0, 4), std::string("\0\0\0\2", 4));
   FLOE_ASSIGN_OR_FAIL(auto decoded, DecodeTaskCommit(encoded));
   EXPECT_EQ(decoded.locations, message.locations);
-  EXPECT_EQ(decoded.manifest, message.manifest);
+  EXPECT_EQ(decoded.files, message.files);
   FLOE_ASSIGN_OR_FAIL(auto locations, DecodeTaskCommitLocations(encoded));
   EXPECT_EQ(locations, message.locations);
 
   TaskCommit empty;
   FLOE_ASSIGN_OR_FAIL(auto decoded_empty, DecodeTaskCommit(EncodeTaskCommit(empty)));
   EXPECT_TRUE(decoded_empty.locations.empty());
-  EXPECT_TRUE(decoded_empty.manifest.empty());
+  EXPECT_TRUE(decoded_empty.files.empty());
 }
 
 TEST(TaskCommitTest, RejectsTruncatedAndCorruptMessages) {

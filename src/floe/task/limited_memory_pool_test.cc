@@ -1,4 +1,4 @@
-#include "floe/write/limited_memory_pool.h"
+#include "floe/task/limited_memory_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "floe/write/task_commit.h"
+#include "floe/task/task_commit.h"
 
 #include "floe/util/error.h"
 
@@ -82,7 +82,7 @@ std::string EncodeTaskCommit(const TaskCommit& message) {
     AppendU32(static_cast<uint32_t>(location.size()), &out);
     out += location;
   }
-  out += message.manifest;
+  out += message.files;
   return out;
 }
 
@@ -96,7 +96,7 @@ arrow::Result<std::vector<std::string>> DecodeTaskCommitLocations(
 arrow::Result<TaskCommit> DecodeTaskCommit(std::string_view message) {
   TaskCommit decoded;
   ARROW_ASSIGN_OR_RAISE(size_t end, ParseLocations(message, &decoded.locations));
-  decoded.manifest = std::string(message.substr(end));
+  decoded.files = std::string(message.substr(end));
   return decoded;
 }
 
