@@ -110,131 +110,130 @@ std::string TableMetadataRequirementsError(std::string_view field) {
          "' as a table update";
 }
 
-}  // namespace
-
 // ----------------------------------------------------------------------------------------
 // Commit requests.
 
-arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
-                                                 const TableMetadata& updated) {
+// What a commit asks of the server: the requirements on the base version and the updates
+// that make the new version, in the order they apply.
+struct CommitRequest {
   Json requirements = Json::array();
   Json updates = Json::array();
-  requirements.push_back({{"type", "assert-table-uuid"}, {"uuid", base.table_uuid}});
-  if (updated.table_uuid != base.table_uuid) {
-    return MakeError(ErrorKind::kNotSupported,
-                     TableMetadataRequirementsError("table-uuid"));
-  }
-  if (updated.format_version < base.format_version) {
-    return MakeError(ErrorKind::kNotSupported, "a table's format version cannot go down");
-  }
-  if (updated.format_version > base.format_version) {
-    updates.push_back({{"action", "upgrade-format-version"},
-                       {"format-version", updated.format_version}});
-  }
-  if (updated.encryption_keys_json != base.encryption_keys_json) {
-    return MakeError(ErrorKind::kNotSupported,
-                     TableMetadataRequirementsError("encryption-keys"));
-  }
+};
 
-  // Schemas, specs and sort orders: new ones are added; existing ones must be unchanged.
-  // The default is set to -1 ("the one just added") when it is the last one added, since
-  // the server assigns ids itself.
-  auto diff_list = [&](const auto& base_items, const auto& updated_items, auto id_of,
-                       auto to_json, std::string_view field,
-                       std::vector<int>* added) -> arrow::Status {
-    std::map<int, std::string> before;
-    for (const auto& item : base_items) before[id_of(*item)] = to_json(*item).dump();
-    std::set<int> after;
-    for (const auto& item : updated_items) {
-      int id = id_of(*item);
-      after.insert(id);
-      auto found = before.find(id);
-      if (found == before.end()) {
-        added->push_back(id);
-      } else if (found->second != to_json(*item).dump()) {
-        return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError(field));
-      }
+// Schemas, specs and sort orders: new ones are added; existing ones must be unchanged.
+// Appends the ids of the added ones to `added`, in the new version's order.
+template <typename Items, typename IdOf, typename ToJson>
+arrow::Status DiffById(const Items& base_items, const Items& updated_items, IdOf id_of,
+                       ToJson to_json, std::string_view field, std::vector<int>* added) {
+  std::map<int, std::string> before;
+  for (const auto& item : base_items) before[id_of(*item)] = to_json(*item).dump();
+  std::set<int> after;
+  for (const auto& item : updated_items) {
+    int id = id_of(*item);
+    after.insert(id);
+    auto found = before.find(id);
+    if (found == before.end()) {
+      added->push_back(id);
+    } else if (found->second != to_json(*item).dump()) {
+      return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError(field));
     }
-    for (const auto& [id, text] : before) {
-      if (!after.count(id))
-        return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError(field));
-    }
-    return arrow::Status::OK();
-  };
+  }
+  for (const auto& [id, text] : before) {
+    if (!after.count(id))
+      return MakeError(ErrorKind::kNotSupported, TableMetadataRequirementsError(field));
+  }
+  return arrow::Status::OK();
+}
 
-  std::vector<int> added_schemas;
-  ARROW_RETURN_NOT_OK(diff_list(
+// The default is set to -1 ("the one just added") when it is the last one added, since
+// the server assigns ids itself.
+int DefaultIdToSend(const std::vector<int>& added, int id) {
+  return !added.empty() && added.back() == id ? -1 : id;
+}
+
+arrow::Status AddSchemaChanges(const TableMetadata& base, const TableMetadata& updated,
+                               CommitRequest* request) {
+  std::vector<int> added;
+  ARROW_RETURN_NOT_OK(DiffById(
       base.schemas, updated.schemas, [](const Schema& s) { return s.schema_id(); },
       [](const Schema& s) { return json_internal::SchemaToJsonValue(s); }, "schemas",
-      &added_schemas));
-  if (!added_schemas.empty()) {
-    requirements.push_back({{"type", "assert-last-assigned-field-id"},
-                            {"last-assigned-field-id", base.last_column_id}});
+      &added));
+  if (!added.empty()) {
+    request->requirements.push_back({{"type", "assert-last-assigned-field-id"},
+                                     {"last-assigned-field-id", base.last_column_id}});
   }
-  for (int id : added_schemas) {
-    updates.push_back(
+  for (int id : added) {
+    request->updates.push_back(
         {{"action", "add-schema"},
          {"schema", json_internal::SchemaToJsonValue(*updated.SchemaById(id))},
          {"last-column-id", updated.last_column_id}});
   }
   if (updated.current_schema_id != base.current_schema_id) {
-    requirements.push_back({{"type", "assert-current-schema-id"},
-                            {"current-schema-id", base.current_schema_id}});
-    bool last_added =
-        !added_schemas.empty() && added_schemas.back() == updated.current_schema_id;
-    updates.push_back({{"action", "set-current-schema"},
-                       {"schema-id", last_added ? -1 : updated.current_schema_id}});
+    request->requirements.push_back({{"type", "assert-current-schema-id"},
+                                     {"current-schema-id", base.current_schema_id}});
+    request->updates.push_back(
+        {{"action", "set-current-schema"},
+         {"schema-id", DefaultIdToSend(added, updated.current_schema_id)}});
   }
+  return arrow::Status::OK();
+}
 
-  std::vector<int> added_specs;
-  ARROW_RETURN_NOT_OK(diff_list(
+arrow::Status AddSpecChanges(const TableMetadata& base, const TableMetadata& updated,
+                             CommitRequest* request) {
+  std::vector<int> added;
+  ARROW_RETURN_NOT_OK(DiffById(
       base.specs, updated.specs, [](const PartitionSpec& s) { return s.spec_id(); },
       [](const PartitionSpec& s) { return json_internal::PartitionSpecToJsonValue(s); },
-      "partition-specs", &added_specs));
-  if (!added_specs.empty()) {
-    requirements.push_back({{"type", "assert-last-assigned-partition-id"},
-                            {"last-assigned-partition-id", base.last_partition_id}});
+      "partition-specs", &added));
+  if (!added.empty()) {
+    request->requirements.push_back(
+        {{"type", "assert-last-assigned-partition-id"},
+         {"last-assigned-partition-id", base.last_partition_id}});
   }
-  for (int id : added_specs) {
-    updates.push_back(
+  for (int id : added) {
+    request->updates.push_back(
         {{"action", "add-spec"},
          {"spec", json_internal::PartitionSpecToJsonValue(*updated.SpecById(id))}});
   }
   if (updated.default_spec_id != base.default_spec_id) {
-    requirements.push_back(
+    request->requirements.push_back(
         {{"type", "assert-default-spec-id"}, {"default-spec-id", base.default_spec_id}});
-    bool last_added =
-        !added_specs.empty() && added_specs.back() == updated.default_spec_id;
-    updates.push_back({{"action", "set-default-spec"},
-                       {"spec-id", last_added ? -1 : updated.default_spec_id}});
+    request->updates.push_back(
+        {{"action", "set-default-spec"},
+         {"spec-id", DefaultIdToSend(added, updated.default_spec_id)}});
   }
+  return arrow::Status::OK();
+}
 
-  std::vector<int> added_orders;
-  ARROW_RETURN_NOT_OK(diff_list(
+arrow::Status AddSortOrderChanges(const TableMetadata& base, const TableMetadata& updated,
+                                  CommitRequest* request) {
+  std::vector<int> added;
+  ARROW_RETURN_NOT_OK(DiffById(
       base.sort_orders, updated.sort_orders,
       [](const SortOrder& o) { return o.order_id; },
       [](const SortOrder& o) { return json_internal::SortOrderToJsonValue(o); },
-      "sort-orders", &added_orders));
-  for (int id : added_orders) {
+      "sort-orders", &added));
+  for (int id : added) {
     for (const auto& order : updated.sort_orders) {
       if (order->order_id != id) continue;
-      updates.push_back({{"action", "add-sort-order"},
-                         {"sort-order", json_internal::SortOrderToJsonValue(*order)}});
+      request->updates.push_back(
+          {{"action", "add-sort-order"},
+           {"sort-order", json_internal::SortOrderToJsonValue(*order)}});
     }
   }
   if (updated.default_sort_order_id != base.default_sort_order_id) {
-    requirements.push_back({{"type", "assert-default-sort-order-id"},
-                            {"default-sort-order-id", base.default_sort_order_id}});
-    bool last_added =
-        !added_orders.empty() && added_orders.back() == updated.default_sort_order_id;
-    updates.push_back(
+    request->requirements.push_back(
+        {{"type", "assert-default-sort-order-id"},
+         {"default-sort-order-id", base.default_sort_order_id}});
+    request->updates.push_back(
         {{"action", "set-default-sort-order"},
-         {"sort-order-id", last_added ? -1 : updated.default_sort_order_id}});
+         {"sort-order-id", DefaultIdToSend(added, updated.default_sort_order_id)}});
   }
+  return arrow::Status::OK();
+}
 
-  if (updated.location != base.location) {
-    updates.push_back({{"action", "set-location"}, {"location", updated.location}});
-  }
+void AddPropertyChanges(const TableMetadata& base, const TableMetadata& updated,
+                        CommitRequest* request) {
   Json set = Json::object();
   Json removed = Json::array();
   for (const auto& [key, value] : updated.properties) {
@@ -244,12 +243,18 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
   for (const auto& [key, value] : base.properties) {
     if (!updated.properties.count(key)) removed.push_back(key);
   }
-  if (!set.empty()) updates.push_back({{"action", "set-properties"}, {"updates", set}});
+  if (!set.empty())
+    request->updates.push_back({{"action", "set-properties"}, {"updates", set}});
   if (!removed.empty()) {
-    updates.push_back({{"action", "remove-properties"}, {"removals", removed}});
+    request->updates.push_back({{"action", "remove-properties"}, {"removals", removed}});
   }
+}
 
-  // Snapshots: added ones in the order the new version lists them, removed ones by id.
+// Snapshots: adds the new ones in the order the new version lists them; gives the ids of
+// the removed ones.
+arrow::Result<Json> AddSnapshotChanges(const TableMetadata& base,
+                                       const TableMetadata& updated,
+                                       CommitRequest* request) {
   std::map<int64_t, std::string> base_snapshots;
   for (const auto& snapshot : base.snapshots) {
     base_snapshots[snapshot->snapshot_id] =
@@ -259,8 +264,9 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
   for (const auto& snapshot : updated.snapshots) {
     auto found = base_snapshots.find(snapshot->snapshot_id);
     if (found == base_snapshots.end()) {
-      updates.push_back({{"action", "add-snapshot"},
-                         {"snapshot", json_internal::SnapshotToJsonValue(*snapshot)}});
+      request->updates.push_back(
+          {{"action", "add-snapshot"},
+           {"snapshot", json_internal::SnapshotToJsonValue(*snapshot)}});
     } else if (found->second != json_internal::SnapshotToJsonValue(*snapshot).dump()) {
       return MakeError(ErrorKind::kNotSupported,
                        TableMetadataRequirementsError("snapshots") + " (snapshot " +
@@ -269,18 +275,16 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
       kept.insert(snapshot->snapshot_id);
     }
   }
-  Json removed_snapshots = Json::array();
+  Json removed = Json::array();
   for (const auto& [id, text] : base_snapshots) {
-    if (!kept.count(id)) removed_snapshots.push_back(id);
+    if (!kept.count(id)) removed.push_back(id);
   }
-  if (removed_snapshots.empty() &&
-      (updated.statistics_json != base.statistics_json ||
-       updated.partition_statistics_json != base.partition_statistics_json)) {
-    return MakeError(ErrorKind::kNotSupported,
-                     TableMetadataRequirementsError("statistics"));
-  }
+  return removed;
+}
 
-  // Branches and tags: main follows current-snapshot-id in tables without refs (v1).
+// Branches and tags: main follows current-snapshot-id in tables without refs (v1).
+void AddRefChanges(const TableMetadata& base, const TableMetadata& updated,
+                   CommitRequest* request) {
   auto refs_of = [](const TableMetadata& metadata) {
     std::map<std::string, SnapshotRef> refs = metadata.refs;
     if (!refs.count(kMainBranch) && metadata.current_snapshot_id) {
@@ -295,12 +299,12 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
     Json requirement = {{"type", "assert-ref-snapshot-id"}, {"ref", name}};
     requirement["snapshot-id"] =
         found == base_refs.end() ? Json(nullptr) : Json(found->second.snapshot_id);
-    requirements.push_back(requirement);
+    request->requirements.push_back(requirement);
   };
   for (const auto& [name, ref] : base_refs) {
     if (updated_refs.count(name)) continue;
     assert_ref(name);
-    updates.push_back({{"action", "remove-snapshot-ref"}, {"ref-name", name}});
+    request->updates.push_back({{"action", "remove-snapshot-ref"}, {"ref-name", name}});
   }
   for (const auto& [name, ref] : updated_refs) {
     auto found = base_refs.find(name);
@@ -311,16 +315,56 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
     for (const auto& [key, value] : ref_json.items()) {
       update[key] = value;
     }
-    updates.push_back(update);
+    request->updates.push_back(update);
   }
+}
+
+}  // namespace
+
+arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
+                                                 const TableMetadata& updated) {
+  CommitRequest request;
+  request.requirements.push_back(
+      {{"type", "assert-table-uuid"}, {"uuid", base.table_uuid}});
+  if (updated.table_uuid != base.table_uuid) {
+    return MakeError(ErrorKind::kNotSupported,
+                     TableMetadataRequirementsError("table-uuid"));
+  }
+  if (updated.format_version < base.format_version) {
+    return MakeError(ErrorKind::kNotSupported, "a table's format version cannot go down");
+  }
+  if (updated.format_version > base.format_version) {
+    request.updates.push_back({{"action", "upgrade-format-version"},
+                               {"format-version", updated.format_version}});
+  }
+  if (updated.encryption_keys_json != base.encryption_keys_json) {
+    return MakeError(ErrorKind::kNotSupported,
+                     TableMetadataRequirementsError("encryption-keys"));
+  }
+  ARROW_RETURN_NOT_OK(AddSchemaChanges(base, updated, &request));
+  ARROW_RETURN_NOT_OK(AddSpecChanges(base, updated, &request));
+  ARROW_RETURN_NOT_OK(AddSortOrderChanges(base, updated, &request));
+  if (updated.location != base.location) {
+    request.updates.push_back(
+        {{"action", "set-location"}, {"location", updated.location}});
+  }
+  AddPropertyChanges(base, updated, &request);
+  ARROW_ASSIGN_OR_RAISE(Json removed_snapshots,
+                        AddSnapshotChanges(base, updated, &request));
+  if (removed_snapshots.empty() &&
+      (updated.statistics_json != base.statistics_json ||
+       updated.partition_statistics_json != base.partition_statistics_json)) {
+    return MakeError(ErrorKind::kNotSupported,
+                     TableMetadataRequirementsError("statistics"));
+  }
+  AddRefChanges(base, updated, &request);
   if (!removed_snapshots.empty()) {
-    updates.push_back(
+    request.updates.push_back(
         {{"action", "remove-snapshots"}, {"snapshot-ids", removed_snapshots}});
   }
-
   Json body = Json::object();
-  body["requirements"] = std::move(requirements);
-  body["updates"] = std::move(updates);
+  body["requirements"] = std::move(request.requirements);
+  body["updates"] = std::move(request.updates);
   return body.dump();
 }
 

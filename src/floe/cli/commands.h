@@ -40,6 +40,10 @@ CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& 
 void OnRun(CLI::App* command, CommandContext* context,
            std::function<arrow::Status()> action);
 
+/// How every command that commits ends its line: " as snapshot <id> (<detail>)", with
+/// ", committed on attempt <n>" inside the parentheses after a lost race, and a newline.
+std::string CommittedAs(const CommitReport& commit, const std::string& detail);
+
 void RegisterTableCommands(
     CLI::App& app,
     CommandContext* context);  // create, append, delete, overwrite, scan, drop, rename

@@ -14,10 +14,10 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
 #include "floe/table/table.h"
+#include "floe/task/limited_memory_pool.h"
 #include "floe/util/env.h"
 #include "floe/util/error.h"
 #include "floe/util/text.h"
-#include "floe/write/limited_memory_pool.h"
 #include "parquet/arrow/reader.h"
 
 namespace floe::cli {
@@ -71,12 +71,9 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
     std::cout << " (" << result.files_rewritten << " rewritten)";
   std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
             << result.data_files_written << " data file"
-            << (result.data_files_written == 1 ? "" : "s") << " as snapshot "
-            << result.commit.snapshot->snapshot_id << " ("
-            << Printable(result.commit.snapshot->summary.operation);
-  if (result.commit.attempts > 1)
-    std::cout << ", committed on attempt " << result.commit.attempts;
-  std::cout << ")\n";
+            << (result.data_files_written == 1 ? "" : "s")
+            << CommittedAs(result.commit,
+                           Printable(result.commit.snapshot->summary.operation));
 }
 
 // floe create
@@ -218,16 +215,12 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
                 << " is replaced; nothing committed (as iceberg-java's Spark writer)\n";
       return arrow::Status::OK();
     }
-    double seconds = static_cast<double>(env->MonotonicMicros() - started) / 1e6;
+    std::ostringstream seconds;
+    seconds << static_cast<double>(env->MonotonicMicros() - started) / 1e6 << " s";
     std::cout << (append.replace_partitions ? "overwrote partitions with " : "appended ")
               << WithThousands(result->rows) << " rows in " << result->data_files
               << " data file" << (result->data_files == 1 ? "" : "s") << " to "
-              << id.ToString() << " as snapshot " << result->commit.snapshot->snapshot_id
-              << " (" << seconds << " s";
-    if (result->commit.attempts > 1) {
-      std::cout << ", committed on attempt " << result->commit.attempts;
-    }
-    std::cout << ")\n";
+              << id.ToString() << CommittedAs(result->commit, seconds.str());
     return arrow::Status::OK();
   });
 }
@@ -293,12 +286,9 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
     }
     std::cout << "rewrote " << result.files_removed << " data files of " << id.ToString()
               << " (" << WithThousands(result.rows_written) << " rows) into "
-              << result.data_files_written << " as snapshot "
-              << result.commit.snapshot->snapshot_id << " ("
-              << Printable(result.commit.snapshot->summary.operation);
-    if (result.commit.attempts > 1)
-      std::cout << ", committed on attempt " << result.commit.attempts;
-    std::cout << ")\n";
+              << result.data_files_written
+              << CommittedAs(result.commit,
+                             Printable(result.commit.snapshot->summary.operation));
     return arrow::Status::OK();
   });
 }

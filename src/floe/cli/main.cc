@@ -42,6 +42,14 @@ void OnRun(CLI::App* command, CommandContext* context,
   command->callback([context, action = std::move(action)] { context->action = action; });
 }
 
+std::string CommittedAs(const CommitReport& commit, const std::string& detail) {
+  std::string text =
+      " as snapshot " + std::to_string(commit.snapshot->snapshot_id) + " (" + detail;
+  if (commit.attempts > 1)
+    text += ", committed on attempt " + std::to_string(commit.attempts);
+  return text + ")\n";
+}
+
 void AddCatalogFlags(CLI::App* command, CommandContext* context) {
   command->add_option(
       "--catalog", context->flags.uri,

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "floe/expr/evaluators.h"
+#include "floe/manifest/snapshot_manifests.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
 
@@ -137,18 +138,9 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
       if (manifest.added_snapshot_id != snapshot->snapshot_id) continue;
       const bool deletes = manifest.content == ManifestContent::kDeletes;
       if (deletes ? !no_conflicting_deletes_ : !no_conflicting_data_) continue;
-      ARROW_ASSIGN_OR_RAISE(std::string bytes,
-                            target().io->ReadAll(manifest.manifest_path));
-      std::shared_ptr<const StructType> partition_type;
-      if (auto spec = base.SpecById(manifest.partition_spec_id)) {
-        auto type = spec->PartitionType(*base.CurrentSchema());
-        if (type.ok()) partition_type = *type;
-      }
-      auto contents = ReadManifest(bytes, partition_type.get());
-      if (!contents.ok())
-        return WithContext(contents.status(), "manifest " + manifest.manifest_path);
-      InheritManifestMetadata(manifest, base.format_version, &contents->entries);
-      for (const auto& entry : contents->entries) {
+      ARROW_ASSIGN_OR_RAISE(auto contents,
+                            ReadTableManifest(*target().io, base, manifest));
+      for (const auto& entry : contents.entries) {
         if (entry.status != EntryStatus::kAdded ||
             entry.snapshot_id != snapshot->snapshot_id)
           continue;
@@ -203,22 +195,12 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         continue;
       }
       auto cached = rewritten_.find(manifest.manifest_path);
-      ARROW_ASSIGN_OR_RAISE(std::string bytes,
-                            target().io->ReadAll(manifest.manifest_path));
-      auto spec = base.SpecById(manifest.partition_spec_id);
-      std::shared_ptr<const StructType> partition_type;
-      if (spec) {
-        auto type = spec->PartitionType(*base.CurrentSchema());
-        if (type.ok()) partition_type = *type;
-      }
-      auto contents = ReadManifest(bytes, partition_type.get());
-      if (!contents.ok())
-        return WithContext(contents.status(), "manifest " + manifest.manifest_path);
-      if (!spec) spec = contents->spec;
-      InheritManifestMetadata(manifest, base.format_version, &contents->entries);
+      ARROW_ASSIGN_OR_RAISE(auto contents,
+                            ReadTableManifest(*target().io, base, manifest));
+      const PartitionSpecPtr spec = contents.spec;
       std::vector<ManifestEntry> entries;
       bool changed = false;
-      for (auto& entry : contents->entries) {
+      for (auto& entry : contents.entries) {
         if (entry.status == EntryStatus::kDeleted) {
           changed =
               true;  // a rewritten manifest drops the deletions of earlier snapshots

@@ -158,19 +158,15 @@ arrow::Result<ManifestFile> SnapshotProducer::MergeBin(
                      "manifests of " + target_.id.ToString() + " use partition spec " +
                          std::to_string(spec_id) + ", which the table does not have");
   }
-  auto partition_type = spec->PartitionType(*base.CurrentSchema());
   std::vector<ManifestEntry> entries;
   for (const auto& manifest : bin) {
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, target_.io->ReadAll(manifest.manifest_path));
-    auto contents =
-        ReadManifest(bytes, partition_type.ok() ? partition_type->get() : nullptr);
-    if (!contents.ok())
-      return WithContext(contents.status(), "manifest " + manifest.manifest_path);
     // Manifests this snapshot wrote are not committed yet: their entries' row ids are
     // already what they should be (none for this snapshot's adds).
-    InheritManifestMetadata(manifest, base.format_version, &contents->entries,
-                            /*committed=*/manifest.added_snapshot_id != snapshot_id_);
-    for (auto& entry : contents->entries) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto contents,
+        ReadTableManifest(*target_.io, base, manifest,
+                          /*committed=*/manifest.added_snapshot_id != snapshot_id_));
+    for (auto& entry : contents.entries) {
       const bool ours = entry.snapshot_id == snapshot_id_;
       if (entry.status == EntryStatus::kDeleted) {
         if (ours) entries.push_back(std::move(entry));  // only this snapshot's deletes

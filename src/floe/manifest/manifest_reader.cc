@@ -430,6 +430,141 @@ void InheritManifestMetadata(const ManifestFile& manifest, int format_version,
   }
 }
 
+namespace {
+
+// A manifest list entry's partition field summaries, from its `partitions` field.
+arrow::Status ReadPartitionSummaries(const avro::AvroField& field_schema,
+                                     const avro::Datum& field,
+                                     std::vector<PartitionFieldSummary>* partitions) {
+  auto* array = std::get_if<avro::ArrayDatum>(&field.value);
+  if (array == nullptr) return arrow::Status::OK();
+  for (const auto& item : array->items) {
+    auto* summary_record = std::get_if<avro::RecordDatum>(&item.value);
+    const avro::AvroNode* summary_schema = nullptr;
+    if (const avro::AvroNode* list = field_schema.type->NonNull()) {
+      if (list->items) summary_schema = RecordOf(*list->items);
+    }
+    if (summary_record == nullptr || summary_schema == nullptr) {
+      return Corrupt("manifest list partition summary is not a record");
+    }
+    PartitionFieldSummary summary;
+    for (size_t k = 0;
+         k < summary_schema->fields.size() && k < summary_record->fields.size(); ++k) {
+      const auto& part = summary_record->fields[k];
+      switch (summary_schema->fields[k].FieldId()) {
+        case kContainsNullId:
+          if (auto* flag = std::get_if<bool>(&part.value)) summary.contains_null = *flag;
+          break;
+        case kContainsNanId:
+          if (auto* flag = std::get_if<bool>(&part.value)) summary.contains_nan = *flag;
+          break;
+        case kLowerBoundId:
+        case kUpperBoundId:
+          if (auto* bound = std::get_if<std::string>(&part.value)) {
+            (summary_schema->fields[k].FieldId() == kLowerBoundId ? summary.lower_bound
+                                                                  : summary.upper_bound) =
+                Bytes(bound->begin(), bound->end());
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    partitions->push_back(std::move(summary));
+  }
+  return arrow::Status::OK();
+}
+
+// One manifest list entry (a record of the list's schema).
+arrow::Result<ManifestFile> ReadManifestFile(const avro::AvroNode& schema,
+                                             const avro::RecordDatum& record,
+                                             int format_version) {
+  ManifestFile manifest;
+  if (format_version == 1) {
+    manifest.sequence_number = 0;
+    manifest.min_sequence_number = 0;
+  }
+  bool has_path = false;
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const auto& field = record.fields[i];
+    switch (schema.fields[i].FieldId()) {
+      case kManifestPathId:
+        FLOE_ASSIGN_OR_RETURN(manifest.manifest_path, AsString(field, "manifest_path"));
+        has_path = true;
+        break;
+      case kManifestLengthId:
+        FLOE_ASSIGN_OR_RETURN(manifest.manifest_length, AsLong(field, "manifest_length"));
+        break;
+      case kPartitionSpecIdId:
+        FLOE_ASSIGN_OR_RETURN(manifest.partition_spec_id,
+                              AsInt(field, "partition_spec_id"));
+        break;
+      case kManifestContentId: {
+        ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(field, "content"));
+        manifest.content =
+            content == 1 ? ManifestContent::kDeletes : ManifestContent::kData;
+        break;
+      }
+      case kManifestSequenceNumberId:
+        FLOE_ASSIGN_OR_RETURN(manifest.sequence_number, AsLong(field, "sequence_number"));
+        break;
+      case kMinSequenceNumberId:
+        FLOE_ASSIGN_OR_RETURN(manifest.min_sequence_number,
+                              AsLong(field, "min_sequence_number"));
+        break;
+      case kAddedSnapshotIdId:
+        FLOE_ASSIGN_OR_RETURN(manifest.added_snapshot_id,
+                              AsLong(field, "added_snapshot_id"));
+        break;
+      case kAddedFilesCountId:
+      case kExistingFilesCountId:
+      case kDeletedFilesCountId: {
+        std::optional<int32_t> count;
+        if (!field.is_null()) {
+          ARROW_ASSIGN_OR_RAISE(int32_t value, AsInt(field, "files_count"));
+          count = value;
+        }
+        int id = schema.fields[i].FieldId();
+        (id == kAddedFilesCountId      ? manifest.added_files_count
+         : id == kExistingFilesCountId ? manifest.existing_files_count
+                                       : manifest.deleted_files_count) = count;
+        break;
+      }
+      case kAddedRowsCountId:
+        FLOE_ASSIGN_OR_RETURN(manifest.added_rows_count,
+                              AsOptionalLong(field, "added_rows_count"));
+        break;
+      case kExistingRowsCountId:
+        FLOE_ASSIGN_OR_RETURN(manifest.existing_rows_count,
+                              AsOptionalLong(field, "existing_rows_count"));
+        break;
+      case kDeletedRowsCountId:
+        FLOE_ASSIGN_OR_RETURN(manifest.deleted_rows_count,
+                              AsOptionalLong(field, "deleted_rows_count"));
+        break;
+      case kPartitionsId:
+        ARROW_RETURN_NOT_OK(
+            ReadPartitionSummaries(schema.fields[i], field, &manifest.partitions));
+        break;
+      case kManifestKeyMetadataId:
+        if (auto* bytes_value = std::get_if<std::string>(&field.value)) {
+          manifest.key_metadata = Bytes(bytes_value->begin(), bytes_value->end());
+        }
+        break;
+      case kManifestFirstRowIdId:
+        FLOE_ASSIGN_OR_RETURN(manifest.first_row_id,
+                              AsOptionalLong(field, "first_row_id"));
+        break;
+      default:
+        break;
+    }
+  }
+  if (!has_path) return Corrupt("manifest list entry has no manifest_path");
+  return manifest;
+}
+
+}  // namespace
+
 arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
   ARROW_ASSIGN_OR_RAISE(auto file, avro::ReadFile(bytes));
   ManifestListContents contents;
@@ -443,127 +578,8 @@ arrow::Result<ManifestListContents> ReadManifestList(std::string_view bytes) {
     if (record == nullptr || record->fields.size() != schema.fields.size()) {
       return Corrupt("manifest list entry is not a record");
     }
-    ManifestFile manifest;
-    if (format_version == 1) {
-      manifest.sequence_number = 0;
-      manifest.min_sequence_number = 0;
-    }
-    bool has_path = false;
-    for (size_t i = 0; i < schema.fields.size(); ++i) {
-      const auto& field = record->fields[i];
-      switch (schema.fields[i].FieldId()) {
-        case kManifestPathId:
-          FLOE_ASSIGN_OR_RETURN(manifest.manifest_path, AsString(field, "manifest_path"));
-          has_path = true;
-          break;
-        case kManifestLengthId:
-          FLOE_ASSIGN_OR_RETURN(manifest.manifest_length,
-                                AsLong(field, "manifest_length"));
-          break;
-        case kPartitionSpecIdId:
-          FLOE_ASSIGN_OR_RETURN(manifest.partition_spec_id,
-                                AsInt(field, "partition_spec_id"));
-          break;
-        case kManifestContentId: {
-          ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(field, "content"));
-          manifest.content =
-              content == 1 ? ManifestContent::kDeletes : ManifestContent::kData;
-          break;
-        }
-        case kManifestSequenceNumberId:
-          FLOE_ASSIGN_OR_RETURN(manifest.sequence_number,
-                                AsLong(field, "sequence_number"));
-          break;
-        case kMinSequenceNumberId:
-          FLOE_ASSIGN_OR_RETURN(manifest.min_sequence_number,
-                                AsLong(field, "min_sequence_number"));
-          break;
-        case kAddedSnapshotIdId:
-          FLOE_ASSIGN_OR_RETURN(manifest.added_snapshot_id,
-                                AsLong(field, "added_snapshot_id"));
-          break;
-        case kAddedFilesCountId:
-        case kExistingFilesCountId:
-        case kDeletedFilesCountId: {
-          std::optional<int32_t> count;
-          if (!field.is_null()) {
-            ARROW_ASSIGN_OR_RAISE(int32_t value, AsInt(field, "files_count"));
-            count = value;
-          }
-          int id = schema.fields[i].FieldId();
-          (id == kAddedFilesCountId      ? manifest.added_files_count
-           : id == kExistingFilesCountId ? manifest.existing_files_count
-                                         : manifest.deleted_files_count) = count;
-          break;
-        }
-        case kAddedRowsCountId:
-          FLOE_ASSIGN_OR_RETURN(manifest.added_rows_count,
-                                AsOptionalLong(field, "added_rows_count"));
-          break;
-        case kExistingRowsCountId:
-          FLOE_ASSIGN_OR_RETURN(manifest.existing_rows_count,
-                                AsOptionalLong(field, "existing_rows_count"));
-          break;
-        case kDeletedRowsCountId:
-          FLOE_ASSIGN_OR_RETURN(manifest.deleted_rows_count,
-                                AsOptionalLong(field, "deleted_rows_count"));
-          break;
-        case kPartitionsId: {
-          auto* array = std::get_if<avro::ArrayDatum>(&field.value);
-          if (array == nullptr) break;
-          for (const auto& item : array->items) {
-            auto* summary_record = std::get_if<avro::RecordDatum>(&item.value);
-            const avro::AvroNode* summary_schema = nullptr;
-            if (const avro::AvroNode* list = schema.fields[i].type->NonNull()) {
-              if (list->items) summary_schema = RecordOf(*list->items);
-            }
-            if (summary_record == nullptr || summary_schema == nullptr) {
-              return Corrupt("manifest list partition summary is not a record");
-            }
-            PartitionFieldSummary summary;
-            for (size_t k = 0;
-                 k < summary_schema->fields.size() && k < summary_record->fields.size();
-                 ++k) {
-              const auto& part = summary_record->fields[k];
-              switch (summary_schema->fields[k].FieldId()) {
-                case kContainsNullId:
-                  if (auto* flag = std::get_if<bool>(&part.value))
-                    summary.contains_null = *flag;
-                  break;
-                case kContainsNanId:
-                  if (auto* flag = std::get_if<bool>(&part.value))
-                    summary.contains_nan = *flag;
-                  break;
-                case kLowerBoundId:
-                case kUpperBoundId:
-                  if (auto* bound = std::get_if<std::string>(&part.value)) {
-                    (summary_schema->fields[k].FieldId() == kLowerBoundId
-                         ? summary.lower_bound
-                         : summary.upper_bound) = Bytes(bound->begin(), bound->end());
-                  }
-                  break;
-                default:
-                  break;
-              }
-            }
-            manifest.partitions.push_back(std::move(summary));
-          }
-          break;
-        }
-        case kManifestKeyMetadataId:
-          if (auto* bytes_value = std::get_if<std::string>(&field.value)) {
-            manifest.key_metadata = Bytes(bytes_value->begin(), bytes_value->end());
-          }
-          break;
-        case kManifestFirstRowIdId:
-          FLOE_ASSIGN_OR_RETURN(manifest.first_row_id,
-                                AsOptionalLong(field, "first_row_id"));
-          break;
-        default:
-          break;
-      }
-    }
-    if (!has_path) return Corrupt("manifest list entry has no manifest_path");
+    ARROW_ASSIGN_OR_RAISE(ManifestFile manifest,
+                          ReadManifestFile(schema, *record, format_version));
     contents.manifests.push_back(std::move(manifest));
   }
   return contents;

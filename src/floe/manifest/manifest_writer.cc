@@ -326,6 +326,93 @@ arrow::Result<EncodedManifest> ManifestWriter::Finish() {
   return result;
 }
 
+namespace {
+
+// One manifest list entry as a record of `type` (the list's schema for its format
+// version): a flat table of its fields.
+avro::RecordDatum ManifestFileRecord(const StructType& type,
+                                     const ManifestFile& manifest) {
+  avro::RecordDatum record;
+  for (const auto& field : type.fields()) {
+    switch (field.id) {
+      case kManifestPathId:
+        record.fields.emplace_back(manifest.manifest_path);
+        break;
+      case kManifestLengthId:
+        record.fields.emplace_back(manifest.manifest_length);
+        break;
+      case kPartitionSpecIdId:
+        record.fields.emplace_back(int32_t{manifest.partition_spec_id});
+        break;
+      case kManifestContentId:
+        record.fields.emplace_back(int32_t{static_cast<int32_t>(manifest.content)});
+        break;
+      case kManifestSequenceNumberId:
+        record.fields.emplace_back(manifest.sequence_number);
+        break;
+      case kMinSequenceNumberId:
+        record.fields.emplace_back(manifest.min_sequence_number);
+        break;
+      case kAddedSnapshotIdId:
+        record.fields.emplace_back(manifest.added_snapshot_id);
+        break;
+      case kAddedFilesCountId:
+        record.fields.push_back(field.required
+                                    ? avro::Datum(manifest.added_files_count.value_or(0))
+                                    : OptionalInt(manifest.added_files_count));
+        break;
+      case kExistingFilesCountId:
+        record.fields.push_back(
+            field.required ? avro::Datum(manifest.existing_files_count.value_or(0))
+                           : OptionalInt(manifest.existing_files_count));
+        break;
+      case kDeletedFilesCountId:
+        record.fields.push_back(
+            field.required ? avro::Datum(manifest.deleted_files_count.value_or(0))
+                           : OptionalInt(manifest.deleted_files_count));
+        break;
+      case kAddedRowsCountId:
+        record.fields.push_back(field.required
+                                    ? avro::Datum(manifest.added_rows_count.value_or(0))
+                                    : Optional(manifest.added_rows_count));
+        break;
+      case kExistingRowsCountId:
+        record.fields.push_back(
+            field.required ? avro::Datum(manifest.existing_rows_count.value_or(0))
+                           : Optional(manifest.existing_rows_count));
+        break;
+      case kDeletedRowsCountId:
+        record.fields.push_back(field.required
+                                    ? avro::Datum(manifest.deleted_rows_count.value_or(0))
+                                    : Optional(manifest.deleted_rows_count));
+        break;
+      case kPartitionsId: {
+        avro::ArrayDatum partitions;
+        for (const auto& summary : manifest.partitions) {
+          partitions.items.emplace_back(avro::RecordDatum{
+              {avro::Datum(summary.contains_null),
+               summary.contains_nan ? avro::Datum(*summary.contains_nan) : avro::Datum(),
+               OptionalBytes(summary.lower_bound), OptionalBytes(summary.upper_bound)}});
+        }
+        record.fields.emplace_back(std::move(partitions));
+        break;
+      }
+      case kManifestKeyMetadataId:
+        record.fields.push_back(OptionalBytes(manifest.key_metadata));
+        break;
+      case kManifestFirstRowIdId:
+        record.fields.push_back(Optional(manifest.first_row_id));
+        break;
+      default:
+        record.fields.emplace_back();
+        break;
+    }
+  }
+  return record;
+}
+
+}  // namespace
+
 arrow::Result<EncodedManifestList> WriteManifestList(
     const ManifestListWriteOptions& options, std::vector<ManifestFile> manifests) {
   EncodedManifestList result;
@@ -363,85 +450,7 @@ arrow::Result<EncodedManifestList> WriteManifestList(
       next_row_id += manifest.added_rows_count.value_or(0) +
                      manifest.existing_rows_count.value_or(0);
     }
-    avro::RecordDatum record;
-    for (const auto& field : type->fields()) {
-      switch (field.id) {
-        case kManifestPathId:
-          record.fields.emplace_back(manifest.manifest_path);
-          break;
-        case kManifestLengthId:
-          record.fields.emplace_back(manifest.manifest_length);
-          break;
-        case kPartitionSpecIdId:
-          record.fields.emplace_back(int32_t{manifest.partition_spec_id});
-          break;
-        case kManifestContentId:
-          record.fields.emplace_back(int32_t{static_cast<int32_t>(manifest.content)});
-          break;
-        case kManifestSequenceNumberId:
-          record.fields.emplace_back(manifest.sequence_number);
-          break;
-        case kMinSequenceNumberId:
-          record.fields.emplace_back(manifest.min_sequence_number);
-          break;
-        case kAddedSnapshotIdId:
-          record.fields.emplace_back(manifest.added_snapshot_id);
-          break;
-        case kAddedFilesCountId:
-          record.fields.push_back(
-              field.required ? avro::Datum(manifest.added_files_count.value_or(0))
-                             : OptionalInt(manifest.added_files_count));
-          break;
-        case kExistingFilesCountId:
-          record.fields.push_back(
-              field.required ? avro::Datum(manifest.existing_files_count.value_or(0))
-                             : OptionalInt(manifest.existing_files_count));
-          break;
-        case kDeletedFilesCountId:
-          record.fields.push_back(
-              field.required ? avro::Datum(manifest.deleted_files_count.value_or(0))
-                             : OptionalInt(manifest.deleted_files_count));
-          break;
-        case kAddedRowsCountId:
-          record.fields.push_back(field.required
-                                      ? avro::Datum(manifest.added_rows_count.value_or(0))
-                                      : Optional(manifest.added_rows_count));
-          break;
-        case kExistingRowsCountId:
-          record.fields.push_back(
-              field.required ? avro::Datum(manifest.existing_rows_count.value_or(0))
-                             : Optional(manifest.existing_rows_count));
-          break;
-        case kDeletedRowsCountId:
-          record.fields.push_back(
-              field.required ? avro::Datum(manifest.deleted_rows_count.value_or(0))
-                             : Optional(manifest.deleted_rows_count));
-          break;
-        case kPartitionsId: {
-          avro::ArrayDatum partitions;
-          for (const auto& summary : manifest.partitions) {
-            partitions.items.emplace_back(avro::RecordDatum{
-                {avro::Datum(summary.contains_null),
-                 summary.contains_nan ? avro::Datum(*summary.contains_nan)
-                                      : avro::Datum(),
-                 OptionalBytes(summary.lower_bound),
-                 OptionalBytes(summary.upper_bound)}});
-          }
-          record.fields.emplace_back(std::move(partitions));
-          break;
-        }
-        case kManifestKeyMetadataId:
-          record.fields.push_back(OptionalBytes(manifest.key_metadata));
-          break;
-        case kManifestFirstRowIdId:
-          record.fields.push_back(Optional(manifest.first_row_id));
-          break;
-        default:
-          record.fields.emplace_back();
-          break;
-      }
-    }
-    ARROW_RETURN_NOT_OK(file.Append(avro::Datum(std::move(record))));
+    ARROW_RETURN_NOT_OK(file.Append(avro::Datum(ManifestFileRecord(*type, manifest))));
   }
   ARROW_ASSIGN_OR_RAISE(result.bytes, file.Finish());
   result.assigned_rows = next_row_id - options.first_row_id.value_or(0);

@@ -36,4 +36,24 @@ arrow::Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io,
   return manifests;
 }
 
+arrow::Result<ManifestContents> ReadTableManifest(FileIO& io,
+                                                  const TableMetadata& metadata,
+                                                  const ManifestFile& manifest,
+                                                  bool committed) {
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, io.ReadAll(manifest.manifest_path));
+  auto spec = metadata.SpecById(manifest.partition_spec_id);
+  std::shared_ptr<const StructType> partition_type;
+  if (spec) {
+    auto type = spec->PartitionType(*metadata.CurrentSchema());
+    if (type.ok()) partition_type = *type;
+  }
+  auto contents = ReadManifest(bytes, partition_type.get());
+  if (!contents.ok())
+    return WithContext(contents.status(), "manifest " + manifest.manifest_path);
+  if (spec) contents->spec = std::move(spec);
+  InheritManifestMetadata(manifest, metadata.format_version, &contents->entries,
+                          committed);
+  return contents;
+}
+
 }  // namespace floe

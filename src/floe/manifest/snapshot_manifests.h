@@ -1,11 +1,14 @@
-// The manifests of a snapshot, read one way everywhere (scans, commits, maintenance).
+// The manifests of a snapshot, and each manifest, read one way everywhere (scans,
+// commits, maintenance).
 #pragma once
 
 #include <vector>
 
 #include "arrow/result.h"
 #include "floe/manifest/data_file.h"
+#include "floe/manifest/manifest.h"
 #include "floe/spec/snapshot.h"
+#include "floe/spec/table_metadata.h"
 
 namespace floe {
 
@@ -18,5 +21,15 @@ class FileIO;
 /// gives its error naming the list.
 arrow::Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io,
                                                                const Snapshot& snapshot);
+
+/// One manifest of a table read whole: partition tuples typed by the table's spec of the
+/// manifest (`metadata`'s schema), the manifest's metadata inherited by its entries
+/// (InheritManifestMetadata with `committed`). `spec` is the table's spec when it has the
+/// manifest's, else the one the manifest's header gives (null when neither). Errors name
+/// the manifest.
+arrow::Result<ManifestContents> ReadTableManifest(FileIO& io,
+                                                  const TableMetadata& metadata,
+                                                  const ManifestFile& manifest,
+                                                  bool committed = true);
 
 }  // namespace floe

@@ -149,75 +149,109 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   return scan;
 }
 
-arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
-  std::vector<FileScanTask> tasks;
-  std::vector<int64_t> sequence_numbers;  // the data sequence number of each task's file
-  DeleteIndex deletes;
-  if (!snapshot_) return tasks;
-  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io_, *snapshot_));
-  const bool filtering = filter_->op != Operation::kTrue;
-  const std::set<int> filter_ids = ReferencedFieldIds(*filter_);
-  if (filter_->op == Operation::kFalse) manifests.clear();
-  // The filter projected onto each spec, and the spec's partition type, made once per
-  // spec.
+namespace {
+
+SummaryLookup LookupIn(const std::map<int, ColumnSummary>& summaries) {
+  return SummaryLookup([&summaries](int id) -> const ColumnSummary* {
+    auto it = summaries.find(id);
+    return it == summaries.end() ? nullptr : &it->second;
+  });
+}
+
+// Prunes manifests and data files by a bound filter: manifests by their partition
+// summaries, files by their partition tuple and then their column metrics. The filter's
+// projection onto each spec is made once per spec.
+class Pruner {
+ public:
+  Pruner(ExpressionPtr filter, SchemaPtr schema)
+      : filter_(std::move(filter)),
+        schema_(std::move(schema)),
+        filter_ids_(ReferencedFieldIds(*filter_)) {}
+
+  bool filtering() const { return filter_->op != Operation::kTrue; }
+
+  bool ManifestMightMatch(const ManifestFile& manifest, const PartitionSpec& spec) {
+    const SpecFilter& pruning = For(spec);
+    const auto& fields = spec.fields();
+    std::map<int, ColumnSummary> summaries;
+    for (size_t i = 0;
+         i < fields.size() && i < manifest.partitions.size() && pruning.partition_type;
+         ++i) {
+      summaries[fields[i].field_id] = SummaryFromPartitionSummary(
+          manifest.partitions[i], *pruning.partition_type->fields()[i].type);
+    }
+    return MightMatch(*pruning.projected, LookupIn(summaries));
+  }
+  bool PartitionMightMatch(const DataFile& file, const PartitionSpec& spec) {
+    const SpecFilter& pruning = For(spec);
+    std::map<int, ColumnSummary> partition;
+    for (size_t i = 0;
+         i < spec.fields().size() && i < file.partition.size() && pruning.partition_type;
+         ++i) {
+      partition[spec.fields()[i].field_id] =
+          SummaryFromValue(file.partition[i], *pruning.partition_type->fields()[i].type);
+    }
+    return MightMatch(*pruning.projected, LookupIn(partition));
+  }
+  bool MetricsMightMatch(const DataFile& file) const {
+    std::map<int, ColumnSummary> metrics;
+    for (int id : filter_ids_) {
+      if (const NestedField* field = schema_->FindField(id)) {
+        metrics[id] = SummaryFromMetrics(file, id, *field->type);
+      }
+    }
+    return file.record_count != 0 && MightMatch(*filter_, LookupIn(metrics));
+  }
+
+ private:
   struct SpecFilter {
     ExpressionPtr projected;
     std::shared_ptr<const StructType> partition_type;
   };
-  std::map<int, SpecFilter> spec_filters;
-  auto spec_filter = [&](const PartitionSpec& spec) -> const SpecFilter& {
-    auto found = spec_filters.find(spec.spec_id());
-    if (found != spec_filters.end()) return found->second;
+  const SpecFilter& For(const PartitionSpec& spec) {
+    auto found = spec_filters_.find(spec.spec_id());
+    if (found != spec_filters_.end()) return found->second;
     SpecFilter made;
     auto projected = ProjectInclusive(filter_, spec, *schema_);
     made.projected = projected.ok() ? *projected : AlwaysTrue();
     auto type = spec.PartitionType(*schema_);
     if (type.ok()) made.partition_type = *type;
     if (!made.partition_type) made.projected = AlwaysTrue();
-    return spec_filters.emplace(spec.spec_id(), std::move(made)).first->second;
-  };
-  auto lookup_in = [](const std::map<int, ColumnSummary>& summaries) {
-    return SummaryLookup([&summaries](int id) -> const ColumnSummary* {
-      auto it = summaries.find(id);
-      return it == summaries.end() ? nullptr : &it->second;
-    });
-  };
+    return spec_filters_.emplace(spec.spec_id(), std::move(made)).first->second;
+  }
+
+  ExpressionPtr filter_;
+  SchemaPtr schema_;
+  std::set<int> filter_ids_;
+  std::map<int, SpecFilter> spec_filters_;
+};
+
+}  // namespace
+
+arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
+  std::vector<FileScanTask> tasks;
+  std::vector<int64_t> sequence_numbers;  // the data sequence number of each task's file
+  DeleteIndex deletes;
+  if (!snapshot_) return tasks;
+  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io_, *snapshot_));
+  Pruner pruner(filter_, schema_);
+  if (filter_->op == Operation::kFalse) manifests.clear();
   stats_->manifests_total += static_cast<int64_t>(manifests.size());
   for (const auto& manifest : manifests) {
     auto manifest_spec = metadata_->SpecById(manifest.partition_spec_id);
-    if (filtering && manifest_spec && !manifest.partitions.empty()) {
-      const SpecFilter& pruning = spec_filter(*manifest_spec);
-      const auto& fields = manifest_spec->fields();
-      std::map<int, ColumnSummary> summaries;
-      for (size_t i = 0;
-           i < fields.size() && i < manifest.partitions.size() && pruning.partition_type;
-           ++i) {
-        summaries[fields[i].field_id] = SummaryFromPartitionSummary(
-            manifest.partitions[i], *pruning.partition_type->fields()[i].type);
-      }
-      if (!MightMatch(*pruning.projected, lookup_in(summaries))) {
-        stats_->manifests_skipped += 1;
-        continue;
-      }
+    if (pruner.filtering() && manifest_spec && !manifest.partitions.empty() &&
+        !pruner.ManifestMightMatch(manifest, *manifest_spec)) {
+      stats_->manifests_skipped += 1;
+      continue;
     }
-    ARROW_ASSIGN_OR_RAISE(std::string bytes, io_->ReadAll(manifest.manifest_path));
-    auto spec = metadata_->SpecById(manifest.partition_spec_id);
-    std::shared_ptr<const StructType> partition_type;
-    if (spec) {
-      auto type = spec->PartitionType(*metadata_->CurrentSchema());
-      if (type.ok()) partition_type = *type;
-    }
-    auto contents = ReadManifest(bytes, partition_type.get());
-    if (!contents.ok())
-      return WithContext(contents.status(), "manifest " + manifest.manifest_path);
-    if (!spec) spec = contents->spec;
+    ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*io_, *metadata_, manifest));
+    const PartitionSpecPtr spec = contents.spec;
     if (!spec) {
       return MakeError(
           ErrorKind::kInvalidMetadata,
           "manifest " + manifest.manifest_path + " uses an unknown partition spec");
     }
-    InheritManifestMetadata(manifest, metadata_->format_version, &contents->entries);
-    for (auto& entry : contents->entries) {
+    for (auto& entry : contents.entries) {
       if (entry.status == EntryStatus::kDeleted) continue;
       if (entry.data_file.content != FileContent::kData) {
         // Delete files are never pruned by the filter's metrics: they apply to the data
@@ -226,27 +260,12 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
                                     entry.sequence_number.value_or(0), spec});
         continue;
       }
-      if (filtering) {
-        const DataFile& file = entry.data_file;
-        const SpecFilter& pruning = spec_filter(*spec);
-        std::map<int, ColumnSummary> partition;
-        for (size_t i = 0; i < spec->fields().size() && i < file.partition.size() &&
-                           pruning.partition_type;
-             ++i) {
-          partition[spec->fields()[i].field_id] = SummaryFromValue(
-              file.partition[i], *pruning.partition_type->fields()[i].type);
-        }
-        if (!MightMatch(*pruning.projected, lookup_in(partition))) {
+      if (pruner.filtering()) {
+        if (!pruner.PartitionMightMatch(entry.data_file, *spec)) {
           stats_->files_skipped_by_partition += 1;
           continue;
         }
-        std::map<int, ColumnSummary> metrics;
-        for (int id : filter_ids) {
-          if (const NestedField* field = schema_->FindField(id)) {
-            metrics[id] = SummaryFromMetrics(file, id, *field->type);
-          }
-        }
-        if (file.record_count == 0 || !MightMatch(*filter_, lookup_in(metrics))) {
+        if (!pruner.MetricsMightMatch(entry.data_file)) {
           stats_->files_skipped_by_metrics += 1;
           continue;
         }

@@ -126,35 +126,10 @@ arrow::Status Validate(const TableMetadata& metadata) {
   return arrow::Status::OK();
 }
 
-}  // namespace
+constexpr std::string_view kWhat = "table metadata";
 
-arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
-  ARROW_ASSIGN_OR_RAISE(Json json, json_internal::Parse(text, "table metadata"));
-  if (!json.is_object()) return Invalid("not a JSON object");
-  auto metadata = std::make_shared<TableMetadata>();
-  constexpr std::string_view kWhat = "table metadata";
-  ARROW_ASSIGN_OR_RAISE(metadata->format_version, GetInt(json, "format-version", kWhat));
-  if (metadata->format_version < 1) return Invalid("format-version must be at least 1");
-  if (metadata->format_version > kMaxFormatVersion) {
-    return MakeError(ErrorKind::kNotSupported,
-                     "table metadata: format-version " +
-                         std::to_string(metadata->format_version) +
-                         " is newer than the highest floe supports (" +
-                         std::to_string(kMaxFormatVersion) + ")");
-  }
-  const bool v1 = metadata->format_version == 1;
-  if (json.contains("table-uuid") || !v1) {
-    ARROW_ASSIGN_OR_RAISE(metadata->table_uuid, GetString(json, "table-uuid", kWhat));
-  }
-  ARROW_ASSIGN_OR_RAISE(metadata->location, GetString(json, "location", kWhat));
-  if (!v1) {
-    ARROW_ASSIGN_OR_RAISE(metadata->last_sequence_number,
-                          GetLong(json, "last-sequence-number", kWhat));
-  }
-  ARROW_ASSIGN_OR_RAISE(metadata->last_updated_ms,
-                        GetLong(json, "last-updated-ms", kWhat));
-  ARROW_ASSIGN_OR_RAISE(metadata->last_column_id, GetInt(json, "last-column-id", kWhat));
-
+// The schemas and the current schema id (v1: the one "schema").
+arrow::Status ReadSchemas(const Json& json, bool v1, TableMetadata* metadata) {
   if (auto schemas = json.find("schemas"); schemas != json.end()) {
     if (!schemas->is_array()) return Invalid("schemas is not an array");
     for (const auto& item : *schemas) {
@@ -171,7 +146,12 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
   } else {
     return Invalid("missing field 'schemas'");
   }
+  return arrow::Status::OK();
+}
 
+// The partition specs, the default spec id and the last partition id (v1: the one
+// "partition-spec", and the highest field id when last-partition-id is missing).
+arrow::Status ReadSpecs(const Json& json, bool v1, TableMetadata* metadata) {
   if (auto specs = json.find("partition-specs"); specs != json.end()) {
     if (!specs->is_array()) return Invalid("partition-specs is not an array");
     for (const auto& item : *specs) {
@@ -199,7 +179,11 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
           std::max(metadata->last_partition_id, spec->LastAssignedFieldId());
     }
   }
+  return arrow::Status::OK();
+}
 
+// The sort orders and the default sort order id (v1: unsorted when missing).
+arrow::Status ReadSortOrders(const Json& json, bool v1, TableMetadata* metadata) {
   if (auto orders = json.find("sort-orders"); orders != json.end()) {
     if (!orders->is_array()) return Invalid("sort-orders is not an array");
     for (const auto& item : *orders) {
@@ -214,24 +198,11 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
   } else {
     return Invalid("missing field 'sort-orders'");
   }
+  return arrow::Status::OK();
+}
 
-  if (auto properties = json.find("properties"); properties != json.end()) {
-    if (!properties->is_object()) return Invalid("properties is not an object");
-    for (const auto& [key, value] : properties->items()) {
-      if (!value.is_string()) return Invalid("property '" + key + "' is not a string");
-      metadata->properties[key] = value.get<std::string>();
-    }
-  }
-
-  ARROW_ASSIGN_OR_RAISE(auto current,
-                        GetOptionalLong(json, "current-snapshot-id", kWhat));
-  if (current && *current != -1) metadata->current_snapshot_id = current;
-  ARROW_ASSIGN_OR_RAISE(metadata->next_row_id,
-                        GetOptionalLong(json, "next-row-id", kWhat));
-  if (auto keys = json.find("encryption-keys"); keys != json.end() && !keys->is_null()) {
-    metadata->encryption_keys_json = keys->dump();
-  }
-
+// The snapshots and refs (main from current-snapshot-id when there are no refs).
+arrow::Status ReadSnapshotsAndRefs(const Json& json, TableMetadata* metadata) {
   if (auto snapshots = json.find("snapshots");
       snapshots != json.end() && !snapshots->is_null()) {
     if (!snapshots->is_array()) return Invalid("snapshots is not an array");
@@ -249,10 +220,11 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
   } else if (metadata->current_snapshot_id) {
     metadata->refs[kMainBranch] = SnapshotRef{*metadata->current_snapshot_id, true};
   }
-  ARROW_ASSIGN_OR_RAISE(metadata->statistics_json, RawArray(json, "statistics"));
-  ARROW_ASSIGN_OR_RAISE(metadata->partition_statistics_json,
-                        RawArray(json, "partition-statistics"));
+  return arrow::Status::OK();
+}
 
+// The snapshot log and the metadata log.
+arrow::Status ReadLogs(const Json& json, TableMetadata* metadata) {
   if (auto log = json.find("snapshot-log"); log != json.end() && !log->is_null()) {
     if (!log->is_array()) return Invalid("snapshot-log is not an array");
     for (const auto& item : *log) {
@@ -275,6 +247,64 @@ arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
       metadata->metadata_log.push_back(std::move(entry));
     }
   }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
+  ARROW_ASSIGN_OR_RAISE(Json json, json_internal::Parse(text, "table metadata"));
+  if (!json.is_object()) return Invalid("not a JSON object");
+  auto metadata = std::make_shared<TableMetadata>();
+  ARROW_ASSIGN_OR_RAISE(metadata->format_version, GetInt(json, "format-version", kWhat));
+  if (metadata->format_version < 1) return Invalid("format-version must be at least 1");
+  if (metadata->format_version > kMaxFormatVersion) {
+    return MakeError(ErrorKind::kNotSupported,
+                     "table metadata: format-version " +
+                         std::to_string(metadata->format_version) +
+                         " is newer than the highest floe supports (" +
+                         std::to_string(kMaxFormatVersion) + ")");
+  }
+  const bool v1 = metadata->format_version == 1;
+  if (json.contains("table-uuid") || !v1) {
+    ARROW_ASSIGN_OR_RAISE(metadata->table_uuid, GetString(json, "table-uuid", kWhat));
+  }
+  ARROW_ASSIGN_OR_RAISE(metadata->location, GetString(json, "location", kWhat));
+  if (!v1) {
+    ARROW_ASSIGN_OR_RAISE(metadata->last_sequence_number,
+                          GetLong(json, "last-sequence-number", kWhat));
+  }
+  ARROW_ASSIGN_OR_RAISE(metadata->last_updated_ms,
+                        GetLong(json, "last-updated-ms", kWhat));
+  ARROW_ASSIGN_OR_RAISE(metadata->last_column_id, GetInt(json, "last-column-id", kWhat));
+
+  ARROW_RETURN_NOT_OK(ReadSchemas(json, v1, metadata.get()));
+  ARROW_RETURN_NOT_OK(ReadSpecs(json, v1, metadata.get()));
+  ARROW_RETURN_NOT_OK(ReadSortOrders(json, v1, metadata.get()));
+
+  if (auto properties = json.find("properties"); properties != json.end()) {
+    if (!properties->is_object()) return Invalid("properties is not an object");
+    for (const auto& [key, value] : properties->items()) {
+      if (!value.is_string()) return Invalid("property '" + key + "' is not a string");
+      metadata->properties[key] = value.get<std::string>();
+    }
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto current,
+                        GetOptionalLong(json, "current-snapshot-id", kWhat));
+  if (current && *current != -1) metadata->current_snapshot_id = current;
+  ARROW_ASSIGN_OR_RAISE(metadata->next_row_id,
+                        GetOptionalLong(json, "next-row-id", kWhat));
+  if (auto keys = json.find("encryption-keys"); keys != json.end() && !keys->is_null()) {
+    metadata->encryption_keys_json = keys->dump();
+  }
+
+  ARROW_RETURN_NOT_OK(ReadSnapshotsAndRefs(json, metadata.get()));
+  ARROW_ASSIGN_OR_RAISE(metadata->statistics_json, RawArray(json, "statistics"));
+  ARROW_ASSIGN_OR_RAISE(metadata->partition_statistics_json,
+                        RawArray(json, "partition-statistics"));
+
+  ARROW_RETURN_NOT_OK(ReadLogs(json, metadata.get()));
   ARROW_RETURN_NOT_OK(Validate(*metadata));
   return TableMetadataPtr(std::move(metadata));
 }

@@ -22,6 +22,55 @@ std::string Below(const std::string& file, const std::string& folder) {
   return file.substr(std::min(file.size(), folder.size() + 1));
 }
 
+// Corrupt metadata names files that are not there, or not where the table's files go: a
+// garbled path would make the live file it meant look like an orphan. Refuses unless
+// every file the metadata requires is in the table's folders and listed as a file.
+arrow::Status CheckRequiredFilesListed(const Table& table, const TableFolders& folders,
+                                       const ReferencedFiles& referenced,
+                                       const std::map<std::string, FileInfo>& listed) {
+  for (const auto& [location, what] : referenced.required) {
+    if (!folders.Contains(location)) {
+      return Refuse(table, location + " (" + what + ") is outside the table's folders " +
+                               folders.data + " and " + folders.metadata +
+                               ": the metadata may be corrupt or name another table's "
+                               "files");
+    }
+    auto found = listed.find(location);
+    if (found == listed.end() || found->second.symbolic_link) {
+      return Refuse(table,
+                    location + " (" + what + ") does not exist" +
+                        (found == listed.end() ? "" : " as a file (it is a link)") +
+                        ": the metadata may be corrupt");
+    }
+  }
+  return arrow::Status::OK();
+}
+
+// Whether an unreferenced file, by its place and name alone, may be one of the table's
+// orphans: never a hidden path, the version hint, or (without --any-name) a name no
+// Iceberg writer gives. Counts what it rules out.
+bool MayBeOrphan(const std::string& location, const TableFolders& folders,
+                 const RemoveOrphanFilesOptions& options, OrphanFilesReport* report) {
+  bool in_data = IsLocationUnder(location, folders.data);
+  bool in_metadata = IsLocationUnder(location, folders.metadata);
+  std::string below_data = in_data ? Below(location, folders.data) : "";
+  std::string below_metadata = in_metadata ? Below(location, folders.metadata) : "";
+  if ((in_data && IsHiddenPath(below_data)) ||
+      (in_metadata && IsHiddenPath(below_metadata))) {
+    ++report->hidden;
+    return false;
+  }
+  // The Hadoop-layout version hint is the table's own, referenced or not.
+  if (in_metadata && below_metadata == "version-hint.text") return false;
+  bool recognised = (in_data && IsIcebergDataFileName(below_data)) ||
+                    (in_metadata && IsIcebergMetadataFileName(below_metadata));
+  if (!recognised && !options.any_name) {
+    ++report->unrecognised;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table) {
@@ -67,23 +116,7 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
   }
   report.listed = static_cast<int64_t>(listed.size());
 
-  // Corrupt metadata names files that are not there, or not where the table's files
-  // go: a garbled path would make the live file it meant look like an orphan.
-  for (const auto& [location, what] : referenced->required) {
-    if (!folders.Contains(location)) {
-      return Refuse(table, location + " (" + what + ") is outside the table's folders " +
-                               folders.data + " and " + folders.metadata +
-                               ": the metadata may be corrupt or name another table's "
-                               "files");
-    }
-    auto found = listed.find(location);
-    if (found == listed.end() || found->second.symbolic_link) {
-      return Refuse(table,
-                    location + " (" + what + ") does not exist" +
-                        (found == listed.end() ? "" : " as a file (it is a link)") +
-                        ": the metadata may be corrupt");
-    }
-  }
+  ARROW_RETURN_NOT_OK(CheckRequiredFilesListed(table, folders, *referenced, listed));
 
   const int64_t cutoff = table.catalog()->env()->NowMillis() - options.older_than_ms;
   std::vector<FileInfo> candidates;
@@ -93,23 +126,7 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
       ++report.symbolic_links;
       continue;
     }
-    bool in_data = IsLocationUnder(location, folders.data);
-    bool in_metadata = IsLocationUnder(location, folders.metadata);
-    std::string below_data = in_data ? Below(location, folders.data) : "";
-    std::string below_metadata = in_metadata ? Below(location, folders.metadata) : "";
-    if ((in_data && IsHiddenPath(below_data)) ||
-        (in_metadata && IsHiddenPath(below_metadata))) {
-      ++report.hidden;
-      continue;
-    }
-    // The Hadoop-layout version hint is the table's own, referenced or not.
-    if (in_metadata && below_metadata == "version-hint.text") continue;
-    bool recognised = (in_data && IsIcebergDataFileName(below_data)) ||
-                      (in_metadata && IsIcebergMetadataFileName(below_metadata));
-    if (!recognised && !options.any_name) {
-      ++report.unrecognised;
-      continue;
-    }
+    if (!MayBeOrphan(location, folders, options, &report)) continue;
     if (catalog_tables->OwnerOtherThanSelf(location, folders)) {
       ++report.other_tables;
       continue;

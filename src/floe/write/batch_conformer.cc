@@ -112,6 +112,93 @@ arrow::Status CheckType(const arrow::DataType& input, const arrow::Field& target
 
 arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(
     const std::shared_ptr<arrow::Array>& input, const arrow::Field& target,
+    const std::string& table, const std::string& path);
+
+// A struct's children by name; children the input lacks as nulls.
+arrow::Result<std::shared_ptr<arrow::Array>> ConformStruct(
+    const std::shared_ptr<arrow::Array>& array,
+    const std::shared_ptr<arrow::DataType>& target_type, const std::string& table,
+    const std::string& path) {
+  const auto& source = static_cast<const arrow::StructArray&>(*array);
+  arrow::ArrayVector children;
+  for (const auto& child : target_type->fields()) {
+    auto column = source.GetFieldByName(child->name());
+    // field() already accounts for the parent's offset and length.
+    if (!column) {
+      ARROW_ASSIGN_OR_RAISE(column,
+                            arrow::MakeArrayOfNull(child->type(), source.length()));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto conformed,
+                          ConformArray(column, *child, table, Join(path, child->name())));
+    children.push_back(std::move(conformed));
+  }
+  std::shared_ptr<arrow::Buffer> validity;
+  if (source.null_count() > 0) {
+    // IsValid gives a boolean bitmap at offset 0, which is exactly a validity bitmap.
+    ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(array));
+    validity = valid.make_array()->data()->buffers[1];
+  }
+  return arrow::StructArray::Make(children, target_type->fields(), validity,
+                                  source.null_count());
+}
+
+// A list's elements, or a map's keys and values; large and view lists become lists.
+arrow::Result<std::shared_ptr<arrow::Array>> ConformListOrMap(
+    const std::shared_ptr<arrow::Array>& array,
+    const std::shared_ptr<arrow::DataType>& target_type, const std::string& table,
+    const std::string& path) {
+  std::shared_ptr<arrow::Array> list = array;
+  if (array->type_id() != arrow::Type::LIST && array->type_id() != arrow::Type::MAP) {
+    ARROW_ASSIGN_OR_RAISE(
+        list, arrow::compute::Cast(*array, arrow::list(array->type()->field(0))));
+  }
+  const auto& source = static_cast<const arrow::ListArray&>(*list);
+  std::shared_ptr<arrow::Array> values = source.values();
+  std::shared_ptr<arrow::Array> conformed_values;
+  if (target_type->id() == arrow::Type::LIST) {
+    ARROW_ASSIGN_OR_RAISE(conformed_values, ConformArray(values, *target_type->field(0),
+                                                         table, path + ".element"));
+  } else {
+    // A map's values are a struct of key and value.
+    const auto& entries = static_cast<const arrow::StructArray&>(*values);
+    const auto& target_map = static_cast<const arrow::MapType&>(*target_type);
+    ARROW_ASSIGN_OR_RAISE(
+        auto keys,
+        ConformArray(entries.field(0), *target_map.key_field(), table, path + ".key"));
+    ARROW_ASSIGN_OR_RAISE(
+        auto items,
+        ConformArray(entries.field(1), *target_map.item_field(), table, path + ".value"));
+    ARROW_ASSIGN_OR_RAISE(
+        conformed_values,
+        arrow::StructArray::Make({keys, items}, target_map.value_type()->fields()));
+  }
+  auto data = list->data()->Copy();
+  data->type = target_type;
+  data->child_data = {conformed_values->data()};
+  return arrow::MakeArray(data);
+}
+
+// Parsers (CSV) and some producers hand over decimals wider than their declared
+// precision: such a value is an error naming it.
+arrow::Status CheckDecimalPrecision(const arrow::Array& result, const std::string& table,
+                                    const std::string& path) {
+  if (result.type_id() != arrow::Type::DECIMAL128) return arrow::Status::OK();
+  const auto& decimals = static_cast<const arrow::Decimal128Array&>(result);
+  int32_t precision =
+      static_cast<const arrow::Decimal128Type&>(*result.type()).precision();
+  for (int64_t i = 0; i < decimals.length(); ++i) {
+    if (decimals.IsValid(i) &&
+        !arrow::Decimal128(decimals.GetValue(i)).FitsInPrecision(precision)) {
+      return Bad(table, path,
+                 "value " + decimals.FormatValue(i) + " does not fit " +
+                     result.type()->ToString());
+    }
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(
+    const std::shared_ptr<arrow::Array>& input, const arrow::Field& target,
     const std::string& table, const std::string& path) {
   std::shared_ptr<arrow::Array> array = input;
   if (array->type_id() == arrow::Type::EXTENSION) {
@@ -128,62 +215,12 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(
   std::shared_ptr<arrow::Array> result;
   switch (target_type->id()) {
     case arrow::Type::STRUCT: {
-      const auto& source = static_cast<const arrow::StructArray&>(*array);
-      arrow::ArrayVector children;
-      for (const auto& child : target_type->fields()) {
-        auto column = source.GetFieldByName(child->name());
-        // field() already accounts for the parent's offset and length.
-        if (!column) {
-          ARROW_ASSIGN_OR_RAISE(column,
-                                arrow::MakeArrayOfNull(child->type(), source.length()));
-        }
-        ARROW_ASSIGN_OR_RAISE(auto conformed, ConformArray(column, *child, table,
-                                                           Join(path, child->name())));
-        children.push_back(std::move(conformed));
-      }
-      std::shared_ptr<arrow::Buffer> validity;
-      if (source.null_count() > 0) {
-        // IsValid gives a boolean bitmap at offset 0, which is exactly a validity bitmap.
-        ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(array));
-        validity = valid.make_array()->data()->buffers[1];
-      }
-      ARROW_ASSIGN_OR_RAISE(
-          result, arrow::StructArray::Make(children, target_type->fields(), validity,
-                                           source.null_count()));
+      ARROW_ASSIGN_OR_RAISE(result, ConformStruct(array, target_type, table, path));
       break;
     }
     case arrow::Type::LIST:
     case arrow::Type::MAP: {
-      std::shared_ptr<arrow::Array> list = array;
-      if (array->type_id() != arrow::Type::LIST && array->type_id() != arrow::Type::MAP) {
-        ARROW_ASSIGN_OR_RAISE(
-            list, arrow::compute::Cast(*array, arrow::list(array->type()->field(0))));
-      }
-      const auto& source = static_cast<const arrow::ListArray&>(*list);
-      std::shared_ptr<arrow::Array> values = source.values();
-      std::shared_ptr<arrow::Array> conformed_values;
-      if (target_type->id() == arrow::Type::LIST) {
-        ARROW_ASSIGN_OR_RAISE(
-            conformed_values,
-            ConformArray(values, *target_type->field(0), table, path + ".element"));
-      } else {
-        // A map's values are a struct of key and value.
-        const auto& entries = static_cast<const arrow::StructArray&>(*values);
-        const auto& target_map = static_cast<const arrow::MapType&>(*target_type);
-        ARROW_ASSIGN_OR_RAISE(
-            auto keys, ConformArray(entries.field(0), *target_map.key_field(), table,
-                                    path + ".key"));
-        ARROW_ASSIGN_OR_RAISE(
-            auto items, ConformArray(entries.field(1), *target_map.item_field(), table,
-                                     path + ".value"));
-        ARROW_ASSIGN_OR_RAISE(
-            conformed_values,
-            arrow::StructArray::Make({keys, items}, target_map.value_type()->fields()));
-      }
-      auto data = list->data()->Copy();
-      data->type = target_type;
-      data->child_data = {conformed_values->data()};
-      result = arrow::MakeArray(data);
+      ARROW_ASSIGN_OR_RAISE(result, ConformListOrMap(array, target_type, table, path));
       break;
     }
     default: {
@@ -198,21 +235,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformArray(
       break;
     }
   }
-  if (result->type_id() == arrow::Type::DECIMAL128) {
-    // Parsers (CSV) and some producers hand over decimals wider than their declared
-    // precision.
-    const auto& decimals = static_cast<const arrow::Decimal128Array&>(*result);
-    int32_t precision =
-        static_cast<const arrow::Decimal128Type&>(*result->type()).precision();
-    for (int64_t i = 0; i < decimals.length(); ++i) {
-      if (decimals.IsValid(i) &&
-          !arrow::Decimal128(decimals.GetValue(i)).FitsInPrecision(precision)) {
-        return Bad(table, path,
-                   "value " + decimals.FormatValue(i) + " does not fit " +
-                       result->type()->ToString());
-      }
-    }
-  }
+  ARROW_RETURN_NOT_OK(CheckDecimalPrecision(*result, table, path));
   if (!target.nullable() && result->null_count() > 0) {
     return Bad(table, path,
                "required, but the input has " + std::to_string(result->null_count()) +

@@ -165,23 +165,27 @@ std::optional<std::string> TruncateBinaryUpper(const std::string& value, int len
   return std::nullopt;
 }
 
-arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
-                             const MetricsConfig& config,
-                             const std::map<int, FloatLeafStats>& floats,
-                             DataFile* file) {
+namespace {
+
+// One leaf's sizes, counts and bounds over a file's row groups.
+struct Accumulated {
+  int64_t size = 0;
+  int64_t values = 0;
+  int64_t nulls = 0;
+  bool stats_complete = true;
+  std::optional<Value> lower;
+  std::optional<Value> upper;
+  parquet::Type::type physical = parquet::Type::BOOLEAN;
+};
+
+// The footer's statistics per leaf field id of `schema`, over the row groups that hold
+// rows; each such row group's start offset in `split_offsets`, sorted.
+std::map<int, Accumulated> AccumulateFooter(const parquet::FileMetaData& footer,
+                                            const Schema& schema,
+                                            std::vector<int64_t>* split_offsets) {
   const auto* parquet_schema = footer.schema();
-  std::set<int> inside_repeated = IdsInsideRepeated(schema);
-  struct Accumulated {
-    int64_t size = 0;
-    int64_t values = 0;
-    int64_t nulls = 0;
-    bool stats_complete = true;
-    std::optional<Value> lower;
-    std::optional<Value> upper;
-    parquet::Type::type physical = parquet::Type::BOOLEAN;
-  };
   std::map<int, Accumulated> columns;
-  file->split_offsets.clear();
+  split_offsets->clear();
   for (int group = 0; group < footer.num_row_groups(); ++group) {
     auto row_group = footer.RowGroup(group);
     if (row_group->num_rows() == 0) continue;  // carries no values or statistics
@@ -191,7 +195,7 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
           first->has_dictionary_page() && first->dictionary_page_offset() > 0
               ? std::min(first->dictionary_page_offset(), first->data_page_offset())
               : first->data_page_offset();
-      file->split_offsets.push_back(offset);
+      split_offsets->push_back(offset);
     }
     for (int column = 0; column < row_group->num_columns(); ++column) {
       int field_id = parquet_schema->Column(column)->schema_node()->field_id();
@@ -224,62 +228,82 @@ arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& 
       }
     }
   }
-  std::sort(file->split_offsets.begin(), file->split_offsets.end());
+  std::sort(split_offsets->begin(), split_offsets->end());
+  return columns;
+}
+
+// A float or double leaf: iceberg-java takes its counts and bounds from its value
+// writers, not the footer.
+void SetFloatMetrics(int field_id, const Type& type, const MetricsMode& mode,
+                     const std::map<int, FloatLeafStats>& floats, DataFile* file) {
+  auto found = floats.find(field_id);
+  const FloatLeafStats empty;
+  const auto& stats = found == floats.end() ? empty : found->second;
+  file->value_counts[field_id] = stats.value_count;
+  file->null_value_counts[field_id] = stats.null_count;
+  file->nan_value_counts[field_id] = stats.nan_count;
+  if (mode.kind == MetricsMode::Kind::kCounts || !stats.lower) return;
+  if (type.id() == TypeId::kFloat) {
+    file->lower_bounds[field_id] =
+        ToBinary(Value(static_cast<float>(*stats.lower)), type);
+    file->upper_bounds[field_id] =
+        ToBinary(Value(static_cast<float>(*stats.upper)), type);
+  } else {
+    file->lower_bounds[field_id] = ToBinary(Value(*stats.lower), type);
+    file->upper_bounds[field_id] = ToBinary(Value(*stats.upper), type);
+  }
+}
+
+// Any other leaf: counts and bounds from the footer, strings and binary truncated under
+// truncate(n).
+void SetFooterMetrics(int field_id, const Type& type, const MetricsMode& mode,
+                      const Accumulated& accumulated, DataFile* file) {
+  if (!accumulated.stats_complete) return;
+  file->value_counts[field_id] = accumulated.values;
+  file->null_value_counts[field_id] = accumulated.nulls;
+  if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower || !accumulated.upper)
+    return;
+  Bytes lower = ToBinary(*accumulated.lower, type);
+  Bytes upper = ToBinary(*accumulated.upper, type);
+  if (mode.kind == MetricsMode::Kind::kTruncate &&
+      (type.id() == TypeId::kString || type.id() == TypeId::kBinary)) {
+    std::string lower_text(lower.begin(), lower.end());
+    std::string upper_text(upper.begin(), upper.end());
+    bool text = type.id() == TypeId::kString;
+    std::string truncated_lower = text ? TruncateStringLower(lower_text, mode.length)
+                                       : TruncateBinaryLower(lower_text, mode.length);
+    auto truncated_upper = text ? TruncateStringUpper(upper_text, mode.length)
+                                : TruncateBinaryUpper(upper_text, mode.length);
+    file->lower_bounds[field_id] = Bytes(truncated_lower.begin(), truncated_lower.end());
+    if (truncated_upper)
+      file->upper_bounds[field_id] =
+          Bytes(truncated_upper->begin(), truncated_upper->end());
+    return;
+  }
+  file->lower_bounds[field_id] = std::move(lower);
+  file->upper_bounds[field_id] = std::move(upper);
+}
+
+}  // namespace
+
+arrow::Status ComputeMetrics(const parquet::FileMetaData& footer, const Schema& schema,
+                             const MetricsConfig& config,
+                             const std::map<int, FloatLeafStats>& floats,
+                             DataFile* file) {
+  std::set<int> inside_repeated = IdsInsideRepeated(schema);
+  const std::map<int, Accumulated> columns =
+      AccumulateFooter(footer, schema, &file->split_offsets);
   for (const auto& [field_id, accumulated] : columns) {
     MetricsMode mode = config.ModeOf(field_id);
     if (mode.kind == MetricsMode::Kind::kNone) continue;
     file->column_sizes[field_id] = accumulated.size;
     if (inside_repeated.count(field_id)) continue;  // iceberg-java ≥ 1.9: sizes only
-    const NestedField* field = schema.FindField(field_id);
-    TypeId type = field->type->id();
-    const bool floating = type == TypeId::kFloat || type == TypeId::kDouble;
-    if (floating) {
-      // iceberg-java takes float and double counts from its value writers, not the
-      // footer.
-      auto found = floats.find(field_id);
-      const FloatLeafStats empty;
-      const auto& stats = found == floats.end() ? empty : found->second;
-      file->value_counts[field_id] = stats.value_count;
-      file->null_value_counts[field_id] = stats.null_count;
-      file->nan_value_counts[field_id] = stats.nan_count;
-      if (mode.kind == MetricsMode::Kind::kCounts || !stats.lower) continue;
-      if (type == TypeId::kFloat) {
-        file->lower_bounds[field_id] =
-            ToBinary(Value(static_cast<float>(*stats.lower)), *field->type);
-        file->upper_bounds[field_id] =
-            ToBinary(Value(static_cast<float>(*stats.upper)), *field->type);
-      } else {
-        file->lower_bounds[field_id] = ToBinary(Value(*stats.lower), *field->type);
-        file->upper_bounds[field_id] = ToBinary(Value(*stats.upper), *field->type);
-      }
-      continue;
+    const Type& type = *schema.FindField(field_id)->type;
+    if (type.id() == TypeId::kFloat || type.id() == TypeId::kDouble) {
+      SetFloatMetrics(field_id, type, mode, floats, file);
+    } else {
+      SetFooterMetrics(field_id, type, mode, accumulated, file);
     }
-    if (!accumulated.stats_complete) continue;
-    file->value_counts[field_id] = accumulated.values;
-    file->null_value_counts[field_id] = accumulated.nulls;
-    if (mode.kind == MetricsMode::Kind::kCounts || !accumulated.lower ||
-        !accumulated.upper)
-      continue;
-    Bytes lower = ToBinary(*accumulated.lower, *field->type);
-    Bytes upper = ToBinary(*accumulated.upper, *field->type);
-    if (mode.kind == MetricsMode::Kind::kTruncate &&
-        (type == TypeId::kString || type == TypeId::kBinary)) {
-      std::string lower_text(lower.begin(), lower.end());
-      std::string upper_text(upper.begin(), upper.end());
-      bool text = type == TypeId::kString;
-      std::string truncated_lower = text ? TruncateStringLower(lower_text, mode.length)
-                                         : TruncateBinaryLower(lower_text, mode.length);
-      auto truncated_upper = text ? TruncateStringUpper(upper_text, mode.length)
-                                  : TruncateBinaryUpper(upper_text, mode.length);
-      file->lower_bounds[field_id] =
-          Bytes(truncated_lower.begin(), truncated_lower.end());
-      if (truncated_upper)
-        file->upper_bounds[field_id] =
-            Bytes(truncated_upper->begin(), truncated_upper->end());
-      continue;
-    }
-    file->lower_bounds[field_id] = std::move(lower);
-    file->upper_bounds[field_id] = std::move(upper);
   }
   return arrow::Status::OK();
 }
