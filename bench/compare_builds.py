@@ -74,11 +74,15 @@ def main():
     parser.add_argument("--rows", type=int, default=3000000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--only", default="",
+                        help="run only the arms whose name contains this text (e.g. fanout)")
     args = parser.parse_args()
     builds = {"old": args.old.resolve(), "new": args.new.resolve()}
     samples = {}
 
     def sample(arm, measure):
+        if args.only not in arm:
+            return
         for _ in range(args.repeat):
             for name in ("old", "new"):
                 samples.setdefault(arm, {}).setdefault(name, []).append(measure(builds[name]))
@@ -91,10 +95,12 @@ def main():
         sample("write fanout 2t (s)", lambda b: write_seconds(b, "fanout", args.rows, 2, work))
         table = work / "scan"
         table.mkdir()
-        run_json([builds["new"] / "floe_write_benchmark", "--arm", "floe", "--layout",
-                  "unpartitioned", "--rows", args.rows, "--out", table])
-        sample("scan all columns (s)", lambda b: scan_seconds(b, table, ""))
-        sample("scan l_extendedprice (s)", lambda b: scan_seconds(b, table, "l_extendedprice"))
+        scan_arms = ("scan all columns (s)", "scan l_extendedprice (s)")
+        if any(args.only in arm for arm in scan_arms):
+            run_json([builds["new"] / "floe_write_benchmark", "--arm", "floe", "--layout",
+                      "unpartitioned", "--rows", args.rows, "--out", table])
+        sample(scan_arms[0], lambda b: scan_seconds(b, table, ""))
+        sample(scan_arms[1], lambda b: scan_seconds(b, table, "l_extendedprice"))
         for writers in (1, 4):
             sample(f"commit sqlite {writers} writer(s) p50 (ms)",
                    lambda b, w=writers: commit_p50_ms(b, w, work))
@@ -102,7 +108,8 @@ def main():
     lines = [f"# Old build against new, alternated ({args.repeat} runs each, {args.rows:,} rows)",
              "",
              f"`.venv/bin/python bench/compare_builds.py --old {args.old} --new {args.new} "
-             f"--rows {args.rows} --repeat {args.repeat}`",
+             f"--rows {args.rows} --repeat {args.repeat}"
+             + (f" --only {args.only}" if args.only else "") + "`",
              "",
              "| arm | old median | new median | new / old | old range | new range |",
              "|---|---|---|---|---|---|"]

@@ -182,19 +182,27 @@ def library_sources():
 
 def self_test():
     """Plants what the check must catch and fails unless each is caught."""
-    allowed, _ = read_layers(LAYERS_FILE.read_text() + "\ndelta: write\n")
+    # A second table format as DESIGN.md plans it: over the format-neutral layers only.
+    allowed, _ = read_layers(LAYERS_FILE.read_text() + "\ndelta: task expr\n")
     planted = {
         "a layer including one above it":
             ("spec/planted.h", '#include "floe/table/table.h"\n'),
         "a new layer including one it does not build on":
             ("delta/planted.cc", '#include "floe/commit/committer.h"\n'),
+        "a new format including Iceberg's write layer":
+            ("delta/planted.h", '#include "floe/write/iceberg_task.h"\n'),
+        "the neutral task layer including Iceberg's model":
+            ("task/planted.cc", '#include "floe/spec/schema.h"\n'),
+        "the neutral Parquet layer including Iceberg's manifests":
+            ("parquet/planted.h", '#include "floe/manifest/data_file.h"\n'),
         "a folder that is not a layer":
             ("iceberg2/planted.cc", '#include "floe/util/error.h"\n'),
         "library code including the CLI":
             ("write/planted.cc", '#include "floe/cli/commands.h"\n'),
     }
     missed = [what for what, source in planted.items() if not check_layers([source], allowed)]
-    fine = check_layers([("delta/fine.cc", '#include "floe/write/write_task.h"\n'
+    fine = check_layers([("delta/fine.cc", '#include "floe/task/write_task.h"\n'
+                                           '#include "floe/parquet/file_reader.h"\n'
                                            '#include "floe/io/file_io.h"\n')], allowed)
     for what in missed:
         print(f"self-test: {what} was not reported")

@@ -90,7 +90,7 @@ arrow::Result<TableIdentifier> TableIdentifier::Parse(std::string_view text) {
   return id;
 }
 
-std::string NextMetadataFileName(const std::string& base_location) {
+std::string NextMetadataFileName(const std::string& base_location, Env* env) {
   int version = -1;
   if (!base_location.empty()) {
     size_t slash = base_location.rfind('/');
@@ -105,7 +105,7 @@ std::string NextMetadataFileName(const std::string& base_location) {
   }
   char prefix[16];
   std::snprintf(prefix, sizeof(prefix), "%05d", version + 1);
-  return std::string(prefix) + "-" + Uuid::Random().ToString() + ".metadata.json";
+  return std::string(prefix) + "-" + Uuid::Random(env).ToString() + ".metadata.json";
 }
 
 namespace {
@@ -141,8 +141,8 @@ void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
                                            std::move(factory)};
   };
   // A catalog this build leaves out still takes its URIs, to say so.
-  auto left_out = [](const std::string& what,
-                     const std::string& option) -> CatalogFactory {
+  [[maybe_unused]] auto left_out = [](const std::string& what,
+                                      const std::string& option) -> CatalogFactory {
     return
         [what, option](const CatalogOptions&) -> arrow::Result<std::unique_ptr<Catalog>> {
           return MakeError(ErrorKind::kNotSupported, "this floe was built without the " +

@@ -190,7 +190,7 @@ std::vector<std::string> RegisteredCatalogTypes();
 
 /// The file name of the metadata version after `base_location`
 /// (`00000-<uuid>.metadata.json` for a new table), as iceberg-java's metastore catalogs
-/// name it.
-std::string NextMetadataFileName(const std::string& base_location);
+/// name it, its UUID drawn from `env`.
+std::string NextMetadataFileName(const std::string& base_location, Env* env);
 
 }  // namespace floe

@@ -365,7 +365,7 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
   const std::string final_location =
       metadata_directory + "v" + std::to_string(next) + extension;
   const std::string temporary =
-      metadata_directory + Uuid::Random().ToString() + extension;
+      metadata_directory + Uuid::Random(env()).ToString() + extension;
   auto written = WriteMetadataFile(*io_, temporary, updated);
   if (!written.ok()) {
     DeleteBestEffort(*io_, temporary, "unreferenced metadata file", "");
@@ -390,7 +390,7 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
   // The hint only speeds up loading (readers follow newer versions anyway): replace it
   // atomically, and a failure is not the commit's.
   const std::string hint_temporary =
-      metadata_directory + Uuid::Random().ToString() + "-version-hint.temp";
+      metadata_directory + Uuid::Random(env()).ToString() + "-version-hint.temp";
   auto hint = io_->WriteAll(hint_temporary, std::to_string(next));
   std::error_code error;
   if (hint.ok()) fs::rename(hint_temporary, metadata_directory + kVersionHint, error);

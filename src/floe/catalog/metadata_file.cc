@@ -108,9 +108,9 @@ bool GzipsMetadataFiles(const PropertyMap& properties) {
 }
 
 std::string NewMetadataFileLocation(const TableMetadata& metadata,
-                                    const std::string& base_location) {
+                                    const std::string& base_location, Env* env) {
   LocationProvider locations(metadata.location, metadata.properties);
-  std::string name = NextMetadataFileName(base_location);
+  std::string name = NextMetadataFileName(base_location, env);
   if (GzipsMetadataFiles(metadata.properties)) {
     name.replace(name.size() - std::string_view(".metadata.json").size(),
                  std::string_view(".metadata.json").size(), ".gz.metadata.json");

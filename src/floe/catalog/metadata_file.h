@@ -7,6 +7,7 @@
 #include "floe/io/file_io.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/spec/table_properties.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -25,8 +26,8 @@ bool GzipsMetadataFiles(const PropertyMap& properties);
 
 /// The metadata file location for the version after `base_location` in `metadata`'s
 /// metadata directory (honouring write.metadata.path and
-/// write.metadata.compression-codec).
+/// write.metadata.compression-codec), its UUID drawn from `env`.
 std::string NewMetadataFileLocation(const TableMetadata& metadata,
-                                    const std::string& base_location);
+                                    const std::string& base_location, Env* env);
 
 }  // namespace floe

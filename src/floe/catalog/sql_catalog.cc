@@ -443,7 +443,7 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
     return MakeError(ErrorKind::kAlreadyExists,
                      "table '" + id.ToString() + "' already exists");
   }
-  std::string location = NewMetadataFileLocation(metadata, "");
+  std::string location = NewMetadataFileLocation(metadata, "", env());
   auto written = WriteMetadataFile(*io_, location, metadata);
   if (!written.ok()) {
     DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
@@ -476,7 +476,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
                                                   const TableMetadata& updated) {
   ARROW_RETURN_NOT_OK(WithContext(database_->CheckWritable(),
                                   "cannot commit to table '" + id.ToString() + "'"));
-  std::string location = NewMetadataFileLocation(updated, base.metadata_location);
+  std::string location = NewMetadataFileLocation(updated, base.metadata_location, env());
   auto written = WriteMetadataFile(*io_, location, updated);
   if (!written.ok()) {
     DeleteBestEffort(*io_, location, "unreferenced metadata file", "");

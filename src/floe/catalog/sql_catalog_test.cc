@@ -223,9 +223,10 @@ TEST(CatalogNamesTest, RejectsHostileNames) {
   FLOE_ASSIGN_OR_FAIL(auto id, TableIdentifier::Parse("a.b.tëst"));
   EXPECT_EQ(id.ns, (Namespace{"a", "b"}));
   EXPECT_EQ(id.name, "tëst");
-  EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json").substr(0, 6),
+  EXPECT_EQ(NextMetadataFileName("/t/metadata/00041-abc.metadata.json", Env::Default())
+                .substr(0, 6),
             "00042-");
-  EXPECT_EQ(NextMetadataFileName("").substr(0, 6), "00000-");
+  EXPECT_EQ(NextMetadataFileName("", Env::Default()).substr(0, 6), "00000-");
 }
 
 }  // namespace
@@ -233,6 +234,28 @@ TEST(CatalogNamesTest, RejectsHostileNames) {
 
 namespace floe {
 namespace {
+
+// The metadata file's UUID comes from the catalog's Env: two catalogs with equally seeded
+// fake Envs name a new table's first metadata file alike (the real Env never would).
+TEST_F(SqlCatalogTest, MetadataFileNamesDrawFromTheCatalogsEnv) {
+  std::vector<std::string> names;
+  for (const char* name : {"a", "b"}) {
+    testing::FakeEnv env(1767225600000, /*seed=*/7);
+    CatalogOptions options;
+    options.uri = "sqlite:///" + directory_.Child(std::string(name) + ".db");
+    options.warehouse = directory_.Child(name);
+    options.env = &env;
+    FLOE_ASSIGN_OR_FAIL(auto catalog, Catalog::Open(options));
+    FLOE_ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
+    FLOE_ASSIGN_OR_FAIL(
+        auto created,
+        catalog->CreateTable({{"db"}, "t"},
+                             *NewMetadata(directory_.Child(std::string(name) + "/t"))));
+    names.push_back(std::filesystem::path(created.metadata_location).filename().string());
+  }
+  EXPECT_EQ(names[0], names[1]);
+  EXPECT_EQ(names[0].substr(0, 6), "00000-");
+}
 
 // Another connection's lock is waited for (kDefaultLockWaitMs) through the Env: the wait
 // is slept on the fake clock and the failure names the catalog and the time waited.

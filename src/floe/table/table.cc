@@ -118,6 +118,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   plan_options.input_clustered = options.input_clustered;
   plan_options.tasks = std::max(1, options.threads);
   plan_options.memory_limit = options.memory_limit;
+  plan_options.env = commit_target().env;
   ARROW_ASSIGN_OR_RAISE(auto plan,
                         WritePlan::Make(*state_.metadata, options.options, plan_options));
   Committer committer(

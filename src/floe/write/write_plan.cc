@@ -83,7 +83,7 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
       DistributionFor(*plan->spec,
                       plan->sort_order ? *plan->sort_order : *SortOrder::Unsorted(),
                       plan->properties));
-  plan->operation_id = Uuid::Random().ToString();
+  plan->operation_id = Uuid::Random(plan_options.env).ToString();
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
 

@@ -8,6 +8,7 @@
 #include "arrow/result.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/task/write_format.h"  // WriterMode
+#include "floe/util/env.h"
 #include "floe/write/parquet_settings.h"
 
 namespace floe {
@@ -39,6 +40,8 @@ struct WritePlanOptions {
   /// Bytes the tasks may allocate together (0: no limit): half is their budget for
   /// buffered row groups, a quarter the size of a sorted run before it spills.
   int64_t memory_limit = 0;
+  /// Draws the operation id (a table's commits use its catalog's Env).
+  Env* env = Env::Default();
 };
 
 /// Immutable; share as std::shared_ptr<const WritePlan>.

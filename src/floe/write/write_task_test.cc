@@ -19,6 +19,7 @@
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
 #include "floe/task/task_commit.h"
+#include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
@@ -87,6 +88,23 @@ class WriteTaskTest : public ::testing::Test {
   testing::TempDirectory directory_;
   std::shared_ptr<FileIO> io_;
 };
+
+// The operation id every file name embeds comes from the plan options' Env.
+TEST_F(WriteTaskTest, ThePlansOperationIdDrawsFromTheEnv) {
+  auto schema = ParseSchemaText("id long");
+  auto metadata = NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
+                                   *SortOrder::Unsorted(), directory_.Child("table"), {});
+  ASSERT_TRUE(metadata.ok());
+  std::vector<std::string> ids;
+  for (uint64_t seed : {7, 7, 8}) {
+    testing::FakeEnv env(1767225600000, seed);
+    auto plan = WritePlan::Make(**metadata, {}, {.env = &env});
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    ids.push_back((*plan)->operation_id);
+  }
+  EXPECT_EQ(ids[0], ids[1]);
+  EXPECT_NE(ids[0], ids[2]);
+}
 
 TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
   auto plan = Plan("region");
