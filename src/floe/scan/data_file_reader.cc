@@ -176,7 +176,8 @@ class ProjectingReader final : public arrow::RecordBatchReader {
           if (ArrowFieldId(*read_->field(c)) == id) index = c;
         }
         ARROW_ASSIGN_OR_RAISE(auto column,
-                              ProjectColumn(read->column(index), *field, ParquetColumnMatch::kFieldId, field->name()));
+                              ProjectColumn(read->column(index), *field,
+                                            ParquetColumnMatch::kFieldId, field->name()));
         columns.push_back(std::move(column));
       }
       if (stats_) stats_->rows += read->num_rows();
@@ -211,9 +212,9 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     for (size_t i = 0; i < source_index_.size(); ++i) {
       const auto& field = read_->field(static_cast<int>(i));
       if (source_index_[i] >= 0) {
-        ARROW_ASSIGN_OR_RAISE(
-            auto column, ProjectColumn(batch->column(source_index_[i]), *field,
-                                       ParquetColumnMatch::kFieldId, field->name()));
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              ProjectColumn(batch->column(source_index_[i]), *field,
+                                            ParquetColumnMatch::kFieldId, field->name()));
         columns.push_back(std::move(column));
       } else if (constants_[i]) {
         ARROW_ASSIGN_OR_RAISE(auto column,
@@ -375,10 +376,12 @@ struct FileLayout {
 };
 
 arrow::Result<FileLayout> LayOut(const std::vector<parquet::arrow::SchemaField>& fields,
-                                 const arrow::Schema& read_arrow, const Schema& projection,
-                                 const DataFile& file, const PartitionSpec& spec) {
+                                 const arrow::Schema& read_arrow,
+                                 const Schema& projection, const DataFile& file,
+                                 const PartitionSpec& spec) {
   const size_t count = projection.fields().size();
-  FileLayout layout{{}, std::vector<bool>(count, false),
+  FileLayout layout{{},
+                    std::vector<bool>(count, false),
                     std::vector<std::shared_ptr<arrow::Scalar>>(count)};
   for (size_t i = 0; i < count; ++i) {
     const NestedField& wanted = projection.fields()[i];
@@ -417,8 +420,9 @@ struct RowGroupSelection {
 };
 
 arrow::Result<RowGroupSelection> SelectRowGroups(
-    const ParquetFileReader& reader, const std::vector<parquet::arrow::SchemaField>& fields,
-    const Schema& projection, const ExpressionPtr& filter, ScanStats* stats) {
+    const ParquetFileReader& reader,
+    const std::vector<parquet::arrow::SchemaField>& fields, const Schema& projection,
+    const ExpressionPtr& filter, ScanStats* stats) {
   const auto& metadata = reader.metadata();
   RowGroupSelection selection;
   int64_t file_row = 0;
@@ -455,9 +459,9 @@ arrow::Result<RowGroupSelection> SelectRowGroups(
       selection.rows += row_group->num_rows();
     }
   } catch (const std::exception& error) {
-    return MakeError(ErrorKind::kInvalidMetadata, "data file " + reader.location() +
-                                                      " has a corrupt footer: " +
-                                                      error.what());
+    return MakeError(
+        ErrorKind::kInvalidMetadata,
+        "data file " + reader.location() + " has a corrupt footer: " + error.what());
   }
   if (stats) stats->row_groups_read += static_cast<int64_t>(selection.row_groups.size());
   return selection;
@@ -475,12 +479,15 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   read_options.use_threads = options.use_threads;
   read_options.verify_page_checksums = options.verify_page_checksums;
   if (stats) {
-    read_options.on_read = [counters = stats.get()](int64_t bytes) {
+    // The callback keeps the counters alive as long as the file (reads a pre-buffering
+    // reader started may finish after the scan let go of them).
+    read_options.on_read = [counters = stats](int64_t bytes) {
       counters->bytes_read += bytes;
       counters->requests += 1;
     };
   }
-  ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(*io, location, read_options));
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        ParquetFileReader::Open(*io, location, read_options));
   if (stats) stats->files_read += 1;
 
   ARROW_ASSIGN_OR_RAISE(auto read_schema, ToArrowSchema(projection));
@@ -509,8 +516,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   std::vector<int> source_index(projection.fields().size(), -1);
   std::unique_ptr<arrow::RecordBatchReader> batches;
   if (!layout.leaves.empty() && !selection.row_groups.empty()) {
-    ARROW_ASSIGN_OR_RAISE(batches, reader->ReadRowGroups(selection.row_groups,
-                                                         layout.leaves));
+    ARROW_ASSIGN_OR_RAISE(batches,
+                          reader->ReadRowGroups(selection.row_groups, layout.leaves));
     if (!has_ids) {
       batches =
           std::make_unique<MappedBatchReader>(std::move(batches), *options.name_mapping);

@@ -20,10 +20,11 @@ arrow::Result<std::unique_ptr<WriteTask>> WriteTask::Make(
         "its files)");
   }
   std::unique_ptr<WriteTask> task(new WriteTask());
-  task->factory_ = std::make_unique<OutputFileFactory>(format, partition_id, attempt_id);
-  ARROW_ASSIGN_OR_RAISE(task->holder_,
-                        format->MakeRowHolder(format->parquet()->pool, env));
   task->format_ = std::move(format);
+  task->factory_ =
+      std::make_unique<OutputFileFactory>(task->format_, partition_id, attempt_id);
+  ARROW_ASSIGN_OR_RAISE(
+      task->holder_, task->format_->MakeRowHolder(task->format_->parquet()->pool, env));
   return task;
 }
 
