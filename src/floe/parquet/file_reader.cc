@@ -239,8 +239,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> ProjectListOrMap(
   } else {
     const auto& entries = static_cast<const arrow::StructArray&>(*source.values());
     const auto& map = static_cast<const arrow::MapType&>(*target_type);
-    ARROW_ASSIGN_OR_RAISE(
-        auto keys, ProjectColumn(entries.field(0), *map.key_field(), match, path + ".key"));
+    ARROW_ASSIGN_OR_RAISE(auto keys, ProjectColumn(entries.field(0), *map.key_field(),
+                                                   match, path + ".key"));
     ARROW_ASSIGN_OR_RAISE(auto items, ProjectColumn(entries.field(1), *map.item_field(),
                                                     match, path + ".value"));
     ARROW_ASSIGN_OR_RAISE(
@@ -350,16 +350,15 @@ const parquet::FileMetaData& ParquetFileReader::metadata() const {
 
 bool ParquetFileReader::HasFieldIds() const { return AnyFieldId(fields_); }
 
-void ParquetFileReader::Annotate(
-    const std::function<std::shared_ptr<arrow::Field>(const std::shared_ptr<arrow::Field>&)>&
-        annotate) {
+void ParquetFileReader::Annotate(const std::function<std::shared_ptr<arrow::Field>(
+                                     const std::shared_ptr<arrow::Field>&)>& annotate) {
   for (auto& field : fields_) Reannotate(&field, annotate(field.field));
 }
 
 arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> ParquetFileReader::ReadRowGroups(
     std::vector<int> row_groups, std::vector<int> leaves) {
-  auto reader = RowGroupsReader::Make(reader_.get(), std::move(row_groups),
-                                      std::move(leaves));
+  auto reader =
+      RowGroupsReader::Make(reader_.get(), std::move(row_groups), std::move(leaves));
   if (!reader.ok()) return WithContext(reader.status(), "data file " + location_);
   return std::unique_ptr<arrow::RecordBatchReader>(std::move(*reader));
 }
@@ -371,8 +370,9 @@ bool MatchesField(const arrow::Field& file_field, const arrow::Field& wanted,
   return id >= 0 && ArrowFieldId(file_field) == id;
 }
 
-void SelectLeaves(const parquet::arrow::SchemaField& file_field, const arrow::Field& wanted,
-                  ParquetColumnMatch match, std::vector<int>* leaves) {
+void SelectLeaves(const parquet::arrow::SchemaField& file_field,
+                  const arrow::Field& wanted, ParquetColumnMatch match,
+                  std::vector<int>* leaves) {
   if (file_field.is_leaf()) {
     leaves->push_back(file_field.column_index);
     return;
@@ -458,16 +458,17 @@ arrow::Result<std::shared_ptr<arrow::Array>> ProjectColumn(
     if (storage->type_id() == arrow::Type::EXTENSION) {
       storage = static_cast<const arrow::ExtensionArray&>(*storage).storage();
     }
-    ARROW_ASSIGN_OR_RAISE(storage, ProjectColumn(storage,
-                                                 *target.WithType(extension.storage_type()),
-                                                 match, path));
+    ARROW_ASSIGN_OR_RAISE(
+        storage,
+        ProjectColumn(storage, *target.WithType(extension.storage_type()), match, path));
     return arrow::ExtensionType::WrapArray(target_type, storage);
   }
   // A nested column must be nested the same way in the file: a file whose column holds
   // another shape (a foreign or corrupt writer) is an error, not a cast.
   const arrow::Type::type source_id = array->type_id();
   const arrow::Type::type target_id = target_type->id();
-  const bool same_shape = target_id == arrow::Type::STRUCT ? source_id == arrow::Type::STRUCT
+  const bool same_shape = target_id == arrow::Type::STRUCT
+                              ? source_id == arrow::Type::STRUCT
                           : target_id == arrow::Type::LIST ? IsList(source_id)
                           : target_id == arrow::Type::MAP  ? source_id == arrow::Type::MAP
                                                            : !IsNested(source_id);

@@ -112,8 +112,9 @@ bool MatchesField(const arrow::Field& file_field, const arrow::Field& wanted,
 /// only the paths to the children it keeps, at every depth; a map's keys always whole. A
 /// struct none of whose wanted children the file holds still gives one leaf, so that its
 /// own nulls are read.
-void SelectLeaves(const parquet::arrow::SchemaField& file_field, const arrow::Field& wanted,
-                  ParquetColumnMatch match, std::vector<int>* leaves);
+void SelectLeaves(const parquet::arrow::SchemaField& file_field,
+                  const arrow::Field& wanted, ParquetColumnMatch match,
+                  std::vector<int>* leaves);
 
 /// The leaf column of the primitive field with `field_id`, reached through structs only
 /// (never into a list or map), or -1.

@@ -1,7 +1,7 @@
-// The field id a Parquet column carries, as Arrow's Parquet reader and writer hold it: the
-// "PARQUET:field_id" key of an Arrow field's metadata. Shared by the formats that match
-// columns by id (Iceberg always; Delta under column mapping "id") and by the Parquet
-// layer, which knows neither.
+// The field id a Parquet column carries, as Arrow's Parquet reader and writer hold it:
+// the "PARQUET:field_id" key of an Arrow field's metadata. Shared by the formats that
+// match columns by id (Iceberg always; Delta under column mapping "id") and by the
+// Parquet layer, which knows neither.
 #pragma once
 
 #include "arrow/type_fwd.h"
