@@ -252,6 +252,14 @@ arrow::Result<std::shared_ptr<arrow::Array>> ProjectListOrMap(
   return arrow::MakeArray(data);
 }
 
+// A numeric or boolean chunk's bounds, as its typed statistics hold them.
+template <typename Typed>
+void SetBounds(const parquet::Statistics& statistics, ParquetLeafStats* stats) {
+  const auto& typed = static_cast<const Typed&>(statistics);
+  stats->min = typed.min();
+  stats->max = typed.max();
+}
+
 }  // namespace
 
 std::optional<ParquetLeafStats> DecodeLeafStats(const parquet::ColumnChunkMetaData& chunk,
@@ -270,36 +278,21 @@ std::optional<ParquetLeafStats> DecodeLeafStats(const parquet::ColumnChunkMetaDa
     return std::string(reinterpret_cast<const char*>(data), size);
   };
   switch (column.physical_type()) {
-    case parquet::Type::BOOLEAN: {
-      const auto& typed = static_cast<const parquet::BoolStatistics&>(*statistics);
-      stats.min = typed.min();
-      stats.max = typed.max();
+    case parquet::Type::BOOLEAN:
+      SetBounds<parquet::BoolStatistics>(*statistics, &stats);
       break;
-    }
-    case parquet::Type::INT32: {
-      const auto& typed = static_cast<const parquet::Int32Statistics&>(*statistics);
-      stats.min = typed.min();
-      stats.max = typed.max();
+    case parquet::Type::INT32:
+      SetBounds<parquet::Int32Statistics>(*statistics, &stats);
       break;
-    }
-    case parquet::Type::INT64: {
-      const auto& typed = static_cast<const parquet::Int64Statistics&>(*statistics);
-      stats.min = typed.min();
-      stats.max = typed.max();
+    case parquet::Type::INT64:
+      SetBounds<parquet::Int64Statistics>(*statistics, &stats);
       break;
-    }
-    case parquet::Type::FLOAT: {
-      const auto& typed = static_cast<const parquet::FloatStatistics&>(*statistics);
-      stats.min = typed.min();
-      stats.max = typed.max();
+    case parquet::Type::FLOAT:
+      SetBounds<parquet::FloatStatistics>(*statistics, &stats);
       break;
-    }
-    case parquet::Type::DOUBLE: {
-      const auto& typed = static_cast<const parquet::DoubleStatistics&>(*statistics);
-      stats.min = typed.min();
-      stats.max = typed.max();
+    case parquet::Type::DOUBLE:
+      SetBounds<parquet::DoubleStatistics>(*statistics, &stats);
       break;
-    }
     case parquet::Type::BYTE_ARRAY: {
       const auto& typed = static_cast<const parquet::ByteArrayStatistics&>(*statistics);
       stats.min = bytes(typed.min().ptr, typed.min().len);

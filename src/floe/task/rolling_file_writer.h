@@ -63,7 +63,6 @@ class RollingFileWriter {
   /// Abandons the open file (its location stays with the factory for cleanup).
   void Abort();
 
-  const std::any& partition() const { return partition_; }
   /// Bytes of rows the open file holds in memory (ParquetFileWriter::BufferedBytes).
   int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
   /// Writes out the open file's buffered row group (see

@@ -11,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
-#include "floe/io/file_io.h"
 #include "floe/task/rolling_file_writer.h"
 #include "floe/task/write_format.h"
 #include "floe/util/env.h"

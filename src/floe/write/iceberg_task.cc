@@ -54,14 +54,7 @@ arrow::Result<std::shared_ptr<const IcebergWriteFormat>> IcebergWriteFormat::Mak
 
 arrow::Result<std::vector<PartitionRows>> IcebergWriteFormat::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
-  ARROW_ASSIGN_OR_RAISE(auto groups, partitioner_->Split(batch, share));
-  std::vector<PartitionRows> rows;
-  rows.reserve(groups.size());
-  for (auto& group : groups) {
-    rows.push_back(PartitionRows{std::move(group.key), std::move(group.partition),
-                                 std::move(group.rows)});
-  }
-  return rows;
+  return partitioner_->Split(batch, share);
 }
 
 std::string IcebergWriteFormat::FileLocation(const std::any& partition, int partition_id,

@@ -52,8 +52,6 @@ class IcebergWriteFormat final : public WriteFormat {
   arrow::Result<std::string> EncodeFiles(
       const std::vector<TaskFile>& files) const override;
 
-  const WritePlan& plan() const { return *plan_; }
-
  private:
   IcebergWriteFormat() = default;
   std::shared_ptr<const WritePlan> plan_;

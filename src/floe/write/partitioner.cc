@@ -46,11 +46,11 @@ std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
   return PartitionToPath(*spec_, *partition_type_, partition);
 }
 
-arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
+arrow::Result<std::vector<PartitionRows>> Partitioner::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
-  std::vector<Group> groups;
+  std::vector<PartitionRows> groups;
   if (spec_->fields().empty()) {
-    groups.push_back(Group{"", {}, batch});
+    groups.push_back(PartitionRows{"", std::vector<Value>{}, batch});
     return groups;
   }
   // Transformed partition columns.
@@ -82,15 +82,14 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
       auto [found, inserted] = index.emplace(key, static_cast<int32_t>(groups.size()));
       group = found->second;
       if (inserted) {
-        Group created;
-        created.key = key;
+        std::vector<Value> tuple;
         for (size_t i = 0; i < values.size(); ++i) {
           ARROW_ASSIGN_OR_RAISE(
               Value value,
               ValueFromArrow(*values[i], row, *partition_type_->fields()[i].type));
-          created.partition.push_back(std::move(value));
+          tuple.push_back(std::move(value));
         }
-        groups.push_back(std::move(created));
+        groups.push_back(PartitionRows{key, std::move(tuple), nullptr});
         group_sizes.push_back(0);
       } else {
         contiguous = false;  // a partition came back after another one
@@ -135,7 +134,7 @@ arrow::Result<std::vector<Partitioner::Group>> Partitioner::Split(
     ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
     ordered = taken.record_batch();
   }
-  std::vector<Group> result;
+  std::vector<PartitionRows> result;
   result.reserve(kept);
   for (size_t g = 0; g < groups.size(); ++g) {
     if (!owned[g]) continue;

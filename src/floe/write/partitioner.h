@@ -26,17 +26,11 @@ class Partitioner {
   static arrow::Result<std::unique_ptr<Partitioner>> Make(SchemaPtr schema,
                                                           PartitionSpecPtr spec);
 
-  /// The rows of one partition, in input order.
-  struct Group {
-    std::string key;  ///< Identifies the partition (equal values, equal keys).
-    std::vector<Value> partition;
-    std::shared_ptr<arrow::RecordBatch> rows;
-  };
-
   /// Groups the rows of `batch` (in the schema's Arrow form) by partition, groups ordered
   /// by their first row, keeping only the partitions `share` owns. An unpartitioned spec
-  /// gives one group holding the whole batch.
-  arrow::Result<std::vector<Group>> Split(
+  /// gives one group holding the whole batch. Each group's `partition` holds its tuple, a
+  /// std::vector<Value> (the task layer's PartitionRows, as IcebergWriteFormat hands on).
+  arrow::Result<std::vector<PartitionRows>> Split(
       const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share = {}) const;
 
   /// The partition path of a tuple (PartitionSpec.partitionToPath).
