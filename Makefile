@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -43,9 +43,9 @@ build-release: bootstrap $(BUILD_RELEASE)/build.ninja
 demo: build-release
 	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
 
-## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow, and
-## the parity tests against iceberg-java.
-test: unit-test interop-test parity-test
+## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow,
+## the parity tests against iceberg-java, and the Python package's tests (and examples).
+test: unit-test interop-test parity-test python-test
 
 unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest --output-on-failure
@@ -57,6 +57,10 @@ parity-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) \
 	FLOE_TRANSFORM_PROBE=$(abspath $(BUILD_DEBUG)/tests/parity/floe_transform_probe) \
 	$(PYTHON) -m pytest -q tests/parity
+
+# The package bootstrap installed into .venv (a Release build of floe._floe).
+python-test: bootstrap
+	$(PYTHON) -m pytest -q tests/python
 
 ## ThreadSanitizer over the tests that use threads (a finding fails the run).
 test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
@@ -78,7 +82,7 @@ fuzz: fuzz-build
 
 ## Formatting and static checks (.clang-format, .clang-tidy).
 format:
-	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h')
+	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc')
 
 lint: bootstrap
 	scripts/lint.sh

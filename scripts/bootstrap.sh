@@ -11,7 +11,7 @@ cd "$root"
 debian_packages=(
   cmake ninja-build g++ make ccache pkg-config
   nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
-  libpq-dev postgresql libcurl4-openssl-dev
+  libpq-dev postgresql libcurl4-openssl-dev libssl-dev
   python3-venv maven default-jdk-headless
   clang clang-format clang-tidy libclang-rt-14-dev
 )
@@ -48,4 +48,18 @@ if [ ! -f tests/parity/target/parity-harness.jar ] || [ "$(cat "$harness_stamp" 
   echo "bootstrap: building the iceberg-java parity harness (Maven)"
   mvn -q -B -T 1 -f tests/parity/pom.xml package -DskipTests
   echo "$harness_wanted" > "$harness_stamp"
+fi
+
+# The Python package (pyproject.toml, python/): built (Release, incrementally in
+# build/python) and installed into .venv when its sources changed.
+package_stamp=".venv/.floe-package.sha256"
+package_wanted="$(find CMakeLists.txt pyproject.toml cmake src python -type f \
+  -not -path '*/__pycache__/*' -not -name '*_test.cc' -not -name '*_fuzz.cc' -print0 \
+  | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+if ! .venv/bin/python -c 'import floe' 2>/dev/null \
+   || [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_wanted" ]; then
+  echo "bootstrap: building and installing the Python package floe into .venv"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    --no-build-isolation .
+  echo "$package_wanted" > "$package_stamp"
 fi

@@ -5,21 +5,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mapfile -t all < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h')
+mapfile -t all < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc')
 echo "clang-format: ${#all[@]} files"
 clang-format --dry-run --Werror "${all[@]}"
 
 # A compile database without precompiled headers (clang cannot read GCC's).
 cmake -S . -B build/lint -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_PCH=OFF \
-  -DFLOE_BUILD_BENCHMARKS=ON >/dev/null
+  -DFLOE_BUILD_BENCHMARKS=ON -DFLOE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
 if [[ "${1:-}" == "--all" ]]; then
-  mapfile -t changed < <(git ls-files 'src/*.cc' 'bench/*.cc')
+  mapfile -t changed < <(git ls-files 'src/*.cc' 'bench/*.cc' 'python/*.cc')
 else
   base=$(git merge-base HEAD origin/main 2>/dev/null || true)
   if [[ -z "$base" || "$base" == "$(git rev-parse HEAD)" ]]; then
     base=$(git rev-parse HEAD~1 2>/dev/null || git rev-parse HEAD)
   fi
-  mapfile -t changed < <(git diff --name-only --diff-filter=d "$base" -- 'src/*.cc' 'bench/*.cc')
+  mapfile -t changed < <(git diff --name-only --diff-filter=d "$base" -- 'src/*.cc' 'bench/*.cc' 'python/*.cc')
 fi
 echo "clang-tidy: ${#changed[@]} changed sources"
 status=0

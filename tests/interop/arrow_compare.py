@@ -42,6 +42,11 @@ def _normalise(array: pa.Array) -> pa.Array:
             names=[f.name for f in fields],
             mask=array.is_null() if array.null_count else None,
         )
+    if pa.types.is_map(array.type):
+        return pa.MapArray.from_arrays(
+            array.offsets, _normalise(array.keys), _normalise(array.items),
+            mask=array.is_null() if array.null_count else None,
+        )
     if pa.types.is_list(array.type):
         return pa.ListArray.from_arrays(
             array.offsets, _normalise(array.flatten()), mask=array.is_null() if array.null_count else None

@@ -1,5 +1,7 @@
 #include "floe/commit/committer.h"
 
+#include <algorithm>
+
 #include "floe/io/file_io.h"
 #include "floe/task/task_commit.h"
 #include "floe/util/error.h"
@@ -63,6 +65,7 @@ arrow::Result<CommitReport> Committer::Commit() {
     for (const auto& location : owned_locations_) {
       DeleteBestEffort(*producer_->target().io, location, "", "after a failed commit");
     }
+    if (!operation_id_.empty()) DeleteUnreported();
   }
   return report;
 }
@@ -76,6 +79,46 @@ int Committer::Abort() {
       ++failures;
   }
   owned_locations_.clear();
+  if (!operation_id_.empty()) failures += DeleteUnreported();
+  return failures;
+}
+
+void Committer::DeleteUnreportedFilesOnAbort(std::string operation_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  operation_id_ = std::move(operation_id);
+}
+
+bool IsTaskFileOf(std::string_view name, std::string_view operation_id) {
+  // "%05d-%d-<operation id>-%05d.parquet", as IcebergWriteFormat::FileLocation names.
+  auto digits = [](std::string_view text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::string infix = "-" + std::string(operation_id) + "-";
+  const size_t at = name.find(infix);
+  if (at == std::string_view::npos || !name.ends_with(".parquet")) return false;
+  std::string_view head = name.substr(0, at);
+  std::string_view tail = name.substr(at + infix.size());
+  tail.remove_suffix(std::string_view(".parquet").size());
+  const size_t dash = head.find('-');
+  return dash != std::string_view::npos && digits(head.substr(0, dash)) &&
+         digits(head.substr(dash + 1)) && digits(tail);
+}
+
+int Committer::DeleteUnreported() {
+  FileIO& io = *producer_->target().io;
+  auto listed = io.List(data_location_);
+  if (!listed.ok()) return 0;  // nothing written yet: no data folder
+  int failures = 0;
+  for (const auto& file : *listed) {
+    if (file.symbolic_link) continue;
+    std::string_view name = file.location;
+    name = name.substr(name.find_last_of('/') + 1);
+    if (!IsTaskFileOf(name, operation_id_)) continue;
+    if (!DeleteWithinBestEffort(io, data_location_, file.location,
+                                "of an aborted write's unreported task"))
+      ++failures;
+  }
   return failures;
 }
 

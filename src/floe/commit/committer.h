@@ -14,6 +14,10 @@
 namespace floe {
 
 /// Thread-safe: tasks on several threads may hand in messages at once.
+/// True when `name` (a file name, no folder) is one a task of the write with
+/// `operation_id` gives its data files.
+bool IsTaskFileOf(std::string_view name, std::string_view operation_id);
+
 class Committer {
  public:
   /// A committer for `producer` (a FastAppend, an OverwriteFiles set up as the operation
@@ -41,11 +45,23 @@ class Committer {
   /// Returns the number of files that could not be deleted (logged, never an error).
   int Abort();
 
+  /// Tells the committer the write's operation id (WritePlan::operation_id), so that
+  /// Abort (and a commit that failed cleanably) also deletes the files of task attempts
+  /// whose messages never arrived (a worker killed mid-write, a lost speculative
+  /// attempt): every regular file below the data location named as this write's tasks
+  /// name theirs,
+  /// "<partition>-<attempt>-<operation id>-<count>.parquet". Only this write's tasks give
+  /// such names: the operation id is a random UUID drawn at plan time.
+  void DeleteUnreportedFilesOnAbort(std::string operation_id);
+
   int64_t files() const;
   int64_t records() const;
 
  private:
   arrow::Status OutsideDataLocation(const std::string& location) const;
+  /// Deletes the unreported task files of the write (see DeleteUnreportedFilesOnAbort);
+  /// returns the number that could not be deleted. The mutex is held.
+  int DeleteUnreported();
 
   std::unique_ptr<SnapshotProducer> producer_;  ///< Its target is the committer's.
   TableState base_;
@@ -53,6 +69,7 @@ class Committer {
   mutable std::mutex mutex_;
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;
+  std::string operation_id_;
   bool done_ = false;
 };
 

@@ -140,7 +140,7 @@ class ArrowToIceberg {
                               Convert(*map.item_type(), path + ".value"));
         return std::static_pointer_cast<const Type>(std::make_shared<MapType>(
             NestedField{key_id, "key", true, std::move(key_type)},
-            NestedField{value_id, "value", map.item_field()->nullable(),
+            NestedField{value_id, "value", !map.item_field()->nullable(),
                         std::move(value_type)}));
       }
       case arrow::Type::DICTIONARY:

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "arrow/api.h"
+#include "floe/spec/arrow_schema.h"
 #include "floe/spec/name_mapping.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/table_metadata.h"
@@ -155,6 +157,34 @@ TEST(SchemaTest, SelectKeepsOnlyThePathsToSelectedFields) {
             "struct<4: attrs: optional map<string, struct<16: w: optional int>>>");
   EXPECT_EQ(select({"tags"}), "struct<5: tags: optional list<string>>");
   EXPECT_EQ(select({}), "struct<>");
+}
+
+// Arrow's nullability is Iceberg's optionality, for list elements and map values alike
+// (a nullable map value is optional; a non-nullable one required), both ways.
+TEST(SchemaTest, ArrowNullabilityOfListElementsAndMapValues) {
+  auto schema = arrow::schema({
+      arrow::field("m", arrow::map(arrow::utf8(), arrow::field("value", arrow::float64(),
+                                                               /*nullable=*/true))),
+      arrow::field("r", arrow::map(arrow::utf8(), arrow::field("value", arrow::int32(),
+                                                               /*nullable=*/false))),
+      arrow::field("l", arrow::list(arrow::field("element", arrow::utf8(), false))),
+  });
+  FLOE_ASSIGN_OR_FAIL(auto converted, FromArrowSchemaAssigningIds(*schema));
+  auto value_of = [&](const std::string& name) {
+    const auto& map = static_cast<const MapType&>(
+        *converted->FindField(*converted->FindFieldId(name))->type);
+    return map.value();
+  };
+  EXPECT_FALSE(value_of("m").required);
+  EXPECT_TRUE(value_of("r").required);
+  const auto& list = static_cast<const ListType&>(
+      *converted->FindField(*converted->FindFieldId("l"))->type);
+  EXPECT_TRUE(list.element().required);
+  FLOE_ASSIGN_OR_FAIL(auto back, ToArrowSchema(*converted));
+  const auto& m = static_cast<const arrow::MapType&>(*back->GetFieldByName("m")->type());
+  const auto& r = static_cast<const arrow::MapType&>(*back->GetFieldByName("r")->type());
+  EXPECT_TRUE(m.item_field()->nullable());
+  EXPECT_FALSE(r.item_field()->nullable());
 }
 
 TEST(NameMappingTest, ParsesTheSpecFormAndRefusesMalformedMappings) {

@@ -31,6 +31,13 @@ arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> cat
                                                     const CreateTableOptions& options) {
   if (!options.schema)
     return MakeError(ErrorKind::kInvalidInput, "a new table needs a schema");
+  // An existing table is AlreadyExists, whatever its folder holds (the location check
+  // below would otherwise report the table's own files).
+  auto existing = catalog->LoadTable(id);
+  if (existing.ok()) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "table '" + id.ToString() + "' already exists");
+  }
   std::string location = options.location;
   if (location.empty()) {
     ARROW_ASSIGN_OR_RAISE(location, catalog->DefaultTableLocation(id));
@@ -62,9 +69,9 @@ arrow::Result<std::unique_ptr<TableScan>> Table::NewScan(ScanOptions options) co
 
 arrow::Status Table::Declined(const GateResult& gate, std::string_view what) const {
   if (gate.supported()) return arrow::Status::OK();
-  return MakeError(ErrorKind::kNotSupported, "floe declines to " + std::string(what) +
-                                                 " table " + id_.ToString() + ": " +
-                                                 gate.ToString());
+  return MakeDeclinedError("floe declines to " + std::string(what) + " table " +
+                               id_.ToString() + ": " + gate.ToString(),
+                           gate.reasons);
 }
 
 arrow::Status Table::CheckGate(const PropertyMap& options) const {
@@ -77,19 +84,54 @@ arrow::Status Table::CheckGate(const PropertyMap& options) const {
 arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
                                           const AppendOptions& options) {
   ARROW_RETURN_NOT_OK(CheckGate(options.options));
-  if (!options.replace_partitions) {
+  const WriteOperation operation = options.replace_partitions
+                                       ? WriteOperation::kDynamicOverwrite
+                                       : WriteOperation::kAppend;
+  ARROW_ASSIGN_OR_RAISE(auto producer, NewProducer(operation, options.options));
+  // An append of no rows commits a snapshot, as iceberg-java's Spark writer and
+  // pyiceberg do; a dynamic overwrite of none does not (iceberg-java's Spark writer:
+  // "Dynamic overwrite is empty, skipping commit").
+  return Write(input, options, std::move(producer),
+               /*commit_if_empty=*/operation == WriteOperation::kAppend, nullptr);
+}
+
+arrow::Result<std::unique_ptr<SnapshotProducer>> Table::NewProducer(
+    WriteOperation operation, const PropertyMap& options) const {
+  if (operation == WriteOperation::kAppend) {
     // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
-    return Write(input, options,
-                 std::make_unique<FastAppend>(commit_target(), /*merge=*/true),
-                 /*commit_if_empty=*/true, nullptr);
+    return std::make_unique<FastAppend>(commit_target(), /*merge=*/true);
   }
-  // A dynamic overwrite: the new files replace the partitions they fall in.
-  std::string level = properties::kIsolationLevelOption.Get(options.options);
+  std::string level = properties::kIsolationLevelOption.Get(options);
   ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
   auto overwrite = NewOverwrite(isolation, nullptr);
   overwrite->ReplacePartitions();
-  // iceberg-java's Spark writer: "Dynamic overwrite is empty, skipping commit".
-  return Write(input, options, std::move(overwrite), /*commit_if_empty=*/false, nullptr);
+  return overwrite;
+}
+
+arrow::Result<std::shared_ptr<const WritePlan>> Table::PlanWrite(
+    const PropertyMap& options, WritePlanOptions plan_options) const {
+  ARROW_RETURN_NOT_OK(CheckGate(options));
+  plan_options.env = commit_target().env;
+  return WritePlan::Make(*state_.metadata, options, plan_options);
+}
+
+arrow::Result<std::unique_ptr<Committer>> Table::NewCommitter(
+    const WritePlan& plan, WriteOperation operation) const {
+  // Tasks of another table's plan wrote under that table's location: committing their
+  // files here would make this table reference another's files.
+  if (plan.table_location != state_.metadata->location) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "the write plan is for the table at " + plan.table_location +
+                         ", not " + id_.ToString() + " at " + state_.metadata->location);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto producer, NewProducer(operation, plan.properties));
+  auto committer = std::make_unique<Committer>(
+      std::move(producer), state_,
+      LocationProvider(plan.table_location, plan.properties).data_location());
+  // Tasks of a split write run elsewhere and may die without a word: an abort finds
+  // their files by the write's operation id.
+  committer->DeleteUnreportedFilesOnAbort(plan.operation_id);
+  return committer;
 }
 
 std::unique_ptr<OverwriteFiles> Table::NewOverwrite(IsolationLevel isolation,

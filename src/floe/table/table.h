@@ -73,6 +73,16 @@ struct AppendResult {
   int64_t data_files = 0;
 };
 
+/// What a split write's committer commits (Table::NewCommitter).
+enum class WriteOperation {
+  /// A merge append: iceberg-java's newAppend, as its Spark writer commits an append.
+  kAppend,
+  /// The partitions the new rows fall in are replaced (iceberg-java's
+  /// ReplacePartitions), validated under the write's `isolation-level` option
+  /// (serializable by default).
+  kDynamicOverwrite,
+};
+
 /// A loaded table. Not thread-safe; load one per thread.
 class Table {
  public:
@@ -97,6 +107,22 @@ class Table {
 
   /// The gate's answer for a write with `options` overlaid on the table's properties.
   GateResult ExplainWrite(const PropertyMap& options) const;
+
+  /// The split write's first step (table/write_job.h): checks that the catalog takes
+  /// commits and runs the gate (a decline is NotSupported carrying the gate's reasons,
+  /// see DeclineReasons), then makes the plan for `options` overlaid on the table's
+  /// properties. Nothing is written.
+  arrow::Result<std::shared_ptr<const WritePlan>> PlanWrite(
+      const PropertyMap& options, WritePlanOptions plan_options) const;
+
+  /// The split write's last step: the one committer of `operation` for the messages of
+  /// the tasks of `plan` (made by PlanWrite on this table), committing against the
+  /// table's state as this object holds it (refresh-and-retry at commit as always). Its
+  /// Abort also deletes the files of tasks whose messages never arrived
+  /// (Committer::DeleteUnreportedFilesOnAbort). A plan for another table's location is
+  /// refused (InvalidInput).
+  arrow::Result<std::unique_ptr<Committer>> NewCommitter(const WritePlan& plan,
+                                                         WriteOperation operation) const;
 
   /// Appends every batch of `input` (streamed, never loaded whole) as one snapshot: the
   /// gate runs first and a decline fails before any file exists; input columns are
@@ -143,6 +169,10 @@ class Table {
  private:
   using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
   arrow::Status CheckGate(const PropertyMap& options) const;
+  /// The snapshot producer a write of `operation` commits with, `options` being the
+  /// write's options (their isolation-level).
+  arrow::Result<std::unique_ptr<SnapshotProducer>> NewProducer(
+      WriteOperation operation, const PropertyMap& options) const;
   /// NotSupported naming the table, `what` floe declines to do to it and the gate's
   /// reasons, when `gate` declines; OK otherwise.
   arrow::Status Declined(const GateResult& gate, std::string_view what) const;

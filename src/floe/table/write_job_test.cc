@@ -3,6 +3,7 @@
 #include "floe/table/write_job.h"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -86,6 +87,20 @@ class SplitWriteTest : public ::testing::Test {
       }
     }
     return ids;
+  }
+
+  // Appends rows [start, start + rows) through the split write's three steps (one task).
+  void AppendThroughSplitWrite(int64_t start, int64_t rows) {
+    FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+    FLOE_ASSIGN_OR_FAIL(auto committer,
+                        table_->NewCommitter(*plan, WriteOperation::kAppend));
+    FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(plan, table_->io(), 0, 0));
+    ASSERT_TRUE(task->Write(Batch(*arrow_schema_, start, rows)).ok());
+    FLOE_ASSIGN_OR_FAIL(auto message, task->Finish());
+    ASSERT_TRUE(committer->Add(message).ok());
+    task->Acknowledge();
+    ASSERT_TRUE(committer->Commit().ok());
+    ASSERT_TRUE(table_->Refresh().ok());
   }
 
   testing::TempDirectory directory_;
@@ -214,5 +229,113 @@ TEST_F(SplitWriteTest, AJobHandsEveryTasksFilesToTheCommitter) {
   EXPECT_EQ(report.snapshot->summary.GetLong("added-data-files"), 9);
 }
 
+// Table::PlanWrite runs the gate: a declined write gives NotSupported carrying each
+// reason (names only), before anything exists.
+TEST_F(SplitWriteTest, PlanWriteDeclinesWithTheGatesReasons) {
+  const auto before = Files(directory_.path() / "warehouse");
+  auto plan = table_->PlanWrite({{"write.format.default", "orc"}}, {});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(KindOf(plan.status()), ErrorKind::kNotSupported);
+  const auto reasons = DeclineReasons(plan.status());
+  ASSERT_EQ(reasons.size(), 1u) << plan.status().ToString();
+  EXPECT_NE(reasons[0].find("write.format.default"), std::string::npos) << reasons[0];
+  EXPECT_EQ(reasons[0].find("orc"), std::string::npos)
+      << "a value leaked: " << reasons[0];
+  // The reasons survive added context; other statuses carry none.
+  EXPECT_EQ(DeclineReasons(WithContext(plan.status(), "ctx")), reasons);
+  EXPECT_TRUE(DeclineReasons(MakeError(ErrorKind::kNotSupported, "x")).empty());
+  EXPECT_EQ(Files(directory_.path() / "warehouse"), before);
+}
+
+// NewCommitter refuses a plan made for another table: its tasks' files live under that
+// table's location, and committing them here would share files between tables.
+TEST_F(SplitWriteTest, NewCommitterRefusesAnotherTablesPlan) {
+  CreateTableOptions create;
+  create.schema = table_->metadata()->CurrentSchema();
+  FLOE_ASSIGN_OR_FAIL(auto other, Table::Create(catalog_, {{"db"}, "other"}, create));
+  FLOE_ASSIGN_OR_FAIL(auto plan, other->PlanWrite({}, {}));
+  auto committer = table_->NewCommitter(*plan, WriteOperation::kAppend);
+  ASSERT_FALSE(committer.ok());
+  EXPECT_EQ(KindOf(committer.status()), ErrorKind::kInvalidInput);
+  EXPECT_NE(committer.status().message().find(plan->table_location), std::string::npos);
+}
+
+// A split write's abort deletes the files of task attempts whose messages never
+// arrived (here: a task "killed" after writing, its destructor never run), and only
+// those: another write's files, a committed file, a file of another name and a file
+// outside the data location stay.
+TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
+  // A committed file of an earlier write.
+  AppendThroughSplitWrite(0, 20);
+  const auto committed = Files(directory_.path() / "warehouse");
+
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      table_->NewCommitter(*plan, WriteOperation::kAppend));
+  // Task 0 reports; task 1 writes and "dies": its files are on disk, its message lost.
+  FLOE_ASSIGN_OR_FAIL(auto reported, MakeWriteTask(plan, table_->io(), 0, 0));
+  ASSERT_TRUE(reported->Write(Batch(*arrow_schema_, 100, 30)).ok());
+  FLOE_ASSIGN_OR_FAIL(auto message, reported->Finish());
+  ASSERT_TRUE(committer->Add(message).ok());
+  reported->Acknowledge();
+  FLOE_ASSIGN_OR_FAIL(auto killed, MakeWriteTask(plan, table_->io(), 1, 7));
+  ASSERT_TRUE(killed->Write(Batch(*arrow_schema_, 200, 30)).ok());
+  FLOE_ASSIGN_OR_FAIL(auto lost_message, killed->Finish());
+  killed->Acknowledge();  // as if the process died holding the message
+  (void)lost_message;
+  // Lookalikes that are not this write's: another operation id, another name, and a
+  // file of this write's name outside the data location.
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  const fs::path outside = directory_.path() / "outside";
+  fs::create_directories(outside);
+  const std::string other_id = "00000000-0000-0000-0000-000000000000";
+  for (const fs::path& path :
+       {data / ("00001-0-" + other_id + "-00001.parquet"),
+        data / ("notes-" + plan->operation_id + "-00001.parquet"),
+        outside / ("00001-7-" + plan->operation_id + "-00001.parquet")}) {
+    std::ofstream(path) << "x";
+  }
+  const auto before_abort = Files(directory_.path());
+  size_t ours = 0;
+  for (const auto& [path, size] : before_abort) {
+    if (path.find(plan->operation_id) != std::string::npos &&
+        path.find("/data/") != std::string::npos &&
+        fs::path(path).filename().string().rfind("notes", 0) != 0)
+      ++ours;
+  }
+  ASSERT_GE(ours, 2u);
+  EXPECT_EQ(committer->Abort(), 0);
+  auto after = Files(directory_.path());
+  for (const auto& [path, size] : after) {
+    const bool task_file_of_this_write =
+        path.find(plan->operation_id) != std::string::npos &&
+        path.find(data.string()) == 0 &&
+        fs::path(path).filename().string().rfind("notes", 0) != 0;
+    EXPECT_FALSE(task_file_of_this_write) << "left behind: " << path;
+  }
+  EXPECT_EQ(before_abort.size() - after.size(), ours);
+  for (const auto& [path, size] : committed) EXPECT_TRUE(after.count(path)) << path;
+  EXPECT_TRUE(after.count(
+      (outside / ("00001-7-" + plan->operation_id + "-00001.parquet")).string()));
+  EXPECT_TRUE(IsTaskFileOf("00003-12-" + plan->operation_id + "-00001.parquet",
+                           plan->operation_id));
+  EXPECT_FALSE(IsTaskFileOf("0000x-12-" + plan->operation_id + "-00001.parquet",
+                            plan->operation_id));
+  EXPECT_FALSE(IsTaskFileOf("00003-12-" + plan->operation_id + "-00001.parquet.tmp",
+                            plan->operation_id));
+}
+
+// Creating a table that exists is AlreadyExists, also once the table holds data files
+// (the new-location check must not report the table's own files instead).
+TEST_F(SplitWriteTest, CreatingAnExistingTableIsAlreadyExists) {
+  AppendThroughSplitWrite(0, 5);
+  CreateTableOptions create;
+  create.schema = table_->metadata()->CurrentSchema();
+  auto again = Table::Create(catalog_, {{"db"}, "t"}, create);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(KindOf(again.status()), ErrorKind::kAlreadyExists)
+      << again.status().ToString();
+  EXPECT_NE(again.status().message().find("db.t"), std::string::npos);
+}
 }  // namespace
 }  // namespace floe

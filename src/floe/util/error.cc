@@ -1,6 +1,8 @@
 #include "floe/util/error.h"
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace floe {
 namespace {
@@ -9,14 +11,23 @@ constexpr char kDetailTypeId[] = "floe::ErrorDetail";
 
 class ErrorDetail : public arrow::StatusDetail {
  public:
-  explicit ErrorDetail(ErrorKind kind) : kind_(kind) {}
+  explicit ErrorDetail(ErrorKind kind, std::vector<std::string> reasons = {})
+      : kind_(kind), reasons_(std::move(reasons)) {}
   const char* type_id() const override { return kDetailTypeId; }
   std::string ToString() const override { return std::string(ErrorKindName(kind_)); }
   ErrorKind kind() const { return kind_; }
+  const std::vector<std::string>& reasons() const { return reasons_; }
 
  private:
   ErrorKind kind_;
+  std::vector<std::string> reasons_;
 };
+
+const ErrorDetail* DetailOf(const arrow::Status& status) {
+  if (status.ok() || status.detail() == nullptr) return nullptr;
+  if (std::string_view(status.detail()->type_id()) != kDetailTypeId) return nullptr;
+  return static_cast<const ErrorDetail*>(status.detail().get());
+}
 
 arrow::StatusCode CodeFor(ErrorKind kind) {
   switch (kind) {
@@ -79,10 +90,19 @@ std::string_view ErrorKindName(ErrorKind kind) {
 }
 
 ErrorKind KindOf(const arrow::Status& status) {
-  if (status.ok() || status.detail() == nullptr) return ErrorKind::kUnknown;
-  if (std::string_view(status.detail()->type_id()) != kDetailTypeId)
-    return ErrorKind::kUnknown;
-  return static_cast<const ErrorDetail&>(*status.detail()).kind();
+  const ErrorDetail* detail = DetailOf(status);
+  return detail ? detail->kind() : ErrorKind::kUnknown;
+}
+
+std::vector<std::string> DeclineReasons(const arrow::Status& status) {
+  const ErrorDetail* detail = DetailOf(status);
+  return detail ? detail->reasons() : std::vector<std::string>{};
+}
+
+arrow::Status MakeDeclinedError(std::string message, std::vector<std::string> reasons) {
+  return arrow::Status(
+      CodeFor(ErrorKind::kNotSupported), std::move(message),
+      std::make_shared<ErrorDetail>(ErrorKind::kNotSupported, std::move(reasons)));
 }
 
 arrow::Status MakeError(ErrorKind kind, std::string message) {

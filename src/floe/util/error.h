@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arrow/status.h"
 
@@ -42,6 +43,14 @@ ErrorKind KindOf(const arrow::Status& status);
 /// (IOError for storage, Invalid for bad input, ...), so code that only knows Arrow still
 /// gets a sensible code.
 arrow::Status MakeError(ErrorKind kind, std::string message);
+
+/// A NotSupported status for a write the eligibility gate declined, carrying the gate's
+/// `reasons` (names only, never values) for callers that show them one by one.
+arrow::Status MakeDeclinedError(std::string message, std::vector<std::string> reasons);
+
+/// The gate's reasons a status made by MakeDeclinedError carries (also after
+/// WithContext); empty for any other status.
+std::vector<std::string> DeclineReasons(const arrow::Status& status);
 
 /// `status` with `context` prepended to its message ("context: message"), keeping its
 /// code and its kind. OK stays OK.

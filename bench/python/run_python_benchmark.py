@@ -1,0 +1,232 @@
+"""The Python benchmark (issue 19): floe's Python package against pyiceberg 0.12, in one run.
+
+The same in-memory pyarrow.Table (the lineitem-like data set of bench/write/lineitem.cc,
+16 columns, ship dates rising through the rows over --days days, written to Parquet by
+floe_write_benchmark and read back whole before any timer starts) is appended by
+`floe.Table.append` and by pyiceberg's `Table.append` to sibling tables with the same codec
+and level (write.parquet.compression-codec / -level set on both tables):
+  unpartitioned; clustered by day(l_shipdate) (the input is grouped by day: floe is told so
+  with input_clustered=True); fanout by bucket(16, l_orderkey) + day(l_shipdate).
+floe appends with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
+and its clustered table with a projected, filtered scan (3 columns, the last quarter of the
+days).
+Every arm runs in a process of its own, so its peak memory is its own. Printed and written to
+bench/results/python.{json,md}: wall-clock rows/s, rows per CPU-second (all threads' CPU;
+the machine has 2 cores), peak RSS, the peak above the RSS after loading the input ("extra":
+what the writer itself needed, the input being in memory for both), and the ratios.
+
+    .venv/bin/python bench/python/run_python_benchmark.py --rows 10000000
+(needs build/release, for the generator: make build-release)
+"""
+
+import argparse
+import datetime
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GENERATOR = ROOT / "build/release/bench/floe_write_benchmark"
+LAYOUTS = {
+    "unpartitioned": "",
+    "clustered": "day(l_shipdate)",
+    "fanout": "bucket(16, l_orderkey), day(l_shipdate)",
+}
+CODEC = {"write.parquet.compression-codec": "zstd", "write.parquet.compression-level": "3"}
+
+PRELUDE = """
+import json, sys, time
+import pyarrow.parquet as pq
+def rss_kb(field):
+    return int([l for l in open("/proc/self/status") if l.startswith(field)][0].split()[1])
+data = pq.read_table(sys.argv[1])
+loaded_kb = rss_kb("VmRSS:")
+def report(seconds, cpu_seconds, **extra):
+    peak = rss_kb("VmHWM:")
+    print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, peak_rss_mb=peak / 1024,
+                          extra_rss_mb=(peak - loaded_kb) / 1024, **extra)))
+"""
+
+FLOE_WRITE = PRELUDE + """
+import floe
+catalog = floe.Catalog(warehouse=sys.argv[2])
+catalog.create_namespace_if_not_exists("b")
+table = catalog.create_table("b." + sys.argv[3], data.schema, partition_by=sys.argv[4] or None,
+                             properties=json.loads(sys.argv[5]))
+started, cpu = time.perf_counter(), time.process_time()
+result = table.append(data, threads=int(sys.argv[6]), input_clustered=sys.argv[7] == "1")
+report(time.perf_counter() - started, time.process_time() - cpu, files=result.data_files)
+"""
+
+PYICEBERG_WRITE = PRELUDE + """
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.transforms import BucketTransform, DayTransform
+catalog = SqlCatalog("py", uri=f"sqlite:///{sys.argv[2]}/py.db", warehouse=f"file://{sys.argv[2]}")
+catalog.create_namespace_if_not_exists("b")
+table = catalog.create_table("b." + sys.argv[3], schema=data.schema, properties=json.loads(sys.argv[5]))
+layout = sys.argv[4]
+if layout:
+    with table.update_spec() as update:
+        if "bucket" in layout:
+            update.add_field("l_orderkey", BucketTransform(16), "l_orderkey_bucket")
+        update.add_field("l_shipdate", DayTransform(), "l_shipdate_day")
+started, cpu = time.perf_counter(), time.process_time()
+table.append(data)
+seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+report(seconds, cpu_seconds, files=len(table.inspect.files()))
+"""
+
+SCAN = """
+import json, sys, time
+def rss_kb(field):
+    return int([l for l in open("/proc/self/status") if l.startswith(field)][0].split()[1])
+engine, warehouse, name, columns, where = sys.argv[1:6]
+columns = json.loads(columns)
+if engine == "floe":
+    import floe
+    table = floe.Catalog(warehouse=warehouse).load_table("b." + name)
+    started, cpu = time.perf_counter(), time.process_time()
+    rows = table.scan(columns=columns or None, where=where or None).to_arrow().num_rows
+else:
+    from pyiceberg.catalog.sql import SqlCatalog
+    catalog = SqlCatalog("py", uri=f"sqlite:///{warehouse}/py.db", warehouse=f"file://{warehouse}")
+    table = catalog.load_table("b." + name)
+    started, cpu = time.perf_counter(), time.process_time()
+    scan = table.scan(row_filter=where or "true", selected_fields=tuple(columns) or ("*",))
+    rows = scan.to_arrow().num_rows
+seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, rows=rows,
+                      peak_rss_mb=rss_kb("VmHWM:") / 1024)))
+"""
+
+
+def run(code, *args):
+    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        tail = result.stderr.strip().splitlines()[-3:] if result.stderr else ["failed"]
+        return {"error": " | ".join(tail)}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--days", type=int, default=31)
+    parser.add_argument("--results", type=pathlib.Path, default=ROOT / "bench/results")
+    parser.add_argument("--skip", nargs="*", default=[], help="layouts to skip")
+    args = parser.parse_args()
+    import pyiceberg
+
+    import floe
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="floe-python-bench-"))
+    results = []
+    try:
+        subprocess.run([str(GENERATOR), "--arm", "write-input", "--rows", str(args.rows),
+                        "--days", str(args.days), "--out", str(work / "input")],
+                       check=True, capture_output=True)
+        source = work / "input" / "lineitem.parquet"
+        (work / "floe").mkdir()
+        (work / "py").mkdir()
+        props = json.dumps(CODEC)
+        for layout, spec in LAYOUTS.items():
+            if layout in args.skip:
+                continue
+            for engine, threads in (("floe", 1), ("floe", 2), ("pyiceberg", 1)):
+                name = f"{layout}_{engine}_{threads}"
+                if engine == "floe":
+                    measured = run(FLOE_WRITE, source, work / "floe", name, spec, props, threads,
+                                   "1" if layout == "clustered" else "0")
+                else:
+                    measured = run(PYICEBERG_WRITE, source, work / "py", name, spec, props)
+                measured.update(op="append", layout=layout, engine=engine, threads=threads)
+                results.append(measured)
+                print(json.dumps(measured), flush=True)
+        last_day = datetime.date(1995, 1, 1) + datetime.timedelta(days=args.days * 3 // 4)
+        scans = [
+            ("full scan", "unpartitioned", [], ""),
+            ("projected, filtered scan", "clustered",
+             ["l_orderkey", "l_extendedprice", "l_shipdate"],
+             f"l_shipdate >= '{last_day.isoformat()}'"),
+        ]
+        for label, layout, columns, where in scans:
+            if layout in args.skip:
+                continue
+            for engine in ("floe", "pyiceberg"):
+                threads = 2 if engine == "floe" else 1
+                warehouse = work / ("floe" if engine == "floe" else "py")
+                name = f"{layout}_{engine}_{threads if engine == 'floe' else 1}"
+                measured = run(SCAN, engine, warehouse, name, json.dumps(columns), where)
+                measured.update(op=label, layout=layout, engine=engine, threads=threads)
+                results.append(measured)
+                print(json.dumps(measured), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    write_report(args, results, floe.__version__, pyiceberg.__version__)
+
+
+def write_report(args, results, floe_version, pyiceberg_version):
+    args.results.mkdir(parents=True, exist_ok=True)
+    (args.results / "python.json").write_text(json.dumps(results, indent=2) + "\n")
+
+    def find(op, layout, engine, threads):
+        for r in results:
+            if (r["op"], r["layout"], r["engine"], r["threads"]) == (op, layout, engine, threads):
+                return r
+        return None
+
+    lines = [
+        "# Python: floe vs pyiceberg",
+        "",
+        f"`.venv/bin/python bench/python/run_python_benchmark.py --rows {args.rows}` "
+        f"(floe {floe_version} Release, pyiceberg {pyiceberg_version}; 2 cores; one run; "
+        f"{datetime.date.today().isoformat()}). Same in-memory pyarrow.Table for every append, "
+        "zstd level 3 on both; rows/CPU-s counts every thread's CPU; extra RSS is the peak "
+        "above the RSS after loading the input.",
+        "",
+        "| op | layout | engine | threads | s | rows/s | rows/CPU-s | peak RSS MiB | extra RSS MiB | files |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        if "error" in r:
+            lines.append(f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | "
+                         f"error: {r['error']} | | | | | |")
+            continue
+        rows = r.get("rows", args.rows)
+        lines.append(
+            f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | {r['seconds']:.2f} | "
+            f"{rows / r['seconds']:,.0f} | {rows / max(r['cpu_seconds'], 1e-9):,.0f} | "
+            f"{r['peak_rss_mb']:,.0f} | {r.get('extra_rss_mb', float('nan')):,.0f} | "
+            f"{r.get('files', '')} |"
+        )
+    lines += ["", "Ratios (wall clock; > 1 means floe is faster or smaller):", ""]
+    for layout in LAYOUTS:
+        py = find("append", layout, "pyiceberg", 1)
+        one = find("append", layout, "floe", 1)
+        two = find("append", layout, "floe", 2)
+        if not (py and one and two) or any("error" in r for r in (py, one, two)):
+            continue
+        lines.append(
+            f"- append {layout}: floe 1 thread {py['seconds'] / one['seconds']:.2f}x pyiceberg, "
+            f"2 threads {py['seconds'] / two['seconds']:.2f}x; floe 2 threads vs 1: "
+            f"{one['seconds'] / two['seconds']:.2f}x; peak RSS pyiceberg/floe(2t) "
+            f"{py['peak_rss_mb'] / two['peak_rss_mb']:.2f}x, extra RSS "
+            f"{py['extra_rss_mb'] / max(two['extra_rss_mb'], 1):.2f}x"
+        )
+    for op in ("full scan", "projected, filtered scan"):
+        mine = next((r for r in results if r["op"] == op and r["engine"] == "floe"), None)
+        theirs = next((r for r in results if r["op"] == op and r["engine"] == "pyiceberg"), None)
+        if mine and theirs and "error" not in mine and "error" not in theirs:
+            lines.append(f"- {op}: floe {theirs['seconds'] / mine['seconds']:.2f}x pyiceberg "
+                         f"({mine['rows']:,} rows each: {mine['rows'] == theirs['rows']})")
+    (args.results / "python.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

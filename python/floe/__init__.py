@@ -1,0 +1,95 @@
+"""floe: write, commit and read Apache Iceberg tables with a native C++ engine.
+
+floe's data files, manifests and snapshots are what iceberg-java would write for the same
+rows and settings; where floe cannot show that for a table's settings, it declines the
+write (``WriteDeclinedError``) before any file exists.
+
+    import floe
+    catalog = floe.Catalog()                         # ./warehouse, SQLite catalog
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.events", arrow_table.schema, partition_by="day(ts)")
+    table.append(arrow_table)                        # any Arrow data: pyarrow, polars, DuckDB
+    rows = table.scan(where="ts >= '2024-01-01T00:00:00Z'").to_arrow()
+
+The split write (``Table.plan_write``, ``WriteTask``, ``Table.new_committer``) lets another
+engine's executors run floe's write tasks while one driver commits.
+"""
+
+from __future__ import annotations
+
+# pyarrow first: its libarrow and libparquet are the ones floe._floe links (one Arrow per
+# process, whatever is imported next).
+import pyarrow as _pyarrow  # noqa: F401
+
+from . import _floe
+from ._catalog import Catalog, Scan, Table, load_catalog
+from ._errors import (
+    AlreadyExistsError,
+    CancelledError,
+    CommitFailedException,
+    CommitStateUnknownException,
+    FloeError,
+    FloeIOError,
+    InvalidInputError,
+    InvalidMetadataError,
+    NamespaceAlreadyExistsError,
+    NamespaceNotEmptyError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotFoundError,
+    NotSupportedError,
+    TableAlreadyExistsError,
+    ValidationException,
+    WriteDeclinedError,
+    error_for,
+)
+from ._results import (
+    CommitReport,
+    ExpireResult,
+    ExplainResult,
+    OrphanResult,
+    RowLevelResult,
+    Snapshot,
+    WriteProgress,
+    WriteResult,
+)
+from ._write import Committer, WritePlan, WriteTask
+
+_floe.set_error_factory(error_for)
+
+__version__: str = _floe.version()
+
+__all__ = [
+    "AlreadyExistsError",
+    "CancelledError",
+    "Catalog",
+    "CommitFailedException",
+    "CommitReport",
+    "CommitStateUnknownException",
+    "Committer",
+    "ExpireResult",
+    "ExplainResult",
+    "FloeError",
+    "FloeIOError",
+    "InvalidInputError",
+    "InvalidMetadataError",
+    "NamespaceAlreadyExistsError",
+    "NamespaceNotEmptyError",
+    "NoSuchNamespaceError",
+    "NoSuchTableError",
+    "NotFoundError",
+    "NotSupportedError",
+    "OrphanResult",
+    "RowLevelResult",
+    "Scan",
+    "Snapshot",
+    "Table",
+    "TableAlreadyExistsError",
+    "ValidationException",
+    "WriteDeclinedError",
+    "WritePlan",
+    "WriteProgress",
+    "WriteResult",
+    "WriteTask",
+    "load_catalog",
+]

@@ -1,0 +1,654 @@
+"""Catalogs, tables and scans."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Union
+
+import pyarrow as pa
+
+from . import _floe
+from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
+from ._progress import progress_callback
+from ._results import (
+    ExpireResult,
+    ExplainResult,
+    OrphanResult,
+    RowLevelResult,
+    Snapshot,
+    WriteProgress,
+    WriteResult,
+)
+from ._write import OPERATIONS, Committer, WritePlan
+
+#: A table name: "ns.table", "a.b.table", or a tuple of its parts.
+Identifier = Union[str, Sequence[str]]
+#: A namespace: "ns", "a.b", or a tuple of its levels.
+NamespaceName = Union[str, Sequence[str]]
+#: A duration: milliseconds, a timedelta, or text such as "7d", "12h", "30m".
+Duration = Union[int, _dt.timedelta, str]
+Progress = Union[bool, Callable[[WriteProgress], Any], None]
+
+
+def _levels(namespace: NamespaceName) -> list[str]:
+    if isinstance(namespace, str):
+        return namespace.split(".") if namespace else []
+    if isinstance(namespace, Iterable):
+        levels = list(namespace)
+        if all(isinstance(level, str) for level in levels):
+            return levels
+    raise TypeError(f"a namespace is a str or a tuple of str, not {namespace!r}")
+
+
+def _split(identifier: Identifier) -> tuple[list[str], str]:
+    parts = _levels(identifier)
+    if len(parts) < 2:
+        raise ValueError(
+            f"a table identifier needs a namespace and a name ('db.table'), not {identifier!r}"
+        )
+    return parts[:-1], parts[-1]
+
+
+def _options(options: Mapping[str, Any] | None, what: str = "options") -> dict[str, str]:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"{what} must be a mapping of str to str, not {type(options).__name__}")
+    out = {}
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{what} keys must be str, not {type(key).__name__}")
+        out[key] = value if isinstance(value, str) else json.dumps(value)
+    return out
+
+
+def _bytes(value: int | str | None, what: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError(f"{what} must be an int or text such as '2G', not {type(value).__name__}")
+    if isinstance(value, str):
+        return int(_floe.parse_byte_size(value))
+    if value < 0:
+        raise ValueError(f"{what} must be non-negative")
+    return value
+
+
+def _duration_ms(value: Duration, what: str) -> int:
+    if isinstance(value, _dt.timedelta):
+        return int(value.total_seconds() * 1000)
+    if isinstance(value, str):
+        return int(_floe.parse_duration_ms(value))
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be milliseconds, a timedelta or text such as '7d'")
+    return value
+
+
+def _threads(threads: int) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+    if not 1 <= threads <= 256:
+        raise ValueError(f"threads must be between 1 and 256, not {threads}")
+    return threads
+
+
+def _write_args(
+    options: Mapping[str, Any] | None, threads: int, memory_limit: int | str | None
+) -> Any:
+    args = _floe.WriteArgs()
+    args.options = _options(options)
+    args.threads = _threads(threads)
+    args.memory_limit = _bytes(memory_limit, "memory_limit")
+    return args
+
+
+def _where(where: str | None, required: bool) -> str:
+    if where is None:
+        if required:
+            raise ValueError("where is required (a filter such as \"region = 'eu'\")")
+        return ""
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a filter string, not {type(where).__name__}")
+    return where
+
+
+class Catalog:
+    """A catalog, resolved exactly as the ``floe`` command resolves ``--catalog``,
+    ``--warehouse`` and ``--catalog-name``.
+
+    - ``uri``: ``sqlite:////abs/path/catalog.db``, ``postgresql://...``, ``http(s)://...``
+      (REST), ``memory``, a ``file:`` warehouse for the filesystem catalog, ... Default:
+      ``$FLOE_CATALOG``, else the SQLite catalog ``<warehouse>/catalog.db``.
+    - ``warehouse``: where new tables go. Default: ``$FLOE_WAREHOUSE``, else
+      ``./warehouse`` (created when needed).
+    - ``name``: the catalog's name (rows of a shared SQL catalog are keyed by it).
+      Default: ``$FLOE_CATALOG_NAME``, else ``"floe"``.
+    - ``properties``: catalog properties (``--catalog-property``), e.g. a REST catalog's
+      ``token`` or ``credential``. Values are never printed.
+
+    The catalog is thread-safe: Python threads may share one.
+    """
+
+    def __init__(
+        self,
+        uri: str | None = None,
+        warehouse: str | None = None,
+        name: str | None = None,
+        **properties: str,
+    ) -> None:
+        for what, value in (("uri", uri), ("warehouse", warehouse), ("name", name)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+        self._catalog = _floe.Catalog(
+            uri or "", warehouse or "", name or "", _options(properties, "properties")
+        )
+
+    @property
+    def name(self) -> str:
+        """The catalog's name (its rows in a shared SQL catalog are keyed by it)."""
+        return str(self._catalog.name)
+
+    def __repr__(self) -> str:
+        return f"floe.Catalog(name={self.name!r})"
+
+    # Namespaces.
+
+    def create_namespace(
+        self, namespace: NamespaceName, properties: Mapping[str, str] | None = None
+    ) -> None:
+        """Creates a namespace (NamespaceAlreadyExistsError when it exists)."""
+        self._catalog.create_namespace(_levels(namespace), _options(properties, "properties"))
+
+    def create_namespace_if_not_exists(
+        self, namespace: NamespaceName, properties: Mapping[str, str] | None = None
+    ) -> None:
+        """Creates a namespace unless it exists."""
+        if not self.namespace_exists(namespace):
+            try:
+                self.create_namespace(namespace, properties)
+            except _errors.NamespaceAlreadyExistsError:
+                pass
+
+    def namespace_exists(self, namespace: NamespaceName) -> bool:
+        """True when the namespace exists."""
+        return bool(self._catalog.namespace_exists(_levels(namespace)))
+
+    def list_namespaces(self, namespace: NamespaceName = ()) -> list[tuple[str, ...]]:
+        """The namespaces one level below `namespace` (top-level ones by default), sorted,
+        each as a tuple of its levels."""
+        return [tuple(ns) for ns in self._catalog.list_namespaces(_levels(namespace))]
+
+    def load_namespace_properties(self, namespace: NamespaceName) -> dict[str, str]:
+        """The namespace's properties (NoSuchNamespaceError when it does not exist)."""
+        return dict(self._catalog.namespace_properties(_levels(namespace)))
+
+    def update_namespace_properties(
+        self,
+        namespace: NamespaceName,
+        removals: Iterable[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> None:
+        """Removes the keys `removals` and sets `updates`."""
+        self._catalog.update_namespace_properties(
+            _levels(namespace), list(removals or []), _options(updates, "updates")
+        )
+
+    def drop_namespace(self, namespace: NamespaceName) -> None:
+        """Drops an empty namespace (NamespaceNotEmptyError when it holds tables)."""
+        self._catalog.drop_namespace(_levels(namespace))
+
+    # Tables.
+
+    def list_tables(self, namespace: NamespaceName) -> list[tuple[str, ...]]:
+        """The tables directly in `namespace`, sorted, as (namespace levels..., name)."""
+        return [(*ns, name) for ns, name in self._catalog.list_tables(_levels(namespace))]
+
+    def table_exists(self, identifier: Identifier) -> bool:
+        """True when the table exists."""
+        ns, name = _split(identifier)
+        return bool(self._catalog.table_exists(ns, name))
+
+    def load_table(self, identifier: Identifier) -> Table:
+        """Loads a table (NoSuchTableError when it does not exist)."""
+        ns, name = _split(identifier)
+        return Table(self, self._catalog.load_table(ns, name))
+
+    def create_table(
+        self,
+        identifier: Identifier,
+        schema: pa.Schema | str,
+        *,
+        partition_by: str | None = None,
+        sort_by: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        location: str | None = None,
+    ) -> Table:
+        """Creates a table.
+
+        ``schema`` is a ``pyarrow.Schema`` or floe's schema text (``"id long not null,
+        name string, tags list<string>"``, or Iceberg schema JSON); field ids are assigned
+        as for any new table. ``partition_by`` and ``sort_by`` take the CLI's syntax:
+        ``"region, day(ts), bucket(16, id)"`` and ``"ts desc, id asc nulls last"``.
+        ``properties`` are table properties (``"format-version"``: 1, 2 (default) or 3).
+        The namespace must exist (NoSuchNamespaceError); TableAlreadyExistsError when the
+        table does.
+        """
+        ns, name = _split(identifier)
+        if isinstance(schema, str):
+            text, arrow_schema = schema, None
+        else:
+            text, arrow_schema = "", schema_capsule(schema)
+        for what, value in (("partition_by", partition_by), ("sort_by", sort_by),
+                            ("location", location)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+        return Table(
+            self,
+            self._catalog.create_table(
+                ns,
+                name,
+                text,
+                arrow_schema,
+                partition_by or "",
+                sort_by or "",
+                _options(properties, "properties"),
+                location or "",
+            ),
+        )
+
+    def drop_table(self, identifier: Identifier) -> None:
+        """Removes the table from the catalog; its files stay."""
+        ns, name = _split(identifier)
+        self._catalog.drop_table(ns, name)
+
+    def rename_table(self, from_identifier: Identifier, to_identifier: Identifier) -> None:
+        """Renames a table (its files stay where they are); TableAlreadyExistsError when
+        the new name is taken."""
+        from_ns, from_name = _split(from_identifier)
+        to_ns, to_name = _split(to_identifier)
+        self._catalog.rename_table(from_ns, from_name, to_ns, to_name)
+
+
+def load_catalog(name: str | None = None, **properties: str) -> Catalog:
+    """pyiceberg's ``load_catalog(name, uri=..., warehouse=..., **properties)``, for floe:
+    ``floe.load_catalog("default", uri="sqlite:////tmp/catalog.db", warehouse="file:///tmp/wh")``.
+    """
+    uri = properties.pop("uri", None)
+    warehouse = properties.pop("warehouse", None)
+    return Catalog(uri=uri, warehouse=warehouse, name=name, **properties)
+
+
+class Scan:
+    """A scan of one snapshot: only the files, row groups and Parquet leaves the columns
+    and the filter need are read."""
+
+    def __init__(self, table: Table, scan: Any) -> None:
+        self._table = table
+        self._scan = scan
+
+    @property
+    def snapshot_id(self) -> int | None:
+        """The snapshot read (None for a table without snapshots)."""
+        value = self._scan.snapshot_id()
+        return None if value is None else int(value)
+
+    def schema(self) -> pa.Schema:
+        """The schema of the rows returned (with field ids)."""
+        return schema_from_capsule(self._scan.schema())
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        """The rows as a ``pyarrow.RecordBatchReader``, read file after file as it is
+        consumed (no column data is copied on the way out)."""
+        return reader_from_capsule(self._scan.stream())
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a ``pyarrow.Table``."""
+        return self.to_reader().read_all()
+
+    def plan_files(self) -> list[dict[str, Any]]:
+        """The data files that may hold matching rows (after pruning by partition and
+        metrics), each with ``file_path``, ``record_count``, ``file_size_in_bytes``,
+        ``spec_id`` and the ``delete_files`` that apply to it."""
+        return list(self._scan.plan_files())
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """What was pruned and read so far: manifests, files, row groups, bytes, requests,
+        rows (the ``--stats`` of ``floe scan``)."""
+        return dict(self._scan.stats())
+
+
+class Table:
+    """A table of a floe catalog. Operations commit at once and return what they did.
+
+    A Table may be shared by Python threads: its operations take turns (each releases
+    the GIL while it runs). To write in parallel, use ``threads=`` or one Table per
+    thread; concurrent commits refresh and retry as iceberg-java's do.
+    """
+
+    def __init__(self, catalog: Catalog, table: Any) -> None:
+        self._catalog = catalog
+        self._table = table
+
+    def __repr__(self) -> str:
+        return f"floe.Table({self.name!r})"
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog the table was loaded from."""
+        return self._catalog
+
+    @property
+    def name(self) -> str:
+        """The table's name, "ns.table"."""
+        return str(self._table.identifier)
+
+    @property
+    def identifier(self) -> tuple[str, ...]:
+        """(namespace levels..., table name), as pyiceberg's ``Table.name()``."""
+        return (*self._table.namespace, self._table.name)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The table's current metadata JSON, as a dict."""
+        return dict(json.loads(self._table.metadata_json()))
+
+    @property
+    def metadata_location(self) -> str:
+        """The current metadata file (the catalog's pointer)."""
+        return str(self._table.metadata_location())
+
+    @property
+    def location(self) -> str:
+        """The table's base location."""
+        return str(self.metadata["location"])
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """The table properties."""
+        return dict(self.metadata.get("properties", {}))
+
+    @property
+    def format_version(self) -> int:
+        """The Iceberg format version: 1, 2 or 3."""
+        return int(self.metadata["format-version"])
+
+    def schema(self) -> pa.Schema:
+        """The current schema as a ``pyarrow.Schema`` (field ids in each field's
+        ``PARQUET:field_id`` metadata)."""
+        return schema_from_capsule(self._table.schema())
+
+    def spec(self) -> dict[str, Any]:
+        """The default partition spec (its metadata JSON: ``spec-id`` and ``fields``)."""
+        metadata = self.metadata
+        for spec in metadata.get("partition-specs", []):
+            if spec.get("spec-id") == metadata.get("default-spec-id"):
+                return dict(spec)
+        return {"spec-id": 0, "fields": []}
+
+    def sort_order(self) -> dict[str, Any]:
+        """The default sort order (its metadata JSON: ``order-id`` and ``fields``)."""
+        metadata = self.metadata
+        for order in metadata.get("sort-orders", []):
+            if order.get("order-id") == metadata.get("default-sort-order-id"):
+                return dict(order)
+        return {"order-id": 0, "fields": []}
+
+    def snapshots(self) -> list[Snapshot]:
+        """Every snapshot of the metadata, oldest first."""
+        return [Snapshot._of(raw) for raw in self.metadata.get("snapshots", [])]
+
+    def current_snapshot(self) -> Snapshot | None:
+        """The current snapshot (None for a table without snapshots)."""
+        metadata = self.metadata
+        current = metadata.get("current-snapshot-id")
+        for raw in metadata.get("snapshots", []):
+            if raw.get("snapshot-id") == current:
+                return Snapshot._of(raw)
+        return None
+
+    def refresh(self) -> Table:
+        """Reloads the current metadata from the catalog; returns the table."""
+        self._table.refresh()
+        return self
+
+    # Writes.
+
+    def explain_write(self, options: Mapping[str, str] | None = None) -> ExplainResult:
+        """Would floe write this table (with per-write `options` overlaid on its
+        properties) exactly as iceberg-java would? If not, why; if so, how."""
+        reasons, plan = self._table.explain_write(_options(options))
+        return ExplainResult(supported=not reasons, reasons=list(reasons), plan=dict(plan))
+
+    def append(
+        self,
+        data: Any,
+        *,
+        threads: int = 1,
+        options: Mapping[str, str] | None = None,
+        memory_limit: int | str | None = None,
+        progress: Progress = None,
+        input_clustered: bool = False,
+    ) -> WriteResult:
+        """Appends the rows of `data` as one snapshot.
+
+        `data` is any Arrow data: a ``pyarrow.Table``, ``RecordBatchReader`` or
+        ``RecordBatch``, a polars DataFrame, a DuckDB relation, a pandas DataFrame, or
+        anything exporting ``__arrow_c_stream__``. A stream is read once, batch by batch,
+        never held whole. Columns are matched by name and cast safely (a missing required
+        column, an unknown column or an unsafe cast raises InvalidInputError before any
+        file exists).
+
+        - ``threads``: parallel write tasks; on a partitioned table each partition is
+          written by one task (Spark's default hash distribution).
+        - ``options``: per-write options overlaid on the table properties, as
+          iceberg-java's write options (``write.parquet.compression-codec``, ...).
+        - ``memory_limit``: bytes the tasks may use together (``2**30`` or ``"1G"``); a
+          write that needs more fails with advice instead of being killed.
+        - ``progress``: a callable given a :class:`floe.WriteProgress` now and then, or
+          ``True`` for a progress line on a terminal.
+        - ``input_clustered``: the rows arrive grouped by partition (the clustered writer
+          is used).
+
+        The eligibility gate runs first: a write floe cannot make exactly as iceberg-java
+        would raises WriteDeclinedError (with ``.reasons``) and writes nothing. On any
+        failure, or Ctrl-C, every file written is deleted and nothing is committed (except
+        after CommitStateUnknownException). An append of no rows commits an empty snapshot,
+        as iceberg-java's Spark writer and pyiceberg do.
+        """
+        return self._write(data, threads, options, memory_limit, progress, input_clustered,
+                           dynamic=False)
+
+    def overwrite(
+        self,
+        data: Any,
+        where: str | None = None,
+        *,
+        threads: int = 1,
+        options: Mapping[str, str] | None = None,
+        memory_limit: int | str | None = None,
+        progress: Progress = None,
+    ) -> WriteResult | RowLevelResult:
+        """Replaces rows with the rows of `data` (any Arrow data, as for ``append``).
+
+        - With ``where`` (a filter such as ``"region = 'eu'"``): the rows matching it are
+          replaced, as iceberg-java's ``overwriteByRowFilter``. Every data file holding a
+          matching row must match wholly (ValidationException naming the file otherwise)
+          and every new row must match the filter (InvalidInputError otherwise); either
+          fails before anything is committed, and its files are deleted. Returns a
+          :class:`RowLevelResult`.
+        - Without ``where`` on a **partitioned** table: a dynamic partition overwrite,
+          as Spark's Iceberg writer does under ``partitionOverwriteMode=dynamic``: the
+          partitions the new rows fall in are replaced, the others kept; no rows replace
+          nothing and commit nothing. Returns a :class:`WriteResult`.
+        - Without ``where`` on an **unpartitioned** table: every row is replaced (as
+          pyiceberg's ``overwrite`` without a filter). Returns a :class:`RowLevelResult`.
+
+        Validated under the ``isolation-level`` option (``serializable`` by default:
+        a concurrent commit adding rows that might match fails the overwrite).
+        """
+        if where is None and self.spec().get("fields"):
+            return self._write(data, threads, options, memory_limit, progress, False,
+                               dynamic=True)
+        filter_text = "true" if where is None else _where(where, True)
+        args = _write_args(options, threads, memory_limit)
+        return RowLevelResult._of(self._table.overwrite(stream_capsule(data), filter_text, args))
+
+    def _write(
+        self,
+        data: Any,
+        threads: int,
+        options: Mapping[str, str] | None,
+        memory_limit: int | str | None,
+        progress: Progress,
+        input_clustered: bool,
+        dynamic: bool,
+    ) -> WriteResult:
+        args = _write_args(options, threads, memory_limit)
+        capsule = stream_capsule(data)
+        verb = "overwriting partitions of" if dynamic else "appending to"
+        callback, done = progress_callback(progress, f"{verb} {self.name}")
+        try:
+            raw = self._table.append(capsule, args, bool(input_clustered), dynamic, callback)
+        finally:
+            done()
+        return WriteResult._of(raw)
+
+    def delete(
+        self, where: str, *, threads: int = 1, options: Mapping[str, str] | None = None
+    ) -> RowLevelResult:
+        """Deletes the rows matching `where` by copy-on-write: files whose rows all match
+        are removed, files with some matching rows are rewritten without them. Validated
+        under ``write.delete.isolation-level``. No match commits nothing."""
+        args = _write_args(options, threads, None)
+        return RowLevelResult._of(self._table.delete(_where(where, True), args))
+
+    def rewrite(
+        self,
+        where: str | None = None,
+        *,
+        min_input_files: int = 5,
+        options: Mapping[str, str] | None = None,
+    ) -> RowLevelResult:
+        """Compacts small (or oversized) data files as Spark's ``rewrite_data_files``
+        does by default (bin-pack) in the partitions of the files matching `where` (all
+        when None). Rows never change; a "replace" snapshot. Nothing to do commits
+        nothing."""
+        if isinstance(min_input_files, bool) or not isinstance(min_input_files, int):
+            raise TypeError("min_input_files must be an int")
+        args = _write_args(options, 1, None)
+        return RowLevelResult._of(
+            self._table.rewrite(_where(where, False), min_input_files, args)
+        )
+
+    # Maintenance.
+
+    def expire_snapshots(
+        self,
+        *,
+        older_than: Duration | None = None,
+        retain_last: int | None = None,
+        snapshot_ids: Iterable[int] = (),
+        clean_files: bool = True,
+        dry_run: bool = False,
+    ) -> ExpireResult:
+        """Expires snapshots as iceberg-java's ExpireSnapshots does: older than
+        `older_than` (default: history.expire.max-snapshot-age-ms, 5 days) while each
+        branch keeps `retain_last` (default: history.expire.min-snapshots-to-keep, 1), plus
+        the `snapshot_ids` named; then deletes the files only they reached, and only the
+        table's own."""
+        older_ms = None if older_than is None else _duration_ms(older_than, "older_than")
+        raw = self._table.expire_snapshots(
+            older_ms, retain_last, [int(i) for i in snapshot_ids], bool(clean_files),
+            bool(dry_run)
+        )
+        return ExpireResult(**raw)
+
+    def remove_orphans(
+        self, *, older_than: Duration = "3d", dry_run: bool = False, any_name: bool = False
+    ) -> OrphanResult:
+        """Deletes the files in the table's data and metadata folders that nothing
+        references and that are older than `older_than` (default 3 days, protecting
+        commits in flight); never a file that is not the table's own. ``any_name`` also
+        takes files whose names Iceberg writers never give."""
+        raw = self._table.remove_orphans(
+            _duration_ms(older_than, "older_than"), bool(dry_run), bool(any_name)
+        )
+        return OrphanResult(**raw)
+
+    # Reads.
+
+    def scan(
+        self,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        snapshot_id: int | None = None,
+        limit: int | None = None,
+        *,
+        as_of: int | _dt.datetime | None = None,
+    ) -> Scan:
+        """A scan of the current snapshot (or `snapshot_id`, or the one current at
+        `as_of`: ms since the epoch or a datetime).
+
+        ``columns`` are full dotted names (``items.price`` reads only that leaf); ``where``
+        is a filter (``"region IN ('eu', 'us') AND ts >= '2024-01-01T00:00:00Z'"``) that
+        prunes manifests, files and row groups and is applied to the rows; ``limit`` caps
+        the rows returned.
+        """
+        if columns is not None and (
+            isinstance(columns, str) or not all(isinstance(c, str) for c in columns)
+        ):
+            raise TypeError("columns must be a sequence of column names")
+        if isinstance(as_of, _dt.datetime):
+            as_of = int(as_of.timestamp() * 1000)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise TypeError("limit must be an int")
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be non-negative")
+        return Scan(
+            self,
+            self._table.scan(list(columns or []), _where(where, False), snapshot_id, as_of,
+                             limit),
+        )
+
+    def to_arrow(self) -> pa.Table:
+        """Every row of the current snapshot as a ``pyarrow.Table``."""
+        return self.scan().to_arrow()
+
+    # The split write.
+
+    def plan_write(
+        self,
+        options: Mapping[str, str] | None = None,
+        operation: str = "append",
+        *,
+        tasks: int = 1,
+        memory_limit: int | str | None = None,
+        input_clustered: bool = False,
+    ) -> WritePlan:
+        """Plans a split write: refreshes the table, runs the eligibility gate
+        (WriteDeclinedError with ``.reasons`` when it declines, nothing written) and
+        returns the :class:`WritePlan` the tasks run (``floe.WriteTask``).
+
+        ``operation`` is ``"append"`` or ``"dynamic-overwrite"`` (the partitions the new
+        rows fall in are replaced). ``tasks`` and ``memory_limit`` size the tasks' memory
+        budgets: the number that will run at once, and the bytes they may use together.
+        """
+        if operation not in OPERATIONS:
+            raise ValueError(f"operation must be one of {OPERATIONS}, not {operation!r}")
+        data = self._table.plan_write(
+            _options(options), _threads(tasks), _bytes(memory_limit, "memory_limit"),
+            bool(input_clustered)
+        )
+        return WritePlan(bytes(data), operation)
+
+    def new_committer(self, plan: WritePlan) -> Committer:
+        """The one committer of `plan`'s write, on the driver (see ``floe.Committer``)."""
+        if not isinstance(plan, WritePlan):
+            raise TypeError(f"plan must be a floe.WritePlan, not {type(plan).__name__}")
+        return Committer(self, self._table.new_committer(plan.to_bytes(), plan.operation))
+
+
+from . import _errors  # noqa: E402  (used by create_namespace_if_not_exists)

@@ -1,0 +1,937 @@
+// floe._floe: the C++ engine's table API for the Python package (python/floe). The
+// classes here are thin: they convert arguments, move Arrow data through the Arrow
+// PyCapsule interface (no column data is copied), release the GIL around every call
+// that does I/O, and turn floe's errors into the package's exceptions. The Python layer
+// (python/floe/*.py) gives them the names, defaults and documentation users see.
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "arrow/c/abi.h"
+#include "arrow/c/bridge.h"
+#include "arrow/record_batch.h"
+#include "arrow/type.h"
+#include "floe/catalog/catalog.h"
+#include "floe/cli/catalog_resolution.h"
+#include "floe/commit/committer.h"
+#include "floe/gate/gate.h"
+#include "floe/io/file_io.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/partition_spec.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/spec/sort_order.h"
+#include "floe/spec/table_metadata.h"
+#include "floe/table/maintenance.h"
+#include "floe/table/orphan_files.h"
+#include "floe/table/table.h"
+#include "floe/util/cancel.h"
+#include "floe/util/duration.h"
+#include "floe/util/error.h"
+#include "floe/util/text.h"
+#include "floe/write/batch_conformer.h"
+#include "floe/write/iceberg_task.h"
+#include "floe/write/write_plan.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace floe::python {
+namespace {
+
+// A failed floe status on its way to Python: the translator below makes it the
+// exception the package's _errors.error_for gives for `kind`.
+struct StatusError : std::exception {
+  std::string kind;
+  std::string message;
+  std::vector<std::string> reasons;
+  const char* what() const noexcept override { return message.c_str(); }
+};
+
+// The Python callable (kind, message, reasons) -> exception instance, set once by the
+// package at import. Never released: it lives as long as the interpreter.
+PyObject* error_factory = nullptr;
+
+[[noreturn]] void Throw(const arrow::Status& status, std::string kind = "") {
+  StatusError error;
+  error.kind =
+      kind.empty() ? std::string(ErrorKindName(KindOf(status))) : std::move(kind);
+  if (error.kind == "Unknown" && status.IsIOError()) error.kind = "IOError";
+  error.message = status.message();
+  error.reasons = DeclineReasons(status);
+  throw error;
+}
+
+void Check(const arrow::Status& status) {
+  if (!status.ok()) Throw(status);
+}
+
+template <typename T>
+T Unwrap(arrow::Result<T> result) {
+  if (!result.ok()) Throw(result.status());
+  return std::move(result).ValueUnsafe();
+}
+
+// Progress of a running write, handed from the worker thread to the waiting one.
+struct ProgressBox {
+  std::mutex mutex;
+  WriteProgress latest;
+  bool changed = false;
+  void Set(const WriteProgress& progress) {
+    std::lock_guard lock(mutex);
+    latest = progress;
+    changed = true;
+  }
+};
+
+// Runs `work` (which returns an arrow::Result or Status) on a thread of its own while
+// the calling thread waits without the GIL, waking every 50 ms to let Python handle
+// signals: Ctrl-C (or any handler raising) asks floe's work to stop at its next safe
+// point (floe::RequestCancel: a write deletes its files and commits nothing), waits for
+// it, and raises the handler's exception (KeyboardInterrupt). `progress`, when given,
+// is called on the calling thread with the latest progress of `box`.
+template <typename Work>
+auto RunReleased(Work&& work, ProgressBox* box = nullptr,
+                 const nb::object& progress = nb::none()) {
+  using R = decltype(work());
+  std::optional<R> result;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::condition_variable done_signal;
+  bool done = false;
+  std::thread worker([&] {
+    try {
+      result.emplace(work());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::lock_guard lock(mutex);
+    done = true;
+    done_signal.notify_all();
+  });
+  bool interrupted = false;
+  while (true) {
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock lock(mutex);
+      done_signal.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
+      if (done) break;
+    }
+    if (interrupted) continue;
+    if (PyErr_CheckSignals() != 0) {
+      interrupted = true;
+    } else if (box != nullptr && !progress.is_none()) {
+      std::optional<WriteProgress> latest;
+      {
+        std::lock_guard lock(box->mutex);
+        if (box->changed) latest = box->latest;
+        box->changed = false;
+      }
+      if (latest) {
+        nb::dict info;
+        info["rows"] = latest->rows;
+        info["batches"] = latest->batches;
+        info["input_done"] = latest->input_done;
+        info["rows_sorted"] = latest->rows_sorted;
+        PyObject* called = PyObject_CallOneArg(progress.ptr(), info.ptr());
+        if (called == nullptr) interrupted = true;
+        Py_XDECREF(called);
+      }
+    }
+    if (interrupted) RequestCancel(SIGINT);
+  }
+  worker.join();
+  if (interrupted) {
+    // The Python error (KeyboardInterrupt, or what the progress callable raised) is set;
+    // floe's work stopped (or had passed its commit point and completed).
+    ResetCancel();
+    throw nb::python_error();
+  }
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+// ---- Arrow through the PyCapsule interface -------------------------------------------
+
+std::shared_ptr<arrow::RecordBatchReader> ImportStream(nb::handle capsule) {
+  auto* stream = static_cast<ArrowArrayStream*>(
+      PyCapsule_GetPointer(capsule.ptr(), "arrow_array_stream"));
+  if (stream == nullptr) throw nb::python_error();
+  if (stream->release == nullptr) {
+    Throw(MakeError(ErrorKind::kInvalidInput,
+                    "the input stream was already consumed or released"));
+  }
+  return Unwrap(arrow::ImportRecordBatchReader(stream));
+}
+
+nb::capsule ExportStream(std::shared_ptr<arrow::RecordBatchReader> reader) {
+  auto stream = std::make_unique<ArrowArrayStream>();
+  Check(arrow::ExportRecordBatchReader(std::move(reader), stream.get()));
+  return nb::capsule(stream.release(), "arrow_array_stream", [](void* pointer) noexcept {
+    auto* stream = static_cast<ArrowArrayStream*>(pointer);
+    if (stream->release != nullptr) stream->release(stream);
+    delete stream;
+  });
+}
+
+nb::capsule ExportSchema(const arrow::Schema& schema) {
+  auto exported = std::make_unique<ArrowSchema>();
+  Check(arrow::ExportSchema(schema, exported.get()));
+  return nb::capsule(exported.release(), "arrow_schema", [](void* pointer) noexcept {
+    auto* schema = static_cast<ArrowSchema*>(pointer);
+    if (schema->release != nullptr) schema->release(schema);
+    delete schema;
+  });
+}
+
+std::shared_ptr<arrow::Schema> ImportSchema(nb::handle capsule) {
+  auto* schema =
+      static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule.ptr(), "arrow_schema"));
+  if (schema == nullptr) throw nb::python_error();
+  return Unwrap(arrow::ImportSchema(schema));
+}
+
+// At most `limit` rows of `input` (slices: no copy).
+class LimitedReader final : public arrow::RecordBatchReader {
+ public:
+  LimitedReader(std::shared_ptr<arrow::RecordBatchReader> input, int64_t limit)
+      : input_(std::move(input)), left_(limit) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return input_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    if (left_ <= 0) {
+      *batch = nullptr;
+      return arrow::Status::OK();
+    }
+    ARROW_RETURN_NOT_OK(input_->ReadNext(batch));
+    if (*batch == nullptr) return arrow::Status::OK();
+    if ((*batch)->num_rows() > left_) *batch = (*batch)->Slice(0, left_);
+    left_ -= (*batch)->num_rows();
+    return arrow::Status::OK();
+  }
+  arrow::Status Close() override { return input_->Close(); }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> input_;
+  int64_t left_;
+};
+
+// ---- Results as dicts (the Python layer makes its result objects of them) ------------
+
+nb::dict CommitDict(const CommitReport& commit) {
+  nb::dict out;
+  if (commit.snapshot) {
+    out["snapshot_id"] = commit.snapshot->snapshot_id;
+    out["operation"] = commit.snapshot->summary.operation;
+    out["sequence_number"] = commit.snapshot->sequence_number;
+  }
+  out["attempts"] = commit.attempts;
+  out["metadata_location"] = commit.state.metadata_location;
+  return out;
+}
+
+nb::dict AppendDict(const AppendResult& result) {
+  nb::dict out;
+  out["committed"] = result.committed;
+  out["rows"] = result.rows;
+  out["data_files"] = result.data_files;
+  if (result.committed) out["commit"] = CommitDict(result.commit);
+  return out;
+}
+
+nb::dict RowLevelDict(const RowLevelResult& result) {
+  nb::dict out;
+  out["committed"] = result.committed;
+  out["files_removed"] = result.files_removed;
+  out["files_rewritten"] = result.files_rewritten;
+  out["rows_removed"] = result.rows_removed;
+  out["rows"] = result.rows_written;
+  out["data_files"] = result.data_files_written;
+  if (result.committed) out["commit"] = CommitDict(result.commit);
+  return out;
+}
+
+Namespace ToNamespace(const std::vector<std::string>& levels) { return levels; }
+
+TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
+                             const std::string& name) {
+  return TableIdentifier{ns, name};
+}
+
+WriteOperation ParseOperation(const std::string& operation) {
+  if (operation == "append") return WriteOperation::kAppend;
+  if (operation == "dynamic-overwrite") return WriteOperation::kDynamicOverwrite;
+  Throw(MakeError(
+      ErrorKind::kInvalidInput,
+      "operation must be 'append' or 'dynamic-overwrite', not '" + operation + "'"));
+}
+
+// ---- Catalog, Table, Scan -------------------------------------------------------------
+
+class PyTable;
+
+class PyCatalog {
+ public:
+  PyCatalog(const std::string& uri, const std::string& warehouse, const std::string& name,
+            const std::map<std::string, std::string>& properties) {
+    cli::CatalogFlags flags{uri, warehouse, name, {}};
+    for (const auto& [key, value] : properties)
+      flags.properties.push_back(key + "=" + value);
+    catalog_ = RunReleased([&]() -> std::shared_ptr<Catalog> {
+      CatalogOptions options = Unwrap(cli::ResolveCatalog(flags));
+      return std::shared_ptr<Catalog>(Unwrap(Catalog::Open(options)));
+    });
+  }
+
+  std::string name() const { return catalog_->name(); }
+  const std::shared_ptr<Catalog>& catalog() const { return catalog_; }
+
+  std::vector<std::vector<std::string>> ListNamespaces(
+      const std::vector<std::string>& parent) {
+    return RunReleased(
+        [&] { return Unwrap(catalog_->ListNamespaces(ToNamespace(parent))); });
+  }
+  void CreateNamespace(const std::vector<std::string>& ns,
+                       const std::map<std::string, std::string>& properties) {
+    RunReleased([&] {
+      auto status = catalog_->CreateNamespace(ToNamespace(ns), properties);
+      if (KindOf(status) == ErrorKind::kAlreadyExists)
+        Throw(status, "NamespaceAlreadyExists");
+      Check(status);
+      return 0;
+    });
+  }
+  bool NamespaceExists(const std::vector<std::string>& ns) {
+    return RunReleased(
+        [&] { return Unwrap(catalog_->NamespaceExists(ToNamespace(ns))); });
+  }
+  std::map<std::string, std::string> NamespaceProperties(
+      const std::vector<std::string>& ns) {
+    return RunReleased(
+        [&] { return Unwrap(catalog_->LoadNamespaceProperties(ToNamespace(ns))); });
+  }
+  void UpdateNamespaceProperties(const std::vector<std::string>& ns,
+                                 const std::vector<std::string>& removals,
+                                 const std::map<std::string, std::string>& updates) {
+    RunReleased([&] {
+      Check(catalog_->UpdateNamespaceProperties(ToNamespace(ns), updates, removals));
+      return 0;
+    });
+  }
+  void DropNamespace(const std::vector<std::string>& ns) {
+    RunReleased([&] {
+      Check(catalog_->DropNamespace(ToNamespace(ns)));
+      return 0;
+    });
+  }
+  std::vector<std::pair<std::vector<std::string>, std::string>> ListTables(
+      const std::vector<std::string>& ns) {
+    auto ids = RunReleased([&] { return Unwrap(catalog_->ListTables(ToNamespace(ns))); });
+    std::vector<std::pair<std::vector<std::string>, std::string>> out;
+    for (const auto& id : ids) out.emplace_back(id.ns, id.name);
+    return out;
+  }
+  bool TableExists(const std::vector<std::string>& ns, const std::string& name) {
+    return RunReleased([&] {
+      auto loaded = catalog_->LoadTable(ToIdentifier(ns, name));
+      if (KindOf(loaded.status()) == ErrorKind::kNoSuchTable ||
+          KindOf(loaded.status()) == ErrorKind::kNoSuchNamespace)
+        return false;
+      Check(loaded.status());
+      return true;
+    });
+  }
+  void DropTable(const std::vector<std::string>& ns, const std::string& name) {
+    RunReleased([&] {
+      Check(catalog_->DropTable(ToIdentifier(ns, name)));
+      return 0;
+    });
+  }
+  void RenameTable(const std::vector<std::string>& from_ns, const std::string& from,
+                   const std::vector<std::string>& to_ns, const std::string& to) {
+    RunReleased([&] {
+      auto status =
+          catalog_->RenameTable(ToIdentifier(from_ns, from), ToIdentifier(to_ns, to));
+      if (KindOf(status) == ErrorKind::kAlreadyExists)
+        Throw(status, "TableAlreadyExists");
+      Check(status);
+      return 0;
+    });
+  }
+
+ private:
+  std::shared_ptr<Catalog> catalog_;
+};
+
+class PyScan {
+ public:
+  explicit PyScan(std::unique_ptr<TableScan> scan, std::optional<int64_t> limit)
+      : scan_(std::move(scan)), limit_(limit) {}
+
+  nb::capsule Schema() const {
+    return ExportSchema(*Unwrap(ToArrowSchema(*scan_->projection())));
+  }
+  nb::capsule Stream() {
+    auto reader = RunReleased([&] { return Unwrap(scan_->ToRecordBatchReader()); });
+    if (limit_) reader = std::make_shared<LimitedReader>(std::move(reader), *limit_);
+    return ExportStream(std::move(reader));
+  }
+  nb::list PlanFiles() {
+    auto tasks = RunReleased([&] { return Unwrap(scan_->PlanFiles()); });
+    nb::list out;
+    for (const auto& task : tasks) {
+      nb::dict file;
+      file["file_path"] = task.file.file_path;
+      file["record_count"] = task.file.record_count;
+      file["file_size_in_bytes"] = task.file.file_size_in_bytes;
+      file["spec_id"] = task.spec ? task.spec->spec_id() : 0;
+      std::vector<std::string> deletes;
+      for (const auto& entry : task.deletes) deletes.push_back(entry->file.file_path);
+      file["delete_files"] = deletes;
+      out.append(file);
+    }
+    return out;
+  }
+  std::optional<int64_t> SnapshotId() const {
+    if (!scan_->snapshot()) return std::nullopt;
+    return scan_->snapshot()->snapshot_id;
+  }
+  nb::dict Stats() const {
+    const ScanStats& c = *scan_->stats();
+    nb::dict out;
+    out["manifests"] = c.manifests_total.load();
+    out["manifests_skipped"] = c.manifests_skipped.load();
+    out["files_planned"] = c.files_planned.load();
+    out["files_skipped_by_partition"] = c.files_skipped_by_partition.load();
+    out["files_skipped_by_metrics"] = c.files_skipped_by_metrics.load();
+    out["files_read"] = c.files_read.load();
+    out["row_groups_read"] = c.row_groups_read.load();
+    out["row_groups_skipped"] = c.row_groups_skipped.load();
+    out["bytes_read"] = c.bytes_read.load();
+    out["requests"] = c.requests.load();
+    out["rows_read"] = c.rows_read.load();
+    out["rows"] = c.rows.load();
+    out["delete_files_read"] = c.delete_files_read.load();
+    out["rows_deleted"] = c.rows_deleted.load();
+    return out;
+  }
+
+ private:
+  std::unique_ptr<TableScan> scan_;
+  std::optional<int64_t> limit_;
+};
+
+class PyCommitter {
+ public:
+  explicit PyCommitter(std::unique_ptr<Committer> committer)
+      : committer_(std::move(committer)) {}
+
+  void Add(const nb::bytes& message) {
+    std::string text(message.c_str(), message.size());
+    RunReleased([&] {
+      Check(committer_->Add(text));
+      return 0;
+    });
+  }
+  nb::dict Commit() {
+    auto report = RunReleased([&] { return Unwrap(committer_->Commit()); });
+    nb::dict out = CommitDict(report);
+    out["data_files"] = committer_->files();
+    out["rows"] = committer_->records();
+    return out;
+  }
+  int Abort() {
+    return RunReleased([&] { return committer_->Abort(); });
+  }
+  int64_t files() const { return committer_->files(); }
+  int64_t records() const { return committer_->records(); }
+
+ private:
+  std::unique_ptr<Committer> committer_;
+};
+
+struct WriteArgs {
+  std::map<std::string, std::string> options;
+  int threads = 1;
+  int64_t memory_limit = 0;
+};
+
+AppendOptions ToAppendOptions(const WriteArgs& args) {
+  AppendOptions options;
+  options.options = args.options;
+  options.threads = args.threads;
+  options.memory_limit = args.memory_limit;
+  return options;
+}
+
+class PyTable {
+  // The helpers first: the methods below deduce their types from them.
+  // A copy of the table's state, taken under its lock without the GIL (a long write
+  // holding the lock may need the GIL to read a Python-made input stream).
+  TableState State() {
+    nb::gil_scoped_release release;
+    std::lock_guard lock(mutex_);
+    return table_->state();
+  }
+
+  // `work` with the GIL released and this table's lock held: a Table is not
+  // thread-safe, and Python threads may share one.
+  template <typename Work>
+  auto Locked(Work&& work, ProgressBox* box = nullptr,
+              const nb::object& progress = nb::none()) {
+    return RunReleased(
+        [&] {
+          std::lock_guard lock(mutex_);
+          return work();
+        },
+        box, progress);
+  }
+
+ public:
+  explicit PyTable(std::shared_ptr<Table> table) : table_(std::move(table)) {}
+
+  std::string Identifier() const { return table_->id().ToString(); }
+  std::vector<std::string> NamespaceLevels() const { return table_->id().ns; }
+  std::string Name() const { return table_->id().name; }
+  std::string MetadataJson() { return TableMetadataToJson(*State().metadata); }
+  std::string MetadataLocation() { return State().metadata_location; }
+  nb::capsule Schema() {
+    return ExportSchema(*Unwrap(ToArrowSchema(*State().metadata->CurrentSchema())));
+  }
+  void Refresh() {
+    Locked([&] {
+      Check(table_->Refresh());
+      return 0;
+    });
+  }
+
+  std::pair<std::vector<std::string>, nb::dict> ExplainWrite(
+      const std::map<std::string, std::string>& options) {
+    auto [gate, plan] = Locked([&] {
+      GateResult gate = table_->ExplainWrite(options);
+      std::shared_ptr<const WritePlan> plan;
+      if (gate.supported()) plan = Unwrap(WritePlan::Make(*table_->metadata(), options));
+      return std::make_pair(gate, plan);
+    });
+    nb::dict facts;
+    if (plan) {
+      facts["mode"] = std::string(WriterModeName(plan->mode));
+      facts["distribution"] = std::string(DistributionName(plan->distribution));
+      facts["sorts_rows"] = plan->sorts_rows();
+      facts["target_file_size_bytes"] = plan->target_file_size_bytes;
+      facts["row_group_size_bytes"] = plan->parquet.row_group_size_bytes;
+      facts["page_size_bytes"] = plan->parquet.page_size_bytes;
+      facts["page_row_limit"] = plan->parquet.page_row_limit;
+      facts["codec"] = plan->parquet.codec;
+      facts["compression_level"] = plan->parquet.compression_level;
+    }
+    return {gate.reasons, facts};
+  }
+
+  nb::dict Append(nb::handle stream, const WriteArgs& args, bool clustered,
+                  bool dynamic_overwrite, const nb::object& progress) {
+    auto input = ImportStream(stream);
+    AppendOptions options = ToAppendOptions(args);
+    options.input_clustered = clustered;
+    options.replace_partitions = dynamic_overwrite;
+    ProgressBox box;
+    options.progress = [&box](const WriteProgress& p) { box.Set(p); };
+    auto result =
+        Locked([&] { return Unwrap(table_->Append(*input, options)); }, &box, progress);
+    return AppendDict(result);
+  }
+
+  nb::dict Overwrite(nb::handle stream, const std::string& where, const WriteArgs& args) {
+    auto input = ImportStream(stream);
+    AppendOptions options = ToAppendOptions(args);
+    auto result =
+        Locked([&] { return Unwrap(table_->Overwrite(*input, where, options)); });
+    return RowLevelDict(result);
+  }
+
+  nb::dict Delete(const std::string& where, const WriteArgs& args) {
+    AppendOptions options = ToAppendOptions(args);
+    return RowLevelDict(Locked([&] { return Unwrap(table_->Delete(where, options)); }));
+  }
+
+  nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args) {
+    AppendOptions options = ToAppendOptions(args);
+    return RowLevelDict(
+        Locked([&] { return Unwrap(table_->Rewrite(where, min_input_files, options)); }));
+  }
+
+  nb::dict ExpireSnapshots(std::optional<int64_t> older_than_ms,
+                           std::optional<int> retain_last,
+                           const std::vector<int64_t>& snapshot_ids, bool clean_files,
+                           bool dry_run) {
+    ExpireSnapshotsOptions options;
+    options.older_than_ms = older_than_ms;
+    options.retain_last = retain_last;
+    options.snapshot_ids = snapshot_ids;
+    options.clean_files = clean_files;
+    options.dry_run = dry_run;
+    auto report = Locked([&] {
+      auto expired = Unwrap(floe::ExpireSnapshots(*table_, options));
+      if (!dry_run) Check(table_->Refresh());
+      return expired;
+    });
+    nb::dict out;
+    out["expired"] = report.expired;
+    out["removed_refs"] = report.removed_refs;
+    out["data_files"] = report.data_files;
+    out["manifests"] = report.manifests;
+    out["manifest_lists"] = report.manifest_lists;
+    out["statistics_files"] = report.statistics_files;
+    out["kept_outside"] = report.kept_outside;
+    out["delete_failures"] = report.delete_failures;
+    out["cleanup_error"] = report.cleanup_error;
+    out["attempts"] = report.attempts;
+    return out;
+  }
+
+  nb::dict RemoveOrphans(int64_t older_than_ms, bool dry_run, bool any_name) {
+    RemoveOrphanFilesOptions options;
+    options.older_than_ms = older_than_ms;
+    options.dry_run = dry_run;
+    options.any_name = any_name;
+    auto report = Locked([&] { return Unwrap(RemoveOrphanFiles(*table_, options)); });
+    nb::dict out;
+    std::vector<std::string> orphans;
+    int64_t bytes = 0;
+    for (const auto& orphan : report.orphans) {
+      orphans.push_back(orphan.location);
+      bytes += orphan.size;
+    }
+    out["orphans"] = orphans;
+    out["bytes"] = bytes;
+    out["folders"] = report.folders;
+    out["referenced"] = report.referenced;
+    out["listed"] = report.listed;
+    out["too_recent"] = report.too_recent;
+    out["unrecognised"] = report.unrecognised;
+    out["hidden"] = report.hidden;
+    out["symbolic_links"] = report.symbolic_links;
+    out["other_tables"] = report.other_tables;
+    out["delete_failures"] = report.delete_failures;
+    return out;
+  }
+
+  PyScan* Scan(const std::vector<std::string>& columns, const std::string& where,
+               std::optional<int64_t> snapshot_id, std::optional<int64_t> as_of_ms,
+               std::optional<int64_t> limit) {
+    ScanOptions options;
+    options.columns = columns;
+    options.filter = where;
+    options.snapshot_id = snapshot_id;
+    options.as_of_ms = as_of_ms;
+    auto scan = Locked([&] { return Unwrap(table_->NewScan(options)); });
+    return new PyScan(std::move(scan), limit);
+  }
+
+  nb::bytes PlanWrite(const std::map<std::string, std::string>& options, int tasks,
+                      int64_t memory_limit, bool clustered) {
+    WritePlanOptions plan_options;
+    plan_options.tasks = tasks;
+    plan_options.memory_limit = memory_limit;
+    plan_options.input_clustered = clustered;
+    std::string text = Locked([&] {
+      Check(table_->Refresh());
+      return Unwrap(table_->PlanWrite(options, plan_options))->Serialize();
+    });
+    return nb::bytes(text.data(), text.size());
+  }
+
+  PyCommitter* NewCommitter(const nb::bytes& plan_text, const std::string& operation) {
+    std::string text(plan_text.c_str(), plan_text.size());
+    WriteOperation op = ParseOperation(operation);
+    auto committer = Locked([&] {
+      auto plan = Unwrap(WritePlan::Deserialize(text));
+      return Unwrap(table_->NewCommitter(*plan, op));
+    });
+    return new PyCommitter(std::move(committer));
+  }
+
+ private:
+  std::shared_ptr<Table> table_;
+  std::mutex mutex_;
+};
+
+PyTable* LoadTable(PyCatalog& catalog, const std::vector<std::string>& ns,
+                   const std::string& name) {
+  auto table = RunReleased(
+      [&] { return Unwrap(Table::Load(catalog.catalog(), ToIdentifier(ns, name))); });
+  return new PyTable(std::move(table));
+}
+
+PyTable* CreateTable(PyCatalog& catalog, const std::vector<std::string>& ns,
+                     const std::string& name, const std::string& schema_text,
+                     nb::handle arrow_schema, const std::string& partition_by,
+                     const std::string& sort_by,
+                     const std::map<std::string, std::string>& properties,
+                     const std::string& location) {
+  SchemaPtr schema;
+  if (!arrow_schema.is_none()) {
+    schema = Unwrap(FromArrowSchemaAssigningIds(*ImportSchema(arrow_schema)));
+  } else {
+    schema = Unwrap(ParseSchemaText(schema_text));
+  }
+  CreateTableOptions options;
+  options.schema = schema;
+  options.spec = Unwrap(ParsePartitionBy(partition_by, *schema));
+  options.sort_order = Unwrap(ParseSortBy(sort_by, *schema));
+  options.properties = properties;
+  options.location = location;
+  auto table = RunReleased([&] {
+    auto created = Table::Create(catalog.catalog(), ToIdentifier(ns, name), options);
+    if (KindOf(created.status()) == ErrorKind::kAlreadyExists)
+      Throw(created.status(), "TableAlreadyExists");
+    return Unwrap(std::move(created));
+  });
+  return new PyTable(std::move(table));
+}
+
+// ---- The split write's task
+// ------------------------------------------------------------
+
+class PyWriteTask {
+ public:
+  PyWriteTask(const nb::bytes& plan_text, int partition_id, int64_t attempt_id) {
+    std::string text(plan_text.c_str(), plan_text.size());
+    RunReleased([&] {
+      plan_ = Unwrap(WritePlan::Deserialize(text));
+      // Only the plan and the storage it names: no catalog.
+      io_ = Unwrap(MakeFileIO(plan_->table_location, plan_->properties));
+      task_ = Unwrap(MakeWriteTask(plan_, io_, partition_id, attempt_id));
+      return 0;
+    });
+  }
+
+  // Writes every batch of the stream; the first stream's schema is checked against the
+  // plan's once (later streams must have the same schema).
+  int64_t Write(nb::handle stream) {
+    auto input = ImportStream(stream);
+    return RunReleased([&] {
+      std::lock_guard lock(mutex_);
+      if (!task_)
+        Throw(MakeError(ErrorKind::kInvalidInput,
+                        "the write task was finished or aborted"));
+      if (!conformer_ || !conformer_input_->Equals(*input->schema())) {
+        conformer_ = Unwrap(BatchConformer::Make(
+            *input->schema(), plan_->schema, "the table at " + plan_->table_location));
+        conformer_input_ = input->schema();
+        // Arrow fills a schema's fingerprint caches lazily; fill them before the
+        // task's batches share the fields.
+        (void)conformer_->target()->fingerprint();
+        (void)conformer_->target()->metadata_fingerprint();
+      }
+      int64_t rows = 0;
+      while (true) {
+        Check(CheckCancelled("the write task"));
+        std::shared_ptr<arrow::RecordBatch> batch;
+        Check(input->ReadNext(&batch));
+        if (!batch) break;
+        if (batch->num_rows() == 0) continue;
+        auto conformed = Unwrap(conformer_->Conform(*batch));
+        auto status = task_->Write(conformed);
+        if (!status.ok()) {
+          task_.reset();  // deletes what it wrote
+          Throw(status);
+        }
+        rows += batch->num_rows();
+      }
+      return rows;
+    });
+  }
+
+  // The TaskCommit message. The files are the message's holder's from now on: a
+  // committer that adds it owns them (and deletes them on abort).
+  nb::bytes Finish() {
+    std::string message = RunReleased([&] {
+      std::lock_guard lock(mutex_);
+      if (!task_)
+        Throw(MakeError(ErrorKind::kInvalidInput,
+                        "the write task was finished or aborted"));
+      auto finished = task_->Finish();
+      if (!finished.ok()) {
+        task_.reset();
+        Throw(finished.status());
+      }
+      task_->Acknowledge();
+      task_.reset();
+      return *finished;
+    });
+    return nb::bytes(message.data(), message.size());
+  }
+
+  // Deletes every file the task wrote. Idempotent.
+  void Abort() {
+    RunReleased([&] {
+      std::lock_guard lock(mutex_);
+      task_.reset();
+      return 0;
+    });
+  }
+
+  bool open() {
+    std::lock_guard lock(mutex_);
+    return task_ != nullptr;
+  }
+
+  ~PyWriteTask() {
+    // Dropped without finish: the task deletes its files.
+    nb::gil_scoped_release release;
+    task_.reset();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const WritePlan> plan_;
+  std::shared_ptr<FileIO> io_;
+  std::unique_ptr<WriteTask> task_;
+  std::unique_ptr<BatchConformer> conformer_;
+  std::shared_ptr<arrow::Schema> conformer_input_;
+};
+
+nb::dict DescribePlan(const nb::bytes& plan_text) {
+  std::string text(plan_text.c_str(), plan_text.size());
+  auto plan = Unwrap(WritePlan::Deserialize(text));
+  nb::dict out;
+  out["table_location"] = plan->table_location;
+  out["operation_id"] = plan->operation_id;
+  out["format_version"] = plan->format_version;
+  out["mode"] = std::string(WriterModeName(plan->mode));
+  out["distribution"] = std::string(DistributionName(plan->distribution));
+  return out;
+}
+
+}  // namespace
+}  // namespace floe::python
+
+NB_MODULE(_floe, m) {
+  using namespace floe::python;
+  m.doc() = "floe's C++ engine (use the floe package, not this module)";
+
+  nb::register_exception_translator([](const std::exception_ptr& pointer, void*) {
+    try {
+      std::rethrow_exception(pointer);
+    } catch (const StatusError& error) {
+      if (error_factory == nullptr) {
+        PyErr_SetString(PyExc_RuntimeError, error.message.c_str());
+        return;
+      }
+      try {
+        nb::object made =
+            nb::borrow(error_factory)(error.kind, error.message, error.reasons);
+        PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(made.ptr())), made.ptr());
+      } catch (nb::python_error& raised) {
+        raised.restore();
+      }
+    }
+  });
+  m.def(
+      "set_error_factory",
+      [](nb::object factory) {
+        Py_XDECREF(error_factory);
+        error_factory = factory.release().ptr();
+      },
+      "factory"_a);
+  m.def("version", [] { return std::string(FLOE_VERSION); });
+  m.def("describe_plan", &DescribePlan, "plan"_a);
+  m.def(
+      "parse_byte_size",
+      [](const std::string& text) { return Unwrap(floe::ParseByteSize(text)); },
+      "text"_a);
+  m.def(
+      "parse_duration_ms",
+      [](const std::string& text) { return Unwrap(floe::ParseDurationMs(text)); },
+      "text"_a);
+
+  nb::class_<PyCatalog>(m, "Catalog")
+      .def(nb::init<const std::string&, const std::string&, const std::string&,
+                    const std::map<std::string, std::string>&>(),
+           "uri"_a, "warehouse"_a, "name"_a, "properties"_a)
+      .def_prop_ro("name", &PyCatalog::name)
+      .def("list_namespaces", &PyCatalog::ListNamespaces, "parent"_a)
+      .def("create_namespace", &PyCatalog::CreateNamespace, "namespace"_a, "properties"_a)
+      .def("namespace_exists", &PyCatalog::NamespaceExists, "namespace"_a)
+      .def("namespace_properties", &PyCatalog::NamespaceProperties, "namespace"_a)
+      .def("update_namespace_properties", &PyCatalog::UpdateNamespaceProperties,
+           "namespace"_a, "removals"_a, "updates"_a)
+      .def("drop_namespace", &PyCatalog::DropNamespace, "namespace"_a)
+      .def("list_tables", &PyCatalog::ListTables, "namespace"_a)
+      .def("table_exists", &PyCatalog::TableExists, "namespace"_a, "name"_a)
+      .def("drop_table", &PyCatalog::DropTable, "namespace"_a, "name"_a)
+      .def("rename_table", &PyCatalog::RenameTable, "from_namespace"_a, "from_name"_a,
+           "to_namespace"_a, "to_name"_a)
+      .def("load_table", &LoadTable, "namespace"_a, "name"_a)
+      .def("create_table", &CreateTable, "namespace"_a, "name"_a, "schema_text"_a,
+           "arrow_schema"_a.none(), "partition_by"_a, "sort_by"_a, "properties"_a,
+           "location"_a);
+
+  nb::class_<WriteArgs>(m, "WriteArgs")
+      .def(nb::init<>())
+      .def_rw("options", &WriteArgs::options)
+      .def_rw("threads", &WriteArgs::threads)
+      .def_rw("memory_limit", &WriteArgs::memory_limit);
+
+  nb::class_<PyTable>(m, "Table")
+      .def_prop_ro("identifier", &PyTable::Identifier)
+      .def_prop_ro("namespace", &PyTable::NamespaceLevels)
+      .def_prop_ro("name", &PyTable::Name)
+      .def("metadata_json", &PyTable::MetadataJson)
+      .def("metadata_location", &PyTable::MetadataLocation)
+      .def("schema", &PyTable::Schema)
+      .def("refresh", &PyTable::Refresh)
+      .def("explain_write", &PyTable::ExplainWrite, "options"_a)
+      .def("append", &PyTable::Append, "stream"_a, "args"_a, "clustered"_a,
+           "dynamic_overwrite"_a, "progress"_a.none())
+      .def("overwrite", &PyTable::Overwrite, "stream"_a, "where"_a, "args"_a)
+      .def("delete", &PyTable::Delete, "where"_a, "args"_a)
+      .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a)
+      .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
+           "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)
+      .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,
+           "any_name"_a)
+      .def("scan", &PyTable::Scan, "columns"_a, "where"_a, "snapshot_id"_a.none(),
+           "as_of_ms"_a.none(), "limit"_a.none())
+      .def("plan_write", &PyTable::PlanWrite, "options"_a, "tasks"_a, "memory_limit"_a,
+           "clustered"_a)
+      .def("new_committer", &PyTable::NewCommitter, "plan"_a, "operation"_a);
+
+  nb::class_<PyScan>(m, "Scan")
+      .def("schema", &PyScan::Schema)
+      .def("stream", &PyScan::Stream)
+      .def("plan_files", &PyScan::PlanFiles)
+      .def("snapshot_id", &PyScan::SnapshotId)
+      .def("stats", &PyScan::Stats);
+
+  nb::class_<PyCommitter>(m, "Committer")
+      .def("add", &PyCommitter::Add, "message"_a)
+      .def("commit", &PyCommitter::Commit)
+      .def("abort", &PyCommitter::Abort)
+      .def_prop_ro("files", &PyCommitter::files)
+      .def_prop_ro("records", &PyCommitter::records);
+
+  nb::class_<PyWriteTask>(m, "WriteTask")
+      .def(nb::init<const nb::bytes&, int, int64_t>(), "plan"_a, "partition_id"_a,
+           "attempt_id"_a)
+      .def("write", &PyWriteTask::Write, "stream"_a)
+      .def("finish", &PyWriteTask::Finish)
+      .def("abort", &PyWriteTask::Abort)
+      .def_prop_ro("open", &PyWriteTask::open);
+}

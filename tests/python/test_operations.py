@@ -1,0 +1,190 @@
+"""Every table operation once through Python, checked against pyiceberg's reading."""
+
+import os
+import pathlib
+import time
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from conftest import files_under
+
+import floe
+
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("region", pa.string()),
+        pa.field("price", pa.float64()),
+    ]
+)
+REGIONS = ["eu", "us", "ap", "sa", "af", "me", "oc", "an"]
+
+
+def rows(start, count, regions=REGIONS):
+    ids = list(range(start, start + count))
+    return pa.table(
+        {"id": ids, "region": [regions[i % len(regions)] for i in ids],
+         "price": [i * 0.5 if i % 11 else None for i in ids]},
+        schema=SCHEMA,
+    )
+
+
+def ids_of(table: pa.Table) -> list:
+    return sorted(table["id"].to_pylist())
+
+
+@pytest.fixture
+def events(catalog):
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.events", SCHEMA, partition_by="region")
+    table.append(rows(0, 800), threads=2)
+    return table
+
+
+def theirs(pyiceberg_catalog, name="db.events"):
+    return pyiceberg_catalog.load_table(name).scan().to_arrow()
+
+
+def test_delete_overwrite_and_dynamic_overwrite(events, pyiceberg_catalog, warehouse):
+    deleted = events.delete("region = 'eu' OR id < 10")
+    assert isinstance(deleted, floe.RowLevelResult) and deleted.committed
+    expected = [i for i in range(800) if REGIONS[i % 8] != "eu" and i >= 10]
+    assert deleted.rows_removed == 800 - len(expected)
+    assert deleted.commit.operation in ("delete", "overwrite")
+    assert ids_of(theirs(pyiceberg_catalog)) == expected
+    # Nothing matches: nothing committed.
+    assert not events.delete("id > 100000").committed
+
+    # Overwrite by filter: the 'us' rows are replaced.
+    replaced = events.overwrite(rows(10_000, 40, ["us"]), where="region = 'us'")
+    assert replaced.committed and replaced.rows == 40
+    expected = [i for i in expected if REGIONS[i % 8] != "us"] + list(range(10_000, 10_040))
+    assert ids_of(theirs(pyiceberg_catalog)) == sorted(expected)
+    # A new row outside the filter is refused; nothing committed, nothing left.
+    before = events.metadata_location
+    files_before = files_under(warehouse)
+    with pytest.raises(floe.InvalidInputError, match="does not match the overwrite filter"):
+        events.overwrite(rows(20_000, 3, ["ap"]), where="region = 'us'")
+    assert events.refresh().metadata_location == before
+    assert files_under(warehouse) == files_before
+    # A filter that cuts through a data file (region 'oc' files also hold other ids).
+    with pytest.raises(floe.ValidationException):
+        events.overwrite(rows(21_000, 1, ["oc"]), where="region = 'oc' AND id < 100")
+    assert files_under(warehouse) == files_before
+
+    # Dynamic partition overwrite (no where, partitioned table): 'ap' and 'sa' replaced.
+    dynamic = events.overwrite(rows(30_000, 10, ["ap", "sa"]))
+    assert isinstance(dynamic, floe.WriteResult) and dynamic.commit.operation == "overwrite"
+    expected = [i for i in expected if i >= 10_000 or REGIONS[i % 8] not in ("ap", "sa")]
+    expected += list(range(30_000, 30_010))
+    assert ids_of(theirs(pyiceberg_catalog)) == sorted(expected)
+    # No rows replace nothing and commit nothing.
+    assert not events.overwrite(rows(0, 0)).committed
+
+
+def test_overwrite_of_an_unpartitioned_table_without_where_replaces_everything(
+    catalog, pyiceberg_catalog
+):
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.flat", SCHEMA)
+    table.append(rows(0, 50))
+    result = table.overwrite(rows(100, 5))
+    assert result.committed
+    assert ids_of(theirs(pyiceberg_catalog, "db.flat")) == list(range(100, 105))
+
+
+def test_rewrite_expire_and_remove_orphans(events, pyiceberg_catalog, warehouse):
+    for start in range(1000, 1060, 10):
+        events.append(rows(start, 10, ["eu"]))
+    before_rows = ids_of(theirs(pyiceberg_catalog))
+    rewritten = events.rewrite(where="region = 'eu'", min_input_files=2)
+    assert rewritten.committed and rewritten.commit.operation == "replace"
+    assert rewritten.files_removed >= 7 and rewritten.data_files == 1
+    assert ids_of(theirs(pyiceberg_catalog)) == before_rows
+
+    snapshots = len(events.snapshots())
+    dry = events.expire_snapshots(older_than=0, retain_last=1, dry_run=True)
+    assert len(dry.expired) == snapshots - 1 and dry.data_files
+    assert all(os.path.exists(f.removeprefix("file:")) for f in dry.data_files)  # kept
+    assert len(events.refresh().snapshots()) == snapshots
+    expired = events.expire_snapshots(older_than=0, retain_last=1)
+    assert expired.expired == dry.expired
+    assert len(events.snapshots()) == 1
+    assert ids_of(theirs(pyiceberg_catalog)) == before_rows
+    for path in expired.data_files:
+        assert not os.path.exists(path.removeprefix("file:")), path
+
+    # An orphan in the data folder (an Iceberg-style name, old enough), and a stranger's file.
+    data = pathlib.Path(events.location.removeprefix("file:")) / "data"
+    orphan = data / "00000-0-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee-00001.parquet"
+    orphan.write_bytes(b"PAR1")
+    notes = data / "notes.txt"
+    notes.write_text("mine")
+    old = time.time() - 10 * 24 * 3600
+    for path in (orphan, notes):
+        os.utime(path, (old, old))
+    listed = events.remove_orphans(older_than="3d", dry_run=True)
+    assert [p.removeprefix("file:") for p in listed.orphans] == [str(orphan)]
+    assert listed.unrecognised == 1
+    removed = events.remove_orphans(older_than="3d")
+    assert not orphan.exists() and notes.exists()
+    assert removed.orphans == listed.orphans
+    assert ids_of(theirs(pyiceberg_catalog)) == before_rows
+
+
+def test_scan_options(events, pyiceberg_catalog):
+    first = events.current_snapshot().snapshot_id
+    events.append(rows(5000, 16))
+    scan = events.scan(columns=["id", "price"], where="region = 'eu' AND price IS NOT NULL")
+    table = scan.to_arrow()
+    assert table.column_names == ["id", "price"]
+    theirs_rows = (
+        pyiceberg_catalog.load_table("db.events")
+        .scan(row_filter="region = 'eu' and price is not null").to_arrow()
+    )
+    assert ids_of(table) == ids_of(theirs_rows)
+    stats = scan.stats
+    assert stats["files_skipped_by_partition"] >= 7 and stats["rows"] == table.num_rows
+    # plan_files prunes by partition.
+    planned = events.scan(where="region = 'us'").plan_files()
+    their_plan = pyiceberg_catalog.load_table("db.events").scan(row_filter="region = 'us'").plan_files()
+    assert sorted(f["file_path"] for f in planned) == sorted(t.file.file_path for t in their_plan)
+    assert all("/region=us/" in f["file_path"] for f in planned)
+    assert sum(f["record_count"] for f in planned) == 102
+    # Time travel and limit.
+    assert ids_of(events.scan(snapshot_id=first).to_arrow()) == list(range(800))
+    assert events.scan(limit=7).to_arrow().num_rows == 7
+    reader = events.scan(columns=["id"]).to_reader()
+    assert isinstance(reader, pa.RecordBatchReader)
+    assert sum(batch.num_rows for batch in reader) == 816
+    assert events.scan().schema().names == ["id", "region", "price"]
+
+
+def test_explain_write_and_a_declined_write(events, warehouse):
+    explained = events.explain_write()
+    assert explained.supported and explained.plan["distribution"]
+    declined = events.explain_write({"write.format.default": "orc"})
+    assert not declined.supported
+    assert any("write.format.default" in reason for reason in declined.reasons)
+    before = files_under(warehouse)
+    with pytest.raises(floe.WriteDeclinedError) as raised:
+        events.append(rows(0, 5), options={"write.format.default": "orc"})
+    assert raised.value.reasons == declined.reasons
+    assert isinstance(raised.value, floe.FloeError)
+    with pytest.raises(floe.WriteDeclinedError):
+        events.plan_write(options={"write.format.default": "orc"})
+    assert files_under(warehouse) == before
+
+
+def test_memory_limit_and_progress(events):
+    seen = []
+    result = events.append(rows(9000, 2000), memory_limit="256M", progress=seen.append)
+    assert result.rows == 2000
+    # The progress callable runs on the calling thread while the write runs; a write of
+    # one batch may finish before the first report, so only check what was seen.
+    for progress in seen:
+        assert isinstance(progress, floe.WriteProgress) and 0 <= progress.rows <= 2000
+    assert events.append(rows(12000, 10), progress=True).rows == 10
+    with pytest.raises(floe.InvalidInputError):
+        events.append(rows(0, 1), memory_limit="lots")
