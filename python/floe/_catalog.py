@@ -9,7 +9,7 @@ from typing import Any, Union
 
 import pyarrow as pa
 
-from . import _floe
+from . import _errors, _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
 from ._progress import progress_callback
 from ._results import (
@@ -650,5 +650,3 @@ class Table:
             raise TypeError(f"plan must be a floe.WritePlan, not {type(plan).__name__}")
         return Committer(self, self._table.new_committer(plan.to_bytes(), plan.operation))
 
-
-from . import _errors  # noqa: E402  (used by create_namespace_if_not_exists)

@@ -266,8 +266,6 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   return out;
 }
 
-Namespace ToNamespace(const std::vector<std::string>& levels) { return levels; }
-
 TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
                              const std::string& name) {
   return TableIdentifier{ns, name};
@@ -303,13 +301,12 @@ class PyCatalog {
 
   std::vector<std::vector<std::string>> ListNamespaces(
       const std::vector<std::string>& parent) {
-    return RunReleased(
-        [&] { return Unwrap(catalog_->ListNamespaces(ToNamespace(parent))); });
+    return RunReleased([&] { return Unwrap(catalog_->ListNamespaces(parent)); });
   }
   void CreateNamespace(const std::vector<std::string>& ns,
                        const std::map<std::string, std::string>& properties) {
     RunReleased([&] {
-      auto status = catalog_->CreateNamespace(ToNamespace(ns), properties);
+      auto status = catalog_->CreateNamespace(ns, properties);
       if (KindOf(status) == ErrorKind::kAlreadyExists)
         Throw(status, "NamespaceAlreadyExists");
       Check(status);
@@ -317,31 +314,29 @@ class PyCatalog {
     });
   }
   bool NamespaceExists(const std::vector<std::string>& ns) {
-    return RunReleased(
-        [&] { return Unwrap(catalog_->NamespaceExists(ToNamespace(ns))); });
+    return RunReleased([&] { return Unwrap(catalog_->NamespaceExists(ns)); });
   }
   std::map<std::string, std::string> NamespaceProperties(
       const std::vector<std::string>& ns) {
-    return RunReleased(
-        [&] { return Unwrap(catalog_->LoadNamespaceProperties(ToNamespace(ns))); });
+    return RunReleased([&] { return Unwrap(catalog_->LoadNamespaceProperties(ns)); });
   }
   void UpdateNamespaceProperties(const std::vector<std::string>& ns,
                                  const std::vector<std::string>& removals,
                                  const std::map<std::string, std::string>& updates) {
     RunReleased([&] {
-      Check(catalog_->UpdateNamespaceProperties(ToNamespace(ns), updates, removals));
+      Check(catalog_->UpdateNamespaceProperties(ns, updates, removals));
       return 0;
     });
   }
   void DropNamespace(const std::vector<std::string>& ns) {
     RunReleased([&] {
-      Check(catalog_->DropNamespace(ToNamespace(ns)));
+      Check(catalog_->DropNamespace(ns));
       return 0;
     });
   }
   std::vector<std::pair<std::vector<std::string>, std::string>> ListTables(
       const std::vector<std::string>& ns) {
-    auto ids = RunReleased([&] { return Unwrap(catalog_->ListTables(ToNamespace(ns))); });
+    auto ids = RunReleased([&] { return Unwrap(catalog_->ListTables(ns)); });
     std::vector<std::pair<std::vector<std::string>, std::string>> out;
     for (const auto& id : ids) out.emplace_back(id.ns, id.name);
     return out;

@@ -177,14 +177,34 @@ def test_explain_write_and_a_declined_write(events, warehouse):
     assert files_under(warehouse) == before
 
 
-def test_memory_limit_and_progress(events):
+def test_memory_limit_and_progress(events, pyiceberg_catalog, warehouse):
+    # A stream slow enough (20 batches, 20 ms each) that the progress callable, polled every
+    # 50 ms on the calling thread, must be called several times while the write runs.
+    def batches():
+        for k in range(20):
+            time.sleep(0.02)
+            yield from rows(9000 + k * 100, 100).to_batches()
+
     seen = []
-    result = events.append(rows(9000, 2000), memory_limit="256M", progress=seen.append)
+    reader = pa.RecordBatchReader.from_batches(SCHEMA, batches())
+    result = events.append(reader, memory_limit="256M", progress=seen.append)
     assert result.rows == 2000
-    # The progress callable runs on the calling thread while the write runs; a write of
-    # one batch may finish before the first report, so only check what was seen.
-    for progress in seen:
-        assert isinstance(progress, floe.WriteProgress) and 0 <= progress.rows <= 2000
+    assert len(seen) >= 2, seen
+    assert all(isinstance(p, floe.WriteProgress) for p in seen)
+    counts = [p.rows for p in seen]
+    assert counts == sorted(counts) and 0 < counts[-1] <= 2000
+    assert ids_of(theirs(pyiceberg_catalog)) == list(range(800)) + list(range(9000, 11000))
+    # A progress callable that raises stops the write: nothing committed, nothing left.
+    before = events.refresh().metadata_location
+    files_before = files_under(warehouse)
+
+    def stop(progress):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        events.append(pa.RecordBatchReader.from_batches(SCHEMA, batches()), progress=stop)
+    assert events.refresh().metadata_location == before
+    assert files_under(warehouse) == files_before
     assert events.append(rows(12000, 10), progress=True).rows == 10
     with pytest.raises(floe.InvalidInputError):
         events.append(rows(0, 1), memory_limit="lots")

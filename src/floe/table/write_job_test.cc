@@ -295,9 +295,16 @@ TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
         outside / ("00001-7-" + plan->operation_id + "-00001.parquet")}) {
     std::ofstream(path) << "x";
   }
+  // A symbolic link named as this write's task file, to a file outside: never followed,
+  // never deleted (nor its target).
+  const fs::path target = outside / "someone-elses.parquet";
+  std::ofstream(target) << "theirs";
+  const fs::path link = data / ("00002-9-" + plan->operation_id + "-00001.parquet");
+  fs::create_symlink(target, link);
   const auto before_abort = Files(directory_.path());
   size_t ours = 0;
   for (const auto& [path, size] : before_abort) {
+    if (path == link.string()) continue;
     if (path.find(plan->operation_id) != std::string::npos &&
         path.find("/data/") != std::string::npos &&
         fs::path(path).filename().string().rfind("notes", 0) != 0)
@@ -307,6 +314,7 @@ TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
   EXPECT_EQ(committer->Abort(), 0);
   auto after = Files(directory_.path());
   for (const auto& [path, size] : after) {
+    if (path == link.string()) continue;
     const bool task_file_of_this_write =
         path.find(plan->operation_id) != std::string::npos &&
         path.find(data.string()) == 0 &&
@@ -317,6 +325,8 @@ TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
   for (const auto& [path, size] : committed) EXPECT_TRUE(after.count(path)) << path;
   EXPECT_TRUE(after.count(
       (outside / ("00001-7-" + plan->operation_id + "-00001.parquet")).string()));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(after.at(target.string()), 6u);
   EXPECT_TRUE(IsTaskFileOf("00003-12-" + plan->operation_id + "-00001.parquet",
                            plan->operation_id));
   EXPECT_FALSE(IsTaskFileOf("0000x-12-" + plan->operation_id + "-00001.parquet",
