@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-spark test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -44,8 +44,9 @@ demo: build-release
 	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
 
 ## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow,
-## the parity tests against iceberg-java, and the Python package's tests (and examples).
-test: unit-test interop-test parity-test python-test
+## the parity tests against iceberg-java, the Python package's tests (and examples), and
+## the Spark data source's tests against Spark's Iceberg writer and reader.
+test: unit-test interop-test parity-test python-test spark-test
 
 unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest --output-on-failure
@@ -61,6 +62,10 @@ parity-test: build-debug
 # The package bootstrap installed into .venv (a Release build of floe._floe).
 python-test: bootstrap
 	$(PYTHON) -m pytest -q tests/python
+
+# One local Spark session per test module (pyspark and the Iceberg runtime from bootstrap).
+spark-test: bootstrap
+	$(PYTHON) -m pytest -q tests/spark
 
 ## ThreadSanitizer over the tests that use threads (a finding fails the run).
 test-tsan: bootstrap $(BUILD_TSAN)/build.ninja
@@ -99,6 +104,14 @@ bench-scan: build-release
 
 bench-commit: build-release
 	$(PYTHON) bench/commit/run_commit_benchmark.py
+
+# The Python package's benchmark (against pyiceberg) and the Spark data source's (against
+# Spark's Iceberg writer).
+bench-python: build-release
+	$(PYTHON) bench/python/run_python_benchmark.py
+
+bench-spark: bootstrap
+	$(PYTHON) bench/spark/run_spark_benchmark.py
 
 clean:
 	rm -rf build

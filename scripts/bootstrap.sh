@@ -50,6 +50,17 @@ if [ ! -f tests/parity/target/parity-harness.jar ] || [ "$(cat "$harness_stamp" 
   echo "$harness_wanted" > "$harness_stamp"
 fi
 
+# Spark's Iceberg runtime and SQLite's JDBC driver, for tests/spark and bench/spark: the
+# reference writer and reader floe's Spark data source is checked against (Maven, pinned).
+for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
+                org.xerial:sqlite-jdbc:3.54.1.0; do
+  IFS=: read -r _ name version <<<"$artifact"
+  if [ ! -f "build/spark-jars/$name-$version.jar" ]; then
+    echo "bootstrap: fetching $artifact (Maven)"
+    mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory=build/spark-jars
+  fi
+done
+
 # The Python package (pyproject.toml, python/): built (Release, incrementally in
 # build/python) and installed into .venv when its sources changed.
 package_stamp=".venv/.floe-package.sha256"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import pyarrow as _pyarrow  # noqa: F401
 
 from . import _floe
-from ._catalog import Catalog, Scan, Table, load_catalog
+from ._catalog import Catalog, Scan, Table, apply_transform, load_catalog
 from ._errors import (
     AlreadyExistsError,
     CancelledError,
@@ -91,5 +91,6 @@ __all__ = [
     "WriteProgress",
     "WriteResult",
     "WriteTask",
+    "apply_transform",
     "load_catalog",
 ]

@@ -114,6 +114,22 @@ def _where(where: str | None, required: bool) -> str:
     return where
 
 
+def apply_transform(schema_json: str, transform: str, values: Any) -> pa.Array:
+    """The partition transform `transform` of each of `values`, read as the type of the
+    one field of `schema_json` (``Table.column_schema_json``): floe's own kernels, as its
+    partitioning applies them. Needs no catalog (an engine's executors call it)."""
+    array = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values)
+    field_type = schema_from_capsule(
+        _floe.arrow_schema_of(schema_json)
+    ).field(0).type
+    table = pa.table({"value": array.cast(field_type)})
+    reader = reader_from_capsule(
+        _floe.apply_transform(schema_json, transform, stream_capsule(table))
+    )
+    result = reader.read_all().column("value")
+    return result.chunk(0) if result.num_chunks == 1 else result.combine_chunks()
+
+
 class Catalog:
     """A catalog, resolved exactly as the ``floe`` command resolves ``--catalog``,
     ``--warehouse`` and ``--catalog-name``.
@@ -588,6 +604,7 @@ class Table:
         limit: int | None = None,
         *,
         as_of: int | _dt.datetime | None = None,
+        files: Sequence[str] | None = None,
     ) -> Scan:
         """A scan of the current snapshot (or `snapshot_id`, or the one current at
         `as_of`: ms since the epoch or a datetime).
@@ -595,8 +612,14 @@ class Table:
         ``columns`` are full dotted names (``items.price`` reads only that leaf); ``where``
         is a filter (``"region IN ('eu', 'us') AND ts >= '2024-01-01T00:00:00Z'"``) that
         prunes manifests, files and row groups and is applied to the rows; ``limit`` caps
-        the rows returned.
+        the rows returned. ``files`` reads only those data files of the snapshot (paths
+        as ``plan_files()`` gives them): how an engine's task reads its share of a scan
+        planned elsewhere.
         """
+        if files is not None and (
+            isinstance(files, str) or not all(isinstance(f, str) for f in files)
+        ):
+            raise TypeError("files must be a sequence of data file paths")
         if columns is not None and (
             isinstance(columns, str) or not all(isinstance(c, str) for c in columns)
         ):
@@ -610,8 +633,36 @@ class Table:
         return Scan(
             self,
             self._table.scan(list(columns or []), _where(where, False), snapshot_id, as_of,
-                             limit),
+                             limit, list(files or [])),
         )
+
+    def apply_transform(self, column: str, transform: str, values: Any) -> pa.Array:
+        """The partition transform `transform` (``"bucket[16]"``, ``"day"``,
+        ``"truncate[4]"``, ...) of each of `values` (a ``pyarrow.Array`` or anything
+        ``pyarrow.array`` takes), read as the type of the table's `column` (a full
+        dotted name): exactly what floe's partitioning computes, so equal results mean
+        one partition. Nulls stay null."""
+        return apply_transform(self.column_schema_json(column), transform, values)
+
+    def column_schema_json(self, column: str) -> str:
+        """An Iceberg schema (JSON) of the one field `column` (a full dotted name) of the
+        current schema: what :func:`floe.apply_transform` takes."""
+        schemas = {s["schema-id"]: s for s in self.metadata["schemas"]}
+        node: dict[str, Any] = schemas[self.metadata["current-schema-id"]]
+        field: dict[str, Any] | None = None
+        for part in column.split("."):
+            fields = node.get("fields") if isinstance(node, dict) else None
+            match = [f for f in fields or [] if f["name"] == part]
+            if not match:
+                raise _errors.InvalidInputError(
+                    f"no column '{column}' in the schema of table {self.name}"
+                )
+            field = match[0]
+            node = field["type"] if isinstance(field["type"], dict) else {}
+        assert field is not None
+        one = {"type": "struct", "schema-id": 0,
+               "fields": [{**field, "id": 1, "name": "value", "required": False}]}
+        return json.dumps(one)
 
     def to_arrow(self) -> pa.Table:
         """Every row of the current snapshot as a ``pyarrow.Table``."""
@@ -627,26 +678,41 @@ class Table:
         tasks: int = 1,
         memory_limit: int | str | None = None,
         input_clustered: bool = False,
+        where: str | None = None,
     ) -> WritePlan:
         """Plans a split write: refreshes the table, runs the eligibility gate
         (WriteDeclinedError with ``.reasons`` when it declines, nothing written) and
         returns the :class:`WritePlan` the tasks run (``floe.WriteTask``).
 
-        ``operation`` is ``"append"`` or ``"dynamic-overwrite"`` (the partitions the new
-        rows fall in are replaced). ``tasks`` and ``memory_limit`` size the tasks' memory
-        budgets: the number that will run at once, and the bytes they may use together.
+        ``operation`` is ``"append"``, ``"dynamic-overwrite"`` (the partitions the new
+        rows fall in are replaced) or ``"overwrite"`` with ``where``: the rows matching
+        the filter are replaced, every task checks that each row it writes matches it
+        (InvalidInputError otherwise), and a data file holding both matching and other
+        rows fails the plan (ValidationException) before anything is written.
+        ``tasks`` and ``memory_limit`` size the tasks' memory budgets: the number that
+        will run at once, and the bytes they may use together.
         """
         if operation not in OPERATIONS:
             raise ValueError(f"operation must be one of {OPERATIONS}, not {operation!r}")
+        if (operation == "overwrite") != (where is not None):
+            raise ValueError("where= goes with operation='overwrite', and only with it")
         data = self._table.plan_write(
             _options(options), _threads(tasks), _bytes(memory_limit, "memory_limit"),
-            bool(input_clustered)
+            bool(input_clustered), _where(where, True) if where is not None else ""
         )
         return WritePlan(bytes(data), operation)
 
-    def new_committer(self, plan: WritePlan) -> Committer:
-        """The one committer of `plan`'s write, on the driver (see ``floe.Committer``)."""
+    def new_committer(self, plan: WritePlan, *, abort_only: bool = False) -> Committer:
+        """The one committer of `plan`'s write, on the driver (see ``floe.Committer``).
+
+        With ``abort_only`` it can only ``abort()`` (``commit()`` raises): what a job
+        that failed needs, made without checking anything the commit would (an overwrite
+        by filter re-checks the files its filter matches when its committer is made, and
+        that check may be why the job failed)."""
         if not isinstance(plan, WritePlan):
             raise TypeError(f"plan must be a floe.WritePlan, not {type(plan).__name__}")
-        return Committer(self, self._table.new_committer(plan.to_bytes(), plan.operation))
+        operation = "abort-only" if abort_only else plan.operation
+        return Committer(
+            self, self._table.new_committer(plan.to_bytes(), operation), plan.operation
+        )
 

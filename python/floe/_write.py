@@ -23,7 +23,7 @@ from ._results import CommitReport, WriteResult
 if TYPE_CHECKING:
     from ._catalog import Table
 
-OPERATIONS = ("append", "dynamic-overwrite")
+OPERATIONS = ("append", "dynamic-overwrite", "overwrite")
 
 
 class WritePlan:
@@ -45,7 +45,8 @@ class WritePlan:
 
     @property
     def operation(self) -> str:
-        """``"append"`` or ``"dynamic-overwrite"`` (what the committer commits)."""
+        """``"append"``, ``"dynamic-overwrite"`` or ``"overwrite"`` (by the plan's filter):
+        what the committer commits."""
         return self._operation
 
     def to_bytes(self) -> bytes:
@@ -157,9 +158,10 @@ class Committer:
     location is refused: no message can make the committer delete another's files.
     """
 
-    def __init__(self, table: Table, committer: Any) -> None:
+    def __init__(self, table: Table, committer: Any, operation: str = "append") -> None:
         self._table = table
         self._committer = committer
+        self._operation = operation
 
     def add(self, message: bytes) -> None:
         """Takes ownership of one task's files (InvalidMetadataError for a corrupt or
@@ -168,10 +170,26 @@ class Committer:
             raise TypeError(f"a task message is bytes, not {type(message).__name__}")
         self._committer.add(message)
 
+    def set_summary_property(self, key: str, value: str) -> None:
+        """Adds ``key=value`` to the snapshot summary of the commit (as iceberg-java's
+        ``snapshot-property.<key>`` write options do). A key floe computes itself
+        (``added-records``, ``total-*``, ``engine-name``, ...) raises InvalidInputError."""
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError("summary properties are str to str")
+        self._committer.set_summary_property(key, value)
+
     def commit(self) -> WriteResult:
         """Commits every file added as one snapshot, refreshing and retrying lost races
         (data files are never rewritten). On failure the files are deleted, except after
-        CommitStateUnknownException."""
+        CommitStateUnknownException. Files of this write's task attempts that no message
+        reported (a killed worker, a lost speculative attempt) are deleted after the
+        commit (see ``unreported_deleted``).
+
+        A dynamic overwrite with no files commits nothing (as Spark's Iceberg writer
+        skips an empty dynamic overwrite): ``committed`` is False."""
+        if self._operation == "dynamic-overwrite" and self.files == 0:
+            self._committer.abort()
+            return WriteResult(committed=False, rows=0, data_files=0, commit=None)
         raw = self._committer.commit()
         self._table.refresh()
         return WriteResult(
@@ -185,6 +203,11 @@ class Committer:
         """Deletes the files of every message added; commits nothing. Returns how many
         files could not be deleted (logged)."""
         return int(self._committer.abort())
+
+    @property
+    def unreported_deleted(self) -> int:
+        """After ``commit()``: the files of lost task attempts it deleted."""
+        return int(self._committer.unreported_deleted)
 
     @property
     def files(self) -> int:

@@ -24,13 +24,18 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "arrow/array.h"
+#include "arrow/array/util.h"
 #include "arrow/c/abi.h"
 #include "arrow/c/bridge.h"
+#include "arrow/compute/initialize.h"
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
 #include "floe/commit/committer.h"
+#include "floe/expr/binder.h"
+#include "floe/expr/parser.h"
 #include "floe/gate/gate.h"
 #include "floe/io/file_io.h"
 #include "floe/spec/arrow_schema.h"
@@ -41,6 +46,7 @@
 #include "floe/table/maintenance.h"
 #include "floe/table/orphan_files.h"
 #include "floe/table/table.h"
+#include "floe/transform/transform_kernels.h"
 #include "floe/util/cancel.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
@@ -274,9 +280,12 @@ TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
 WriteOperation ParseOperation(const std::string& operation) {
   if (operation == "append") return WriteOperation::kAppend;
   if (operation == "dynamic-overwrite") return WriteOperation::kDynamicOverwrite;
-  Throw(MakeError(
-      ErrorKind::kInvalidInput,
-      "operation must be 'append' or 'dynamic-overwrite', not '" + operation + "'"));
+  if (operation == "overwrite") return WriteOperation::kOverwriteByFilter;
+  if (operation == "abort-only") return WriteOperation::kAbortOnly;
+  Throw(
+      MakeError(ErrorKind::kInvalidInput,
+                "operation must be 'append', 'dynamic-overwrite' or 'overwrite', not '" +
+                    operation + "'"));
 }
 
 // ---- Catalog, Table, Scan -------------------------------------------------------------
@@ -453,6 +462,10 @@ class PyCommitter {
   int Abort() {
     return RunReleased([&] { return committer_->Abort(); });
   }
+  void SetSummaryProperty(const std::string& key, const std::string& value) {
+    Check(committer_->SetSummaryProperty(key, value));
+  }
+  int64_t unreported_deleted() const { return committer_->unreported_deleted(); }
   int64_t files() const { return committer_->files(); }
   int64_t records() const { return committer_->records(); }
 
@@ -628,8 +641,9 @@ class PyTable {
 
   PyScan* Scan(const std::vector<std::string>& columns, const std::string& where,
                std::optional<int64_t> snapshot_id, std::optional<int64_t> as_of_ms,
-               std::optional<int64_t> limit) {
+               std::optional<int64_t> limit, const std::vector<std::string>& files) {
     ScanOptions options;
+    options.files = files;
     options.columns = columns;
     options.filter = where;
     options.snapshot_id = snapshot_id;
@@ -639,8 +653,10 @@ class PyTable {
   }
 
   nb::bytes PlanWrite(const std::map<std::string, std::string>& options, int tasks,
-                      int64_t memory_limit, bool clustered) {
+                      int64_t memory_limit, bool clustered,
+                      const std::string& row_filter) {
     WritePlanOptions plan_options;
+    plan_options.row_filter = row_filter;
     plan_options.tasks = tasks;
     plan_options.memory_limit = memory_limit;
     plan_options.input_clustered = clustered;
@@ -712,6 +728,11 @@ class PyWriteTask {
       // Only the plan and the storage it names: no catalog.
       io_ = Unwrap(MakeFileIO(plan_->table_location, plan_->properties));
       task_ = Unwrap(MakeWriteTask(plan_, io_, partition_id, attempt_id));
+      if (!plan_->row_filter.empty()) {
+        // An overwrite by filter: every row written must match the filter it replaces.
+        row_filter_ = RewriteNot(
+            Unwrap(Bind(Unwrap(ParseFilter(plan_->row_filter)), *plan_->schema)));
+      }
       return 0;
     });
   }
@@ -742,7 +763,10 @@ class PyWriteTask {
         if (!batch) break;
         if (batch->num_rows() == 0) continue;
         auto conformed = Unwrap(conformer_->Conform(*batch));
-        auto status = task_->Write(conformed);
+        auto status = row_filter_
+                          ? CheckRowsMatchFilter(*row_filter_, *conformed, &rows_checked_)
+                          : arrow::Status::OK();
+        if (status.ok()) status = task_->Write(conformed);
         if (!status.ok()) {
           task_.reset();  // deletes what it wrote
           Throw(status);
@@ -800,7 +824,47 @@ class PyWriteTask {
   std::unique_ptr<WriteTask> task_;
   std::unique_ptr<BatchConformer> conformer_;
   std::shared_ptr<arrow::Schema> conformer_input_;
+  ExpressionPtr row_filter_;  ///< An overwrite by filter's, bound to the plan's schema.
+  int64_t rows_checked_ = 0;
 };
+
+// `transform` applied to the values of the stream's one column, read as the type of the
+// one field of `schema_json` (an Iceberg schema), as a table's partitioning applies it:
+// one stream of a single column "value".
+nb::capsule ApplyTransformTo(const std::string& schema_json,
+                             const std::string& transform_text, nb::handle values) {
+  SchemaPtr schema = Unwrap(SchemaFromJson(schema_json));
+  if (schema->fields().size() != 1) {
+    Throw(MakeError(ErrorKind::kInvalidInput, "a transform's schema has one field"));
+  }
+  TypePtr type = schema->fields().front().type;
+  auto transform = Unwrap(Transform::Parse(transform_text));
+  auto input = ImportStream(values);
+  if (input->schema()->num_fields() != 1) {
+    Throw(MakeError(ErrorKind::kInvalidInput, "a transform takes one column"));
+  }
+  auto batches = RunReleased([&] {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> out;
+    for (;;) {
+      auto batch = Unwrap(input->Next());
+      if (!batch) break;
+      auto result = Unwrap(ApplyTransform(transform, *type, batch->column(0)));
+      out.push_back(
+          arrow::RecordBatch::Make(arrow::schema({arrow::field("value", result->type())}),
+                                   result->length(), {result}));
+    }
+    return out;
+  });
+  std::shared_ptr<arrow::Schema> result_schema;
+  if (batches.empty()) {
+    auto empty = Unwrap(arrow::MakeEmptyArray(input->schema()->field(0)->type()));
+    auto applied = Unwrap(ApplyTransform(transform, *type, empty));
+    result_schema = arrow::schema({arrow::field("value", applied->type())});
+  } else {
+    result_schema = batches.front()->schema();
+  }
+  return ExportStream(Unwrap(arrow::RecordBatchReader::Make(batches, result_schema)));
+}
 
 nb::dict DescribePlan(const nb::bytes& plan_text) {
   std::string text(plan_text.c_str(), plan_text.size());
@@ -811,6 +875,11 @@ nb::dict DescribePlan(const nb::bytes& plan_text) {
   out["format_version"] = plan->format_version;
   out["mode"] = std::string(WriterModeName(plan->mode));
   out["distribution"] = std::string(DistributionName(plan->distribution));
+  if (plan->base_snapshot_id) {
+    out["base_snapshot_id"] = *plan->base_snapshot_id;
+  } else {
+    out["base_snapshot_id"] = nb::none();
+  }
   return out;
 }
 
@@ -820,6 +889,10 @@ nb::dict DescribePlan(const nb::bytes& plan_text) {
 NB_MODULE(_floe, m) {
   using namespace floe::python;
   m.doc() = "floe's C++ engine (use the floe package, not this module)";
+  // Arrow's compute functions (casts, filters, validity checks) are registered by
+  // libarrow_compute's initialisation, which pyarrow runs only when pyarrow.compute is
+  // imported: a process that never imports it (a Spark Python worker) would find none.
+  Check(arrow::compute::Initialize());
 
   nb::register_exception_translator([](const std::exception_ptr& pointer, void*) {
     try {
@@ -847,6 +920,14 @@ NB_MODULE(_floe, m) {
       "factory"_a);
   m.def("version", [] { return std::string(FLOE_VERSION); });
   m.def("describe_plan", &DescribePlan, "plan"_a);
+  m.def("apply_transform", &ApplyTransformTo, "schema_json"_a, "transform"_a, "values"_a);
+  m.def(
+      "arrow_schema_of",
+      [](const std::string& schema_json) {
+        return ExportSchema(
+            *Unwrap(floe::ToArrowSchema(*Unwrap(floe::SchemaFromJson(schema_json)))));
+      },
+      "schema_json"_a);
   m.def(
       "parse_byte_size",
       [](const std::string& text) { return Unwrap(floe::ParseByteSize(text)); },
@@ -903,9 +984,9 @@ NB_MODULE(_floe, m) {
       .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,
            "any_name"_a)
       .def("scan", &PyTable::Scan, "columns"_a, "where"_a, "snapshot_id"_a.none(),
-           "as_of_ms"_a.none(), "limit"_a.none())
+           "as_of_ms"_a.none(), "limit"_a.none(), "files"_a = std::vector<std::string>{})
       .def("plan_write", &PyTable::PlanWrite, "options"_a, "tasks"_a, "memory_limit"_a,
-           "clustered"_a)
+           "clustered"_a, "row_filter"_a = "")
       .def("new_committer", &PyTable::NewCommitter, "plan"_a, "operation"_a);
 
   nb::class_<PyScan>(m, "Scan")
@@ -919,6 +1000,8 @@ NB_MODULE(_floe, m) {
       .def("add", &PyCommitter::Add, "message"_a)
       .def("commit", &PyCommitter::Commit)
       .def("abort", &PyCommitter::Abort)
+      .def("set_summary_property", &PyCommitter::SetSummaryProperty, "key"_a, "value"_a)
+      .def_prop_ro("unreported_deleted", &PyCommitter::unreported_deleted)
       .def_prop_ro("files", &PyCommitter::files)
       .def_prop_ro("records", &PyCommitter::records);
 

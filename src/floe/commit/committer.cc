@@ -5,6 +5,8 @@
 #include "floe/io/file_io.h"
 #include "floe/task/task_commit.h"
 #include "floe/util/error.h"
+#include "floe/util/location.h"
+#include "floe/util/log.h"
 
 namespace floe {
 
@@ -58,6 +60,11 @@ arrow::Status Committer::Add(std::string_view message) {
 arrow::Result<CommitReport> Committer::Commit() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
+  if (abort_only_) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "this committer of table " + producer_->target().id.ToString() +
+                         " was made to abort a write; it cannot commit");
+  }
   done_ = true;
   for (const auto& file : data_files_) producer_->AddDataFile(file);
   arrow::Result<CommitReport> report = producer_->Commit(base_);
@@ -65,7 +72,11 @@ arrow::Result<CommitReport> Committer::Commit() {
     for (const auto& location : owned_locations_) {
       DeleteBestEffort(*producer_->target().io, location, "", "after a failed commit");
     }
-    if (!operation_id_.empty()) DeleteUnreported();
+    if (!operation_id_.empty()) {
+      DeleteUnreported(ListUnreported({}), "of a failed commit's unreported task");
+    }
+  } else if (report.ok() && !operation_id_.empty()) {
+    DeleteUncommittedTaskFiles(report->state);
   }
   return report;
 }
@@ -79,13 +90,61 @@ int Committer::Abort() {
       ++failures;
   }
   owned_locations_.clear();
-  if (!operation_id_.empty()) failures += DeleteUnreported();
+  if (!operation_id_.empty()) {
+    failures +=
+        DeleteUnreported(ListUnreported({}), "of an aborted write's unreported task");
+  }
   return failures;
 }
 
-void Committer::DeleteUnreportedFilesOnAbort(std::string operation_id) {
+void Committer::DeleteUnreportedFiles(std::string operation_id,
+                                      ReferencedLocations referenced) {
   std::lock_guard<std::mutex> lock(mutex_);
   operation_id_ = std::move(operation_id);
+  referenced_ = std::move(referenced);
+}
+
+arrow::Status Committer::SetSummaryProperty(const std::string& key,
+                                            const std::string& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
+  return producer_->SetSummaryProperty(key, value);
+}
+
+void Committer::AbortOnly() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  abort_only_ = true;
+}
+
+int64_t Committer::unreported_deleted() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return unreported_deleted_;
+}
+
+void Committer::DeleteUncommittedTaskFiles(const TableState& state) {
+  std::set<std::string> committed;
+  for (const auto& file : data_files_)
+    committed.insert(CanonicalLocation(file.file_path));
+  std::vector<std::string> candidates = ListUnreported(committed);
+  if (candidates.empty() || !referenced_) return;
+  // The common case ends above: no task attempt was lost. Otherwise only what the table,
+  // as the commit left it, does not reference is deleted.
+  auto referenced = referenced_(state);
+  if (!referenced.ok()) {
+    Log(LogLevel::kWarning,
+        "keeping " + std::to_string(candidates.size()) +
+            " unreported task files of table " + producer_->target().id.ToString() +
+            ": its metadata could not be read: " + referenced.status().message());
+    return;
+  }
+  std::vector<std::string> unreferenced;
+  for (auto& location : candidates) {
+    if (!referenced->contains(CanonicalLocation(location)))
+      unreferenced.push_back(std::move(location));
+  }
+  const int failures =
+      DeleteUnreported(unreferenced, "of a committed write's lost task attempt");
+  unreported_deleted_ = static_cast<int64_t>(unreferenced.size()) - failures;
 }
 
 bool IsTaskFileOf(std::string_view name, std::string_view operation_id) {
@@ -105,19 +164,27 @@ bool IsTaskFileOf(std::string_view name, std::string_view operation_id) {
          digits(head.substr(dash + 1)) && digits(tail);
 }
 
-int Committer::DeleteUnreported() {
-  FileIO& io = *producer_->target().io;
-  auto listed = io.List(data_location_);
-  if (!listed.ok()) return 0;  // nothing written yet: no data folder
-  int failures = 0;
+std::vector<std::string> Committer::ListUnreported(
+    const std::set<std::string>& keep) const {
+  auto listed = producer_->target().io->List(data_location_);
+  if (!listed.ok()) return {};  // nothing written yet: no data folder
+  std::vector<std::string> out;
   for (const auto& file : *listed) {
     if (file.symbolic_link) continue;
     std::string_view name = file.location;
     name = name.substr(name.find_last_of('/') + 1);
     if (!IsTaskFileOf(name, operation_id_)) continue;
-    if (!DeleteWithinBestEffort(io, data_location_, file.location,
-                                "of an aborted write's unreported task"))
-      ++failures;
+    if (keep.contains(CanonicalLocation(file.location))) continue;
+    out.push_back(file.location);
+  }
+  return out;
+}
+
+int Committer::DeleteUnreported(const std::vector<std::string>& files, const char* why) {
+  FileIO& io = *producer_->target().io;
+  int failures = 0;
+  for (const auto& location : files) {
+    if (!DeleteWithinBestEffort(io, data_location_, location, why)) ++failures;
   }
   return failures;
 }

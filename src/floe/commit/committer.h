@@ -2,9 +2,11 @@
 // commits exactly once, or aborts and deletes every file the tasks wrote.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,23 +47,46 @@ class Committer {
   /// Returns the number of files that could not be deleted (logged, never an error).
   int Abort();
 
-  /// Tells the committer the write's operation id (WritePlan::operation_id), so that
-  /// Abort (and a commit that failed cleanably) also deletes the files of task attempts
-  /// whose messages never arrived (a worker killed mid-write, a lost speculative
-  /// attempt): every regular file below the data location named as this write's tasks
-  /// name theirs,
-  /// "<partition>-<attempt>-<operation id>-<count>.parquet". Only this write's tasks give
-  /// such names: the operation id is a random UUID drawn at plan time.
-  void DeleteUnreportedFilesOnAbort(std::string operation_id);
+  /// What a table's metadata references after a commit (canonical locations), as
+  /// table/file_ownership's ReadReferencedFiles reads it.
+  using ReferencedLocations =
+      std::function<arrow::Result<std::set<std::string>>(const TableState&)>;
+
+  /// Tells the committer the write's operation id (WritePlan::operation_id), so that it
+  /// also deletes the files of task attempts whose messages never arrived (a worker
+  /// killed mid-write, a lost speculative attempt, a retried task's first attempt):
+  /// every regular file below the data location named as this write's tasks name
+  /// theirs, "<partition>-<attempt>-<operation id>-<count>.parquet". Only this write's
+  /// tasks give such names: the operation id is a random UUID drawn at plan time.
+  ///  - Abort and a commit that failed cleanably delete all of them.
+  ///  - A successful commit deletes those it did not commit and that the table's
+  ///    metadata after the commit does not reference (`referenced`, asked only when
+  ///    there is such a file; when it fails nothing is deleted). The check keeps a file
+  ///    that another committer of the same plan committed.
+  void DeleteUnreportedFiles(std::string operation_id, ReferencedLocations referenced);
+
+  /// From now on Commit fails (InvalidInput) and only Abort is possible.
+  void AbortOnly();
+
+  /// A summary property of the commit (SnapshotProducer::SetSummaryProperty).
+  arrow::Status SetSummaryProperty(const std::string& key, const std::string& value);
+
+  /// After a successful Commit: how many unreported task files it deleted.
+  int64_t unreported_deleted() const;
 
   int64_t files() const;
   int64_t records() const;
 
  private:
   arrow::Status OutsideDataLocation(const std::string& location) const;
-  /// Deletes the unreported task files of the write (see DeleteUnreportedFilesOnAbort);
-  /// returns the number that could not be deleted. The mutex is held.
-  int DeleteUnreported();
+  /// The unreported task files of the write (see DeleteUnreportedFiles) below the data
+  /// location, except those in `keep` (canonical locations). The mutex is held.
+  std::vector<std::string> ListUnreported(const std::set<std::string>& keep) const;
+  /// Deletes `files` (from ListUnreported); returns the number that could not be
+  /// deleted.
+  int DeleteUnreported(const std::vector<std::string>& files, const char* why);
+  /// After a successful commit that left `state`.
+  void DeleteUncommittedTaskFiles(const TableState& state);
 
   std::unique_ptr<SnapshotProducer> producer_;  ///< Its target is the committer's.
   TableState base_;
@@ -70,6 +95,9 @@ class Committer {
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;
   std::string operation_id_;
+  ReferencedLocations referenced_;
+  int64_t unreported_deleted_ = 0;
+  bool abort_only_ = false;
   bool done_ = false;
 };
 

@@ -29,6 +29,23 @@ SnapshotProducer::SnapshotProducer(CommitTarget target)
       snapshot_id_(NewSnapshotId(target_.env)),
       commit_uuid_(Uuid::Random(target_.env).ToString()) {}
 
+arrow::Status SnapshotProducer::SetSummaryProperty(const std::string& key,
+                                                   const std::string& value) {
+  if (key.empty() || IsComputedSummaryKey(key)) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "snapshot summary property '" + key +
+                         "' cannot be set: floe computes it for every snapshot");
+  }
+  for (auto& entry : extra_summary_) {
+    if (entry.first == key) {
+      entry.second = value;
+      return arrow::Status::OK();
+    }
+  }
+  extra_summary_.emplace_back(key, value);
+  return arrow::Status::OK();
+}
+
 arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
     const TableMetadata& base, const PartitionSpec& spec,
     const std::vector<ManifestEntry>& entries, ManifestContent content) {
@@ -235,6 +252,7 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   summary.Set("manifests-kept", std::to_string(kept));
   summary.Set("manifests-replaced", std::to_string(replaced_manifests_));
   Summarize(metadata, &summary);
+  for (const auto& [key, value] : extra_summary_) summary.Set(key, value);
   snapshot->summary.operation = Operation();
   snapshot->summary.properties = summary.Build(parent ? &parent->summary : nullptr);
 

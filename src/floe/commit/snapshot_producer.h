@@ -75,6 +75,12 @@ class SnapshotProducer {
   /// Adds a data file the new snapshot adds (written with spec `file.spec_id`).
   virtual void AddDataFile(DataFile file) = 0;
 
+  /// Adds `key`=`value` to the new snapshot's summary, as iceberg-java's
+  /// SnapshotUpdate.set does (a Spark writer's `spark.app.id`, a streaming query's
+  /// epoch). A key floe computes itself (IsComputedSummaryKey) is InvalidInput: a
+  /// caller cannot make the summary lie about what the snapshot holds.
+  arrow::Status SetSummaryProperty(const std::string& key, const std::string& value);
+
   const CommitTarget& target() const { return target_; }
   int64_t snapshot_id() const { return snapshot_id_; }
   /// Every metadata file (manifest or manifest list) this producer wrote.
@@ -133,6 +139,7 @@ class SnapshotProducer {
   std::string commit_uuid_;
   int manifest_count_ = 0;
   std::vector<std::string> written_;
+  std::vector<std::pair<std::string, std::string>> extra_summary_;
 };
 
 }  // namespace floe

@@ -87,6 +87,17 @@ void SnapshotSummaryBuilder::RemovedFile(const DataFile& file,
   partitions_[partition_path].Add(file, false);
 }
 
+bool IsComputedSummaryKey(std::string_view key) {
+  constexpr std::string_view kPrefixes[] = {
+      "added-",    "deleted-",   "removed-", "total-",          "changed-partition-count",
+      "partition", "manifests-", "engine-",  "iceberg-version", "replace-partitions",
+  };
+  for (std::string_view prefix : kPrefixes) {
+    if (key.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 void SnapshotSummaryBuilder::Set(const std::string& key, const std::string& value) {
   for (auto& entry : custom_) {
     if (entry.first == key) {

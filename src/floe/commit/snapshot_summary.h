@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,11 @@
 #include "floe/spec/snapshot.h"
 
 namespace floe {
+
+/// True for the summary keys floe computes for every snapshot (the file, record and
+/// size counts and totals, partition summaries, manifest counts, the engine's name and
+/// version, replace-partitions): what a caller may not set.
+bool IsComputedSummaryKey(std::string_view key);
 
 /// Accumulates what an operation adds and removes. Not thread-safe.
 class SnapshotSummaryBuilder {

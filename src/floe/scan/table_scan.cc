@@ -99,6 +99,7 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
       schema = snapshot_schema;
   }
   scan->schema_ = schema;
+  scan->only_files_.insert(options.files.begin(), options.files.end());
   if (!options.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFilter(options.filter));
     ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *schema));
@@ -260,6 +261,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
                                     entry.sequence_number.value_or(0), spec});
         continue;
       }
+      if (!only_files_.empty() && !only_files_.contains(entry.data_file.file_path))
+        continue;
       if (pruner.filtering()) {
         if (!pruner.PartitionMightMatch(entry.data_file, *spec)) {
           stats_->files_skipped_by_partition += 1;

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct ScanOptions {
   std::optional<int64_t> snapshot_id;
   /// Read the snapshot current at this time (milliseconds since the epoch).
   std::optional<int64_t> as_of_ms;
+  /// Plan (and read) only these data files of the snapshot, by their paths as the
+  /// manifests give them (FileScanTask::file.file_path): how an engine's task reads its
+  /// share of a scan planned elsewhere. Empty: every file. A path the snapshot does not
+  /// hold is skipped, as a pruned file is.
+  std::vector<std::string> files;
   /// Decode the columns of each batch in parallel (Arrow's CPU thread pool), as pyarrow
   /// does by default. Rows come in the same order either way.
   bool use_threads = true;
@@ -82,6 +88,7 @@ class TableScan {
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
   bool verify_page_checksums_ = true;
+  std::set<std::string> only_files_;
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();
 };
 

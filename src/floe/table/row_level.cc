@@ -269,19 +269,29 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   return result;
 }
 
-arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
-                                               const std::string& filter,
-                                               const AppendOptions& options) {
-  if (filter.empty()) {
-    return MakeError(ErrorKind::kInvalidInput, "an overwrite needs a filter (--where)");
+arrow::Status CheckRowsMatchFilter(const Expression& bound,
+                                   const arrow::RecordBatch& batch, int64_t* row_offset) {
+  auto shared =
+      arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+  ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(bound, shared));
+  const auto& booleans = static_cast<const arrow::BooleanArray&>(*mask);
+  for (int64_t i = 0; i < booleans.length(); ++i) {
+    if (booleans.IsNull(i) || !booleans.Value(i)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "row " + std::to_string(*row_offset + i + 1) +
+                           " of the input does not match the overwrite filter " +
+                           bound.ToString());
+    }
   }
-  ARROW_RETURN_NOT_OK(CheckGate(options.options));
-  std::string level = properties::kIsolationLevelOption.Get(options.options);
-  ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
+  *row_offset += batch.num_rows();
+  return arrow::Status::OK();
+}
+
+arrow::Result<ExpressionPtr> Table::DeleteFilesMatching(const std::string& filter,
+                                                        OverwriteFiles* overwrite,
+                                                        RowLevelResult* result) const {
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
-  RowLevelResult result;
-  auto overwrite = NewOverwrite(isolation, bound);
   for (const auto& match : matches) {
     if (match.matched < match.task.file.record_count) {
       return MakeError(ErrorKind::kValidationFailed,
@@ -291,28 +301,34 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
                            std::to_string(match.task.file.record_count) +
                            " rows match); use floe delete for a row-level delete");
     }
-    overwrite->DeleteFile(match.task.file.file_path);
-    result.rows_removed += match.matched;
+    if (overwrite) overwrite->DeleteFile(match.task.file.file_path);
+    if (result) result->rows_removed += match.matched;
   }
-  result.files_removed = static_cast<int64_t>(matches.size());
+  if (result) result->files_removed = static_cast<int64_t>(matches.size());
+  // Concurrent commits are checked for rows the filter selects.
+  if (overwrite)
+    overwrite->ConflictDetectionFilter(bound, state_.metadata->CurrentSchema());
+  return bound;
+}
+
+arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
+                                               const std::string& filter,
+                                               const AppendOptions& options) {
+  if (filter.empty()) {
+    return MakeError(ErrorKind::kInvalidInput, "an overwrite needs a filter (--where)");
+  }
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  std::string level = properties::kIsolationLevelOption.Get(options.options);
+  ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
+  RowLevelResult result;
+  auto overwrite = NewOverwrite(isolation, nullptr);
+  ARROW_ASSIGN_OR_RAISE(auto bound,
+                        DeleteFilesMatching(filter, overwrite.get(), &result));
   // Every new row must fall under the filter it replaces (iceberg-java validates the
   // added files the same way).
   int64_t row_offset = 0;
-  RowCheck check = [&](const arrow::RecordBatch& batch) -> arrow::Status {
-    auto shared =
-        arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
-    ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*bound, shared));
-    const auto& booleans = static_cast<const arrow::BooleanArray&>(*mask);
-    for (int64_t i = 0; i < booleans.length(); ++i) {
-      if (booleans.IsNull(i) || !booleans.Value(i)) {
-        return MakeError(ErrorKind::kInvalidInput,
-                         "row " + std::to_string(row_offset + i + 1) +
-                             " of the input does not match the overwrite filter " +
-                             bound->ToString());
-      }
-    }
-    row_offset += batch.num_rows();
-    return arrow::Status::OK();
+  RowCheck check = [&](const arrow::RecordBatch& batch) {
+    return CheckRowsMatchFilter(*bound, batch, &row_offset);
   };
   ARROW_ASSIGN_OR_RAISE(auto written, Write(input, options, std::move(overwrite),
                                             /*commit_if_empty=*/true, check));

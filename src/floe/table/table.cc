@@ -87,7 +87,8 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
   const WriteOperation operation = options.replace_partitions
                                        ? WriteOperation::kDynamicOverwrite
                                        : WriteOperation::kAppend;
-  ARROW_ASSIGN_OR_RAISE(auto producer, NewProducer(operation, options.options));
+  ARROW_ASSIGN_OR_RAISE(auto producer,
+                        NewProducer(operation, options.options, current_snapshot_id()));
   // An append of no rows commits a snapshot, as iceberg-java's Spark writer and
   // pyiceberg do; a dynamic overwrite of none does not (iceberg-java's Spark writer:
   // "Dynamic overwrite is empty, skipping commit").
@@ -96,14 +97,15 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
 }
 
 arrow::Result<std::unique_ptr<SnapshotProducer>> Table::NewProducer(
-    WriteOperation operation, const PropertyMap& options) const {
+    WriteOperation operation, const PropertyMap& options,
+    std::optional<int64_t> read_snapshot_id) const {
   if (operation == WriteOperation::kAppend) {
     // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
     return std::make_unique<FastAppend>(commit_target(), /*merge=*/true);
   }
   std::string level = properties::kIsolationLevelOption.Get(options);
   ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
-  auto overwrite = NewOverwrite(isolation, nullptr);
+  auto overwrite = NewOverwrite(isolation, nullptr, read_snapshot_id);
   overwrite->ReplacePartitions();
   return overwrite;
 }
@@ -111,6 +113,10 @@ arrow::Result<std::unique_ptr<SnapshotProducer>> Table::NewProducer(
 arrow::Result<std::shared_ptr<const WritePlan>> Table::PlanWrite(
     const PropertyMap& options, WritePlanOptions plan_options) const {
   ARROW_RETURN_NOT_OK(CheckGate(options));
+  // A conflict an overwrite by filter cannot resolve fails now, before any task runs.
+  if (!plan_options.row_filter.empty()) {
+    ARROW_RETURN_NOT_OK(DeleteFilesMatching(plan_options.row_filter, nullptr, nullptr));
+  }
   plan_options.env = commit_target().env;
   return WritePlan::Make(*state_.metadata, options, plan_options);
 }
@@ -124,22 +130,57 @@ arrow::Result<std::unique_ptr<Committer>> Table::NewCommitter(
                      "the write plan is for the table at " + plan.table_location +
                          ", not " + id_.ToString() + " at " + state_.metadata->location);
   }
-  ARROW_ASSIGN_OR_RAISE(auto producer, NewProducer(operation, plan.properties));
+  std::unique_ptr<SnapshotProducer> producer;
+  if (operation == WriteOperation::kOverwriteByFilter) {
+    if (plan.row_filter.empty()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "an overwrite by filter needs a plan made with a row filter");
+    }
+    std::string level = properties::kIsolationLevelOption.Get(plan.properties);
+    ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
+    auto overwrite = NewOverwrite(isolation, nullptr, plan.base_snapshot_id);
+    ARROW_RETURN_NOT_OK(
+        DeleteFilesMatching(plan.row_filter, overwrite.get(), nullptr).status());
+    producer = std::move(overwrite);
+  } else if (operation == WriteOperation::kAbortOnly) {
+    producer = std::make_unique<FastAppend>(commit_target(), /*merge=*/false);
+  } else {
+    if (!plan.row_filter.empty()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a plan with a row filter commits as an overwrite by filter");
+    }
+    ARROW_ASSIGN_OR_RAISE(producer,
+                          NewProducer(operation, plan.properties, plan.base_snapshot_id));
+  }
   auto committer = std::make_unique<Committer>(
       std::move(producer), state_,
       LocationProvider(plan.table_location, plan.properties).data_location());
-  // Tasks of a split write run elsewhere and may die without a word: an abort finds
-  // their files by the write's operation id.
-  committer->DeleteUnreportedFilesOnAbort(plan.operation_id);
+  if (operation == WriteOperation::kAbortOnly) committer->AbortOnly();
+  // Tasks of a split write run elsewhere and may die without a word, or lose a race
+  // to a speculative twin: their files are found by the write's operation id.
+  committer->DeleteUnreportedFiles(
+      plan.operation_id,
+      [io = io_](const TableState& state) -> arrow::Result<std::set<std::string>> {
+        ARROW_ASSIGN_OR_RAISE(auto files, ReadReferencedFiles(*io, state));
+        return std::move(files.all);
+      });
   return committer;
+}
+
+std::optional<int64_t> Table::current_snapshot_id() const {
+  if (auto current = state_.metadata->CurrentSnapshot()) return current->snapshot_id;
+  return std::nullopt;
 }
 
 std::unique_ptr<OverwriteFiles> Table::NewOverwrite(IsolationLevel isolation,
                                                     ExpressionPtr conflict_filter) const {
+  return NewOverwrite(isolation, std::move(conflict_filter), current_snapshot_id());
+}
+
+std::unique_ptr<OverwriteFiles> Table::NewOverwrite(
+    IsolationLevel isolation, ExpressionPtr conflict_filter,
+    std::optional<int64_t> read_snapshot_id) const {
   auto overwrite = std::make_unique<OverwriteFiles>(commit_target());
-  std::optional<int64_t> read_snapshot_id;
-  if (auto current = state_.metadata->CurrentSnapshot())
-    read_snapshot_id = current->snapshot_id;
   overwrite->ValidateFromSnapshot(read_snapshot_id);
   if (conflict_filter) {
     overwrite->ConflictDetectionFilter(std::move(conflict_filter),

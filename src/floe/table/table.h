@@ -81,7 +81,21 @@ enum class WriteOperation {
   /// ReplacePartitions), validated under the write's `isolation-level` option
   /// (serializable by default).
   kDynamicOverwrite,
+  /// The rows matching the plan's row_filter are replaced (iceberg-java's
+  /// overwriteByRowFilter): every data file holding a matching row must match wholly
+  /// (ValidationFailed naming the file otherwise), validated under `isolation-level`.
+  kOverwriteByFilter,
+  /// A committer that only aborts (Commit fails, nothing is checked when it is made):
+  /// for a job that failed, whatever its plan's operation.
+  kAbortOnly,
 };
+
+/// InvalidInput naming the first row of `batch` (counted from `*row_offset`, 1-based)
+/// that `bound` (a filter bound to the batch's table schema) does not select; advances
+/// `*row_offset` past the batch. Every new row of an overwrite by filter must match the
+/// filter it replaces, as iceberg-java validates added files.
+arrow::Status CheckRowsMatchFilter(const Expression& bound,
+                                   const arrow::RecordBatch& batch, int64_t* row_offset);
 
 /// A loaded table. Not thread-safe; load one per thread.
 class Table {
@@ -111,16 +125,19 @@ class Table {
   /// The split write's first step (table/write_job.h): checks that the catalog takes
   /// commits and runs the gate (a decline is NotSupported carrying the gate's reasons,
   /// see DeclineReasons), then makes the plan for `options` overlaid on the table's
-  /// properties. Nothing is written.
+  /// properties. With a `row_filter` (an overwrite by filter) the filter must bind and
+  /// every file holding a matching row must match wholly (ValidationFailed otherwise).
+  /// Nothing is written.
   arrow::Result<std::shared_ptr<const WritePlan>> PlanWrite(
       const PropertyMap& options, WritePlanOptions plan_options) const;
 
   /// The split write's last step: the one committer of `operation` for the messages of
-  /// the tasks of `plan` (made by PlanWrite on this table), committing against the
-  /// table's state as this object holds it (refresh-and-retry at commit as always). Its
-  /// Abort also deletes the files of tasks whose messages never arrived
-  /// (Committer::DeleteUnreportedFilesOnAbort). A plan for another table's location is
-  /// refused (InvalidInput).
+  /// the tasks of `plan` (made by PlanWrite on this table, perhaps in another process),
+  /// committing against the table's state as this object holds it (refresh-and-retry at
+  /// commit as always) and validating an overwrite against the commits since the
+  /// snapshot the plan was made on. Task files whose messages never arrived are deleted
+  /// at abort and after the commit (Committer::DeleteUnreportedFiles). A plan for
+  /// another table's location is refused (InvalidInput).
   arrow::Result<std::unique_ptr<Committer>> NewCommitter(const WritePlan& plan,
                                                          WriteOperation operation) const;
 
@@ -170,9 +187,11 @@ class Table {
   using RowCheck = std::function<arrow::Status(const arrow::RecordBatch&)>;
   arrow::Status CheckGate(const PropertyMap& options) const;
   /// The snapshot producer a write of `operation` commits with, `options` being the
-  /// write's options (their isolation-level).
+  /// write's options (their isolation-level), validated against the commits since
+  /// `read_snapshot_id` (the snapshot the write was planned on).
   arrow::Result<std::unique_ptr<SnapshotProducer>> NewProducer(
-      WriteOperation operation, const PropertyMap& options) const;
+      WriteOperation operation, const PropertyMap& options,
+      std::optional<int64_t> read_snapshot_id) const;
   /// NotSupported naming the table, `what` floe declines to do to it and the gate's
   /// reasons, when `gate` declines; OK otherwise.
   arrow::Status Declined(const GateResult& gate, std::string_view what) const;
@@ -184,12 +203,25 @@ class Table {
                                     std::unique_ptr<SnapshotProducer> producer,
                                     bool commit_if_empty, const RowCheck& check_rows);
   /// An overwrite validated as iceberg-java's Spark writes validate theirs: against the
-  /// commits since the current snapshot (the one the operation read), for conflicts with
+  /// commits since `read_snapshot_id` (the one the operation read; by default the
+  /// current snapshot), for conflicts with
   /// the rows `conflict_filter` (bound over the current schema; null: every row) selects;
   /// under serializable isolation new data and new deletes conflict, under snapshot only
   /// new deletes.
   std::unique_ptr<OverwriteFiles> NewOverwrite(IsolationLevel isolation,
                                                ExpressionPtr conflict_filter) const;
+  /// Finds the data files holding rows `filter` selects; each must match wholly
+  /// (ValidationFailed naming the file otherwise). Unless null, `overwrite` is told to
+  /// delete them and checks concurrent commits for rows the filter selects, and `result`
+  /// counts them. Returns the bound filter.
+  arrow::Result<ExpressionPtr> DeleteFilesMatching(const std::string& filter,
+                                                   OverwriteFiles* overwrite,
+                                                   RowLevelResult* result) const;
+  std::unique_ptr<OverwriteFiles> NewOverwrite(
+      IsolationLevel isolation, ExpressionPtr conflict_filter,
+      std::optional<int64_t> read_snapshot_id) const;
+  /// The current snapshot's id (none before the first commit).
+  std::optional<int64_t> current_snapshot_id() const;
 
   std::shared_ptr<Catalog> catalog_;
   TableIdentifier id_;

@@ -12,6 +12,8 @@
 #include "arrow/api.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/commit/fast_append.h"
+#include "floe/expr/binder.h"
+#include "floe/expr/parser.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/location_provider.h"
 #include "floe/spec/schema_ddl.h"
@@ -333,6 +335,173 @@ TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
                             plan->operation_id));
   EXPECT_FALSE(IsTaskFileOf("00003-12-" + plan->operation_id + "-00001.parquet.tmp",
                             plan->operation_id));
+}
+
+// After a successful commit, the files of this write's attempts that no message reported
+// (a lost speculative twin, a killed worker) are deleted; the committed ones, the files
+// another committer of the same plan committed, symbolic links and lookalikes stay.
+TEST_F(SplitWriteTest, CommitDeletesUnreportedTaskFilesItAndTheTableDoNotReference) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  auto write = [&](int partition, int attempt, int64_t start) {
+    auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
+    EXPECT_TRUE(task.ok());
+    EXPECT_TRUE((*task)->Write(Batch(*arrow_schema_, start, 25)).ok());
+    auto message = (*task)->Finish();
+    EXPECT_TRUE(message.ok());
+    (*task)->Acknowledge();
+    return *message;
+  };
+  // A first committer of the plan commits task 5's files (a caller committing twice).
+  {
+    FLOE_ASSIGN_OR_FAIL(auto first, table_->NewCommitter(*plan, WriteOperation::kAppend));
+    ASSERT_TRUE(first->Add(write(5, 0, 500)).ok());
+    ASSERT_TRUE(first->Commit().ok());
+    ASSERT_TRUE(table_->Refresh().ok());
+  }
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      table_->NewCommitter(*plan, WriteOperation::kAppend));
+  ASSERT_TRUE(committer->Add(write(0, 1, 0)).ok());
+  (void)write(0, 2, 100);  // a speculative twin of task 0: its message never arrives
+  (void)write(1, 3, 200);  // a worker killed after writing
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  const fs::path outside = directory_.path() / "outside";
+  fs::create_directories(outside);
+  const fs::path target = outside / "theirs.parquet";
+  std::ofstream(target) << "theirs";
+  const fs::path link = data / ("00009-9-" + plan->operation_id + "-00001.parquet");
+  fs::create_symlink(target, link);
+  const fs::path other =
+      data / ("00001-0-00000000-0000-0000-0000-000000000000-00001.parquet");
+  std::ofstream(other) << "x";
+  const auto before = Files(data);
+  size_t lost = 0;  // the files of attempts 2 and 3
+  for (const auto& [path, size] : before) {
+    const std::string name = fs::path(path).filename().string();
+    if (name.find("-2-" + plan->operation_id) != std::string::npos ||
+        name.find("-3-" + plan->operation_id) != std::string::npos)
+      ++lost;
+  }
+  ASSERT_GE(lost, 2u);
+  FLOE_ASSIGN_OR_FAIL(auto report, committer->Commit());
+  EXPECT_EQ(committer->unreported_deleted(), static_cast<int64_t>(lost));
+  const auto after = Files(data);
+  EXPECT_EQ(before.size() - after.size(), lost);
+  for (const auto& [path, size] : after) {
+    EXPECT_EQ(path.find("-2-" + plan->operation_id), std::string::npos) << path;
+    EXPECT_EQ(path.find("-3-" + plan->operation_id), std::string::npos) << path;
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::exists(target));
+  EXPECT_TRUE(fs::exists(other));
+  // Both commits' rows read back, once each.
+  auto ids = ReadIds();
+  EXPECT_EQ(ids.size(), 50u);
+  EXPECT_TRUE(ids.count(0) && ids.count(500));
+  EXPECT_EQ(report.state.metadata->snapshots.size(), 2u);
+}
+
+// A caller's summary properties reach the snapshot; a key floe computes is refused.
+TEST_F(SplitWriteTest, SummaryPropertiesReachTheSnapshotButNotComputedKeys) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      table_->NewCommitter(*plan, WriteOperation::kAppend));
+  ASSERT_TRUE(committer->SetSummaryProperty("spark.app.id", "local-1").ok());
+  for (const char* key : {"added-records", "total-data-files", "engine-name",
+                          "partitions.region=eu", "replace-partitions", ""}) {
+    auto status = committer->SetSummaryProperty(key, "1");
+    EXPECT_EQ(KindOf(status), ErrorKind::kInvalidInput) << key;
+  }
+  FLOE_ASSIGN_OR_FAIL(auto report, committer->Commit());
+  EXPECT_EQ(report.snapshot->summary.Get("spark.app.id"), "local-1");
+  EXPECT_EQ(report.snapshot->summary.Get("engine-name"), "floe");
+}
+
+// A plan carries the snapshot it was made on; a dynamic overwrite committed from another
+// process (a committer made on a freshly loaded table) still sees the concurrent append
+// to the partition it replaces, and fails validation.
+TEST_F(SplitWriteTest, AnOverwriteValidatesFromThePlansSnapshotWhereverItCommits) {
+  AppendThroughSplitWrite(0, 10);
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  ASSERT_TRUE(plan->base_snapshot_id.has_value());
+  EXPECT_EQ(*plan->base_snapshot_id, table_->metadata()->CurrentSnapshot()->snapshot_id);
+  FLOE_ASSIGN_OR_FAIL(auto travelled, WritePlan::Deserialize(plan->Serialize()));
+  EXPECT_EQ(travelled->base_snapshot_id, plan->base_snapshot_id);
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(travelled, table_->io(), 0, 0));
+  ASSERT_TRUE(task->Write(Batch(*arrow_schema_, 100, 10)).ok());
+  FLOE_ASSIGN_OR_FAIL(auto message, task->Finish());
+  AppendThroughSplitWrite(200, 10);  // a concurrent append into the same partitions
+  FLOE_ASSIGN_OR_FAIL(auto fresh, Table::Load(catalog_, {{"db"}, "t"}));
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      fresh->NewCommitter(*travelled, WriteOperation::kDynamicOverwrite));
+  ASSERT_TRUE(committer->Add(message).ok());
+  task->Acknowledge();
+  auto report = committer->Commit();
+  EXPECT_EQ(KindOf(report.status()), ErrorKind::kValidationFailed) << report.status();
+  EXPECT_EQ(ReadIds().size(), 20u);
+}
+
+// The split overwrite by filter: the plan carries the filter, a partial match fails at
+// plan time, the committer replaces the matching files, and an abort-only committer
+// deletes a failed job's files without checking anything.
+TEST_F(SplitWriteTest, AnOverwriteByFilterReplacesTheMatchingFiles) {
+  AppendThroughSplitWrite(0, 18);  // regions r0..r8, two rows each
+  WritePlanOptions partial;
+  partial.row_filter = "id < 3";
+  EXPECT_EQ(KindOf(table_->PlanWrite({}, partial).status()),
+            ErrorKind::kValidationFailed);
+  WritePlanOptions options;
+  options.row_filter = "region = 'r1'";
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, options));
+  FLOE_ASSIGN_OR_FAIL(auto travelled, WritePlan::Deserialize(plan->Serialize()));
+  EXPECT_EQ(travelled->row_filter, "region = 'r1'");
+  EXPECT_EQ(KindOf(table_->NewCommitter(*plan, WriteOperation::kAppend).status()),
+            ErrorKind::kInvalidInput);
+  FLOE_ASSIGN_OR_FAIL(auto task, MakeWriteTask(travelled, table_->io(), 0, 0));
+  // Rows 100, 109 and 118 fall in r1 (i % 9 == 1).
+  std::shared_ptr<arrow::RecordBatch> batch = Batch(*arrow_schema_, 100, 1);
+  ASSERT_TRUE(task->Write(batch).ok());
+  FLOE_ASSIGN_OR_FAIL(auto message, task->Finish());
+  FLOE_ASSIGN_OR_FAIL(auto aborter,
+                      table_->NewCommitter(*travelled, WriteOperation::kAbortOnly));
+  EXPECT_EQ(KindOf(aborter->Commit().status()), ErrorKind::kInvalidInput);
+  FLOE_ASSIGN_OR_FAIL(
+      auto committer,
+      table_->NewCommitter(*travelled, WriteOperation::kOverwriteByFilter));
+  ASSERT_TRUE(committer->Add(message).ok());
+  task->Acknowledge();
+  FLOE_ASSIGN_OR_FAIL(auto report, committer->Commit());
+  EXPECT_EQ(report.snapshot->summary.operation, "overwrite");
+  EXPECT_EQ(report.snapshot->summary.Get("deleted-records"), "2");
+  auto ids = ReadIds();
+  EXPECT_EQ(ids.size(), 17u);
+  EXPECT_FALSE(ids.count(1) || ids.count(10));
+  EXPECT_TRUE(ids.count(100));
+  // Every row a task writes must match: the check the task's driver makes.
+  FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter("region = 'r1'"),
+                                       *table_->metadata()->CurrentSchema()));
+  int64_t offset = 0;
+  EXPECT_TRUE(CheckRowsMatchFilter(*bound, *Batch(*arrow_schema_, 1, 1), &offset).ok());
+  auto stray = CheckRowsMatchFilter(*bound, *Batch(*arrow_schema_, 1, 3), &offset);
+  EXPECT_EQ(KindOf(stray), ErrorKind::kInvalidInput);
+  EXPECT_NE(stray.message().find("row 3 of the input"), std::string::npos) << stray;
+}
+
+// A scan restricted to some of the snapshot's files plans and reads only those.
+TEST_F(SplitWriteTest, AScanOfChosenFilesReadsOnlyThem) {
+  AppendThroughSplitWrite(0, 10);
+  AppendThroughSplitWrite(100, 10);
+  FLOE_ASSIGN_OR_FAIL(auto all, table_->NewScan({}));
+  FLOE_ASSIGN_OR_FAIL(auto tasks, all->PlanFiles());
+  ASSERT_GE(tasks.size(), 2u);
+  ScanOptions options;
+  options.files = {tasks[0].file.file_path, "/not/in/the/table.parquet"};
+  FLOE_ASSIGN_OR_FAIL(auto one, table_->NewScan(options));
+  FLOE_ASSIGN_OR_FAIL(auto planned, one->PlanFiles());
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].file.file_path, tasks[0].file.file_path);
+  FLOE_ASSIGN_OR_FAIL(auto reader, one->ToRecordBatchReader());
+  FLOE_ASSIGN_OR_FAIL(auto rows, reader->ToTable());
+  EXPECT_EQ(rows->num_rows(), tasks[0].file.record_count);
 }
 
 // Creating a table that exists is AlreadyExists, also once the table holds data files

@@ -84,6 +84,9 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
                       plan->sort_order ? *plan->sort_order : *SortOrder::Unsorted(),
                       plan->properties));
   plan->operation_id = Uuid::Random(plan_options.env).ToString();
+  if (auto current = metadata.CurrentSnapshot())
+    plan->base_snapshot_id = current->snapshot_id;
+  plan->row_filter = plan_options.row_filter;
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
 
@@ -116,6 +119,8 @@ std::string WritePlan::Serialize() const {
   json["mode"] = std::string(WriterModeName(mode));
   json["target-file-size-bytes"] = target_file_size_bytes;
   json["operation-id"] = operation_id;
+  if (base_snapshot_id) json["base-snapshot-id"] = *base_snapshot_id;
+  if (!row_filter.empty()) json["row-filter"] = row_filter;
   json["task-buffer-budget-bytes"] = task_buffer_budget_bytes;
   json["distribution"] = std::string(DistributionName(distribution));
   json["task-sort-run-bytes"] = task_sort_run_bytes;
@@ -150,6 +155,9 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     }
     plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
     plan->operation_id = json.at("operation-id").get<std::string>();
+    if (json.contains("base-snapshot-id") && !json["base-snapshot-id"].is_null())
+      plan->base_snapshot_id = json["base-snapshot-id"].get<int64_t>();
+    plan->row_filter = json.value("row-filter", std::string());
     plan->task_buffer_budget_bytes =
         json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
     std::string distribution = json.value("distribution", std::string("none"));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "arrow/result.h"
@@ -42,6 +43,9 @@ struct WritePlanOptions {
   int64_t memory_limit = 0;
   /// Draws the operation id (a table's commits use its catalog's Env).
   Env* env = Env::Default();
+  /// An overwrite by filter: the filter (`--where` syntax) whose rows the write
+  /// replaces; every row the tasks write must match it (WritePlan::row_filter).
+  std::string row_filter;
 };
 
 /// Immutable; share as std::shared_ptr<const WritePlan>.
@@ -58,6 +62,15 @@ struct WritePlan {
   int64_t target_file_size_bytes = 536870912;
   /// Embedded in every data file name, so files of different writes never collide.
   std::string operation_id;
+  /// The table's current snapshot when the plan was made (none for an empty table): the
+  /// committer validates an overwrite against the commits since, wherever it runs.
+  std::optional<int64_t> base_snapshot_id;
+  /// For an overwrite by filter, the filter (`--where` syntax) whose rows it replaces:
+  /// whoever drives the tasks checks that every row they write matches it
+  /// (CheckRowsMatchFilter in table/table.h; the Python binding's WriteTask does), and
+  /// the committer of WriteOperation::kOverwriteByFilter deletes the files it matches.
+  /// Empty otherwise.
+  std::string row_filter;
   /// The bytes of rows a task's open files may buffer together before the largest row
   /// groups are written out early (0: no budget), so a fanout task's memory stays bounded
   /// however long its input. Make sets it to write.parquet.row-group-size-bytes: all

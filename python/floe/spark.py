@@ -1,0 +1,553 @@
+"""floe as a Spark data source: Spark's executors write with floe's tasks, the driver
+commits once.
+
+Spark 4's Python Data Source API has the split write's shape: ``writer()`` runs once on
+the driver, ``write()`` once per Spark task on the executors (each returning a commit
+message), ``commit(messages)`` or ``abort(messages)`` once on the driver. floe's data
+source maps it one to one (DESIGN.md, "Spark")::
+
+    import floe.spark
+    floe.spark.register(spark)
+    df.write.format("floe").mode("append").save("db.events")
+    floe.spark.write(df, "db.events")   # the same, with the table's distribution
+    spark.read.format("floe").load("db.events")
+
+Options (all strings, as ``.option(key, value)``):
+
+- the table: ``.save("db.t")`` / ``.load("db.t")``, or ``table``;
+- the catalog, as the ``floe`` command takes it: ``catalog`` (a URI), ``warehouse``,
+  ``catalog-name`` and ``catalog.<property>`` (a catalog property such as a REST
+  catalog's ``token``; values are never printed). Without them: ``$FLOE_CATALOG``,
+  ``$FLOE_WAREHOUSE``, else ``./warehouse`` on the driver;
+- writes: ``write.*`` table properties and ``isolation-level``, overlaid on the table's
+  properties for this write as iceberg-java's write options are;
+  ``snapshot-property.<key>`` adds ``<key>`` to the snapshot summary;
+- reads: ``snapshot-id``, ``as-of-timestamp`` (ms since the epoch) and ``where`` (a floe
+  filter, applied by floe's scan: Spark 4.0's Python data sources cannot receive Spark's
+  pushed filters);
+- ``where`` with ``mode("overwrite")``: the rows matching the filter are replaced
+  (iceberg-java's overwriteByRowFilter); every new row must match it, and a data file
+  holding both matching and other rows fails the write on the driver.
+
+``mode("append")`` appends; ``mode("overwrite")`` replaces the partitions the new rows
+fall in (Spark's Iceberg writer under ``partitionOverwriteMode=dynamic``; on an
+unpartitioned table that is every row, and a DataFrame of no rows commits nothing, as
+there). A write the eligibility gate declines raises on the driver before any task
+runs, with the gate's reasons; nothing is written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark import TaskContext
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    DataSourceStreamWriter,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+from pyspark.sql.types import StructType
+
+from ._catalog import Catalog, Table
+from ._errors import InvalidInputError
+from ._write import WritePlan, WriteTask
+
+__all__ = ["FloeDataSource", "FloeCommitMessage", "register", "write", "distribute"]
+
+#: The summary keys iceberg-java's Spark writer records (SparkWrite): the application,
+#: and for a streaming write the query and its epoch (batch id).
+APP_ID_PROPERTY = "spark.app.id"
+QUERY_ID_PROPERTY = "spark.sql.streaming.queryId"
+EPOCH_ID_PROPERTY = "spark.sql.streaming.epochId"
+
+_CATALOG_KEYS = ("catalog", "warehouse", "catalog-name")
+_READ_KEYS = ("snapshot-id", "as-of-timestamp", "where")
+_WRITE_KEYS = ("isolation-level",)
+#: Spark's own options, which reach the data source too (lowercased).
+_SPARK_KEYS = ("checkpointlocation",)
+
+
+def register(spark: SparkSession) -> None:
+    """Registers floe's data source with `spark` as format ``"floe"``.
+
+    Prefer this to ``spark.dataSource.register(FloeDataSource)``: the class registered
+    here knows the application's id, which every snapshot it commits records
+    (``spark.app.id``, as Spark's Iceberg writer records it); Spark tells a Python data
+    source's driver-side worker nothing of the kind."""
+    bound = type(
+        "FloeDataSource",
+        (FloeDataSource,),
+        {"_app_id": str(spark.sparkContext.applicationId), "__module__": __name__},
+    )
+    spark.dataSource.register(bound)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The table a data source instance reads or writes, and how to reach its catalog.
+    Picklable; its repr never shows catalog property values."""
+
+    identifier: str
+    uri: str | None
+    warehouse: str | None
+    catalog_name: str | None
+    properties: tuple[tuple[str, str], ...]
+
+    def catalog(self) -> Catalog:
+        return Catalog(self.uri, self.warehouse, self.catalog_name, **dict(self.properties))
+
+    def load(self) -> Table:
+        return self.catalog().load_table(self.identifier)
+
+    def __repr__(self) -> str:
+        keys = ", ".join(key for key, _ in self.properties)
+        return f"_Target({self.identifier!r}, catalog properties: [{keys}])"
+
+
+@dataclass(frozen=True)
+class _Options:
+    target: _Target
+    write: dict[str, str]
+    summary: dict[str, str]
+    read: dict[str, str]
+
+
+def _parse_options(options: Mapping[str, str]) -> _Options:
+    identifier = options.get("table") or options.get("path")
+    if not identifier:
+        raise InvalidInputError(
+            "floe's data source needs a table: .save('db.table'), .load('db.table') or "
+            ".option('table', 'db.table')"
+        )
+    write: dict[str, str] = {}
+    summary: dict[str, str] = {}
+    read: dict[str, str] = {}
+    properties: list[tuple[str, str]] = []
+    for key, value in options.items():
+        if key in ("table", "path") or key in _CATALOG_KEYS or key in _SPARK_KEYS:
+            continue
+        if key.startswith("catalog."):
+            properties.append((key[len("catalog."):], value))
+        elif key.startswith("write.") or key in _WRITE_KEYS:
+            write[key] = value
+        elif key.startswith("snapshot-property."):
+            summary[key[len("snapshot-property."):]] = value
+        elif key in _READ_KEYS:
+            read[key] = value
+        else:
+            raise InvalidInputError(
+                f"floe's data source has no option '{key}' (it takes table, catalog, "
+                "warehouse, catalog-name, catalog.<property>, write.<property>, "
+                "isolation-level, snapshot-property.<key>, snapshot-id, as-of-timestamp "
+                "and where)"
+            )
+    warehouse = options.get("warehouse")
+    if warehouse and "://" not in warehouse and not warehouse.startswith("file:"):
+        warehouse = os.path.abspath(warehouse)  # the driver's, as the tasks never need it
+    target = _Target(
+        identifier=str(identifier),
+        uri=options.get("catalog"),
+        warehouse=warehouse,
+        catalog_name=options.get("catalog-name"),
+        properties=tuple(sorted(properties)),
+    )
+    return _Options(target, write, summary, read)
+
+
+@dataclass(frozen=True)
+class FloeCommitMessage(WriterCommitMessage):
+    """What one Spark task hands the driver: floe's TaskCommit bytes (the files written
+    and every location opened) and who wrote them."""
+
+    task_commit: bytes
+    partition_id: int
+    attempt_id: int
+    rows: int
+    #: The streaming query's id (Spark's local property), for a streaming write.
+    query_id: str | None = None
+
+
+class FloeDataSource(DataSource):
+    """The data source ``"floe"`` (register it with :func:`register`)."""
+
+    #: The Spark application's id, set by :func:`register` (None when registered directly).
+    _app_id: str | None = None
+
+    @classmethod
+    def name(cls) -> str:
+        return "floe"
+
+    def __init__(self, options: dict[str, str]) -> None:
+        super().__init__(options)
+        self._parsed = _parse_options(options)
+
+    def schema(self) -> StructType:
+        table = self._parsed.target.load()
+        return _spark_schema(_read_schema(table, self._parsed.read))
+
+    def writer(self, schema: StructType, overwrite: bool) -> FloeBatchWriter:
+        return FloeBatchWriter(self._parsed, schema, overwrite, self._app_id)
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> FloeStreamWriter:
+        if overwrite:
+            raise InvalidInputError(
+                "floe's stream writer appends (outputMode 'append'); it cannot overwrite"
+            )
+        return FloeStreamWriter(self._parsed, schema, False, self._app_id)
+
+    def reader(self, schema: StructType) -> FloeReader:
+        return FloeReader(self._parsed, schema)
+
+
+def _plan(parsed: _Options, schema: StructType, overwrite: bool) -> WritePlan:
+    """Plans the write on the driver: the gate runs here (a decline raises with its
+    reasons before any task runs), and the Spark schema is conformed to the table's the
+    way each task will conform its rows, so that a missing required column or an unsafe
+    cast fails here too, with nothing written."""
+    table = parsed.target.load()
+    where = parsed.read.get("where")
+    if where is not None and not overwrite:
+        raise InvalidInputError(
+            "option 'where' replaces the rows matching it: write with mode('overwrite')"
+        )
+    if where is not None:
+        plan = table.plan_write(parsed.write, "overwrite", where=where)
+    else:
+        plan = table.plan_write(parsed.write, "dynamic-overwrite" if overwrite else "append")
+    empty = to_arrow_schema(schema).empty_table()
+    probe = WriteTask(plan, 0, 0)
+    try:
+        probe.write(empty)  # no rows: no file is opened
+    finally:
+        probe.abort()
+    return plan
+
+
+def _task_ids() -> tuple[int, int]:
+    """Spark's partition id, and its task attempt id, unique across the application: a
+    retried or speculative attempt, or a later micro-batch, never reuses a file name."""
+    context = TaskContext.get()
+    if context is None:
+        raise RuntimeError("floe's Spark writer runs inside a Spark task")
+    return context.partitionId(), context.taskAttemptId()
+
+
+def _write_task(plan: WritePlan, batches: Iterator[pa.RecordBatch]) -> FloeCommitMessage:
+    partition_id, attempt_id = _task_ids()
+    rows = 0
+    # A task owns its files until finish(): an exception, or the Python worker being
+    # stopped, deletes them (a SIGKILL leaves them to the driver's sweep by operation id).
+    batches = iter(batches)
+    with WriteTask(plan, partition_id, attempt_id) as task:
+        first = next(batches, None)
+        if first is not None:
+            reader = pa.RecordBatchReader.from_batches(
+                first.schema, itertools.chain([first], batches)
+            )
+            rows = task.write(reader)
+        message = task.finish()
+    context = TaskContext.get()
+    query_id = context.getLocalProperty("sql.streaming.queryId") if context else None
+    return FloeCommitMessage(message, partition_id, attempt_id, rows, query_id)
+
+
+class FloeBatchWriter(DataSourceArrowWriter):
+    """A batch write: planned once on the driver, one floe WriteTask per Spark task,
+    one commit on the driver. Pickled to the executors with the plan inside."""
+
+    def __init__(
+        self, parsed: _Options, schema: StructType, overwrite: bool, app_id: str | None
+    ) -> None:
+        self._parsed = parsed
+        self._plan = _plan(parsed, schema, overwrite)
+        self._app_id = app_id
+
+    @property
+    def plan(self) -> WritePlan:
+        return self._plan
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> FloeCommitMessage:
+        return _write_task(self._plan, iterator)
+
+    def _committer(
+        self, messages: Sequence[WriterCommitMessage | None], abort_only: bool = False
+    ) -> Any:
+        table = self._parsed.target.load()
+        committer = table.new_committer(self._plan, abort_only=abort_only)
+        for message in messages:
+            if isinstance(message, FloeCommitMessage):
+                committer.add(message.task_commit)
+        return committer
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        committer = self._committer(messages)
+        try:
+            _summarize(committer, self._parsed.summary, self._app_id)
+        except BaseException:
+            committer.abort()
+            raise
+        committer.commit()
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._committer(messages, abort_only=True).abort()
+
+
+class FloeStreamWriter(FloeBatchWriter, DataSourceStreamWriter):
+    """A streaming write: one snapshot per micro-batch, exactly once across restarts.
+
+    Each commit records the query id and the epoch (batch id) in the snapshot summary,
+    as Iceberg's own Spark streaming sink does; a replayed epoch that the table already
+    holds commits nothing and deletes the replay's files. One plan serves the query;
+    task attempt ids are unique across the application, so batches never share a file
+    name.
+    """
+
+    def commit(  # type: ignore[override]
+        self, messages: list[WriterCommitMessage | None], batchId: int
+    ) -> None:
+        query_ids = {
+            m.query_id for m in messages if isinstance(m, FloeCommitMessage) and m.query_id
+        }
+        if len(query_ids) > 1:
+            raise InvalidInputError(f"micro-batch {batchId} has tasks of several queries")
+        query_id = query_ids.pop() if query_ids else None
+        committer = self._committer(messages)
+        try:
+            table = self._parsed.target.load()
+            if query_id is not None and _epoch_committed(table, query_id, batchId):
+                committer.abort()  # a replay of a committed epoch: its rows are there
+                return
+            summary = dict(self._parsed.summary)
+            if query_id is not None:
+                summary[QUERY_ID_PROPERTY] = query_id
+                summary[EPOCH_ID_PROPERTY] = str(batchId)
+            _summarize(committer, summary, self._app_id)
+        except BaseException:
+            committer.abort()
+            raise
+        committer.commit()
+
+    def abort(  # type: ignore[override]
+        self, messages: list[WriterCommitMessage | None], batchId: int
+    ) -> None:
+        self._committer(messages, abort_only=True).abort()
+
+
+def _epoch_committed(table: Table, query_id: str, epoch: int) -> bool:
+    """True when a snapshot of the table's current history records this query's epoch
+    (iceberg-java's streaming sink looks the same way, newest first)."""
+    by_id = {s.snapshot_id: s for s in table.snapshots()}
+    snapshot = table.current_snapshot()
+    while snapshot is not None:
+        summary = snapshot.summary
+        if summary.get(QUERY_ID_PROPERTY) == query_id:
+            return int(summary.get(EPOCH_ID_PROPERTY, "-1")) >= epoch
+        parent = snapshot.parent_snapshot_id
+        snapshot = by_id.get(parent) if parent is not None else None
+    return False
+
+
+def _summarize(committer: Any, summary: Mapping[str, str], app_id: str | None) -> None:
+    for key, value in summary.items():
+        committer.set_summary_property(key, value)
+    if app_id:
+        committer.set_summary_property(APP_ID_PROPERTY, app_id)
+
+
+# ---- Reading --------------------------------------------------------------------------
+
+
+def _read_schema(table: Table, read: Mapping[str, str]) -> pa.Schema:
+    scan = _scan(table, read, files=None, snapshot_id=None)
+    return scan.schema()
+
+
+def _spark_schema(schema: pa.Schema) -> StructType:
+    return from_arrow_schema(schema, prefer_timestamp_ntz=True)
+
+
+def _scan(
+    table: Table, read: Mapping[str, str], files: list[str] | None, snapshot_id: int | None
+) -> Any:
+    def number(key: str) -> int | None:
+        text = read.get(key)
+        if text is None:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise InvalidInputError(f"option '{key}' must be an integer, not {text!r}")
+
+    if snapshot_id is None:
+        snapshot_id = number("snapshot-id")
+    return table.scan(
+        where=read.get("where"), snapshot_id=snapshot_id, as_of=number("as-of-timestamp")
+        if snapshot_id is None else None, files=files,
+    )
+
+
+@dataclass(frozen=True)
+class _FilePartition(InputPartition):
+    """One Spark input partition: a data file of the snapshot (None: an empty table)."""
+
+    file_path: str | None
+
+
+class FloeReader(DataSourceReader):
+    """A batch read: the driver plans floe's file tasks (one Spark partition per data
+    file, pruned by floe's filter), each executor reads its file with floe's scan and
+    yields Arrow batches. Every task reads the snapshot the driver planned."""
+
+    def __init__(self, parsed: _Options, schema: StructType) -> None:
+        self._parsed = parsed
+        table = parsed.target.load()
+        scan = _scan(table, parsed.read, files=None, snapshot_id=None)
+        self._snapshot_id = scan.snapshot_id
+        self._files = [str(f["file_path"]) for f in scan.plan_files()]
+
+    def partitions(self) -> Sequence[InputPartition]:
+        return [_FilePartition(path) for path in self._files] or [_FilePartition(None)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        path = getattr(partition, "file_path", None)
+        if path is None or self._snapshot_id is None:
+            return
+        table = self._parsed.target.load()
+        scan = _scan(table, self._parsed.read, files=[path], snapshot_id=self._snapshot_id)
+        yield from scan.to_reader()
+
+
+# ---- Distribution ---------------------------------------------------------------------
+
+
+def distribute(df: DataFrame, table: Table, options: Mapping[str, str] | None = None) -> DataFrame:
+    """`df` repartitioned as Spark's Iceberg writer requests for `table`: with a hash
+    distribution (the default on a partitioned table) each table partition's rows go to
+    one Spark task, so floe writes as many files per partition as Spark's writer would.
+    ``write.distribution-mode=none`` (in `options` or the table's properties), or an
+    unpartitioned table, keeps `df` as it is."""
+    properties = {**table.properties, **(options or {})}
+    mode = properties.get("write.distribution-mode", "hash")
+    fields = table.spec().get("fields", [])
+    if mode == "none" or not fields:
+        return df
+    names = _column_names(table.schema())
+    keys = []
+    for field in fields:
+        source = names[int(field["source-id"])]
+        transform = str(field["transform"])
+        if transform == "void":
+            continue
+        keys.append(_partition_key(table, source, transform))
+    return df.repartition(*keys) if keys else df
+
+
+def _column_names(schema: pa.Schema) -> dict[int, str]:
+    """Field id -> full dotted name, through structs."""
+    out: dict[int, str] = {}
+
+    def visit(field: pa.Field, prefix: str) -> None:
+        name = prefix + field.name
+        metadata = field.metadata or {}
+        if b"PARQUET:field_id" in metadata:
+            out[int(metadata[b"PARQUET:field_id"])] = name
+        if pa.types.is_struct(field.type):
+            for child in field.type:
+                visit(child, name + ".")
+
+    for field in schema:
+        visit(field, "")
+    return out
+
+
+def _partition_key(table: Table, source: str, transform: str) -> Any:
+    """A Spark column equal for two rows exactly when the partition field is."""
+    column = F.col(source)
+    if transform == "identity":
+        return column
+    if transform in ("year", "month", "day", "hour"):
+        return F.date_trunc(transform, column)
+    # bucket[N] and truncate[W]: floe's own kernels, so the grouping is the partitioning.
+    from pyspark.sql.pandas.functions import pandas_udf
+
+    import pandas as pd  # type: ignore[import-untyped]
+
+    transformer = _Transformer(table.column_schema_json(source), transform)
+
+    def partition_value(values: Any) -> Any:
+        return transformer(values)
+
+    # Series to Series: a scalar pandas UDF (the annotations say so to Spark).
+    partition_value.__annotations__ = {"values": pd.Series, "return": pd.Series}
+    result_type = "int" if transform.startswith("bucket") else "string"
+    return pandas_udf(partition_value, result_type)(column)  # type: ignore[call-overload]
+
+
+class _Transformer:
+    """Picklable: applies one partition transform on an executor with floe's kernel (no
+    catalog needed there). A truncated value is returned as text (equal exactly when the
+    values are): only equality matters for the grouping."""
+
+    def __init__(self, schema_json: str, transform: str) -> None:
+        self._schema_json = schema_json
+        self._transform = transform
+
+    def __call__(self, values: Any) -> Any:
+        import pandas as pd
+
+        from ._catalog import apply_transform
+
+        result = apply_transform(self._schema_json, self._transform, pa.array(values))
+        if self._transform.startswith("bucket"):
+            return pd.Series(result.to_pylist(), dtype="Int32")
+        return pd.Series([None if v is None else str(v) for v in result.to_pylist()],
+                         dtype="object")
+
+
+def write(
+    df: DataFrame,
+    table: str,
+    *,
+    mode: str = "append",
+    options: Mapping[str, str] | None = None,
+    catalog: str | None = None,
+    warehouse: str | None = None,
+    catalog_name: str | None = None,
+    catalog_properties: Mapping[str, str] | None = None,
+) -> None:
+    """Writes `df` into `table` with floe's data source after distributing it as Spark's
+    Iceberg writer would (:func:`distribute`). `mode` is ``"append"`` or
+    ``"overwrite"`` (see the module's docs)."""
+    if mode not in ("append", "overwrite"):
+        raise InvalidInputError(f"mode must be 'append' or 'overwrite', not {mode!r}")
+    all_options: dict[str, str] = dict(options or {})
+    if catalog is not None:
+        all_options["catalog"] = catalog
+    if warehouse is not None:
+        all_options["warehouse"] = warehouse
+    if catalog_name is not None:
+        all_options["catalog-name"] = catalog_name
+    for key, value in (catalog_properties or {}).items():
+        all_options["catalog." + key] = value
+    parsed = _parse_options({**all_options, "table": table})
+    floe_table = parsed.target.load()
+    spark = df.sparkSession
+    register(spark)
+    (
+        distribute(df, floe_table, parsed.write)
+        .write.format("floe")
+        .options(**all_options)
+        .mode(mode)
+        .save(table)
+    )

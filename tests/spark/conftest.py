@@ -1,0 +1,88 @@
+"""Fixtures for the Spark data source's tests: one local Spark session per test module
+(local[2], tasks retried up to 4 times) with Spark's own Iceberg catalog over floe's
+SQLite catalog (iceberg-java's JdbcCatalog on the same file), so every table floe's data
+source writes is read back by Spark's Iceberg reader, and Spark's Iceberg writer writes
+the sibling tables floe is compared with."""
+
+import os
+import pathlib
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE.parents[0] / "data"))  # extremes
+sys.path.insert(0, str(HERE.parents[0] / "interop"))  # arrow_compare
+
+import floe  # noqa: E402  (the package installed in .venv)
+
+JARS = ROOT / "build" / "spark-jars"
+ICEBERG_RUNTIME = JARS / "iceberg-spark-runtime-4.0_2.13-1.11.0.jar"
+SQLITE_JDBC = JARS / "sqlite-jdbc-3.54.1.0.jar"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _installed_package():
+    assert "site-packages" in floe.__file__, floe.__file__
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    path = tmp_path_factory.mktemp("warehouse")
+    floe.Catalog(warehouse=str(path)).list_namespaces()  # the catalog's tables exist
+    return path
+
+
+@pytest.fixture(scope="module")
+def spark(warehouse):
+    """The module's Spark session. Its Iceberg catalog is named "floe", as floe's rows
+    in the shared SQLite catalog are keyed."""
+    from pyspark.sql import SparkSession
+
+    for jar in (ICEBERG_RUNTIME, SQLITE_JDBC):
+        assert jar.is_file(), f"{jar} is missing: run scripts/bootstrap.sh"
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers import the installed floe
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2,4]")
+        .appName(f"floe-tests-{pathlib.Path(os.environ.get('PYTEST_CURRENT_TEST', 'x')).stem}")
+        .config("spark.jars", f"{ICEBERG_RUNTIME},{SQLITE_JDBC}")
+        .config("spark.sql.extensions",
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.floe.type", "jdbc")
+        .config("spark.sql.catalog.floe.uri", f"jdbc:sqlite:{warehouse / 'catalog.db'}")
+        .config("spark.sql.catalog.floe.warehouse", f"file:{warehouse}")
+        # Every read loads the table's current metadata (floe commits behind Spark's back).
+        .config("spark.sql.catalog.floe.cache-enabled", "false")
+        .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.python.worker.reuse", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    import floe.spark
+
+    floe.spark.register(session)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def catalog(warehouse):
+    return floe.Catalog(warehouse=str(warehouse))
+
+
+def files_under(directory: pathlib.Path) -> dict:
+    """Every regular file below `directory`, with the hash of its bytes."""
+    import hashlib
+
+    return {
+        str(p): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(pathlib.Path(directory).rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
