@@ -84,15 +84,33 @@ arrow::Result<CommitReport> Committer::Commit() {
 int Committer::Abort() {
   std::lock_guard<std::mutex> lock(mutex_);
   done_ = true;
+  std::set<std::string> committed;
+  if (abort_only_ && referenced_) {
+    // Made for a job that failed, perhaps after a commit whose outcome was unknown
+    // (CommitStateUnknown) and went through after all: what the table references is
+    // committed and stays. When that cannot be read, nothing is deleted.
+    auto referenced = referenced_(base_);
+    if (!referenced.ok()) {
+      Log(LogLevel::kWarning,
+          "keeping the files of the aborted write to table " +
+              producer_->target().id.ToString() +
+              ": its metadata could not be read: " + referenced.status().message());
+      const int kept = static_cast<int>(owned_locations_.size());
+      owned_locations_.clear();
+      return kept;
+    }
+    committed = std::move(*referenced);
+  }
   int failures = 0;
   for (const auto& location : owned_locations_) {
+    if (committed.contains(CanonicalLocation(location))) continue;
     if (!DeleteBestEffort(*producer_->target().io, location, "", "of an aborted write"))
       ++failures;
   }
   owned_locations_.clear();
   if (!operation_id_.empty()) {
-    failures +=
-        DeleteUnreported(ListUnreported({}), "of an aborted write's unreported task");
+    failures += DeleteUnreported(ListUnreported(committed),
+                                 "of an aborted write's unreported task");
   }
   return failures;
 }

@@ -65,7 +65,11 @@ class Committer {
   ///    that another committer of the same plan committed.
   void DeleteUnreportedFiles(std::string operation_id, ReferencedLocations referenced);
 
-  /// From now on Commit fails (InvalidInput) and only Abort is possible.
+  /// From now on Commit fails (InvalidInput) and only Abort is possible. Such an Abort
+  /// (a failed job's, in a process other than the commit's) first reads what the table
+  /// references (DeleteUnreportedFiles' `referenced`) and keeps those files: a commit
+  /// whose outcome was unknown may have gone through. If that cannot be read, it deletes
+  /// nothing.
   void AbortOnly();
 
   /// A summary property of the commit (SnapshotProducer::SetSummaryProperty).

@@ -486,6 +486,44 @@ TEST_F(SplitWriteTest, AnOverwriteByFilterReplacesTheMatchingFiles) {
   EXPECT_NE(stray.message().find("row 3 of the input"), std::string::npos) << stray;
 }
 
+// A failed job's abort in another process (Spark calls abort after a commit that raised)
+// must not delete what a commit whose outcome was unknown did commit: the abort-only
+// committer keeps every file the table references and deletes the rest.
+TEST_F(SplitWriteTest, AnAbortOnlyCommitterKeepsWhatTheTableReferences) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  auto write = [&](int partition, int attempt, int64_t start) {
+    auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
+    EXPECT_TRUE(task.ok());
+    EXPECT_TRUE((*task)->Write(Batch(*arrow_schema_, start, 9)).ok());
+    auto message = (*task)->Finish();
+    EXPECT_TRUE(message.ok());
+    (*task)->Acknowledge();
+    return *message;
+  };
+  const std::string committed_message = write(0, 0, 0);
+  {
+    FLOE_ASSIGN_OR_FAIL(auto committer,
+                        table_->NewCommitter(*plan, WriteOperation::kAppend));
+    ASSERT_TRUE(committer->Add(committed_message).ok());
+    ASSERT_TRUE(committer->Commit().ok());  // as if its caller never learned it worked
+  }
+  // Written after that commit (so its sweep did not see it): an uncommitted message.
+  const std::string other_message = write(1, 1, 100);
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  const auto before = Files(data);
+  FLOE_ASSIGN_OR_FAIL(auto fresh, Table::Load(catalog_, {{"db"}, "t"}));
+  FLOE_ASSIGN_OR_FAIL(auto aborter,
+                      fresh->NewCommitter(*plan, WriteOperation::kAbortOnly));
+  ASSERT_TRUE(aborter->Add(committed_message).ok());
+  ASSERT_TRUE(aborter->Add(other_message).ok());
+  EXPECT_EQ(aborter->Abort(), 0);
+  const auto after = Files(data);
+  EXPECT_EQ(before.size() - after.size(), 9u);  // task 1's nine files (one per region)
+  for (const auto& [path, size] : after)
+    EXPECT_EQ(path.find("-1-" + plan->operation_id), std::string::npos) << path;
+  EXPECT_EQ(ReadIds().size(), 9u);  // the committed rows all read back
+}
+
 // A scan restricted to some of the snapshot's files plans and reads only those.
 TEST_F(SplitWriteTest, AScanOfChosenFilesReadsOnlyThem) {
   AppendThroughSplitWrite(0, 10);
