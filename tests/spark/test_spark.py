@@ -50,6 +50,16 @@ def _dataframe(spark, tmp_path: pathlib.Path, data: pa.Table, name: str, partiti
     return spark.read.parquet(str(path)).repartition(partitions, "id")
 
 
+def _siblings(catalog, stem: str, partition_by) -> tuple:
+    """Two empty tables of SCHEMA and `partition_by`: floe's data source writes the
+    first, Spark's Iceberg writer the second."""
+    catalog.create_namespace_if_not_exists("db")
+    names = (f"db.{stem}_floe", f"db.{stem}_spark")
+    for name in names:
+        catalog.create_table(name, SCHEMA, partition_by=partition_by)
+    return names
+
+
 def _options(warehouse) -> dict:
     return {"warehouse": str(warehouse)}
 
@@ -117,10 +127,7 @@ def _assert_floe_wrote(table: floe.Table, spark) -> None:
 @pytest.mark.parametrize("spec", list(SPECS))
 def test_append_reads_back_and_matches_sparks_iceberg_writer(spark, catalog, warehouse,
                                                             tmp_path, spec):
-    ours, theirs = f"db.append_{spec}_floe", f"db.append_{spec}_spark"
-    catalog.create_namespace_if_not_exists("db")
-    for name in (ours, theirs):
-        catalog.create_table(name, SCHEMA, partition_by=SPECS[spec])
+    ours, theirs = _siblings(catalog, f"append_{spec}", SPECS[spec])
     data = _data()
     df = _dataframe(spark, tmp_path, data, spec)
     assert df.rdd.getNumPartitions() >= 8
@@ -141,10 +148,7 @@ def test_append_reads_back_and_matches_sparks_iceberg_writer(spark, catalog, war
 
 def test_dataframe_writer_api_appends_and_overwrites_partitions(spark, catalog, warehouse,
                                                                 tmp_path):
-    ours, theirs = "db.modes_floe", "db.modes_spark"
-    catalog.create_namespace_if_not_exists("db")
-    for name in (ours, theirs):
-        catalog.create_table(name, SCHEMA, partition_by="region")
+    ours, theirs = _siblings(catalog, "modes", "region")
     first = _dataframe(spark, tmp_path, _data(200), "first")
     second = _dataframe(spark, tmp_path, _data(90, start=1000), "second").where(
         "region IN ('eu', 'Zürich')")
@@ -407,10 +411,7 @@ def test_where_replaces_the_rows_matching_a_filter_as_sparks_overwrite_does(
         spark, catalog, warehouse, tmp_path):
     from pyspark.sql import functions as F
 
-    ours, theirs = "db.where_floe", "db.where_spark"
-    catalog.create_namespace_if_not_exists("db")
-    for name in (ours, theirs):
-        catalog.create_table(name, SCHEMA, partition_by="region")
+    ours, theirs = _siblings(catalog, "where", "region")
     first = _dataframe(spark, tmp_path, _data(200), "where-first")
     replacement = _dataframe(spark, tmp_path, _data(40, start=3000), "where-new").where(
         "region = 'eu'")

@@ -36,13 +36,7 @@ arrow::Status SnapshotProducer::SetSummaryProperty(const std::string& key,
                      "snapshot summary property '" + key +
                          "' cannot be set: floe computes it for every snapshot");
   }
-  for (auto& entry : extra_summary_) {
-    if (entry.first == key) {
-      entry.second = value;
-      return arrow::Status::OK();
-    }
-  }
-  extra_summary_.emplace_back(key, value);
+  extra_summary_[key] = value;
   return arrow::Status::OK();
 }
 

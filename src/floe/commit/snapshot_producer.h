@@ -139,7 +139,7 @@ class SnapshotProducer {
   std::string commit_uuid_;
   int manifest_count_ = 0;
   std::vector<std::string> written_;
-  std::vector<std::pair<std::string, std::string>> extra_summary_;
+  std::map<std::string, std::string> extra_summary_;
 };
 
 }  // namespace floe

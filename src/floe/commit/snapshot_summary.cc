@@ -89,11 +89,15 @@ void SnapshotSummaryBuilder::RemovedFile(const DataFile& file,
 
 bool IsComputedSummaryKey(std::string_view key) {
   constexpr std::string_view kPrefixes[] = {
-      "added-",    "deleted-",   "removed-", "total-",          "changed-partition-count",
-      "partition", "manifests-", "engine-",  "iceberg-version", "replace-partitions",
-  };
+      "added-", "deleted-", "removed-", "total-", "manifests-", "engine-", "partitions."};
+  constexpr std::string_view kKeys[] = {"changed-partition-count",
+                                        "partition-summaries-included", "iceberg-version",
+                                        "replace-partitions"};
   for (std::string_view prefix : kPrefixes) {
     if (key.starts_with(prefix)) return true;
+  }
+  for (std::string_view computed : kKeys) {
+    if (key == computed) return true;
   }
   return false;
 }

@@ -87,8 +87,8 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
   const WriteOperation operation = options.replace_partitions
                                        ? WriteOperation::kDynamicOverwrite
                                        : WriteOperation::kAppend;
-  ARROW_ASSIGN_OR_RAISE(auto producer,
-                        NewProducer(operation, options.options, current_snapshot_id()));
+  ARROW_ASSIGN_OR_RAISE(
+      auto producer, NewProducer(operation, options.options, current_snapshot_id(), ""));
   // An append of no rows commits a snapshot, as iceberg-java's Spark writer and
   // pyiceberg do; a dynamic overwrite of none does not (iceberg-java's Spark writer:
   // "Dynamic overwrite is empty, skipping commit").
@@ -98,15 +98,34 @@ arrow::Result<AppendResult> Table::Append(arrow::RecordBatchReader& input,
 
 arrow::Result<std::unique_ptr<SnapshotProducer>> Table::NewProducer(
     WriteOperation operation, const PropertyMap& options,
-    std::optional<int64_t> read_snapshot_id) const {
-  if (operation == WriteOperation::kAppend) {
-    // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
-    return std::make_unique<FastAppend>(commit_target(), /*merge=*/true);
+    std::optional<int64_t> read_snapshot_id, const std::string& row_filter) const {
+  if (!row_filter.empty() && operation != WriteOperation::kOverwriteByFilter &&
+      operation != WriteOperation::kAbortOnly) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "a plan with a row filter commits as an overwrite by filter");
+  }
+  switch (operation) {
+    case WriteOperation::kAppend:
+      // table.newAppend() as iceberg-java's Spark writer commits it: a merge append.
+      return std::make_unique<FastAppend>(commit_target(), /*merge=*/true);
+    case WriteOperation::kAbortOnly:
+      return std::make_unique<FastAppend>(commit_target(), /*merge=*/false);
+    case WriteOperation::kDynamicOverwrite:
+    case WriteOperation::kOverwriteByFilter:
+      break;
   }
   std::string level = properties::kIsolationLevelOption.Get(options);
   ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
   auto overwrite = NewOverwrite(isolation, nullptr, read_snapshot_id);
-  overwrite->ReplacePartitions();
+  if (operation == WriteOperation::kDynamicOverwrite) {
+    overwrite->ReplacePartitions();
+  } else if (row_filter.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an overwrite by filter needs a plan made with a row filter");
+  } else {
+    ARROW_RETURN_NOT_OK(
+        DeleteFilesMatching(row_filter, overwrite.get(), nullptr).status());
+  }
   return overwrite;
 }
 
@@ -130,28 +149,9 @@ arrow::Result<std::unique_ptr<Committer>> Table::NewCommitter(
                      "the write plan is for the table at " + plan.table_location +
                          ", not " + id_.ToString() + " at " + state_.metadata->location);
   }
-  std::unique_ptr<SnapshotProducer> producer;
-  if (operation == WriteOperation::kOverwriteByFilter) {
-    if (plan.row_filter.empty()) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "an overwrite by filter needs a plan made with a row filter");
-    }
-    std::string level = properties::kIsolationLevelOption.Get(plan.properties);
-    ARROW_ASSIGN_OR_RAISE(auto isolation, ParseIsolationLevel(level, "isolation-level"));
-    auto overwrite = NewOverwrite(isolation, nullptr, plan.base_snapshot_id);
-    ARROW_RETURN_NOT_OK(
-        DeleteFilesMatching(plan.row_filter, overwrite.get(), nullptr).status());
-    producer = std::move(overwrite);
-  } else if (operation == WriteOperation::kAbortOnly) {
-    producer = std::make_unique<FastAppend>(commit_target(), /*merge=*/false);
-  } else {
-    if (!plan.row_filter.empty()) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "a plan with a row filter commits as an overwrite by filter");
-    }
-    ARROW_ASSIGN_OR_RAISE(producer,
-                          NewProducer(operation, plan.properties, plan.base_snapshot_id));
-  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto producer,
+      NewProducer(operation, plan.properties, plan.base_snapshot_id, plan.row_filter));
   auto committer = std::make_unique<Committer>(
       std::move(producer), state_,
       LocationProvider(plan.table_location, plan.properties).data_location());

@@ -188,10 +188,11 @@ class Table {
   arrow::Status CheckGate(const PropertyMap& options) const;
   /// The snapshot producer a write of `operation` commits with, `options` being the
   /// write's options (their isolation-level), validated against the commits since
-  /// `read_snapshot_id` (the snapshot the write was planned on).
+  /// `read_snapshot_id` (the snapshot the write was planned on); `row_filter` is the
+  /// plan's (an overwrite by filter's, whose matching files it deletes).
   arrow::Result<std::unique_ptr<SnapshotProducer>> NewProducer(
       WriteOperation operation, const PropertyMap& options,
-      std::optional<int64_t> read_snapshot_id) const;
+      std::optional<int64_t> read_snapshot_id, const std::string& row_filter) const;
   /// NotSupported naming the table, `what` floe declines to do to it and the gate's
   /// reasons, when `gate` declines; OK otherwise.
   arrow::Status Declined(const GateResult& gate, std::string_view what) const;

@@ -105,6 +105,19 @@ class SplitWriteTest : public ::testing::Test {
     ASSERT_TRUE(table_->Refresh().ok());
   }
 
+  // One task of `plan` writes rows [start, start + rows), finishes and is acknowledged
+  // (its files are whoever's holds the message): its message.
+  std::string FinishedTask(const std::shared_ptr<const WritePlan>& plan, int partition,
+                           int64_t attempt, int64_t start, int64_t rows) {
+    auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
+    EXPECT_TRUE(task.ok());
+    EXPECT_TRUE((*task)->Write(Batch(*arrow_schema_, start, rows)).ok());
+    auto message = (*task)->Finish();
+    EXPECT_TRUE(message.ok());
+    (*task)->Acknowledge();
+    return *message;
+  }
+
   testing::TempDirectory directory_;
   std::shared_ptr<Catalog> catalog_;
   std::shared_ptr<Table> table_;
@@ -343,13 +356,7 @@ TEST_F(SplitWriteTest, AbortDeletesUnreportedTaskFilesOfThisWriteOnly) {
 TEST_F(SplitWriteTest, CommitDeletesUnreportedTaskFilesItAndTheTableDoNotReference) {
   FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
   auto write = [&](int partition, int attempt, int64_t start) {
-    auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
-    EXPECT_TRUE(task.ok());
-    EXPECT_TRUE((*task)->Write(Batch(*arrow_schema_, start, 25)).ok());
-    auto message = (*task)->Finish();
-    EXPECT_TRUE(message.ok());
-    (*task)->Acknowledge();
-    return *message;
+    return FinishedTask(plan, partition, attempt, start, 25);
   };
   // A first committer of the plan commits task 5's files (a caller committing twice).
   {
@@ -406,14 +413,17 @@ TEST_F(SplitWriteTest, SummaryPropertiesReachTheSnapshotButNotComputedKeys) {
   FLOE_ASSIGN_OR_FAIL(auto committer,
                       table_->NewCommitter(*plan, WriteOperation::kAppend));
   ASSERT_TRUE(committer->SetSummaryProperty("spark.app.id", "local-1").ok());
+  ASSERT_TRUE(committer->SetSummaryProperty("partition-owner", "etl").ok());
   for (const char* key : {"added-records", "total-data-files", "engine-name",
-                          "partitions.region=eu", "replace-partitions", ""}) {
+                          "partitions.region=eu", "partition-summaries-included",
+                          "changed-partition-count", "replace-partitions", ""}) {
     auto status = committer->SetSummaryProperty(key, "1");
     EXPECT_EQ(KindOf(status), ErrorKind::kInvalidInput) << key;
   }
   FLOE_ASSIGN_OR_FAIL(auto report, committer->Commit());
   EXPECT_EQ(report.snapshot->summary.Get("spark.app.id"), "local-1");
   EXPECT_EQ(report.snapshot->summary.Get("engine-name"), "floe");
+  EXPECT_EQ(report.snapshot->summary.Get("partition-owner"), "etl");
 }
 
 // A plan carries the snapshot it was made on; a dynamic overwrite committed from another
@@ -492,13 +502,7 @@ TEST_F(SplitWriteTest, AnOverwriteByFilterReplacesTheMatchingFiles) {
 TEST_F(SplitWriteTest, AnAbortOnlyCommitterKeepsWhatTheTableReferences) {
   FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
   auto write = [&](int partition, int attempt, int64_t start) {
-    auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
-    EXPECT_TRUE(task.ok());
-    EXPECT_TRUE((*task)->Write(Batch(*arrow_schema_, start, 9)).ok());
-    auto message = (*task)->Finish();
-    EXPECT_TRUE(message.ok());
-    (*task)->Acknowledge();
-    return *message;
+    return FinishedTask(plan, partition, attempt, start, 9);
   };
   const std::string committed_message = write(0, 0, 0);
   {
