@@ -68,6 +68,15 @@ class WritePlan:
         """Embedded in every data file name of this write."""
         return str(self.describe()["operation_id"])
 
+    def derive(self, part: str) -> WritePlan:
+        """This plan with an operation id of its own, derived from this plan's and
+        `part`: every process derives the same one. For one plan serving several commits
+        (a streaming query's micro-batches), so each commit finds the files of its own
+        tasks, and only those, by its id."""
+        if not isinstance(part, str):
+            raise TypeError(f"part must be a str, not {type(part).__name__}")
+        return WritePlan(_floe.derive_plan(self._data, part), self._operation)
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (WritePlan, (self._data, self._operation))
 

@@ -24,7 +24,9 @@ Options (all strings, as ``.option(key, value)``):
   ``snapshot-property.<key>`` adds ``<key>`` to the snapshot summary;
 - reads: ``snapshot-id``, ``as-of-timestamp`` (ms since the epoch) and ``where`` (a floe
   filter, applied by floe's scan: Spark 4.0's Python data sources cannot receive Spark's
-  pushed filters);
+  pushed filters); files are packed into Spark partitions as iceberg-java's Spark reader
+  packs them (``split-size``, ``lookback``, ``file-open-cost``, the table's
+  ``read.split.*``, and its adaptive split size);
 - ``where`` with ``mode("overwrite")``: the rows matching the filter are replaced
   (iceberg-java's overwriteByRowFilter); every new row must match it, and a data file
   holding both matching and other rows fails the write on the driver.
@@ -72,10 +74,18 @@ QUERY_ID_PROPERTY = "spark.sql.streaming.queryId"
 EPOCH_ID_PROPERTY = "spark.sql.streaming.epochId"
 
 _CATALOG_KEYS = ("catalog", "warehouse", "catalog-name")
-_READ_KEYS = ("snapshot-id", "as-of-timestamp", "where")
+_READ_KEYS = ("snapshot-id", "as-of-timestamp", "where", "split-size", "lookback",
+              "file-open-cost")
+#: How iceberg-java's Spark reader packs files into tasks: (read option, table property,
+#: default).
+_SPLIT_SIZE = ("split-size", "read.split.target-size", 134217728)
+_LOOKBACK = ("lookback", "read.split.planning-lookback", 10)
+_FILE_OPEN_COST = ("file-open-cost", "read.split.open-file-cost", 4194304)
 _WRITE_KEYS = ("isolation-level",)
 #: Spark's own options, which reach the data source too (lowercased).
 _SPARK_KEYS = ("checkpointlocation",)
+#: The local property Spark's micro-batch execution gives every task of a batch.
+_BATCH_ID_KEY = "streaming.sql.batchId"
 
 
 def register(spark: SparkSession) -> None:
@@ -88,7 +98,14 @@ def register(spark: SparkSession) -> None:
     bound = type(
         "FloeDataSource",
         (FloeDataSource,),
-        {"_app_id": str(spark.sparkContext.applicationId), "__module__": __name__},
+        {
+            "_app_id": str(spark.sparkContext.applicationId),
+            "_parallelism": max(
+                int(spark.sparkContext.defaultParallelism),
+                int(spark.conf.get("spark.sql.shuffle.partitions") or "200"),
+            ),
+            "__module__": __name__,
+        },
     )
     spark.dataSource.register(bound)
 
@@ -149,8 +166,8 @@ def _parse_options(options: Mapping[str, str]) -> _Options:
             raise InvalidInputError(
                 f"floe's data source has no option '{key}' (it takes table, catalog, "
                 "warehouse, catalog-name, catalog.<property>, write.<property>, "
-                "isolation-level, snapshot-property.<key>, snapshot-id, as-of-timestamp "
-                "and where)"
+                "isolation-level, snapshot-property.<key>, snapshot-id, as-of-timestamp, "
+                "where, split-size, lookback and file-open-cost)"
             )
     warehouse = options.get("warehouse")
     if warehouse and "://" not in warehouse and not warehouse.startswith("file:"):
@@ -176,6 +193,8 @@ class FloeCommitMessage(WriterCommitMessage):
     rows: int
     #: The streaming query's id (Spark's local property), for a streaming write.
     query_id: str | None = None
+    #: The micro-batch (Spark's batch id) whose plan the task wrote with, for a stream.
+    epoch: int | None = None
 
 
 class FloeDataSource(DataSource):
@@ -183,6 +202,10 @@ class FloeDataSource(DataSource):
 
     #: The Spark application's id, set by :func:`register` (None when registered directly).
     _app_id: str | None = None
+    #: The read parallelism iceberg-java's Spark reader adapts its split size to (the
+    #: larger of the default parallelism and spark.sql.shuffle.partitions), as it was
+    #: when :func:`register` ran (None when registered directly: no adaptation).
+    _parallelism: int | None = None
 
     @classmethod
     def name(cls) -> str:
@@ -207,7 +230,7 @@ class FloeDataSource(DataSource):
         return FloeStreamWriter(self._parsed, schema, False, self._app_id)
 
     def reader(self, schema: StructType) -> FloeReader:
-        return FloeReader(self._parsed, schema)
+        return FloeReader(self._parsed, schema, self._parallelism)
 
 
 def _plan(parsed: _Options, schema: StructType, overwrite: bool) -> WritePlan:
@@ -243,8 +266,28 @@ def _task_ids() -> tuple[int, int]:
     return context.partitionId(), context.taskAttemptId()
 
 
-def _write_task(plan: WritePlan, batches: Iterator[pa.RecordBatch]) -> FloeCommitMessage:
+def _epoch_plan(plan: WritePlan, epoch: int) -> WritePlan:
+    """The plan of one micro-batch: the query's plan with an operation id of the batch's
+    own (WritePlan.derive), so that each batch's commit finds exactly its own tasks' files
+    and never needs to read what earlier batches committed."""
+    return plan.derive(f"epoch-{epoch}")
+
+
+def _write_task(
+    plan: WritePlan, batches: Iterator[pa.RecordBatch], streaming: bool = False
+) -> FloeCommitMessage:
     partition_id, attempt_id = _task_ids()
+    context = TaskContext.get()
+    query_id = context.getLocalProperty("sql.streaming.queryId") if context else None
+    epoch = None
+    if streaming:
+        batch = context.getLocalProperty(_BATCH_ID_KEY) if context else None
+        if batch is None:
+            raise RuntimeError(
+                f"floe's stream writer runs in a micro-batch, but Spark set no {_BATCH_ID_KEY}"
+            )
+        epoch = int(batch)
+        plan = _epoch_plan(plan, epoch)
     rows = 0
     # A task owns its files until finish(): an exception, or the Python worker being
     # stopped, deletes them (a SIGKILL leaves them to the driver's sweep by operation id).
@@ -257,9 +300,7 @@ def _write_task(plan: WritePlan, batches: Iterator[pa.RecordBatch]) -> FloeCommi
             )
             rows = task.write(reader)
         message = task.finish()
-    context = TaskContext.get()
-    query_id = context.getLocalProperty("sql.streaming.queryId") if context else None
-    return FloeCommitMessage(message, partition_id, attempt_id, rows, query_id)
+    return FloeCommitMessage(message, partition_id, attempt_id, rows, query_id, epoch)
 
 
 class FloeBatchWriter(DataSourceArrowWriter):
@@ -281,10 +322,13 @@ class FloeBatchWriter(DataSourceArrowWriter):
         return _write_task(self._plan, iterator)
 
     def _committer(
-        self, messages: Sequence[WriterCommitMessage | None], abort_only: bool = False
+        self,
+        messages: Sequence[WriterCommitMessage | None],
+        abort_only: bool = False,
+        plan: WritePlan | None = None,
     ) -> Any:
         table = self._parsed.target.load()
-        committer = table.new_committer(self._plan, abort_only=abort_only)
+        committer = table.new_committer(plan or self._plan, abort_only=abort_only)
         for message in messages:
             if isinstance(message, FloeCommitMessage):
                 committer.add(message.task_commit)
@@ -310,19 +354,27 @@ class FloeStreamWriter(FloeBatchWriter, DataSourceStreamWriter):
     as Iceberg's own Spark streaming sink does; a replayed epoch that the table already
     holds commits nothing and deletes the replay's files. One plan serves the query;
     task attempt ids are unique across the application, so batches never share a file
-    name.
+    name; each batch's tasks write with a plan of the batch's own operation id
+    (WritePlan.derive), which its commit or abort looks for.
     """
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> FloeCommitMessage:
+        return _write_task(self._plan, iterator, streaming=True)
 
     def commit(  # type: ignore[override]
         self, messages: list[WriterCommitMessage | None], batchId: int
     ) -> None:
-        query_ids = {
-            m.query_id for m in messages if isinstance(m, FloeCommitMessage) and m.query_id
-        }
+        ours = [m for m in messages if isinstance(m, FloeCommitMessage)]
+        query_ids = {m.query_id for m in ours if m.query_id}
         if len(query_ids) > 1:
             raise InvalidInputError(f"micro-batch {batchId} has tasks of several queries")
+        strays = sorted({m.epoch for m in ours if m.epoch != batchId}, key=str)
+        if strays:
+            raise InvalidInputError(
+                f"micro-batch {batchId} was handed task messages of micro-batch {strays[0]}"
+            )
         query_id = query_ids.pop() if query_ids else None
-        committer = self._committer(messages)
+        committer = self._committer(messages, plan=_epoch_plan(self._plan, batchId))
         try:
             table = self._parsed.target.load()
             if query_id is not None and _epoch_committed(table, query_id, batchId):
@@ -341,7 +393,7 @@ class FloeStreamWriter(FloeBatchWriter, DataSourceStreamWriter):
     def abort(  # type: ignore[override]
         self, messages: list[WriterCommitMessage | None], batchId: int
     ) -> None:
-        self._committer(messages, abort_only=True).abort()
+        self._committer(messages, abort_only=True, plan=_epoch_plan(self._plan, batchId)).abort()
 
 
 def _epoch_committed(table: Table, query_id: str, epoch: int) -> bool:
@@ -398,33 +450,101 @@ def _scan(
 
 
 @dataclass(frozen=True)
-class _FilePartition(InputPartition):
-    """One Spark input partition: a data file of the snapshot (None: an empty table)."""
+class _FilesPartition(InputPartition):
+    """One Spark input partition: data files of the snapshot (none: an empty table)."""
 
-    file_path: str | None
+    file_paths: tuple[str, ...]
+
+
+def _split_setting(table: Table, read: Mapping[str, str], setting: tuple[str, str, int]) -> int:
+    option, prop, default = setting
+    text = read.get(option, table.properties.get(prop))
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        source = f"option '{option}'" if option in read else f"table property '{prop}'"
+        raise InvalidInputError(f"{source} must be a positive integer")
+    return value
+
+
+def _split_size(table: Table, read: Mapping[str, str], files: Sequence[Mapping[str, Any]],
+                parallelism: int | None) -> int:
+    """The split size, adapted as iceberg-java's Spark reader adapts it (SparkScan's
+    adjustSplitSize, with TableScanUtil.adjustSplitSize) unless the read names one or the
+    table turns it off: when the files would make fewer splits than the read's
+    parallelism, the split size shrinks to the scan's size over the parallelism, but not
+    below 16 MiB (or the configured size if that is smaller)."""
+    size = _split_setting(table, read, _SPLIT_SIZE)
+    adaptive = table.properties.get("read.split.adaptive-size.enabled", "true").lower()
+    if _SPLIT_SIZE[0] in read or adaptive != "true" or not parallelism:
+        return size
+    scan_size = sum(int(f["file_size_in_bytes"]) for f in files)
+    split_count = -(-scan_size // size)
+    if split_count >= parallelism:
+        return size
+    return max(scan_size // parallelism, min(16 * 1024 * 1024, size))
+
+
+def _pack(files: Sequence[Mapping[str, Any]], target: int, lookback: int,
+          open_cost: int) -> list[tuple[str, ...]]:
+    """Files packed into tasks as iceberg-java's Spark reader packs them
+    (TableScanUtil.planTaskGroups with BinPacking's PackingIterable): a file weighs its
+    size or its open cost per file opened, whichever is more; it joins the first of the
+    open bins it fits in; when none has room a new bin opens, and past `lookback` open
+    bins the oldest is closed. A file is never split (iceberg-java also splits one larger
+    than `target` at its row groups)."""
+    bins: list[tuple[int, list[str]]] = []
+    closed: list[tuple[str, ...]] = []
+    for file in files:
+        weight = max(int(file["file_size_in_bytes"]),
+                     (1 + len(file.get("delete_files", ()))) * open_cost)
+        for k, (total, paths) in enumerate(bins):
+            if total + weight <= target:
+                bins[k] = (total + weight, paths + [str(file["file_path"])])
+                break
+        else:
+            bins.append((weight, [str(file["file_path"])]))
+            if len(bins) > lookback:
+                closed.append(tuple(bins.pop(0)[1]))
+    closed.extend(tuple(paths) for _, paths in bins)
+    return closed
 
 
 class FloeReader(DataSourceReader):
-    """A batch read: the driver plans floe's file tasks (one Spark partition per data
-    file, pruned by floe's filter), each executor reads its file with floe's scan and
-    yields Arrow batches. Every task reads the snapshot the driver planned."""
+    """A batch read: the driver plans floe's file tasks (pruned by floe's filter) and
+    packs them into Spark partitions as iceberg-java's Spark reader does (``split-size``,
+    ``lookback``, ``file-open-cost`` options, or the table's ``read.split.*``); each
+    executor reads its files with floe's scan and yields Arrow batches. Every task reads
+    the snapshot the driver planned."""
 
-    def __init__(self, parsed: _Options, schema: StructType) -> None:
+    def __init__(
+        self, parsed: _Options, schema: StructType, parallelism: int | None = None
+    ) -> None:
         self._parsed = parsed
         table = parsed.target.load()
         scan = _scan(table, parsed.read, files=None, snapshot_id=None)
         self._snapshot_id = scan.snapshot_id
-        self._files = [str(f["file_path"]) for f in scan.plan_files()]
+        files = scan.plan_files()
+        self._groups = _pack(
+            files,
+            _split_size(table, parsed.read, files, parallelism),
+            _split_setting(table, parsed.read, _LOOKBACK),
+            _split_setting(table, parsed.read, _FILE_OPEN_COST),
+        )
 
     def partitions(self) -> Sequence[InputPartition]:
-        return [_FilePartition(path) for path in self._files] or [_FilePartition(None)]
+        return [_FilesPartition(group) for group in self._groups] or [_FilesPartition(())]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        path = getattr(partition, "file_path", None)
-        if path is None or self._snapshot_id is None:
+        paths = list(getattr(partition, "file_paths", ()))
+        if not paths or self._snapshot_id is None:
             return
         table = self._parsed.target.load()
-        scan = _scan(table, self._parsed.read, files=[path], snapshot_id=self._snapshot_id)
+        scan = _scan(table, self._parsed.read, files=paths, snapshot_id=self._snapshot_id)
         yield from scan.to_reader()
 
 

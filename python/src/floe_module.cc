@@ -883,6 +883,12 @@ nb::dict DescribePlan(const nb::bytes& plan_text) {
   return out;
 }
 
+nb::bytes DerivePlan(const nb::bytes& plan_text, const std::string& part) {
+  std::string text(plan_text.c_str(), plan_text.size());
+  std::string derived = Unwrap(WritePlan::Deserialize(text))->Derive(part)->Serialize();
+  return nb::bytes(derived.data(), derived.size());
+}
+
 }  // namespace
 }  // namespace floe::python
 
@@ -920,6 +926,7 @@ NB_MODULE(_floe, m) {
       "factory"_a);
   m.def("version", [] { return std::string(FLOE_VERSION); });
   m.def("describe_plan", &DescribePlan, "plan"_a);
+  m.def("derive_plan", &DerivePlan, "plan"_a, "part"_a);
   m.def("apply_transform", &ApplyTransformTo, "schema_json"_a, "transform"_a, "values"_a);
   m.def(
       "arrow_schema_of",

@@ -37,6 +37,14 @@ def test_plan_pickles_to_its_serialised_form_and_hides_properties(catalog):
     again = pickle.loads(pickle.dumps(plan))
     assert again == plan and again.to_bytes() == plan.to_bytes()
     assert plan.table_location == table.location
+    # A derived plan: its own operation id, the same wherever it is derived.
+    derived = plan.derive("epoch-3")
+    assert derived.operation_id != plan.operation_id
+    assert pickle.loads(pickle.dumps(plan)).derive("epoch-3") == derived
+    assert plan.derive("epoch-4").operation_id != derived.operation_id
+    assert derived.table_location == plan.table_location and derived.operation == plan.operation
+    with pytest.raises(TypeError):
+        plan.derive(3)
 
 
 def test_four_spawned_workers_commit_once(table, pyiceberg_catalog):
@@ -135,3 +143,41 @@ def test_task_errors_and_ownership(table, warehouse):
     # And a committer refuses another table's plan outright.
     with pytest.raises(floe.InvalidInputError, match="write plan is for the table at"):
         table.new_committer(other_plan)
+
+
+def test_one_plan_committed_in_parts_loses_nothing(table, warehouse, pyiceberg_catalog):
+    """A plan may serve several committers (a streaming query's micro-batches, a caller
+    committing as slices finish). Every part's files carry the plan's operation id; a
+    later part's abort deletes its own files only (a failed commit's cleanup is the same
+    code: SplitWriteTest.AFailedCommitKeepsWhatAnotherCommitterOfThePlanCommitted)."""
+    from split_workers import slice_rows
+
+    plan = table.plan_write(tasks=4)
+
+    def finished(worker):
+        with floe.WriteTask(plan, worker, 0) as task:
+            task.write(slice_rows(worker, ROWS))
+            return task.finish()
+
+    for worker in (0, 1):
+        committer = table.new_committer(plan)
+        committer.add(finished(worker))
+        committer.commit()
+    committed = files_under(warehouse)
+    # A third part that aborts: its files go, the two committed parts' stay unchanged.
+    aborted = table.new_committer(plan)
+    aborted.add(finished(2))
+    assert aborted.abort() == 0
+    after = files_under(warehouse)
+    assert {p: h for p, h in after.items() if "/data/" in p} == {
+        p: h for p, h in committed.items() if "/data/" in p
+    }
+    # A fourth part handed in twice: refused, so its rows cannot be committed twice.
+    twice = table.new_committer(plan)
+    message = finished(3)
+    twice.add(message)
+    with pytest.raises(floe.InvalidInputError, match="already added"):
+        twice.add(message)
+    twice.commit()
+    ids = pyiceberg_catalog.load_table("db.split").scan().to_arrow()["id"].to_pylist()
+    assert sorted(ids) == list(range(2 * ROWS)) + list(range(3 * ROWS, 4 * ROWS))

@@ -215,7 +215,22 @@ def test_spark_reads_a_floe_table_through_floes_scan(spark, catalog, warehouse, 
 
     read = spark.read.format("floe").options(**_options(warehouse))
     assert _same_rows(table.to_arrow(), read.load("db.read").toArrow()) == []
-    assert read.load("db.read").rdd.getNumPartitions() == len(table.scan().plan_files())
+    # Files packed into Spark partitions as Spark's Iceberg reader packs them: by its
+    # adaptive split size, and by a split size and open cost the read names.
+    files = len(table.scan().plan_files())
+    assert files >= 8
+    spark_tasks = spark.table("floe.db.read").rdd.getNumPartitions()
+    assert read.load("db.read").rdd.getNumPartitions() == spark_tasks
+    for size, cost in (("4194304", "1048576"), ("1", "1")):
+        named = {"split-size": size, "file-open-cost": cost}
+        theirs = spark.read.options(**named).table("floe.db.read").rdd.getNumPartitions()
+        ours = (spark.read.format("floe").options(**_options(warehouse), **named)
+                .load("db.read").rdd.getNumPartitions())
+        assert ours == theirs, (named, ours, theirs)
+    assert theirs == files  # one file a task: the comparison above is not vacuous
+    with pytest.raises(Exception, match="option 'split-size' must be a positive integer"):
+        (spark.read.format("floe").options(**_options(warehouse)).option("split-size", "0")
+         .load("db.read").collect())
     old = read.option("snapshot-id", str(first)).load("db.read").toArrow()
     assert _same_rows(data, old) == []
     filtered = read.option("where", "id < 10").load("db.read").toArrow()
@@ -307,6 +322,10 @@ def test_streaming_commits_each_epoch_once_across_a_restart(spark, catalog, ware
     expected = pa.concat_tables(batches)
     assert _same_rows(expected, _spark_rows(spark, "db.stream")) == []
     _assert_every_data_file_is_referenced(table)
+    # Each epoch's tasks wrote with an operation id of the epoch's own (so each commit's
+    # sweep looks for its own files only): "<partition>-<attempt>-<uuid>-<count>.parquet".
+    names = [pathlib.Path(f["file_path"]).name for f in table.scan().plan_files()]
+    assert len({name.split("-", 2)[2][:36] for name in names}) == 4, names
 
 
 class _KillingWriter(floe.spark.FloeBatchWriter):

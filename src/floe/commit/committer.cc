@@ -53,6 +53,18 @@ arrow::Status Committer::Add(std::string_view message) {
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  // The same message handed in twice (a retried hand-off, a caller's loop) would make
+  // the snapshot list its files twice and every row read twice.
+  std::set<std::string> incoming;
+  for (const auto& entry : manifest->entries) {
+    const std::string& path = entry.data_file.file_path;
+    if (added_paths_.contains(path) || !incoming.insert(path).second) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "data file " + path + " is in a task commit message already added");
+    }
+  }
+  added_paths_.merge(incoming);
   for (auto& entry : manifest->entries) data_files_.push_back(std::move(entry.data_file));
   return arrow::Status::OK();
 }
@@ -69,11 +81,14 @@ arrow::Result<CommitReport> Committer::Commit() {
   for (const auto& file : data_files_) producer_->AddDataFile(file);
   arrow::Result<CommitReport> report = producer_->Commit(base_);
   if (!report.ok() && KindOf(report.status()) != ErrorKind::kCommitStateUnknown) {
+    std::set<std::string> committed;
+    if (!CommittedElsewhere("of a failed commit", &committed)) return report;
     for (const auto& location : owned_locations_) {
+      if (committed.contains(CanonicalLocation(location))) continue;
       DeleteBestEffort(*producer_->target().io, location, "", "after a failed commit");
     }
     if (!operation_id_.empty()) {
-      DeleteUnreported(ListUnreported({}), "of a failed commit's unreported task");
+      DeleteUnreported(ListUnreported(committed), "of a failed commit's unreported task");
     }
   } else if (report.ok() && !operation_id_.empty()) {
     DeleteUncommittedTaskFiles(report->state);
@@ -85,21 +100,10 @@ int Committer::Abort() {
   std::lock_guard<std::mutex> lock(mutex_);
   done_ = true;
   std::set<std::string> committed;
-  if (abort_only_ && referenced_) {
-    // Made for a job that failed, perhaps after a commit whose outcome was unknown
-    // (CommitStateUnknown) and went through after all: what the table references is
-    // committed and stays. When that cannot be read, nothing is deleted.
-    auto referenced = referenced_(base_);
-    if (!referenced.ok()) {
-      Log(LogLevel::kWarning,
-          "keeping the files of the aborted write to table " +
-              producer_->target().id.ToString() +
-              ": its metadata could not be read: " + referenced.status().message());
-      const int kept = static_cast<int>(owned_locations_.size());
-      owned_locations_.clear();
-      return kept;
-    }
-    committed = std::move(*referenced);
+  if (!CommittedElsewhere("of the aborted write", &committed)) {
+    const int kept = static_cast<int>(owned_locations_.size());
+    owned_locations_.clear();
+    return kept;
   }
   int failures = 0;
   for (const auto& location : owned_locations_) {
@@ -113,6 +117,25 @@ int Committer::Abort() {
                                  "of an aborted write's unreported task");
   }
   return failures;
+}
+
+bool Committer::CommittedElsewhere(const char* what, std::set<std::string>* committed) {
+  if (!referenced_) return true;  // a local write: no other committer has its files
+  // A split write's plan may serve several committers (a streaming query's epochs, a
+  // caller committing in parts, Spark's abort after a commit whose outcome was unknown):
+  // files of this plan that the table references now are committed and stay.
+  const CommitTarget& target = producer_->target();
+  arrow::Result<TableState> current = target.catalog->LoadTable(target.id);
+  arrow::Result<std::set<std::string>> referenced =
+      current.ok() ? referenced_(*current) : current.status();
+  if (!referenced.ok()) {
+    Log(LogLevel::kWarning,
+        "keeping the files " + std::string(what) + " to table " + target.id.ToString() +
+            ": what it references could not be read: " + referenced.status().message());
+    return false;
+  }
+  *committed = std::move(*referenced);
+  return true;
 }
 
 void Committer::DeleteUnreportedFiles(std::string operation_id,

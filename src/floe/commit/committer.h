@@ -34,16 +34,18 @@ class Committer {
 
   /// Takes ownership of a task's files: first the locations (so they can be deleted
   /// whatever happens next), then the manifest's data files. A corrupt message, or one
-  /// naming a file outside the data location, gives InvalidMetadata; the locations of the
-  /// message that are under the data location stay owned.
+  /// naming a file outside the data location, gives InvalidMetadata; a message with a
+  /// data file already added gives InvalidInput. The locations of the message that are
+  /// under the data location stay owned.
   arrow::Status Add(std::string_view message);
 
-  /// Commits the producer's snapshot with every file added. On a
-  /// cleanable failure the data files of every message are deleted; after
+  /// Commits the producer's snapshot with every file added. On a cleanable failure the
+  /// data files of every message are deleted (but see DeleteUnreportedFiles); after
   /// CommitStateUnknown nothing is.
   arrow::Result<CommitReport> Commit();
 
-  /// Deletes the files of every message received (the job failed); commits nothing.
+  /// Deletes the files of every message received (the job failed; but see
+  /// DeleteUnreportedFiles); commits nothing.
   /// Returns the number of files that could not be deleted (logged, never an error).
   int Abort();
 
@@ -58,18 +60,21 @@ class Committer {
   /// every regular file below the data location named as this write's tasks name
   /// theirs, "<partition>-<attempt>-<operation id>-<count>.parquet". Only this write's
   /// tasks give such names: the operation id is a random UUID drawn at plan time.
-  ///  - Abort and a commit that failed cleanably delete all of them.
-  ///  - A successful commit deletes those it did not commit and that the table's
-  ///    metadata after the commit does not reference (`referenced`, asked only when
-  ///    there is such a file; when it fails nothing is deleted). The check keeps a file
-  ///    that another committer of the same plan committed.
+  ///
+  /// One plan may serve several committers (a streaming query's epochs, a caller who
+  /// commits in parts, a failed job's abort in another process after a commit whose
+  /// outcome was unknown), so nothing the table references is ever deleted:
+  ///  - Abort and a commit that failed cleanably first load the table's current state
+  ///    and read what it references (`referenced`); those files stay, reported or not,
+  ///    and the rest of the write's files go. When that cannot be read, nothing is
+  ///    deleted (logged).
+  ///  - A successful commit deletes the unreported files it did not commit and that the
+  ///    table's metadata after the commit does not reference (`referenced` is asked
+  ///    only when there is such a file; when it fails nothing is deleted).
   void DeleteUnreportedFiles(std::string operation_id, ReferencedLocations referenced);
 
-  /// From now on Commit fails (InvalidInput) and only Abort is possible. Such an Abort
-  /// (a failed job's, in a process other than the commit's) first reads what the table
-  /// references (DeleteUnreportedFiles' `referenced`) and keeps those files: a commit
-  /// whose outcome was unknown may have gone through. If that cannot be read, it deletes
-  /// nothing.
+  /// From now on Commit fails (InvalidInput) and only Abort is possible: a failed job's
+  /// committer, made in a process other than the commit's.
   void AbortOnly();
 
   /// A summary property of the commit (SnapshotProducer::SetSummaryProperty).
@@ -89,6 +94,11 @@ class Committer {
   /// Deletes `files` (from ListUnreported); returns the number that could not be
   /// deleted.
   int DeleteUnreported(const std::vector<std::string>& files, const char* why);
+  /// Before a failure path deletes anything: with `referenced` set, loads the table's
+  /// current state and fills `committed` with what it references; false (logged, with
+  /// `what`) when that cannot be read, and then nothing may be deleted. True with
+  /// nothing filled for a committer without `referenced`. The mutex is held.
+  bool CommittedElsewhere(const char* what, std::set<std::string>* committed);
   /// After a successful commit that left `state`.
   void DeleteUncommittedTaskFiles(const TableState& state);
 
@@ -98,6 +108,7 @@ class Committer {
   mutable std::mutex mutex_;
   std::vector<std::string> owned_locations_;
   std::vector<DataFile> data_files_;
+  std::set<std::string> added_paths_;  ///< data_files_' paths.
   std::string operation_id_;
   ReferencedLocations referenced_;
   int64_t unreported_deleted_ = 0;

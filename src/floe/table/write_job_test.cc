@@ -528,6 +528,81 @@ TEST_F(SplitWriteTest, AnAbortOnlyCommitterKeepsWhatTheTableReferences) {
   EXPECT_EQ(ReadIds().size(), 9u);  // the committed rows all read back
 }
 
+// One plan serving two committers (a streaming query's epochs, a caller committing in
+// parts): the second one's abort deletes its own files and keeps every file of the plan
+// that the first one committed, though they carry the same operation id.
+TEST_F(SplitWriteTest, AnAbortKeepsWhatAnotherCommitterOfThePlanCommitted) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  const std::string first = FinishedTask(plan, 0, 0, 0, 9);
+  {
+    FLOE_ASSIGN_OR_FAIL(auto committer,
+                        table_->NewCommitter(*plan, WriteOperation::kAppend));
+    ASSERT_TRUE(committer->Add(first).ok());
+    ASSERT_TRUE(committer->Commit().ok());
+  }
+  const std::string second = FinishedTask(plan, 1, 1, 100, 9);
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  const auto before = Files(data);
+  ASSERT_EQ(before.size(), 18u);
+  FLOE_ASSIGN_OR_FAIL(auto fresh, Table::Load(catalog_, {{"db"}, "t"}));
+  FLOE_ASSIGN_OR_FAIL(auto aborter, fresh->NewCommitter(*plan, WriteOperation::kAppend));
+  ASSERT_TRUE(aborter->Add(second).ok());
+  EXPECT_EQ(aborter->Abort(), 0);
+  const auto after = Files(data);
+  EXPECT_EQ(after.size(), 9u);
+  for (const auto& [path, size] : after) {
+    EXPECT_NE(path.find("-0-" + plan->operation_id), std::string::npos) << path;
+    EXPECT_EQ(before.at(path), size);
+  }
+  auto ids = ReadIds();
+  EXPECT_EQ(ids.size(), 9u);
+  EXPECT_TRUE(ids.count(0) && ids.count(8));
+}
+
+// The same with a commit that fails cleanably: a dynamic overwrite whose validation
+// sees the first committer's files in the partitions it replaces. Its failure deletes
+// its own files only.
+TEST_F(SplitWriteTest, AFailedCommitKeepsWhatAnotherCommitterOfThePlanCommitted) {
+  AppendThroughSplitWrite(0, 9);
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  const std::string first = FinishedTask(plan, 0, 0, 100, 9);
+  const std::string second = FinishedTask(plan, 1, 1, 200, 9);
+  {
+    FLOE_ASSIGN_OR_FAIL(auto committer,
+                        table_->NewCommitter(*plan, WriteOperation::kDynamicOverwrite));
+    ASSERT_TRUE(committer->Add(first).ok());
+    ASSERT_TRUE(committer->Commit().ok());
+  }
+  FLOE_ASSIGN_OR_FAIL(auto fresh, Table::Load(catalog_, {{"db"}, "t"}));
+  FLOE_ASSIGN_OR_FAIL(auto loser,
+                      fresh->NewCommitter(*plan, WriteOperation::kDynamicOverwrite));
+  ASSERT_TRUE(loser->Add(second).ok());
+  auto report = loser->Commit();
+  ASSERT_EQ(KindOf(report.status()), ErrorKind::kValidationFailed) << report.status();
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  for (const auto& [path, size] : Files(data))
+    EXPECT_EQ(path.find("-1-" + plan->operation_id), std::string::npos) << path;
+  auto ids = ReadIds();
+  EXPECT_EQ(ids.size(), 9u);
+  EXPECT_TRUE(ids.count(100) && ids.count(108));
+}
+
+// A message handed in twice is refused: its files would be listed twice in the
+// snapshot, and each row read twice.
+TEST_F(SplitWriteTest, AMessageAddedTwiceIsRefused) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  const std::string message = FinishedTask(plan, 0, 0, 0, 9);
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      table_->NewCommitter(*plan, WriteOperation::kAppend));
+  ASSERT_TRUE(committer->Add(message).ok());
+  auto again = committer->Add(message);
+  EXPECT_EQ(KindOf(again), ErrorKind::kInvalidInput) << again;
+  EXPECT_NE(again.message().find("already added"), std::string::npos) << again;
+  FLOE_ASSIGN_OR_FAIL(auto report, committer->Commit());
+  EXPECT_EQ(report.snapshot->summary.Get("added-records"), "9");
+  EXPECT_EQ(report.snapshot->summary.Get("total-data-files"), "9");
+}
+
 // A scan restricted to some of the snapshot's files plans and reads only those.
 TEST_F(SplitWriteTest, AScanOfChosenFilesReadsOnlyThem) {
   AppendThroughSplitWrite(0, 10);

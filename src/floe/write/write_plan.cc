@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
+#include "floe/util/murmur3.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
 
@@ -105,6 +106,24 @@ arrow::Result<Distribution> WritePlan::DistributionFor(const PartitionSpec& spec
     return Distribution::kBySortKey;
   }
   return Distribution::kNone;
+}
+
+std::shared_ptr<const WritePlan> WritePlan::Derive(std::string_view part) const {
+  // Four 32-bit hashes of (operation id, part), shaped as a UUID (version 8: custom). The
+  // parent id is random, so derived ids are as unlikely to meet another write's.
+  std::array<uint8_t, 16> bytes{};
+  for (int i = 0; i < 4; ++i) {
+    const std::string key =
+        operation_id + "/" + std::string(part) + "#" + std::to_string(i);
+    const auto hash = static_cast<uint32_t>(
+        Murmur3Hash32(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    for (int b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<uint8_t>(hash >> (8 * b));
+  }
+  bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x80);
+  bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);
+  auto derived = std::make_shared<WritePlan>(*this);
+  derived->operation_id = Uuid(bytes).ToString();
+  return derived;
 }
 
 std::string WritePlan::Serialize() const {

@@ -102,6 +102,12 @@ struct WritePlan {
                                                      const SortOrder& sort_order,
                                                      const PropertyMap& properties);
 
+  /// This plan with an operation id of its own, derived from this plan's and `part`
+  /// (the same in every process, so a driver and its executors derive the same one):
+  /// for one plan serving several commits, such as a streaming query's micro-batches,
+  /// so that each commit finds the files of its own tasks by its own id.
+  std::shared_ptr<const WritePlan> Derive(std::string_view part) const;
+
   /// The plan as text (JSON), to send to tasks in other threads, processes or engines'
   /// executors; Deserialize gives an equal plan back.
   std::string Serialize() const;

@@ -22,6 +22,7 @@
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
+#include "floe/util/uuid.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/metadata.h"
 
@@ -104,6 +105,31 @@ TEST_F(WriteTaskTest, ThePlansOperationIdDrawsFromTheEnv) {
   }
   EXPECT_EQ(ids[0], ids[1]);
   EXPECT_NE(ids[0], ids[2]);
+}
+
+// A derived plan differs only in its operation id, which is the same wherever it is
+// derived (driver and executors), differs per part and from the parent, is shaped as a
+// UUID, and survives serialisation.
+TEST_F(WriteTaskTest, ADerivedPlanHasAnOperationIdOfItsOwn) {
+  auto schema = ParseSchemaText("id long");
+  auto metadata = NewTableMetadata(**schema, *PartitionSpec::Unpartitioned(),
+                                   *SortOrder::Unsorted(), directory_.Child("table"), {});
+  ASSERT_TRUE(metadata.ok());
+  FLOE_ASSIGN_OR_FAIL(auto plan, WritePlan::Make(**metadata, {}, {}));
+  FLOE_ASSIGN_OR_FAIL(auto travelled, WritePlan::Deserialize(plan->Serialize()));
+  auto one = plan->Derive("epoch-1");
+  EXPECT_EQ(one->operation_id, travelled->Derive("epoch-1")->operation_id);
+  EXPECT_NE(one->operation_id, plan->operation_id);
+  EXPECT_NE(one->operation_id, plan->Derive("epoch-2")->operation_id);
+  EXPECT_NE(one->operation_id, plan->Derive("epoch-1")->Derive("epoch-1")->operation_id);
+  EXPECT_TRUE(Uuid::Parse(one->operation_id).ok()) << one->operation_id;
+  EXPECT_EQ(one->operation_id[14], '8');  // version 8
+  FLOE_ASSIGN_OR_FAIL(auto back, WritePlan::Deserialize(one->Serialize()));
+  EXPECT_EQ(back->operation_id, one->operation_id);
+  EXPECT_EQ(back->Serialize(), one->Serialize());
+  auto same = std::make_shared<WritePlan>(*one);
+  same->operation_id = plan->operation_id;
+  EXPECT_EQ(same->Serialize(), plan->Serialize());  // nothing else changed
 }
 
 TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
