@@ -1,8 +1,14 @@
 #include "floe/scan/table_scan.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
+
+#include "arrow/util/byte_size.h"
 
 #include "floe/expr/binder.h"
 #include "floe/expr/evaluators.h"
@@ -67,6 +73,145 @@ class ChainedReader final : public arrow::RecordBatchReader {
   DeleteLoader deletes_;
   size_t next_ = 0;
   std::shared_ptr<arrow::RecordBatchReader> current_;
+};
+
+// Reads up to `files_ahead` files at once, each on a thread of its own that decodes
+// batches into a queue of at most `bytes_ahead` bytes, and hands the batches out in the
+// tasks' order (every batch of a file before the next file's), as ChainedReader does: the
+// reads of the next files overlap the consumer's work and the current file's decoding.
+// Dropping the reader stops and joins the threads.
+class ReadAheadReader final : public arrow::RecordBatchReader {
+ public:
+  ReadAheadReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> tasks,
+                  DataFileReadOptions options, std::shared_ptr<arrow::Schema> schema,
+                  std::shared_ptr<ScanStats> stats, SchemaPtr table_schema,
+                  int files_ahead, int64_t bytes_ahead)
+      : io_(std::move(io)),
+        tasks_(std::move(tasks)),
+        options_(std::move(options)),
+        schema_(std::move(schema)),
+        stats_(std::move(stats)),
+        deletes_(io_, std::move(table_schema), options_.name_mapping, stats_),
+        files_ahead_(std::max(files_ahead, 1)),
+        bytes_ahead_(std::max<int64_t>(bytes_ahead, 1)) {}
+
+  ~ReadAheadReader() override { StopAll(); }
+
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    ARROW_RETURN_NOT_OK(failed_);
+    while (true) {
+      while (next_ < tasks_.size() &&
+             in_flight_.size() < static_cast<size_t>(files_ahead_)) {
+        Start(next_++);
+      }
+      if (in_flight_.empty()) {
+        *out = nullptr;
+        return arrow::Status::OK();
+      }
+      Slot& slot = *in_flight_.front();
+      std::unique_lock<std::mutex> lock(slot.mutex);
+      slot.changed.wait(lock, [&] { return !slot.batches.empty() || slot.done; });
+      if (!slot.batches.empty()) {
+        *out = std::move(slot.batches.front());
+        slot.batches.pop_front();
+        slot.bytes -= slot.sizes.front();
+        slot.sizes.pop_front();
+        slot.changed.notify_all();
+        return arrow::Status::OK();
+      }
+      arrow::Status status = slot.status;
+      lock.unlock();
+      slot.thread.join();
+      in_flight_.pop_front();
+      if (!status.ok()) {
+        failed_ = status;
+        StopAll();
+        return status;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::shared_ptr<arrow::RecordBatch>> batches;
+    std::deque<int64_t> sizes;
+    int64_t bytes = 0;
+    bool stop = false;
+    bool done = false;
+    arrow::Status status;
+    std::thread thread;
+  };
+
+  void Start(size_t index) {
+    auto slot = std::make_unique<Slot>();
+    Slot* raw = slot.get();
+    in_flight_.push_back(std::move(slot));
+    raw->thread = std::thread([this, raw, index] {
+      arrow::Status status = Produce(*raw, tasks_[index]);
+      std::lock_guard<std::mutex> lock(raw->mutex);
+      raw->status = std::move(status);
+      raw->done = true;
+      raw->changed.notify_all();
+    });
+  }
+
+  arrow::Status Produce(Slot& slot, const FileScanTask& task) {
+    std::shared_ptr<const FileDeletes> deletes;
+    if (!task.deletes.empty()) {
+      std::lock_guard<std::mutex> lock(deletes_mutex_);  // the loader caches
+      ARROW_ASSIGN_OR_RAISE(auto loaded,
+                            deletes_.Load(task.deletes, task.file.file_path));
+      deletes = std::make_shared<const FileDeletes>(std::move(loaded));
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto reader, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes));
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(slot.mutex);
+        slot.changed.wait(lock, [&] { return slot.stop || slot.bytes < bytes_ahead_; });
+        if (slot.stop) return arrow::Status::OK();
+      }
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+      if (!batch) return arrow::Status::OK();
+      const int64_t size = arrow::util::TotalBufferSize(*batch);
+      std::lock_guard<std::mutex> lock(slot.mutex);
+      slot.batches.push_back(std::move(batch));
+      slot.sizes.push_back(size);
+      slot.bytes += size;
+      slot.changed.notify_all();
+    }
+  }
+
+  void StopAll() {
+    for (auto& slot : in_flight_) {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      slot->stop = true;
+      slot->changed.notify_all();
+    }
+    for (auto& slot : in_flight_) {
+      if (slot->thread.joinable()) slot->thread.join();
+    }
+    in_flight_.clear();
+    next_ = tasks_.size();
+  }
+
+  std::shared_ptr<FileIO> io_;
+  const std::vector<FileScanTask> tasks_;
+  const DataFileReadOptions options_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<ScanStats> stats_;
+  std::mutex deletes_mutex_;
+  DeleteLoader deletes_;
+  const int files_ahead_;
+  const int64_t bytes_ahead_;
+  size_t next_ = 0;
+  std::deque<std::unique_ptr<Slot>> in_flight_;
+  arrow::Status failed_;
 };
 
 }  // namespace
@@ -146,6 +291,7 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   scan->io_ = std::move(io);
   scan->metadata_ = std::move(metadata);
   scan->use_threads_ = options.use_threads;
+  scan->files_ahead_ = options.files_ahead;
   scan->verify_page_checksums_ = options.verify_page_checksums;
   return scan;
 }
@@ -320,6 +466,14 @@ TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   options.use_threads = use_threads_;
   options.verify_page_checksums = verify_page_checksums_;
+  if (use_threads_ && files_ahead_ > 1 && tasks.size() > 1) {
+    // Each file's queue holds at most this much decoded data (a batch or two of a
+    // default 128 MiB row group), so the read-ahead holds about files_ahead times it.
+    constexpr int64_t kBytesAheadPerFile = 64 << 20;
+    return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ReadAheadReader>(
+        io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_,
+        files_ahead_, kBytesAheadPerFile));
+  }
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
       io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_));
 }

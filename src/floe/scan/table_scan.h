@@ -37,6 +37,10 @@ struct ScanOptions {
   /// Decode the columns of each batch in parallel (Arrow's CPU thread pool), as pyarrow
   /// does by default. Rows come in the same order either way.
   bool use_threads = true;
+  /// With use_threads, how many files are read at once (each on a thread of its own,
+  /// decoding ahead of the caller into a bounded queue); rows still come file after file
+  /// in the planned order. 1 reads one file at a time.
+  int files_ahead = 2;
   /// Check every Parquet page against its CRC-32 (when the file has them, as floe's and
   /// parquet-java's do) and fail the read on a mismatch. Off only to measure its cost:
   /// corrupt bytes then decode into wrong values.
@@ -73,7 +77,8 @@ class TableScan {
   /// tuple and column metrics. Each carries the delete files that apply to it (position
   /// deletes, equality deletes, deletion vectors; iceberg-java's matching rules).
   arrow::Result<std::vector<FileScanTask>> PlanFiles();
-  /// The rows of every planned file, file after file.
+  /// The rows of every planned file, file after file (the next files read ahead, see
+  /// ScanOptions::files_ahead).
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ToRecordBatchReader();
 
  private:
@@ -87,6 +92,7 @@ class TableScan {
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
+  int files_ahead_ = 2;
   bool verify_page_checksums_ = true;
   std::set<std::string> only_files_;
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();

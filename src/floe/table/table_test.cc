@@ -3,6 +3,7 @@
 #include "floe/table/table.h"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -119,18 +120,23 @@ class TableTest : public ::testing::Test {
     EXPECT_EQ(ids.size(), static_cast<size_t>(writers * appends * rows));
   }
 
+  // Ids 0..19999 in 11 partitions, appended by 4 tasks.
+  arrow::Result<AppendResult> AppendWithFourTasks(Table& table) {
+    AppendOptions options;
+    options.threads = 4;
+    return table.Append(*Rows(table, 0, 20000, 700), options);
+  }
+
   testing::TempDirectory directory_;
 };
 
 TEST_F(TableTest, ParallelTasksWriteEveryRowOnce) {
   auto catalog = OpenCatalog();
   auto table = CreateTable(catalog, {});
-  AppendOptions options;
-  options.threads = 4;
-  FLOE_ASSIGN_OR_FAIL(auto result, table->Append(*Rows(*table, 0, 20000, 700), options));
+  FLOE_ASSIGN_OR_FAIL(auto result, AppendWithFourTasks(*table));
   EXPECT_EQ(result.rows, 20000);
   // The tasks share the 11 partitions out (Spark's default hash distribution): one file
-  // each, every batch read by every task.
+  // each, each task handed its partitions' rows by the reading thread.
   EXPECT_EQ(result.data_files, 11);
   std::set<int64_t> ids;
   EXPECT_EQ(CountRows(table, &ids), 20000);
@@ -264,6 +270,64 @@ class CancellingReader final : public arrow::RecordBatchReader {
   int before_;
   int read_ = 0;
 };
+
+// Files read ahead (several at once, each on a thread of its own) give the rows one file
+// reading at a time gives, in the same order; a reader dropped half-way stops its
+// threads; a corrupt file fails the scan after the rows of the files before it.
+TEST_F(TableTest, ReadingFilesAheadKeepsTheRowsAndTheirOrder) {
+  auto catalog = OpenCatalog();
+  auto table = CreateTable(catalog, {});
+  FLOE_ASSIGN_OR_FAIL(auto result, AppendWithFourTasks(*table));
+  ASSERT_EQ(result.data_files, 11);
+  auto read = [&](int files_ahead, size_t max_batches, arrow::Status* status) {
+    ScanOptions options;
+    options.files_ahead = files_ahead;
+    std::vector<int64_t> ids;
+    auto scan = table->NewScan(options);
+    EXPECT_TRUE(scan.ok());
+    auto reader = (*scan)->ToRecordBatchReader();
+    EXPECT_TRUE(reader.ok());
+    for (size_t n = 0; n < max_batches; ++n) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      *status = (*reader)->ReadNext(&batch);
+      if (!status->ok() || !batch) break;
+      const auto& column = static_cast<const arrow::Int64Array&>(*batch->column(0));
+      for (int64_t i = 0; i < column.length(); ++i) ids.push_back(column.Value(i));
+    }
+    return ids;
+  };
+  arrow::Status status;
+  const std::vector<int64_t> one_at_a_time = read(1, SIZE_MAX, &status);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(one_at_a_time.size(), 20000u);
+  for (int ahead : {2, 3, 16}) {
+    EXPECT_EQ(read(ahead, SIZE_MAX, &status), one_at_a_time) << ahead;
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  EXPECT_FALSE(read(4, 1, &status).empty());  // dropped with threads still reading
+
+  // Corrupt the sixth file planned: the first five files' rows, then its error.
+  FLOE_ASSIGN_OR_FAIL(auto scan, table->NewScan({}));
+  FLOE_ASSIGN_OR_FAIL(auto tasks, scan->PlanFiles());
+  std::string path = tasks[5].file.file_path;
+  if (path.starts_with("file:")) path = path.substr(5);
+  int64_t before = 0;
+  for (size_t i = 0; i < 5; ++i) before += tasks[i].file.record_count;
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4);
+    std::string garbage(64, 'x');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const std::vector<int64_t> partial = read(3, SIZE_MAX, &status);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(
+                tasks[5].file.file_path.substr(tasks[5].file.file_path.rfind('/') + 1)),
+            std::string::npos)
+      << status;
+  EXPECT_EQ(partial,
+            std::vector<int64_t>(one_at_a_time.begin(), one_at_a_time.begin() + before));
+}
 
 TEST_F(TableTest, ACancelledAppendDeletesWhatItWroteAndCommitsNothing) {
   auto catalog = OpenCatalog();

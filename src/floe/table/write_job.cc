@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,29 +19,36 @@
 namespace floe {
 namespace {
 
-// A bounded queue of batches from the reading thread to the task threads.
+// What a task is handed: a batch, or rows the reading thread already split by
+// partition (the groups the task's share owns).
+struct Work {
+  std::shared_ptr<arrow::RecordBatch> batch;
+  std::vector<PartitionRows> groups;
+};
+
+// A bounded queue of work from the reading thread to the task threads.
 class BatchQueue {
  public:
   explicit BatchQueue(size_t capacity) : capacity_(capacity) {}
 
   // False when the queue was cancelled.
-  bool Push(std::shared_ptr<arrow::RecordBatch> batch) {
+  bool Push(Work work) {
     std::unique_lock<std::mutex> lock(mutex_);
     space_.wait(lock, [&] { return queue_.size() < capacity_ || cancelled_; });
     if (cancelled_) return false;
-    queue_.push_back(std::move(batch));
+    queue_.push_back(std::move(work));
     ready_.notify_one();
     return true;
   }
-  // nullptr once closed and drained, or cancelled.
-  std::shared_ptr<arrow::RecordBatch> Pop() {
+  // Nothing once closed and drained, or cancelled.
+  std::optional<Work> Pop() {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
-    if (cancelled_ || queue_.empty()) return nullptr;
-    auto batch = std::move(queue_.front());
+    if (cancelled_ || queue_.empty()) return std::nullopt;
+    Work work = std::move(queue_.front());
     queue_.pop_front();
     space_.notify_one();
-    return batch;
+    return work;
   }
   void Close() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -59,7 +67,7 @@ class BatchQueue {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::condition_variable space_;
-  std::deque<std::shared_ptr<arrow::RecordBatch>> queue_;
+  std::deque<Work> queue_;
   bool closed_ = false;
   bool cancelled_ = false;
 };
@@ -83,13 +91,18 @@ class JobRun {
       ARROW_ASSIGN_OR_RAISE(auto task, MakeWriteTask(plan, io, i, i, pool, options_.env));
       tasks_.push_back(std::move(task));
     }
-    // Tasks that share the partitions out each read every batch from a queue of their
-    // own and keep their partitions' rows, so each partition's files come from one task,
-    // as under Spark's hash distribution. Otherwise the tasks take the batches from one
-    // queue, each writing whichever rows it gets.
+    // Tasks that share the partitions out each get the rows of their partitions in a
+    // queue of their own, so each partition's files come from one task, as under Spark's
+    // hash distribution: the reading thread splits each batch by partition once and
+    // hands every group to the task that owns it. Otherwise the tasks take the batches
+    // from one queue, each writing whichever rows it gets.
     share_partitions_ = threads > 1 && plan_.distribution == Distribution::kByPartition;
     for (int i = 0; i < (share_partitions_ ? threads : 1); ++i) {
-      queues_.push_back(std::make_unique<BatchQueue>(static_cast<size_t>(threads) * 2));
+      // A task's queue holds the rows the reading thread split for it (gathered for it
+      // alone, or slices of an input batch the other tasks' groups share): a short
+      // queue bounds what waits.
+      queues_.push_back(std::make_unique<BatchQueue>(
+          share_partitions_ ? size_t{2} : static_cast<size_t>(threads) * 2));
       if (share_partitions_) tasks_[i]->TakeShare(PartitionShare{i, threads});
     }
     // Tasks that split an unpartitioned sorted table's rows by key each sort what they
@@ -146,10 +159,10 @@ class JobRun {
           break;
         }
       }
-      if (threaded) {
-        bool pushed = true;
-        for (auto& queue : queues_) pushed = pushed && queue->Push(*conformed);
-        if (!pushed) break;
+      if (threaded && share_partitions_) {
+        if (!PushShares(*conformed)) break;
+      } else if (threaded) {
+        if (!queues_[0]->Push(Work{*conformed, {}})) break;
       } else {
         auto written = tasks_[0]->Write(*conformed);
         if (!written.ok()) {
@@ -205,10 +218,28 @@ class JobRun {
     if (options_.progress) options_.progress(progress_);
   }
 
+  // Splits `batch` by partition once and hands each task the groups its share owns (the
+  // partition keys computed once, not by every task for every row). False after a
+  // failure or a cancelled queue.
+  bool PushShares(const std::shared_ptr<arrow::RecordBatch>& batch) {
+    auto shares = tasks_[0]->SplitShares(batch, static_cast<int>(queues_.size()));
+    if (!shares.ok()) {
+      Fail(shares.status());
+      return false;
+    }
+    for (size_t i = 0; i < queues_.size(); ++i) {
+      auto& groups = (*shares)[i];
+      if (groups.empty()) continue;
+      if (!queues_[i]->Push(Work{nullptr, std::move(groups)})) return false;
+    }
+    return true;
+  }
+
   // Each task hands its message to the committer as soon as it finishes.
   void RunTask(WriteTask* task, BatchQueue* queue) {
-    while (auto batch = queue->Pop()) {
-      auto status = task->Write(batch);
+    while (auto work = queue->Pop()) {
+      auto status = work->batch ? task->Write(work->batch)
+                                : task->WriteGroups(std::move(work->groups));
       if (!status.ok()) {
         Fail(status);
         return;

@@ -1,10 +1,23 @@
 #include "floe/task/write_format.h"
 
+#include <algorithm>
+
 namespace floe {
 
 bool PartitionShare::Owns(std::string_view key) const {
   return count <= 1 || std::hash<std::string_view>{}(key) % static_cast<size_t>(count) ==
                            static_cast<size_t>(index);
+}
+
+arrow::Result<std::vector<std::vector<PartitionRows>>> WriteFormat::SplitShares(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
+  std::vector<std::vector<PartitionRows>> shares;
+  for (int i = 0; i < std::max(count, 1); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto groups,
+                          Split(batch, PartitionShare{i, std::max(count, 1)}));
+    shares.push_back(std::move(groups));
+  }
+  return shares;
 }
 
 std::string_view WriterModeName(WriterMode mode) {

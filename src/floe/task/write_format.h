@@ -85,6 +85,11 @@ class WriteFormat {
   /// the partitions `share` owns; an unpartitioned table gives one group of every row.
   virtual arrow::Result<std::vector<PartitionRows>> Split(
       const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const = 0;
+  /// Split for `count` tasks sharing the partitions out: output i holds the groups
+  /// PartitionShare{i, count} owns. The default splits once per share; a format that can
+  /// compute the partitions once overrides it.
+  virtual arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
   /// The location of a task's `count`-th file (from 1) in `partition`: unique per task
   /// attempt, since `partition_id` and `attempt_id` are unique per attempt.
   virtual std::string FileLocation(const std::any& partition, int partition_id,

@@ -95,15 +95,46 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
   return arrow::Status::OK();
 }
 
-arrow::Status WriteTask::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
-                                   PartitionShare share) {
-  ARROW_ASSIGN_OR_RAISE(auto groups, format_->Split(batch, share));
+arrow::Result<std::vector<std::vector<PartitionRows>>> WriteTask::SplitShares(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
+  return format_->SplitShares(batch, count);
+}
+
+arrow::Status WriteTask::WriteGroups(std::vector<PartitionRows> groups) {
+  if (finished_) return arrow::Status::Invalid("write task already finished");
+  for (const auto& group : groups) {
+    if (!group.rows->schema()->Equals(*format_->parquet()->arrow_schema,
+                                      /*check_metadata=*/false)) {
+      return arrow::Status::Invalid("rows of schema ", group.rows->schema()->ToString(),
+                                    " do not match the write schema");
+    }
+  }
+  arrow::Status status;
+  if (holder_) {
+    // Held (or spilled in sorted runs) until Finish, as Write holds a batch's.
+    for (auto& group : groups) {
+      status = holder_->Add(std::move(group.rows));
+      if (!status.ok()) break;
+    }
+  } else {
+    status = WriteGroupsNow(groups);
+  }
+  return ExplainOutOfMemory(status);
+}
+
+arrow::Status WriteTask::WriteGroupsNow(const std::vector<PartitionRows>& groups) {
   for (const auto& group : groups) {
     ARROW_ASSIGN_OR_RAISE(RollingFileWriter * writer, WriterFor(group));
     ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
     rows_written_ += group.rows->num_rows();
   }
   return KeepWithinBudget();
+}
+
+arrow::Status WriteTask::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                   PartitionShare share) {
+  ARROW_ASSIGN_OR_RAISE(auto groups, format_->Split(batch, share));
+  return WriteGroupsNow(groups);
 }
 
 arrow::Status WriteTask::KeepWithinBudget() {

@@ -45,6 +45,15 @@ class WriteTask {
   /// that refuses an allocation fails the task with an error naming the budget and what
   /// to change.
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// `batch` (with the format's Arrow schema) split by partition for `count` tasks that
+  /// share the partitions out (WriteFormat::SplitShares): for a caller that computes the
+  /// partitions once and hands each task the groups its share owns (WriteGroups).
+  /// Thread-safe (the format is).
+  arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
+  /// Writes rows already split by partition (from Split, of any task of the write), as
+  /// Write writes a batch's: every group is written, whatever the task's share.
+  arrow::Status WriteGroups(std::vector<PartitionRows> groups);
   /// From now on the task writes only the rows of the partitions `share` owns and leaves
   /// the others' to their tasks (a write whose tasks share the partitions out, each
   /// given every batch).
@@ -76,6 +85,7 @@ class WriteTask {
  private:
   WriteTask() = default;
   arrow::Result<RollingFileWriter*> WriterFor(const PartitionRows& group);
+  arrow::Status WriteGroupsNow(const std::vector<PartitionRows>& groups);
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                           PartitionShare share);
   void AbortWriters();

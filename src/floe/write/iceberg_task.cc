@@ -57,6 +57,11 @@ arrow::Result<std::vector<PartitionRows>> IcebergWriteFormat::Split(
   return partitioner_->Split(batch, share);
 }
 
+arrow::Result<std::vector<std::vector<PartitionRows>>> IcebergWriteFormat::SplitShares(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
+  return partitioner_->SplitShares(batch, count);
+}
+
 std::string IcebergWriteFormat::FileLocation(const std::any& partition, int partition_id,
                                              int64_t attempt_id, int64_t count) const {
   char name[512];

@@ -1,5 +1,6 @@
 #include "floe/write/partitioner.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
@@ -48,11 +49,34 @@ std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
 
 arrow::Result<std::vector<PartitionRows>> Partitioner::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
-  std::vector<PartitionRows> groups;
+  ARROW_ASSIGN_OR_RAISE(auto shares, SplitShares(batch, std::max(share.count, 1),
+                                                 std::max(share.count, 1) > 1
+                                                     ? std::optional<int>(share.index)
+                                                     : std::nullopt));
+  return std::move(shares.front());
+}
+
+arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
+  return SplitShares(batch, std::max(count, 1), std::nullopt);
+}
+
+arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    std::optional<int> only) const {
+  const size_t outputs = only ? 1 : static_cast<size_t>(count);
+  std::vector<std::vector<PartitionRows>> result(outputs);
   if (spec_->fields().empty()) {
-    groups.push_back(PartitionRows{"", std::vector<Value>{}, batch});
-    return groups;
+    // One group of every row: Split gives it whatever the share, SplitShares to the
+    // share its (empty) key hashes to.
+    PartitionRows all{"", std::vector<Value>{}, batch};
+    int owner = 0;
+    while (!only && owner < count && !PartitionShare{owner, count}.Owns(all.key)) ++owner;
+    result[only ? 0 : static_cast<size_t>(std::min(owner, count - 1))].push_back(
+        std::move(all));
+    return result;
   }
+  std::vector<PartitionRows> groups;
   // Transformed partition columns.
   std::vector<std::shared_ptr<arrow::Array>> values;
   for (size_t i = 0; i < spec_->fields().size(); ++i) {
@@ -100,48 +124,60 @@ arrow::Result<std::vector<PartitionRows>> Partitioner::Split(
     group_of_row[static_cast<size_t>(row)] = group;
     ++group_sizes[static_cast<size_t>(group)];
   }
-  // Only the share's partitions are kept: the other groups' rows are left out.
-  std::vector<bool> owned(groups.size(), true);
-  size_t kept = groups.size();
+  // Each group goes to the output of the share that owns it (with `only`, the one output
+  // keeps that share's groups and drops the rest).
+  std::vector<int> output_of(groups.size(), -1);
   for (size_t g = 0; g < groups.size(); ++g) {
-    owned[g] = share.Owns(groups[g].key);
-    if (!owned[g]) --kept;
+    for (int i = 0; i < count; ++i) {
+      if (!PartitionShare{i, count}.Owns(groups[g].key)) continue;
+      if (!only) {
+        output_of[g] = i;
+      } else if (*only == i) {
+        output_of[g] = 0;
+      }
+      break;
+    }
   }
-  // Groups whose rows are already contiguous are zero-copy slices of the batch; otherwise
-  // one Take puts every kept group's rows together (input order kept within a group).
+  // Groups whose rows are already contiguous are zero-copy slices of the batch;
+  // otherwise one Take per output puts its groups' rows together (input order kept
+  // within a group), so each output's rows live and die with that output alone.
   std::vector<int64_t> starts(groups.size(), 0);
-  std::shared_ptr<arrow::RecordBatch> ordered;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> ordered(outputs);
   if (contiguous) {
     for (size_t g = 1; g < groups.size(); ++g)
       starts[g] = starts[g - 1] + group_sizes[g - 1];
-    ordered = batch;
-  } else if (kept > 0) {
-    int64_t kept_rows = 0;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      starts[g] = kept_rows;
-      if (owned[g]) kept_rows += group_sizes[g];
+    for (auto& out : ordered) out = batch;
+  } else {
+    for (size_t out = 0; out < outputs; ++out) {
+      int64_t kept_rows = 0;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (output_of[g] != static_cast<int>(out)) continue;
+        starts[g] = kept_rows;
+        kept_rows += group_sizes[g];
+      }
+      if (kept_rows == 0) continue;
+      std::vector<int64_t> next = starts;
+      std::vector<int64_t> order(static_cast<size_t>(kept_rows));
+      for (int64_t row = 0; row < rows; ++row) {
+        const auto group = static_cast<size_t>(group_of_row[static_cast<size_t>(row)]);
+        if (output_of[group] == static_cast<int>(out))
+          order[static_cast<size_t>(next[group]++)] = row;
+      }
+      arrow::Int64Builder builder;
+      ARROW_RETURN_NOT_OK(builder.Resize(kept_rows));
+      ARROW_RETURN_NOT_OK(builder.AppendValues(order));
+      ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+      ordered[out] = taken.record_batch();
     }
-    std::vector<int64_t> next = starts;
-    arrow::Int64Builder builder;
-    ARROW_RETURN_NOT_OK(builder.Resize(kept_rows));
-    std::vector<int64_t> order(static_cast<size_t>(kept_rows));
-    for (int64_t row = 0; row < rows; ++row) {
-      const auto group = static_cast<size_t>(group_of_row[static_cast<size_t>(row)]);
-      if (owned[group]) order[static_cast<size_t>(next[group]++)] = row;
-    }
-    ARROW_RETURN_NOT_OK(builder.AppendValues(order));
-    ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
-    ordered = taken.record_batch();
   }
-  std::vector<PartitionRows> result;
-  result.reserve(kept);
   for (size_t g = 0; g < groups.size(); ++g) {
-    if (!owned[g]) continue;
-    groups[g].rows = ordered->num_rows() == group_sizes[g]
-                         ? ordered
-                         : ordered->Slice(starts[g], group_sizes[g]);
-    result.push_back(std::move(groups[g]));
+    if (output_of[g] < 0) continue;
+    const auto out = static_cast<size_t>(output_of[g]);
+    groups[g].rows = ordered[out]->num_rows() == group_sizes[g]
+                         ? ordered[out]
+                         : ordered[out]->Slice(starts[g], group_sizes[g]);
+    result[out].push_back(std::move(groups[g]));
   }
   return result;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ class Partitioner {
   arrow::Result<std::vector<PartitionRows>> Split(
       const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share = {}) const;
 
+  /// Split for `count` tasks sharing the partitions out, the keys computed once: output
+  /// i holds the groups PartitionShare{i, count} owns, each output's rows gathered on
+  /// their own (so one task's rows never keep another's alive).
+  arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
+
   /// The partition path of a tuple (PartitionSpec.partitionToPath).
   std::string PathOf(const std::vector<Value>& partition) const;
   const std::shared_ptr<const StructType>& partition_type() const {
@@ -42,6 +49,10 @@ class Partitioner {
 
  private:
   Partitioner() = default;
+  /// SplitShares; with `only`, the one output holds that share's groups.
+  arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      std::optional<int> only) const;
 
   SchemaPtr schema_;
   PartitionSpecPtr spec_;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
+#include "arrow/compute/api.h"
 #include "arrow/io/file.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/manifest/manifest.h"
@@ -23,6 +24,7 @@
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "floe/util/uuid.h"
+#include "floe/write/partitioner.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/metadata.h"
 
@@ -130,6 +132,43 @@ TEST_F(WriteTaskTest, ADerivedPlanHasAnOperationIdOfItsOwn) {
   auto same = std::make_shared<WritePlan>(*one);
   same->operation_id = plan->operation_id;
   EXPECT_EQ(same->Serialize(), plan->Serialize());  // nothing else changed
+}
+
+// Splitting once for several tasks gives each share exactly what splitting for that
+// share alone gives: the same groups in the same order with the same rows, every row in
+// one share only; interleaved partitions (gathered per share) and contiguous ones
+// (zero-copy slices) alike.
+TEST_F(WriteTaskTest, SplitSharesGivesEachShareWhatSplittingForItGives) {
+  auto plan = Plan("region");
+  FLOE_ASSIGN_OR_FAIL(auto partitioner, Partitioner::Make(plan->schema, plan->spec));
+  auto interleaved = Rows(*plan, 0, 500, 11);
+  arrow::Int64Builder by_region;  // the rows of each region together
+  for (int region = 0; region < 11; ++region) {
+    for (int64_t row = region; row < 500; row += 11)
+      ASSERT_TRUE(by_region.Append(row).ok());
+  }
+  FLOE_ASSIGN_OR_FAIL(auto order, by_region.Finish());
+  FLOE_ASSIGN_OR_FAIL(auto taken, arrow::compute::Take(interleaved, order));
+  for (const auto& batch : {interleaved, taken.record_batch()}) {
+    for (int count : {1, 2, 3}) {
+      FLOE_ASSIGN_OR_FAIL(auto shares, partitioner->SplitShares(batch, count));
+      ASSERT_EQ(shares.size(), static_cast<size_t>(count));
+      int64_t rows = 0;
+      for (int i = 0; i < count; ++i) {
+        FLOE_ASSIGN_OR_FAIL(auto alone,
+                            partitioner->Split(batch, PartitionShare{i, count}));
+        const auto& share = shares[static_cast<size_t>(i)];
+        ASSERT_EQ(share.size(), alone.size()) << count << " " << i;
+        for (size_t g = 0; g < share.size(); ++g) {
+          EXPECT_EQ(share[g].key, alone[g].key);
+          EXPECT_TRUE(share[g].rows->Equals(*alone[g].rows)) << share[g].key;
+          EXPECT_TRUE((PartitionShare{i, count}.Owns(share[g].key)));
+          rows += share[g].rows->num_rows();
+        }
+      }
+      EXPECT_EQ(rows, batch->num_rows());
+    }
+  }
 }
 
 TEST_F(WriteTaskTest, FanoutWritesOneFilePerPartitionSortedByPath) {
