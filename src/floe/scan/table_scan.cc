@@ -143,6 +143,7 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
     bool stop = false;
     bool done = false;
     arrow::Status status;
+    std::shared_ptr<arrow::RecordBatchReader> reader;  ///< See Produce.
     std::thread thread;
   };
 
@@ -168,7 +169,16 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
       deletes = std::make_shared<const FileDeletes>(std::move(loaded));
     }
     ARROW_ASSIGN_OR_RAISE(
-        auto reader, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes));
+        auto opened, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes));
+    deletes.reset();
+    arrow::RecordBatchReader* reader = opened.get();
+    {
+      // The reader shares objects (its schema) with the batches handed out: it is
+      // destroyed on the consumer's thread once this one is joined, so that the last
+      // reference to them is always dropped after everything this thread did with them.
+      std::lock_guard<std::mutex> lock(slot.mutex);
+      slot.reader = std::move(opened);
+    }
     while (true) {
       {
         std::unique_lock<std::mutex> lock(slot.mutex);
