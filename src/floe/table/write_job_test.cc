@@ -107,6 +107,14 @@ class SplitWriteTest : public ::testing::Test {
 
   // One task of `plan` writes rows [start, start + rows), finishes and is acknowledged
   // (its files are whoever's holds the message): its message.
+  // Commits `message` by itself, with a committer of its own.
+  void CommitAlone(const WritePlan& plan, WriteOperation operation,
+                   const std::string& message) {
+    FLOE_ASSIGN_OR_FAIL(auto committer, table_->NewCommitter(plan, operation));
+    ASSERT_TRUE(committer->Add(message).ok());
+    ASSERT_TRUE(committer->Commit().ok());
+  }
+
   std::string FinishedTask(const std::shared_ptr<const WritePlan>& plan, int partition,
                            int64_t attempt, int64_t start, int64_t rows) {
     auto task = MakeWriteTask(plan, table_->io(), partition, attempt);
@@ -505,12 +513,8 @@ TEST_F(SplitWriteTest, AnAbortOnlyCommitterKeepsWhatTheTableReferences) {
     return FinishedTask(plan, partition, attempt, start, 9);
   };
   const std::string committed_message = write(0, 0, 0);
-  {
-    FLOE_ASSIGN_OR_FAIL(auto committer,
-                        table_->NewCommitter(*plan, WriteOperation::kAppend));
-    ASSERT_TRUE(committer->Add(committed_message).ok());
-    ASSERT_TRUE(committer->Commit().ok());  // as if its caller never learned it worked
-  }
+  // Committed, as if its caller never learned it worked.
+  CommitAlone(*plan, WriteOperation::kAppend, committed_message);
   // Written after that commit (so its sweep did not see it): an uncommitted message.
   const std::string other_message = write(1, 1, 100);
   const fs::path data = fs::path(table_->metadata()->location) / "data";
@@ -534,12 +538,7 @@ TEST_F(SplitWriteTest, AnAbortOnlyCommitterKeepsWhatTheTableReferences) {
 TEST_F(SplitWriteTest, AnAbortKeepsWhatAnotherCommitterOfThePlanCommitted) {
   FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
   const std::string first = FinishedTask(plan, 0, 0, 0, 9);
-  {
-    FLOE_ASSIGN_OR_FAIL(auto committer,
-                        table_->NewCommitter(*plan, WriteOperation::kAppend));
-    ASSERT_TRUE(committer->Add(first).ok());
-    ASSERT_TRUE(committer->Commit().ok());
-  }
+  CommitAlone(*plan, WriteOperation::kAppend, first);
   const std::string second = FinishedTask(plan, 1, 1, 100, 9);
   const fs::path data = fs::path(table_->metadata()->location) / "data";
   const auto before = Files(data);
@@ -567,12 +566,7 @@ TEST_F(SplitWriteTest, AFailedCommitKeepsWhatAnotherCommitterOfThePlanCommitted)
   FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
   const std::string first = FinishedTask(plan, 0, 0, 100, 9);
   const std::string second = FinishedTask(plan, 1, 1, 200, 9);
-  {
-    FLOE_ASSIGN_OR_FAIL(auto committer,
-                        table_->NewCommitter(*plan, WriteOperation::kDynamicOverwrite));
-    ASSERT_TRUE(committer->Add(first).ok());
-    ASSERT_TRUE(committer->Commit().ok());
-  }
+  CommitAlone(*plan, WriteOperation::kDynamicOverwrite, first);
   FLOE_ASSIGN_OR_FAIL(auto fresh, Table::Load(catalog_, {{"db"}, "t"}));
   FLOE_ASSIGN_OR_FAIL(auto loser,
                       fresh->NewCommitter(*plan, WriteOperation::kDynamicOverwrite));

@@ -5,8 +5,13 @@
 namespace floe {
 
 bool PartitionShare::Owns(std::string_view key) const {
-  return count <= 1 || std::hash<std::string_view>{}(key) % static_cast<size_t>(count) ==
-                           static_cast<size_t>(index);
+  return count <= 1 || OwnerOf(key, count) == index;
+}
+
+int PartitionShare::OwnerOf(std::string_view key, int count) {
+  if (count <= 1) return 0;
+  return static_cast<int>(std::hash<std::string_view>{}(key) %
+                          static_cast<size_t>(count));
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> WriteFormat::SplitShares(

@@ -26,6 +26,8 @@ struct PartitionShare {
   int index = 0;
   int count = 1;
   bool Owns(std::string_view key) const;
+  /// The index of the share, of `count`, that owns the partition `key`.
+  static int OwnerOf(std::string_view key, int count);
 };
 
 /// How a task's open files follow the partitions of its rows.

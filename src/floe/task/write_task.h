@@ -51,7 +51,7 @@ class WriteTask {
   /// Thread-safe (the format is).
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
       const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
-  /// Writes rows already split by partition (from Split, of any task of the write), as
+  /// Writes rows already split by partition (one output of SplitShares), as
   /// Write writes a batch's: every group is written, whatever the task's share.
   arrow::Status WriteGroups(std::vector<PartitionRows> groups);
   /// From now on the task writes only the rows of the partitions `share` owns and leaves

@@ -49,10 +49,11 @@ std::string Partitioner::PathOf(const std::vector<Value>& partition) const {
 
 arrow::Result<std::vector<PartitionRows>> Partitioner::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
-  ARROW_ASSIGN_OR_RAISE(auto shares, SplitShares(batch, std::max(share.count, 1),
-                                                 std::max(share.count, 1) > 1
-                                                     ? std::optional<int>(share.index)
-                                                     : std::nullopt));
+  const int count = std::max(share.count, 1);
+  ARROW_ASSIGN_OR_RAISE(
+      auto shares,
+      SplitShares(batch, count,
+                  count > 1 ? std::optional<int>(share.index) : std::nullopt));
   return std::move(shares.front());
 }
 
@@ -70,10 +71,8 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
     // One group of every row: Split gives it whatever the share, SplitShares to the
     // share its (empty) key hashes to.
     PartitionRows all{"", std::vector<Value>{}, batch};
-    int owner = 0;
-    while (!only && owner < count && !PartitionShare{owner, count}.Owns(all.key)) ++owner;
-    result[only ? 0 : static_cast<size_t>(std::min(owner, count - 1))].push_back(
-        std::move(all));
+    const int owner = only ? 0 : PartitionShare::OwnerOf(all.key, count);
+    result[static_cast<size_t>(owner)].push_back(std::move(all));
     return result;
   }
   std::vector<PartitionRows> groups;
@@ -128,14 +127,11 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
   // keeps that share's groups and drops the rest).
   std::vector<int> output_of(groups.size(), -1);
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (int i = 0; i < count; ++i) {
-      if (!PartitionShare{i, count}.Owns(groups[g].key)) continue;
-      if (!only) {
-        output_of[g] = i;
-      } else if (*only == i) {
-        output_of[g] = 0;
-      }
-      break;
+    const int owner = PartitionShare::OwnerOf(groups[g].key, count);
+    if (!only) {
+      output_of[g] = owner;
+    } else if (*only == owner) {
+      output_of[g] = 0;
     }
   }
   // Groups whose rows are already contiguous are zero-copy slices of the batch;
