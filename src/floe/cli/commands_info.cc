@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "floe/cli/commands.h"
+#include "floe/cli/commands_delta.h"
 #include "floe/cli/flags.h"
 #include "floe/cli/output.h"
 #include "floe/manifest/manifest.h"
@@ -59,8 +60,10 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "describe",
                              "Show a table's schema, spec, properties and state");
   auto table = std::make_shared<std::string>();
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
+      ->required();
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) return DescribeDelta(*table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     auto schema = metadata.CurrentSchema();
@@ -116,8 +119,12 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
 void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "snapshots", "List a table's snapshots");
   auto table = std::make_shared<std::string>();
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command
+      ->add_option("table", *table,
+                   "NAMESPACE.TABLE, or the path of a Delta table (its versions)")
+      ->required();
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) return ListDeltaVersions(*table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
@@ -146,9 +153,15 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "files", "List the data files of a snapshot");
   auto table = std::make_shared<std::string>();
   auto snapshot = std::make_shared<int64_t>(-1);
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
-  command->add_option("--snapshot", *snapshot, "Snapshot id (default: current)");
+  command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
+      ->required();
+  command->add_option("--snapshot", *snapshot,
+                      "Snapshot id (default: current; of a Delta table: the version)");
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      return ListDeltaFiles(
+          *table, *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt);
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ScanOptions options;
     if (*snapshot >= 0) options.snapshot_id = *snapshot;

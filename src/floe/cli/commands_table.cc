@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "floe/cli/commands.h"
+#include "floe/cli/commands_delta.h"
 #include "floe/cli/flags.h"
 #include "floe/cli/input_files.h"
 #include "floe/cli/output.h"
@@ -344,7 +345,8 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
   auto output = std::make_shared<OutputOptions>();
   auto limit = std::make_shared<int64_t>(-1);
   auto stats = std::make_shared<bool>(false);
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
+      ->required();
   auto where = std::make_shared<std::string>();
   command->add_option(
       "--columns", *columns,
@@ -354,7 +356,8 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "--where", *where,
       "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
       "NULL\" (prunes manifests, files and row groups)");
-  command->add_option("--snapshot", *snapshot, "Read this snapshot id");
+  command->add_option("--snapshot", *snapshot,
+                      "Read this snapshot id (of a Delta table: this version)");
   command->add_option("--as-of", *as_of,
                       "Read the snapshot current at this time (ms since epoch)");
   command->add_option(
@@ -368,6 +371,24 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "Print what was pruned and read (manifests, files, row groups, bytes, "
       "requests, rows) to stderr");
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      if (!where->empty()) {
+        return MakeError(ErrorKind::kNotSupported,
+                         "--where is not supported on Delta tables yet (" + *table + ")");
+      }
+      DeltaScanArguments arguments;
+      arguments.path = *table;
+      std::stringstream names(*columns);
+      for (std::string column; std::getline(names, column, ',');) {
+        if (!column.empty()) arguments.columns.push_back(column);
+      }
+      if (*snapshot >= 0) arguments.version = *snapshot;
+      if (*as_of >= 0) arguments.as_of_ms = *as_of;
+      arguments.output = *output;
+      if (*limit >= 0) arguments.output.limit = *limit;
+      arguments.stats = *stats;
+      return ScanDelta(arguments);
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ScanOptions scan_options;
     std::stringstream list(*columns);
@@ -382,28 +403,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
     arrow::RecordBatchReader& reader = *scanned;
     OutputOptions options = *output;
     if (*limit >= 0) options.limit = *limit;
-    // --output goes to a temporary file beside the target, renamed over it only once
-    // the scan succeeded: a failed scan leaves an existing file as it was.
-    std::unique_ptr<ReplacingOutput> replacing;
-    if (!options.path.empty()) {
-      ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
-      options.path = replacing->temporary();
-    }
-    arrow::Result<int64_t> rows;
-    if (replacing && options.format != "parquet") {
-      std::ofstream file(options.path, std::ios::binary);
-      if (!file)
-        return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
-      rows = WriteRows(reader, *scan->projection(), options, file);
-      file.close();
-      if (rows.ok() && !file) rows = WriteFailed(replacing->target());
-    } else {
-      rows = WriteRows(reader, *scan->projection(), options, std::cout);
-      std::cout.flush();
-      if (rows.ok() && !std::cout) rows = WriteFailed("standard output");
-    }
-    ARROW_RETURN_NOT_OK(rows.status());
-    if (replacing) ARROW_RETURN_NOT_OK(replacing->Commit());
+    ARROW_RETURN_NOT_OK(WriteScanOutput(reader, *scan->projection(), options).status());
     if (*stats) {
       const auto& c = *scan->stats();
       std::cerr << "scan stats: manifests=" << c.manifests_total

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -411,6 +412,30 @@ arrow::Status WriteFailed(const std::string& where) {
   int error = errno;
   return arrow::Status::IOError("writing to ", where, " failed",
                                 error ? std::string(": ") + std::strerror(error) : "");
+}
+
+arrow::Result<int64_t> WriteScanOutput(arrow::RecordBatchReader& reader,
+                                       const Schema& schema, OutputOptions options) {
+  std::unique_ptr<ReplacingOutput> replacing;
+  if (!options.path.empty()) {
+    ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
+    options.path = replacing->temporary();
+  }
+  arrow::Result<int64_t> rows;
+  if (replacing && options.format != "parquet") {
+    std::ofstream file(options.path, std::ios::binary);
+    if (!file) return MakeError(ErrorKind::kInvalidInput, "cannot write " + options.path);
+    rows = WriteRows(reader, schema, options, file);
+    file.close();
+    if (rows.ok() && !file) rows = WriteFailed(replacing->target());
+  } else {
+    rows = WriteRows(reader, schema, options, std::cout);
+    std::cout.flush();
+    if (rows.ok() && !std::cout) rows = WriteFailed("standard output");
+  }
+  ARROW_RETURN_NOT_OK(rows.status());
+  if (replacing) ARROW_RETURN_NOT_OK(replacing->Commit());
+  return rows;
 }
 
 }  // namespace floe::cli

@@ -24,6 +24,13 @@ struct OutputOptions {
 arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema& schema,
                                  const OutputOptions& options, std::ostream& out);
 
+/// Writes `reader`'s rows as `options` say: to `options.path` through a temporary file
+/// beside it, renamed over it only once every row is written (a failed scan leaves an
+/// existing file as it was), or to stdout. What `floe scan` does with a scan's rows, for
+/// either table format.
+arrow::Result<int64_t> WriteScanOutput(arrow::RecordBatchReader& reader,
+                                       const Schema& schema, OutputOptions options);
+
 /// Output to `target` through a temporary file beside it (a hidden name in the same
 /// directory), moved over `target` by Commit; destroyed without Commit, it removes the
 /// temporary file, so a failed write never truncates or half-replaces `target`. A target

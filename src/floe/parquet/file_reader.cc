@@ -350,6 +350,10 @@ void ParquetFileReader::Annotate(const std::function<std::shared_ptr<arrow::Fiel
 
 arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> ParquetFileReader::ReadRowGroups(
     std::vector<int> row_groups, std::vector<int> leaves) {
+  if (row_groups.empty() || leaves.empty()) {
+    return arrow::Status::Invalid("reading data file ", location_,
+                                  ": no row group or no column selected");
+  }
   auto reader =
       RowGroupsReader::Make(reader_.get(), std::move(row_groups), std::move(leaves));
   if (!reader.ok()) return WithContext(reader.status(), "data file " + location_);

@@ -93,7 +93,8 @@ class ParquetFileReader {
   /// Reads `leaves` of `row_groups` (in that order), one row group at a time so that
   /// memory stays that of one group. Batches hold the file's top-level columns that own
   /// a selected leaf, in file order. A page whose checksum does not match fails the read
-  /// naming the column and the row group.
+  /// naming the column and the row group. Both lists must be non-empty (Invalid
+  /// otherwise): a caller with nothing to read has no batches to ask for.
   arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> ReadRowGroups(
       std::vector<int> row_groups, std::vector<int> leaves);
 

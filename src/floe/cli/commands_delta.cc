@@ -1,0 +1,288 @@
+// The commands on a Delta table by path: scan, describe, snapshots (the log's versions),
+// files.
+#include "floe/cli/commands_delta.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "arrow/compute/api.h"
+#include "floe/delta/log.h"
+#include "floe/delta/scan.h"
+#include "floe/delta/schema.h"
+#include "floe/io/file_io.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/util/date_time.h"
+#include "floe/util/error.h"
+#include "floe/util/location.h"
+#include "floe/util/text.h"
+
+namespace floe::cli {
+namespace {
+
+std::string TimeText(int64_t millis) {
+  return FormatIsoDateTime(millis * 1000, 1000000) + "Z";
+}
+
+// A relative path is taken from the working directory.
+std::string TableRoot(const std::string& argument) {
+  if (LocationScheme(argument) != "file" || argument.rfind("file:", 0) == 0) {
+    return StripTrailingSlash(argument);
+  }
+  std::error_code error;
+  auto absolute = std::filesystem::absolute(argument, error);
+  if (error) return StripTrailingSlash(argument);
+  return StripTrailingSlash(absolute.lexically_normal().string());
+}
+
+arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root) {
+  return MakeFileIO(root, {});
+}
+
+// Delta's byte and short columns as int: the text formats render values by their Iceberg
+// type, which has no narrower integers.
+std::shared_ptr<arrow::DataType> Widened(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+      return arrow::int32();
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& field : type->fields())
+        fields.push_back(field->WithType(Widened(field->type())));
+      return arrow::struct_(std::move(fields));
+    }
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListType&>(*type);
+      return arrow::list(list.value_field()->WithType(Widened(list.value_type())));
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      return arrow::map(Widened(map.key_type()),
+                        map.item_field()->WithType(Widened(map.item_type())));
+    }
+    default:
+      return type;
+  }
+}
+
+class WideningReader : public arrow::RecordBatchReader {
+ public:
+  WideningReader(std::unique_ptr<arrow::RecordBatchReader> input,
+                 std::shared_ptr<arrow::Schema> schema)
+      : input_(std::move(input)), schema_(std::move(schema)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(input_->ReadNext(&batch));
+    if (!batch) {
+      *out = nullptr;
+      return arrow::Status::OK();
+    }
+    arrow::ArrayVector columns;
+    for (int i = 0; i < batch->num_columns(); ++i) {
+      const auto& type = schema_->field(i)->type();
+      if (batch->column(i)->type()->Equals(*type)) {
+        columns.push_back(batch->column(i));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*batch->column(i), type));
+        columns.push_back(std::move(cast));
+      }
+    }
+    *out = arrow::RecordBatch::Make(schema_, batch->num_rows(), std::move(columns));
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::unique_ptr<arrow::RecordBatchReader> input_;
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
+std::string TypeText(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::STRING:
+      return "string";
+    case arrow::Type::INT64:
+      return "long";
+    case arrow::Type::INT32:
+      return "integer";
+    case arrow::Type::INT16:
+      return "short";
+    case arrow::Type::INT8:
+      return "byte";
+    case arrow::Type::FLOAT:
+      return "float";
+    case arrow::Type::DOUBLE:
+      return "double";
+    case arrow::Type::BOOL:
+      return "boolean";
+    case arrow::Type::BINARY:
+      return "binary";
+    case arrow::Type::DATE32:
+      return "date";
+    case arrow::Type::TIMESTAMP:
+      return static_cast<const arrow::TimestampType&>(type).timezone().empty()
+                 ? "timestamp_ntz"
+                 : "timestamp";
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+      return "decimal(" + std::to_string(decimal.precision()) + "," +
+             std::to_string(decimal.scale()) + ")";
+    }
+    case arrow::Type::STRUCT: {
+      std::string text = "struct<";
+      for (int i = 0; i < type.num_fields(); ++i) {
+        text += (i ? ", " : "") + type.field(i)->name() + ": " +
+                TypeText(*type.field(i)->type());
+      }
+      return text + ">";
+    }
+    case arrow::Type::LIST:
+      return "array<" +
+             TypeText(*static_cast<const arrow::ListType&>(type).value_type()) + ">";
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(type);
+      return "map<" + TypeText(*map.key_type()) + ", " + TypeText(*map.item_type()) + ">";
+    }
+    default:
+      return type.ToString();
+  }
+}
+
+std::string FeaturesText(const std::optional<std::vector<std::string>>& features) {
+  if (!features) return "";
+  std::string text;
+  for (const auto& feature : *features) text += (text.empty() ? "" : ",") + feature;
+  return " [" + text + "]";
+}
+
+}  // namespace
+
+bool IsTablePath(const std::string& argument) {
+  return argument.find('/') != std::string::npos;
+}
+
+arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
+  std::string root = TableRoot(arguments.path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  delta::DeltaScanOptions options;
+  options.columns = arguments.columns;
+  options.snapshot.version = arguments.version;
+  options.snapshot.as_of_ms = arguments.as_of_ms;
+  ARROW_ASSIGN_OR_RAISE(auto scan, delta::DeltaScan::Make(io, root, options));
+  ARROW_ASSIGN_OR_RAISE(auto rows, scan->ToRecordBatchReader());
+  std::unique_ptr<arrow::RecordBatchReader> reader = std::move(rows);
+  std::shared_ptr<arrow::Schema> schema = scan->schema();
+  if (arguments.output.format != "parquet") {
+    arrow::FieldVector fields;
+    for (const auto& field : schema->fields())
+      fields.push_back(field->WithType(Widened(field->type())));
+    schema = arrow::schema(std::move(fields));
+    reader = std::make_unique<WideningReader>(std::move(reader), schema);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto iceberg_schema, FromArrowSchemaAssigningIds(*schema));
+  ARROW_RETURN_NOT_OK(
+      WriteScanOutput(*reader, *iceberg_schema, arguments.output).status());
+  if (arguments.stats) {
+    const auto& stats = scan->stats();
+    std::cerr << "scan stats: version=" << scan->snapshot().version
+              << " checkpoint=" << scan->snapshot().checkpoint_version
+              << " commits_read=" << scan->snapshot().commits_read
+              << " files_planned=" << stats.files_planned
+              << " files_read=" << stats.files_read << " rows=" << stats.rows << "\n";
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status DescribeDelta(const std::string& path) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root));
+  const auto& metadata = snapshot.metadata;
+  const auto& protocol = snapshot.protocol;
+  int64_t bytes = 0;
+  for (const auto& file : snapshot.files) bytes += file.size;
+  std::cout << "table           " << Printable(root) << " (Delta, by path)\n"
+            << "id              " << Printable(metadata.id) << "\n";
+  if (!metadata.name.empty())
+    std::cout << "name            " << Printable(metadata.name) << "\n";
+  std::cout << "protocol        reader " << protocol.min_reader_version
+            << Printable(FeaturesText(protocol.reader_features)) << ", writer "
+            << protocol.min_writer_version
+            << Printable(FeaturesText(protocol.writer_features)) << "\n"
+            << "version         " << snapshot.version << " ("
+            << TimeText(snapshot.timestamp_ms) << ", " << snapshot.files.size()
+            << " data files, " << bytes << " bytes)\n";
+  auto readable = delta::CheckReadable(snapshot);
+  if (!readable.ok())
+    std::cout << "floe reads it   no: " << Printable(readable.message()) << "\n";
+  auto schema = delta::SchemaFromJson(metadata.schema_string);
+  if (schema.ok()) {
+    std::cout << "schema:\n";
+    for (const auto& field : (*schema)->fields()) {
+      std::cout << "  " << Printable(field->name()) << ": "
+                << Printable(TypeText(*field->type()))
+                << (field->nullable() ? "" : " not null") << "\n";
+    }
+  } else {
+    std::cout << "schema          " << Printable(schema.status().message()) << "\n";
+  }
+  std::string columns;
+  for (const auto& column : metadata.partition_columns) {
+    columns += (columns.empty() ? "" : ", ") + column;
+  }
+  std::cout << "partitioned by  " << Printable(columns.empty() ? "(none)" : columns)
+            << "\n"
+            << "properties:\n";
+  for (const auto& [key, value] : metadata.configuration) {
+    std::cout << "  " << Printable(key) << " = " << Printable(value) << "\n";
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ListDeltaVersions(const std::string& path) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto versions, delta::ListVersions(*io, root));
+  if (versions.empty()) {
+    ARROW_ASSIGN_OR_RAISE(bool exists, delta::IsDeltaTable(*io, root));
+    if (!exists) {
+      return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root);
+    }
+    std::cout << "(no commits listed: only a checkpoint remains)\n";
+  }
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const auto& version = versions[i];
+    std::cout << (i + 1 == versions.size() ? "* " : "  ") << version.version << "  "
+              << TimeText(version.modified_ms) << "  " << Printable(version.location)
+              << "\n";
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  delta::SnapshotOptions options;
+  options.version = version;
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root, options));
+  int64_t bytes = 0;
+  for (const auto& file : snapshot.files) {
+    std::string partition;
+    for (const auto& column : snapshot.metadata.partition_columns) {
+      auto value = file.partition_values.find(column);
+      partition +=
+          (partition.empty() ? "" : "/") + column + "=" +
+          (value == file.partition_values.end() || !value->second ? std::string("null")
+                                                                  : *value->second);
+    }
+    std::cout << Printable(file.location) << "  "
+              << Printable(partition.empty() ? "-" : partition) << "  " << file.size
+              << " bytes\n";
+    bytes += file.size;
+  }
+  std::cout << "(" << snapshot.files.size() << " files, " << bytes << " bytes, version "
+            << snapshot.version << ")\n";
+  return arrow::Status::OK();
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,34 @@
+// The commands' Delta side: a table argument that is a path names a Delta table by path
+// (`floe scan /data/events`), read with floe::delta.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "arrow/status.h"
+#include "floe/cli/output.h"
+
+namespace floe::cli {
+
+/// True when a command's table argument is a path or a file: URI (it holds a '/'), not
+/// NAMESPACE.TABLE.
+bool IsTablePath(const std::string& argument);
+
+struct DeltaScanArguments {
+  std::string path;
+  std::vector<std::string> columns;
+  std::optional<int64_t> version;
+  std::optional<int64_t> as_of_ms;
+  OutputOptions output;
+  bool stats = false;
+};
+
+arrow::Status ScanDelta(const DeltaScanArguments& arguments);
+arrow::Status DescribeDelta(const std::string& path);
+arrow::Status ListDeltaVersions(const std::string& path);
+arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version);
+
+}  // namespace floe::cli

@@ -1,0 +1,868 @@
+#include "floe/delta/log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "arrow/array.h"
+#include "arrow/table.h"
+#include "floe/util/error.h"
+#include "floe/util/json_depth.h"
+#include "floe/util/location.h"
+#include "parquet/arrow/reader.h"
+#include "parquet/arrow/schema.h"
+#include "parquet/exception.h"
+
+namespace floe::delta {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::string_view kLogFolder = "_delta_log";
+
+arrow::Status Invalid(const std::string& location, const std::string& what) {
+  return MakeError(ErrorKind::kInvalidMetadata,
+                   "Delta log file " + location + ": " + what);
+}
+
+// ---------------------------------------------------------------------------------------
+// Log file names
+
+enum class LogFileKind { kCommit, kCheckpoint, kCheckpointPart, kV2Checkpoint, kOther };
+
+struct LogFileName {
+  LogFileKind kind = LogFileKind::kOther;
+  int64_t version = -1;
+  int part = 0;
+  int parts = 0;
+};
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+LogFileName ParseLogFileName(std::string_view name) {
+  LogFileName parsed;
+  if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.')
+    return parsed;
+  int64_t version = 0;
+  for (char c : name.substr(0, 20)) {
+    if (version > (INT64_MAX - 9) / 10) return parsed;
+    version = version * 10 + (c - '0');
+  }
+  std::string_view rest = name.substr(21);
+  parsed.version = version;
+  if (rest == "json") {
+    parsed.kind = LogFileKind::kCommit;
+  } else if (rest == "checkpoint.parquet") {
+    parsed.kind = LogFileKind::kCheckpoint;
+  } else if (rest.rfind("checkpoint.", 0) == 0) {
+    std::string_view tail = rest.substr(11);
+    // <o:10>.<p:10>.parquet (multi-part) or <uuid>.(json|parquet) (V2)
+    if (tail.size() == 10 + 1 + 10 + 8 && AllDigits(tail.substr(0, 10)) &&
+        tail[10] == '.' && AllDigits(tail.substr(11, 10)) &&
+        tail.substr(21) == ".parquet") {
+      parsed.kind = LogFileKind::kCheckpointPart;
+      parsed.part = std::stoi(std::string(tail.substr(0, 10)));
+      parsed.parts = std::stoi(std::string(tail.substr(11, 10)));
+      if (parsed.part < 1 || parsed.parts < 1 || parsed.part > parsed.parts) {
+        parsed.kind = LogFileKind::kOther;
+      }
+    } else if (tail.size() > 8 && (tail.substr(tail.size() - 5) == ".json" ||
+                                   tail.substr(tail.size() - 8) == ".parquet")) {
+      parsed.kind = LogFileKind::kV2Checkpoint;
+    } else {
+      parsed.kind = LogFileKind::kOther;
+    }
+  } else {
+    parsed.kind = LogFileKind::kOther;
+  }
+  return parsed;
+}
+
+std::string LogFolder(const std::string& root) {
+  return root + "/" + std::string(kLogFolder);
+}
+
+std::string VersionText(int64_t version) {
+  std::string digits = std::to_string(version);
+  return std::string(20 - std::min<size_t>(20, digits.size()), '0') + digits;
+}
+
+// ---------------------------------------------------------------------------------------
+// Replay state
+
+struct Replay {
+  FileIO* io = nullptr;
+  bool in_sidecar = false;  // a sidecar naming another sidecar is refused
+  std::optional<Protocol> protocol;
+  std::optional<Metadata> metadata;
+  std::map<std::string, AddFile> files;  // by location and deletion vector id
+  std::map<std::string, int64_t> apps;
+  std::optional<int64_t> in_commit_timestamp;  // of the last commit applied
+};
+
+std::string FileKey(const std::string& location,
+                    const std::optional<DeletionVector>& dv) {
+  return location + '\n' + (dv ? dv->UniqueId() : std::string());
+}
+
+arrow::Result<std::string> ResolvePath(const std::string& root, const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(std::string decoded, DecodeUriPath(path));
+  if (path.find("://") != std::string::npos || path.rfind("file:", 0) == 0) {
+    return LocalPath(decoded);
+  }
+  if (!decoded.empty() && decoded[0] == '/') return decoded;
+  return root + "/" + decoded;
+}
+
+// A sidecar's path: relative to _delta_log/_sidecars/, or absolute.
+arrow::Result<std::string> SidecarLocation(const std::string& root,
+                                           const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(std::string decoded, DecodeUriPath(path));
+  if (path.find("://") != std::string::npos || path.rfind("file:", 0) == 0) {
+    return LocalPath(decoded);
+  }
+  if (!decoded.empty() && decoded[0] == '/') return decoded;
+  return root + "/_delta_log/_sidecars/" + decoded;
+}
+
+arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
+                                  const std::string& location, Replay* replay);
+
+arrow::Status ApplySidecar(FileIO& io, const std::string& root, const std::string& from,
+                           const std::string& path, Replay* replay) {
+  if (replay->in_sidecar) return Invalid(from, "a sidecar file that names a sidecar");
+  ARROW_ASSIGN_OR_RAISE(std::string location, SidecarLocation(root, path));
+  replay->in_sidecar = true;
+  arrow::Status status = ApplyCheckpointPart(io, root, location, replay);
+  replay->in_sidecar = false;
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON commits
+
+arrow::Result<std::optional<std::string>> JsonOptionalString(const Json& object,
+                                                             const char* key,
+                                                             const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) return Invalid(where, std::string(key) + " is not a string");
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+arrow::Result<std::string> JsonString(const Json& object, const char* key,
+                                      const std::string& where) {
+  ARROW_ASSIGN_OR_RAISE(auto value, JsonOptionalString(object, key, where));
+  if (!value) return Invalid(where, std::string("no ") + key);
+  return *value;
+}
+
+arrow::Result<std::optional<int64_t>> JsonOptionalLong(const Json& object,
+                                                       const char* key,
+                                                       const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer())
+    return Invalid(where, std::string(key) + " is not an integer");
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+arrow::Result<std::optional<std::vector<std::string>>> JsonStringList(
+    const Json& object, const char* key, const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null())
+    return std::optional<std::vector<std::string>>();
+  if (!it->is_array()) return Invalid(where, std::string(key) + " is not an array");
+  std::vector<std::string> values;
+  for (const auto& value : *it) {
+    if (!value.is_string())
+      return Invalid(where, std::string(key) + " holds a non-string");
+    values.push_back(value.get<std::string>());
+  }
+  return std::optional<std::vector<std::string>>(std::move(values));
+}
+
+arrow::Result<std::optional<DeletionVector>> JsonDeletionVector(
+    const Json& object, const std::string& where) {
+  auto it = object.find("deletionVector");
+  if (it == object.end() || it->is_null()) return std::optional<DeletionVector>();
+  if (!it->is_object()) return Invalid(where, "deletionVector is not an object");
+  DeletionVector dv;
+  ARROW_ASSIGN_OR_RAISE(dv.storage_type, JsonString(*it, "storageType", where));
+  ARROW_ASSIGN_OR_RAISE(dv.path_or_inline, JsonString(*it, "pathOrInlineDv", where));
+  ARROW_ASSIGN_OR_RAISE(auto offset, JsonOptionalLong(*it, "offset", where));
+  if (offset) dv.offset = static_cast<int32_t>(*offset);
+  ARROW_ASSIGN_OR_RAISE(auto size, JsonOptionalLong(*it, "sizeInBytes", where));
+  dv.size_in_bytes = static_cast<int32_t>(size.value_or(0));
+  ARROW_ASSIGN_OR_RAISE(auto cardinality, JsonOptionalLong(*it, "cardinality", where));
+  dv.cardinality = cardinality.value_or(0);
+  return std::optional<DeletionVector>(std::move(dv));
+}
+
+arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
+                              const std::string& where, Replay* replay) {
+  if (!line.is_object()) return Invalid(where, "an action that is not a JSON object");
+  for (auto it = line.begin(); it != line.end(); ++it) {
+    const std::string& kind = it.key();
+    const Json& action = it.value();
+    if (action.is_null()) continue;
+    if (!action.is_object())
+      return Invalid(where, "action " + kind + " is not an object");
+    if (kind == "add") {
+      AddFile add;
+      ARROW_ASSIGN_OR_RAISE(add.path, JsonString(action, "path", where));
+      ARROW_ASSIGN_OR_RAISE(add.location, ResolvePath(root, add.path));
+      auto values = action.find("partitionValues");
+      if (values != action.end() && !values->is_null()) {
+        if (!values->is_object())
+          return Invalid(where, "partitionValues is not an object");
+        for (auto v = values->begin(); v != values->end(); ++v) {
+          if (v->is_null()) {
+            add.partition_values[v.key()] = std::nullopt;
+          } else if (v->is_string()) {
+            add.partition_values[v.key()] = v->get<std::string>();
+          } else {
+            return Invalid(where, "partition value of " + v.key() + " is not a string");
+          }
+        }
+      }
+      ARROW_ASSIGN_OR_RAISE(auto size, JsonOptionalLong(action, "size", where));
+      add.size = size.value_or(0);
+      ARROW_ASSIGN_OR_RAISE(auto mtime,
+                            JsonOptionalLong(action, "modificationTime", where));
+      add.modification_time_ms = mtime.value_or(0);
+      auto change = action.find("dataChange");
+      add.data_change =
+          change == action.end() || !change->is_boolean() || change->get<bool>();
+      ARROW_ASSIGN_OR_RAISE(add.stats, JsonOptionalString(action, "stats", where));
+      ARROW_ASSIGN_OR_RAISE(add.deletion_vector, JsonDeletionVector(action, where));
+      std::string key = FileKey(add.location, add.deletion_vector);
+      replay->files[key] = std::move(add);
+    } else if (kind == "remove") {
+      ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(action, "path", where));
+      ARROW_ASSIGN_OR_RAISE(std::string location, ResolvePath(root, path));
+      ARROW_ASSIGN_OR_RAISE(auto dv, JsonDeletionVector(action, where));
+      replay->files.erase(FileKey(location, dv));
+    } else if (kind == "metaData") {
+      Metadata metadata;
+      ARROW_ASSIGN_OR_RAISE(metadata.id, JsonString(action, "id", where));
+      ARROW_ASSIGN_OR_RAISE(auto name, JsonOptionalString(action, "name", where));
+      metadata.name = name.value_or("");
+      ARROW_ASSIGN_OR_RAISE(auto description,
+                            JsonOptionalString(action, "description", where));
+      metadata.description = description.value_or("");
+      ARROW_ASSIGN_OR_RAISE(metadata.schema_string,
+                            JsonString(action, "schemaString", where));
+      ARROW_ASSIGN_OR_RAISE(auto columns,
+                            JsonStringList(action, "partitionColumns", where));
+      metadata.partition_columns = columns.value_or(std::vector<std::string>());
+      auto configuration = action.find("configuration");
+      if (configuration != action.end() && configuration->is_object()) {
+        for (auto c = configuration->begin(); c != configuration->end(); ++c) {
+          if (c->is_string()) metadata.configuration[c.key()] = c->get<std::string>();
+        }
+      }
+      ARROW_ASSIGN_OR_RAISE(metadata.created_time_ms,
+                            JsonOptionalLong(action, "createdTime", where));
+      replay->metadata = std::move(metadata);
+    } else if (kind == "protocol") {
+      Protocol protocol;
+      ARROW_ASSIGN_OR_RAISE(auto reader,
+                            JsonOptionalLong(action, "minReaderVersion", where));
+      ARROW_ASSIGN_OR_RAISE(auto writer,
+                            JsonOptionalLong(action, "minWriterVersion", where));
+      if (!reader || !writer) return Invalid(where, "a protocol without versions");
+      protocol.min_reader_version = static_cast<int>(*reader);
+      protocol.min_writer_version = static_cast<int>(*writer);
+      ARROW_ASSIGN_OR_RAISE(protocol.reader_features,
+                            JsonStringList(action, "readerFeatures", where));
+      ARROW_ASSIGN_OR_RAISE(protocol.writer_features,
+                            JsonStringList(action, "writerFeatures", where));
+      replay->protocol = std::move(protocol);
+    } else if (kind == "txn") {
+      ARROW_ASSIGN_OR_RAISE(std::string app, JsonString(action, "appId", where));
+      ARROW_ASSIGN_OR_RAISE(auto version, JsonOptionalLong(action, "version", where));
+      if (!version) return Invalid(where, "a txn without a version");
+      replay->apps[app] = *version;
+    } else if (kind == "sidecar") {
+      ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(action, "path", where));
+      ARROW_RETURN_NOT_OK(ApplySidecar(*replay->io, root, where, path, replay));
+    } else if (kind == "commitInfo") {
+      ARROW_ASSIGN_OR_RAISE(auto ict,
+                            JsonOptionalLong(action, "inCommitTimestamp", where));
+      if (ict) replay->in_commit_timestamp = ict;
+    }
+    // cdc, domainMetadata and anything newer change no file a snapshot reads.
+  }
+  return arrow::Status::OK();
+}
+
+// Applies every action of one commit file; errors name the file and the line.
+arrow::Status ApplyCommit(FileIO& io, const std::string& root,
+                          const std::string& location, Replay* replay) {
+  ARROW_ASSIGN_OR_RAISE(std::string text, io.ReadAll(location));
+  replay->in_commit_timestamp.reset();
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = location + " line " + std::to_string(number);
+    if (JsonNestsDeeperThan(line)) return Invalid(where, "JSON nested too deeply");
+    Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded())
+      return Invalid(where, "not a JSON object (truncated or corrupt)");
+    ARROW_RETURN_NOT_OK(ApplyJsonAction(root, json, where, replay));
+  }
+  return arrow::Status::OK();
+}
+
+// The commitInfo.inCommitTimestamp of a commit file, if it has one.
+arrow::Result<std::optional<int64_t>> InCommitTimestamp(FileIO& io,
+                                                        const std::string& root,
+                                                        const std::string& location) {
+  Replay replay;
+  replay.io = &io;
+  ARROW_RETURN_NOT_OK(ApplyCommit(io, root, location, &replay));
+  return replay.in_commit_timestamp;
+}
+
+// ---------------------------------------------------------------------------------------
+// Checkpoints (Parquet)
+
+std::optional<std::string> StringAt(const arrow::Array* array, int64_t row) {
+  if (array == nullptr || array->IsNull(row)) return std::nullopt;
+  switch (array->type_id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+      return std::string(static_cast<const arrow::BinaryArray*>(array)->GetView(row));
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+      return std::string(
+          static_cast<const arrow::LargeBinaryArray*>(array)->GetView(row));
+    case arrow::Type::STRING_VIEW:
+    case arrow::Type::BINARY_VIEW:
+      return std::string(static_cast<const arrow::BinaryViewArray*>(array)->GetView(row));
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<int64_t> LongAt(const arrow::Array* array, int64_t row) {
+  if (array == nullptr || array->IsNull(row)) return std::nullopt;
+  switch (array->type_id()) {
+    case arrow::Type::INT32:
+      return static_cast<const arrow::Int32Array*>(array)->Value(row);
+    case arrow::Type::INT64:
+      return static_cast<const arrow::Int64Array*>(array)->Value(row);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<bool> BoolAt(const arrow::Array* array, int64_t row) {
+  if (array == nullptr || array->IsNull(row) || array->type_id() != arrow::Type::BOOL) {
+    return std::nullopt;
+  }
+  return static_cast<const arrow::BooleanArray*>(array)->Value(row);
+}
+
+// Keeps the arrays the raw pointers above point into alive.
+struct Children {
+  std::vector<std::shared_ptr<arrow::Array>> kept;
+  const arrow::Array* Of(const arrow::StructArray& parent, const char* name) {
+    auto child = parent.GetFieldByName(name);
+    if (!child) return nullptr;
+    kept.push_back(child);
+    return child.get();
+  }
+};
+
+std::map<std::string, std::optional<std::string>> StringMapAt(const arrow::Array* array,
+                                                              int64_t row) {
+  std::map<std::string, std::optional<std::string>> values;
+  if (array == nullptr || array->IsNull(row) || array->type_id() != arrow::Type::MAP) {
+    return values;
+  }
+  const auto& map = static_cast<const arrow::MapArray&>(*array);
+  auto keys = map.keys();
+  auto items = map.items();
+  for (int64_t i = map.value_offset(row); i < map.value_offset(row + 1); ++i) {
+    auto key = StringAt(keys.get(), i);
+    if (key) values[*key] = StringAt(items.get(), i);
+  }
+  return values;
+}
+
+std::optional<std::vector<std::string>> StringListAt(const arrow::Array* array,
+                                                     int64_t row) {
+  if (array == nullptr || array->IsNull(row) || array->type_id() != arrow::Type::LIST) {
+    return std::nullopt;
+  }
+  const auto& list = static_cast<const arrow::ListArray&>(*array);
+  auto values = list.values();
+  std::vector<std::string> out;
+  for (int64_t i = list.value_offset(row); i < list.value_offset(row + 1); ++i) {
+    auto value = StringAt(values.get(), i);
+    if (value) out.push_back(*value);
+  }
+  return out;
+}
+
+std::optional<DeletionVector> DeletionVectorAt(const arrow::Array* array, int64_t row) {
+  if (array == nullptr || array->IsNull(row) || array->type_id() != arrow::Type::STRUCT) {
+    return std::nullopt;
+  }
+  const auto& dv_struct = static_cast<const arrow::StructArray&>(*array);
+  DeletionVector dv;
+  Children children;
+  dv.storage_type = StringAt(children.Of(dv_struct, "storageType"), row).value_or("");
+  dv.path_or_inline =
+      StringAt(children.Of(dv_struct, "pathOrInlineDv"), row).value_or("");
+  auto offset = LongAt(children.Of(dv_struct, "offset"), row);
+  if (offset) dv.offset = static_cast<int32_t>(*offset);
+  dv.size_in_bytes = static_cast<int32_t>(
+      LongAt(children.Of(dv_struct, "sizeInBytes"), row).value_or(0));
+  dv.cardinality = LongAt(children.Of(dv_struct, "cardinality"), row).value_or(0);
+  return dv;
+}
+
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* leaves) {
+  if (field.children.empty()) {
+    if (field.column_index >= 0) leaves->push_back(field.column_index);
+    return;
+  }
+  for (const auto& child : field.children) CollectLeaves(child, leaves);
+}
+
+arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
+                                  const std::string& location, Replay* replay) {
+  auto wrap = [&](const arrow::Status& status) {
+    return status.ok()
+               ? status
+               : Invalid(location, "cannot read the checkpoint: " + status.message());
+  };
+  std::shared_ptr<arrow::Table> table;
+  try {
+    auto input = io.OpenInput(location);
+    ARROW_RETURN_NOT_OK(wrap(input.status()));
+    auto opened = parquet::arrow::OpenFile(*input, arrow::default_memory_pool());
+    ARROW_RETURN_NOT_OK(wrap(opened.status()));
+    std::unique_ptr<parquet::arrow::FileReader> reader = std::move(*opened);
+    const auto& fields = reader->manifest().schema_fields;
+    std::vector<int> leaves;
+    for (const auto& field : fields) {
+      const std::string& name = field.field->name();
+      if (name == "metaData" || name == "protocol" || name == "txn" ||
+          name == "sidecar") {
+        CollectLeaves(field, &leaves);
+      } else if (name == "add") {
+        // Not stats_parsed or partitionValues_parsed: the JSON forms are read.
+        for (const auto& child : field.children) {
+          const std::string& child_name = child.field->name();
+          if (child_name == "path" || child_name == "partitionValues" ||
+              child_name == "size" || child_name == "modificationTime" ||
+              child_name == "dataChange" || child_name == "stats" ||
+              child_name == "deletionVector") {
+            CollectLeaves(child, &leaves);
+          }
+        }
+      }
+    }
+    auto read = reader->ReadTable(leaves);
+    ARROW_RETURN_NOT_OK(wrap(read.status()));
+    table = std::move(*read);
+  } catch (const parquet::ParquetException& e) {
+    return Invalid(location, std::string("cannot read the checkpoint: ") + e.what());
+  }
+  ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
+  auto column = [&](const char* name) -> std::shared_ptr<arrow::StructArray> {
+    auto chunked = table->GetColumnByName(name);
+    if (!chunked || chunked->num_chunks() != 1 ||
+        chunked->type()->id() != arrow::Type::STRUCT) {
+      return nullptr;
+    }
+    return std::static_pointer_cast<arrow::StructArray>(chunked->chunk(0));
+  };
+  Children children;
+  if (auto protocol = column("protocol")) {
+    auto reader_version = children.Of(*protocol, "minReaderVersion");
+    auto writer_version = children.Of(*protocol, "minWriterVersion");
+    auto reader_features = children.Of(*protocol, "readerFeatures");
+    auto writer_features = children.Of(*protocol, "writerFeatures");
+    for (int64_t row = 0; row < protocol->length(); ++row) {
+      if (protocol->IsNull(row)) continue;
+      Protocol p;
+      auto r = LongAt(reader_version, row);
+      auto w = LongAt(writer_version, row);
+      if (!r || !w) return Invalid(location, "a protocol without versions");
+      p.min_reader_version = static_cast<int>(*r);
+      p.min_writer_version = static_cast<int>(*w);
+      p.reader_features = StringListAt(reader_features, row);
+      p.writer_features = StringListAt(writer_features, row);
+      replay->protocol = std::move(p);
+    }
+  }
+  if (auto metadata = column("metaData")) {
+    auto id = children.Of(*metadata, "id");
+    auto name = children.Of(*metadata, "name");
+    auto description = children.Of(*metadata, "description");
+    auto schema = children.Of(*metadata, "schemaString");
+    auto partition_columns = children.Of(*metadata, "partitionColumns");
+    auto configuration = children.Of(*metadata, "configuration");
+    auto created = children.Of(*metadata, "createdTime");
+    for (int64_t row = 0; row < metadata->length(); ++row) {
+      if (metadata->IsNull(row)) continue;
+      Metadata m;
+      m.id = StringAt(id, row).value_or("");
+      m.name = StringAt(name, row).value_or("");
+      m.description = StringAt(description, row).value_or("");
+      auto schema_string = StringAt(schema, row);
+      if (!schema_string) return Invalid(location, "a metaData without a schemaString");
+      m.schema_string = *schema_string;
+      m.partition_columns =
+          StringListAt(partition_columns, row).value_or(std::vector<std::string>());
+      for (auto& [key, value] : StringMapAt(configuration, row)) {
+        if (value) m.configuration[key] = *value;
+      }
+      m.created_time_ms = LongAt(created, row);
+      replay->metadata = std::move(m);
+    }
+  }
+  if (auto txn = column("txn")) {
+    auto app = children.Of(*txn, "appId");
+    auto version = children.Of(*txn, "version");
+    for (int64_t row = 0; row < txn->length(); ++row) {
+      if (txn->IsNull(row)) continue;
+      auto a = StringAt(app, row);
+      auto v = LongAt(version, row);
+      if (a && v) replay->apps[*a] = *v;
+    }
+  }
+  // A V2 checkpoint's file actions may be in sidecar files, each read as a checkpoint
+  // part (they hold adds and removes only).
+  if (auto sidecar = column("sidecar")) {
+    auto path = children.Of(*sidecar, "path");
+    for (int64_t row = 0; row < sidecar->length(); ++row) {
+      if (sidecar->IsNull(row)) continue;
+      auto p = StringAt(path, row);
+      if (!p) return Invalid(location, "a sidecar without a path");
+      ARROW_RETURN_NOT_OK(ApplySidecar(io, root, location, *p, replay));
+    }
+  }
+  // Removes in a checkpoint are tombstones of files no longer in it (never read): only
+  // adds count.
+  if (auto add = column("add")) {
+    auto path = children.Of(*add, "path");
+    auto values = children.Of(*add, "partitionValues");
+    auto size = children.Of(*add, "size");
+    auto mtime = children.Of(*add, "modificationTime");
+    auto change = children.Of(*add, "dataChange");
+    auto stats = children.Of(*add, "stats");
+    auto dv = children.Of(*add, "deletionVector");
+    for (int64_t row = 0; row < add->length(); ++row) {
+      if (add->IsNull(row)) continue;
+      AddFile file;
+      auto p = StringAt(path, row);
+      if (!p) return Invalid(location, "an add without a path");
+      file.path = *p;
+      ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
+      file.partition_values = StringMapAt(values, row);
+      file.size = LongAt(size, row).value_or(0);
+      file.modification_time_ms = LongAt(mtime, row).value_or(0);
+      file.data_change = BoolAt(change, row).value_or(true);
+      file.stats = StringAt(stats, row);
+      file.deletion_vector = DeletionVectorAt(dv, row);
+      std::string key = FileKey(file.location, file.deletion_vector);
+      replay->files[key] = std::move(file);
+    }
+  }
+  return arrow::Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Listing
+
+struct Listing {
+  std::map<int64_t, FileInfo> commits;
+  // version -> the checkpoint's files, when a complete checkpoint exists at it.
+  std::map<int64_t, std::vector<std::string>> checkpoints;
+};
+
+arrow::Result<Listing> ListLog(FileIO& io, const std::string& root) {
+  std::string folder = LogFolder(root);
+  ARROW_ASSIGN_OR_RAISE(auto files, io.List(folder));
+  Listing listing;
+  // version -> part count -> part files
+  std::map<int64_t, std::map<int, std::map<int, std::string>>> parts;
+  std::map<int64_t, std::string> v2;
+  for (const auto& file : files) {
+    std::string_view location = file.location;
+    if (location.size() <= folder.size() + 1 ||
+        location.substr(0, folder.size()) != folder || location[folder.size()] != '/') {
+      continue;
+    }
+    std::string_view name = location.substr(folder.size() + 1);
+    if (name.find('/') != std::string_view::npos) continue;  // _staged_commits, _sidecars
+    LogFileName parsed = ParseLogFileName(name);
+    switch (parsed.kind) {
+      case LogFileKind::kCommit:
+        listing.commits[parsed.version] = file;
+        break;
+      case LogFileKind::kCheckpoint:
+        listing.checkpoints[parsed.version] = {file.location};
+        break;
+      case LogFileKind::kCheckpointPart:
+        parts[parsed.version][parsed.parts][parsed.part] = file.location;
+        break;
+      case LogFileKind::kV2Checkpoint:
+        // UUID-named checkpoints of one version hold the same state: any one will do, and
+        // a classic-named one of that version is as good.
+        v2[parsed.version] = file.location;
+        break;
+      case LogFileKind::kOther:
+        break;
+    }
+  }
+  for (auto& [version, location] : v2) {
+    if (listing.checkpoints.count(version) == 0)
+      listing.checkpoints[version] = {location};
+  }
+  for (auto& [version, by_count] : parts) {
+    if (listing.checkpoints.count(version) != 0) continue;
+    for (auto& [count, files_of] : by_count) {
+      if (static_cast<int>(files_of.size()) != count) continue;  // incomplete
+      std::vector<std::string> locations;
+      for (auto& [part, location] : files_of) locations.push_back(location);
+      listing.checkpoints[version] = std::move(locations);
+      break;
+    }
+  }
+  return listing;
+}
+
+}  // namespace
+
+bool Protocol::HasReaderFeature(const std::string& name) const {
+  return reader_features && std::find(reader_features->begin(), reader_features->end(),
+                                      name) != reader_features->end();
+}
+
+bool Protocol::HasWriterFeature(const std::string& name) const {
+  return writer_features && std::find(writer_features->begin(), writer_features->end(),
+                                      name) != writer_features->end();
+}
+
+std::string DeletionVector::UniqueId() const {
+  std::string id = storage_type + path_or_inline;
+  if (offset) id += "@" + std::to_string(*offset);
+  return id;
+}
+
+arrow::Result<std::string> DecodeUriPath(const std::string& path) {
+  std::string out;
+  out.reserve(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') {
+      out.push_back(path[i]);
+      continue;
+    }
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    int high = i + 1 < path.size() ? hex(path[i + 1]) : -1;
+    int low = i + 2 < path.size() ? hex(path[i + 2]) : -1;
+    if (high < 0 || low < 0) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "broken escape in Delta path " + path);
+    }
+    out.push_back(static_cast<char>(high * 16 + low));
+    i += 2;
+  }
+  return out;
+}
+
+arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root) {
+  std::string root = StripTrailingSlash(table_root);
+  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  return !listing.commits.empty() || !listing.checkpoints.empty();
+}
+
+arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
+                                                    const std::string& table_root) {
+  std::string root = StripTrailingSlash(table_root);
+  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  std::vector<LogVersion> versions;
+  for (const auto& [version, file] : listing.commits) {
+    versions.push_back({version, file.location, file.modified_ms});
+  }
+  return versions;
+}
+
+arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
+                                     const SnapshotOptions& options) {
+  std::string root = StripTrailingSlash(table_root);
+  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  if (listing.commits.empty() && listing.checkpoints.empty()) {
+    return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root + ": " +
+                                                  LogFolder(root) +
+                                                  " holds no commit or checkpoint");
+  }
+  int64_t latest = -1;
+  if (!listing.commits.empty()) latest = listing.commits.rbegin()->first;
+  if (!listing.checkpoints.empty()) {
+    latest = std::max(latest, listing.checkpoints.rbegin()->first);
+  }
+  int64_t target = latest;
+  if (options.version) {
+    if (*options.version < 0 || *options.version > latest) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "Delta table " + root + " has no version " +
+                           std::to_string(*options.version) + " (the latest is " +
+                           std::to_string(latest) + ")");
+    }
+    target = *options.version;
+  } else if (options.as_of_ms) {
+    target = -1;
+    for (auto it = listing.commits.rbegin(); it != listing.commits.rend(); ++it) {
+      ARROW_ASSIGN_OR_RAISE(auto ict, InCommitTimestamp(io, root, it->second.location));
+      if (ict.value_or(it->second.modified_ms) <= *options.as_of_ms) {
+        target = it->first;
+        break;
+      }
+    }
+    if (target < 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "Delta table " + root + " has no version committed at or before " +
+                           std::to_string(*options.as_of_ms) + " ms");
+    }
+  }
+  // The newest complete checkpoint at or before the target, then the commits after it.
+  int64_t checkpoint = -1;
+  for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it) {
+    if (it->first <= target) {
+      checkpoint = it->first;
+      break;
+    }
+  }
+  for (int64_t v = checkpoint + 1; v <= target; ++v) {
+    if (listing.commits.count(v) == 0) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "Delta table " + root + " cannot be read at version " +
+                           std::to_string(target) + ": its log has no commit " +
+                           LogFolder(root) + "/" + VersionText(v) + ".json" +
+                           (checkpoint < 0 ? " and no checkpoint before it"
+                                           : " after the checkpoint at version " +
+                                                 std::to_string(checkpoint)));
+    }
+  }
+  Replay replay;
+  replay.io = &io;
+  if (checkpoint >= 0) {
+    for (const auto& part : listing.checkpoints[checkpoint]) {
+      if (part.size() > 5 && part.compare(part.size() - 5, 5, ".json") == 0) {
+        ARROW_RETURN_NOT_OK(
+            ApplyCommit(io, root, part, &replay));  // a V2 JSON checkpoint
+      } else {
+        ARROW_RETURN_NOT_OK(ApplyCheckpointPart(io, root, part, &replay));
+      }
+    }
+  }
+  Snapshot snapshot;
+  for (int64_t v = checkpoint + 1; v <= target; ++v) {
+    ARROW_RETURN_NOT_OK(ApplyCommit(io, root, listing.commits[v].location, &replay));
+    ++snapshot.commits_read;
+  }
+  if (!replay.protocol) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "Delta table " + root + " has no protocol action at version " +
+                         std::to_string(target));
+  }
+  if (!replay.metadata) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "Delta table " + root + " has no metaData action at version " +
+                         std::to_string(target));
+  }
+  snapshot.table_root = root;
+  snapshot.version = target;
+  snapshot.checkpoint_version = checkpoint;
+  snapshot.protocol = std::move(*replay.protocol);
+  snapshot.metadata = std::move(*replay.metadata);
+  snapshot.app_versions = std::move(replay.apps);
+  auto commit = listing.commits.find(target);
+  if (replay.in_commit_timestamp && target > checkpoint) {
+    snapshot.timestamp_ms = *replay.in_commit_timestamp;
+  } else if (commit != listing.commits.end()) {
+    snapshot.timestamp_ms = commit->second.modified_ms;
+  }
+  snapshot.files.reserve(replay.files.size());
+  for (auto& [key, file] : replay.files) snapshot.files.push_back(std::move(file));
+  std::sort(snapshot.files.begin(), snapshot.files.end(),
+            [](const AddFile& a, const AddFile& b) { return a.path < b.path; });
+  return snapshot;
+}
+
+arrow::Status CheckReadable(const Snapshot& snapshot) {
+  const Protocol& protocol = snapshot.protocol;
+  const std::string table = "Delta table " + snapshot.table_root;
+  for (const char* name : {"catalogManaged", "catalogOwned-preview"}) {
+    if (protocol.HasReaderFeature(name) || protocol.HasWriterFeature(name)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       table + " is catalog-managed (table feature " + std::string(name) +
+                           "): the protocol forbids reading it by path; read it through "
+                           "its catalog");
+    }
+  }
+  if (protocol.min_reader_version > 3 || protocol.min_reader_version < 1) {
+    return MakeError(ErrorKind::kNotSupported,
+                     table + " needs reader version " +
+                         std::to_string(protocol.min_reader_version) +
+                         "; floe reads versions 1 to 3");
+  }
+  auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
+  bool mapped = mode != snapshot.metadata.configuration.end() && mode->second != "none";
+  if (mapped && protocol.min_reader_version >= 2) {
+    return MakeError(ErrorKind::kNotSupported,
+                     table + " uses column mapping (delta.columnMapping.mode=" +
+                         mode->second + "), which floe does not read yet");
+  }
+  if (protocol.min_reader_version == 3) {
+    // Reader features floe reads exactly: those that change nothing a reader does, and
+    // deletion vectors while no live file has one.
+    static const std::set<std::string> kRead = {
+        "timestampNtz", "vacuumProtocolCheck", "columnMapping", "deletionVectors",
+        "appendOnly",   "invariants",          "v2Checkpoint"};
+    for (const auto& feature :
+         protocol.reader_features.value_or(std::vector<std::string>())) {
+      if (kRead.count(feature) == 0) {
+        return MakeError(ErrorKind::kNotSupported, table + " needs reader feature " +
+                                                       feature +
+                                                       ", which floe does not read yet");
+      }
+    }
+  }
+  for (const auto& file : snapshot.files) {
+    if (file.deletion_vector) {
+      return MakeError(ErrorKind::kNotSupported,
+                       table +
+                           " has deletion vectors (reader feature deletionVectors; data "
+                           "file " +
+                           file.path + "), which floe does not apply yet");
+    }
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace floe::delta

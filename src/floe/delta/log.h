@@ -1,0 +1,123 @@
+// A Delta table's log, replayed into a snapshot: `_delta_log/` listed, the newest
+// complete checkpoint at or before the version read (classic single-file and multi-part
+// V1 ones), then every JSON commit after it, in order, reconciled as the protocol says
+// (the latest protocol and metaData win; files keyed by path and deletion vector, the
+// newest reference winning; the latest txn version per application). Path-based tables
+// only: a catalog-managed table is refused, as the protocol requires of path-based
+// access.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow/result.h"
+#include "floe/io/file_io.h"
+
+namespace floe::delta {
+
+struct Protocol {
+  int min_reader_version = 0;
+  int min_writer_version = 0;
+  /// Present only at reader version 3 / writer version 7.
+  std::optional<std::vector<std::string>> reader_features;
+  std::optional<std::vector<std::string>> writer_features;
+
+  bool HasReaderFeature(const std::string& name) const;
+  bool HasWriterFeature(const std::string& name) const;
+};
+
+struct Metadata {
+  std::string id;
+  std::string name;
+  std::string description;
+  std::string schema_string;
+  std::vector<std::string> partition_columns;
+  std::map<std::string, std::string> configuration;
+  std::optional<int64_t> created_time_ms;
+};
+
+/// A deletion vector's descriptor, as the log gives it.
+struct DeletionVector {
+  std::string storage_type;  ///< "u" (relative, UUID-named), "i" (inline), "p" (absolute)
+  std::string path_or_inline;
+  std::optional<int32_t> offset;
+  int32_t size_in_bytes = 0;
+  int64_t cardinality = 0;
+  /// The unique id the protocol keys files by: storage type, path or inline data, and
+  /// "@offset" when there is one.
+  std::string UniqueId() const;
+};
+
+/// A live data file.
+struct AddFile {
+  std::string path;      ///< As the log spells it: a URI reference, encoded.
+  std::string location;  ///< The file itself: `path` decoded, resolved against the root.
+  std::map<std::string, std::optional<std::string>> partition_values;
+  int64_t size = 0;
+  int64_t modification_time_ms = 0;
+  bool data_change = true;
+  std::optional<std::string> stats;  ///< JSON text
+  std::optional<DeletionVector> deletion_vector;
+};
+
+/// One version of the log, as listed.
+struct LogVersion {
+  int64_t version = 0;
+  std::string location;     ///< `_delta_log/<v>.json`
+  int64_t modified_ms = 0;  ///< The commit file's modification time.
+};
+
+/// A table at one version.
+struct Snapshot {
+  std::string table_root;  ///< Without a trailing slash.
+  int64_t version = -1;
+  /// The version's commit timestamp: its in-commit timestamp when the commit carries one,
+  /// else the commit file's modification time (0 when only a checkpoint holds it).
+  int64_t timestamp_ms = 0;
+  Protocol protocol;
+  Metadata metadata;
+  std::vector<AddFile> files;                   ///< In path order.
+  std::map<std::string, int64_t> app_versions;  ///< txn: the latest version per appId.
+  /// The checkpoint the replay started from (-1: none), and the commits read after it.
+  int64_t checkpoint_version = -1;
+  int64_t commits_read = 0;
+};
+
+/// `location` with the escapes of an RFC 2396 URI reference decoded (%XX);
+/// InvalidMetadata on a broken escape.
+arrow::Result<std::string> DecodeUriPath(const std::string& path);
+
+/// Whether `table_root` holds a Delta log (a `_delta_log` folder with a commit or a
+/// checkpoint in it).
+arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root);
+
+/// The commits the log still has, in version order (checkpointed versions whose commits
+/// were cleaned up are not listed).
+arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
+                                                    const std::string& table_root);
+
+struct SnapshotOptions {
+  /// The version to read; the latest when unset. A version the log cannot rebuild (never
+  /// committed, or cleaned up with no checkpoint at or before it) is an error naming it.
+  std::optional<int64_t> version;
+  /// Or the latest version whose commit timestamp is at or before this (ms since epoch).
+  std::optional<int64_t> as_of_ms;
+};
+
+/// Replays the log of the Delta table at `table_root`. Errors name the table and the log
+/// file at fault: no log (NoSuchTable), a missing commit in the range replayed, malformed
+/// JSON (with its line), a checkpoint that cannot be read, no protocol or metaData.
+/// Reading what the snapshot says is the caller's: CheckReadable says whether floe can.
+arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
+                                     const SnapshotOptions& options = {});
+
+/// OK when floe reads `snapshot` exactly: NotSupported naming the first reader feature
+/// (or the column-mapping mode, or a file's deletion vector) floe does not apply yet, or
+/// a reader version above 3; InvalidInput for a catalog-managed table read by path.
+arrow::Status CheckReadable(const Snapshot& snapshot);
+
+}  // namespace floe::delta

@@ -1,0 +1,206 @@
+#include "floe/delta/scan.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "arrow/array/util.h"
+#include "arrow/scalar.h"
+#include "floe/delta/schema.h"
+#include "floe/util/cancel.h"
+#include "floe/util/error.h"
+#include "parquet/metadata.h"
+
+namespace floe::delta {
+namespace {
+
+class DeltaReader : public arrow::RecordBatchReader {
+ public:
+  DeltaReader(std::shared_ptr<FileIO> io, const Snapshot* snapshot,
+              std::shared_ptr<arrow::Schema> schema, std::vector<bool> is_partition,
+              ParquetReadOptions parquet, std::shared_ptr<DeltaScanStats> stats)
+      : io_(std::move(io)),
+        snapshot_(snapshot),
+        schema_(std::move(schema)),
+        is_partition_(std::move(is_partition)),
+        parquet_(std::move(parquet)),
+        stats_(std::move(stats)) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    while (true) {
+      if (current_) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        ARROW_RETURN_NOT_OK(WithFile(current_->ReadNext(&batch)));
+        if (batch) {
+          ARROW_ASSIGN_OR_RAISE(*out, Shape(*batch, batch->num_rows()));
+          stats_->rows += (*out)->num_rows();
+          return arrow::Status::OK();
+        }
+        current_.reset();
+        file_.reset();
+      }
+      if (pending_rows_ > 0) {  // only partition columns (or none the file holds)
+        int64_t rows = std::min(pending_rows_, parquet_.batch_size);
+        pending_rows_ -= rows;
+        ARROW_ASSIGN_OR_RAISE(*out, Shape(*empty_batch_, rows));
+        stats_->rows += rows;
+        return arrow::Status::OK();
+      }
+      if (next_ >= snapshot_->files.size()) {
+        *out = nullptr;
+        return arrow::Status::OK();
+      }
+      ARROW_RETURN_NOT_OK(CheckCancelled("the Delta scan"));
+      ARROW_RETURN_NOT_OK(Open(snapshot_->files[next_++]));
+    }
+  }
+
+ private:
+  arrow::Status WithFile(const arrow::Status& status) const {
+    if (status.ok()) return status;
+    return WithContext(status, "reading Delta data file " + add_->location);
+  }
+
+  arrow::Status Open(const AddFile& add) {
+    add_ = &add;
+    partition_.assign(schema_->num_fields(), nullptr);
+    for (int i = 0; i < schema_->num_fields(); ++i) {
+      if (!is_partition_[i]) continue;
+      const auto& field = schema_->field(i);
+      auto value = add.partition_values.find(field->name());
+      if (value == add.partition_values.end()) {
+        return MakeError(ErrorKind::kInvalidMetadata,
+                         "Delta data file " + add.path + " of table " +
+                             snapshot_->table_root +
+                             " has no partition value for column " + field->name());
+      }
+      ARROW_ASSIGN_OR_RAISE(
+          partition_[i],
+          ParsePartitionValue(value->second, field->type(), field->name()));
+    }
+    auto opened = ParquetFileReader::Open(*io_, add.location, parquet_);
+    if (!opened.ok()) return WithFile(opened.status());
+    file_ = std::move(*opened);
+    ++stats_->files_read;
+    std::vector<int> leaves;
+    for (int i = 0; i < schema_->num_fields(); ++i) {
+      if (is_partition_[i]) continue;
+      for (const auto& file_field : file_->fields()) {
+        if (MatchesField(*file_field.field, *schema_->field(i),
+                         ParquetColumnMatch::kName)) {
+          SelectLeaves(file_field, *schema_->field(i), ParquetColumnMatch::kName,
+                       &leaves);
+          break;
+        }
+      }
+    }
+    int groups = file_->metadata().num_row_groups();
+    if (leaves.empty() ||
+        groups == 0) {  // no column to read, or no row group (an empty file)
+      pending_rows_ = file_->metadata().num_rows();
+      empty_batch_ = arrow::RecordBatch::Make(arrow::schema({}), 0, arrow::ArrayVector{});
+      file_.reset();
+      return arrow::Status::OK();
+    }
+    std::vector<int> row_groups(groups);
+    for (int g = 0; g < groups; ++g) row_groups[g] = g;
+    auto reader = file_->ReadRowGroups(std::move(row_groups), std::move(leaves));
+    if (!reader.ok()) return WithFile(reader.status());
+    current_ = std::move(*reader);
+    return arrow::Status::OK();
+  }
+
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Shape(
+      const arrow::RecordBatch& batch, int64_t rows) {
+    arrow::ArrayVector columns;
+    columns.reserve(schema_->num_fields());
+    for (int i = 0; i < schema_->num_fields(); ++i) {
+      const auto& field = schema_->field(i);
+      if (is_partition_[i]) {
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              arrow::MakeArrayFromScalar(*partition_[i], rows));
+        columns.push_back(std::move(column));
+        continue;
+      }
+      int index = batch.schema()->GetFieldIndex(field->name());
+      if (index < 0) {
+        ARROW_ASSIGN_OR_RAISE(auto column, arrow::MakeArrayOfNull(field->type(), rows));
+        columns.push_back(std::move(column));
+        continue;
+      }
+      auto projected = ProjectColumn(batch.column(index), *field,
+                                     ParquetColumnMatch::kName, field->name());
+      if (!projected.ok()) return WithFile(projected.status());
+      columns.push_back(std::move(*projected));
+    }
+    return arrow::RecordBatch::Make(schema_, rows, std::move(columns));
+  }
+
+  std::shared_ptr<FileIO> io_;
+  const Snapshot* snapshot_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<bool> is_partition_;
+  ParquetReadOptions parquet_;
+  std::shared_ptr<DeltaScanStats> stats_;
+  size_t next_ = 0;
+  const AddFile* add_ = nullptr;
+  std::vector<std::shared_ptr<arrow::Scalar>> partition_;
+  std::unique_ptr<ParquetFileReader> file_;
+  std::unique_ptr<arrow::RecordBatchReader> current_;
+  int64_t pending_rows_ = 0;
+  std::shared_ptr<arrow::RecordBatch> empty_batch_;
+};
+
+}  // namespace
+
+arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(std::shared_ptr<FileIO> io,
+                                                          const std::string& table_root,
+                                                          DeltaScanOptions options) {
+  std::unique_ptr<DeltaScan> scan(new DeltaScan());
+  scan->io_ = std::move(io);
+  ARROW_ASSIGN_OR_RAISE(scan->snapshot_,
+                        LoadSnapshot(*scan->io_, table_root, options.snapshot));
+  ARROW_RETURN_NOT_OK(CheckReadable(scan->snapshot_));
+  const std::string table = "Delta table " + scan->snapshot_.table_root;
+  auto schema = SchemaFromJson(scan->snapshot_.metadata.schema_string);
+  if (!schema.ok()) return WithContext(schema.status(), table);
+  scan->table_schema_ = *schema;
+  const auto& partition_columns = scan->snapshot_.metadata.partition_columns;
+  for (const auto& column : partition_columns) {
+    if (scan->table_schema_->GetFieldIndex(column) < 0) {
+      return MakeError(
+          ErrorKind::kInvalidMetadata,
+          table + " is partitioned by " + column + ", which its schema lacks");
+    }
+  }
+  arrow::FieldVector fields;
+  if (options.columns.empty()) {
+    fields = scan->table_schema_->fields();
+  } else {
+    for (const auto& column : options.columns) {
+      auto field = scan->table_schema_->GetFieldByName(column);
+      if (!field) {
+        return MakeError(ErrorKind::kInvalidInput, table + " has no column " + column);
+      }
+      fields.push_back(std::move(field));
+    }
+  }
+  for (const auto& field : fields) {
+    scan->is_partition_.push_back(std::find(partition_columns.begin(),
+                                            partition_columns.end(),
+                                            field->name()) != partition_columns.end());
+  }
+  scan->schema_ = arrow::schema(std::move(fields));
+  scan->parquet_ = options.parquet;
+  scan->stats_->files_planned = static_cast<int64_t>(scan->snapshot_.files.size());
+  return scan;
+}
+
+arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> DeltaScan::ToRecordBatchReader()
+    const {
+  return std::make_unique<DeltaReader>(io_, &snapshot_, schema_, is_partition_, parquet_,
+                                       stats_);
+}
+
+}  // namespace floe::delta

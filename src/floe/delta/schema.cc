@@ -1,0 +1,304 @@
+#include "floe/delta/schema.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "arrow/util/decimal.h"
+#include "arrow/util/value_parsing.h"
+#include "floe/util/date_time.h"
+#include "floe/util/error.h"
+#include "floe/util/json_depth.h"
+
+namespace floe::delta {
+namespace {
+
+using Json = nlohmann::json;
+
+arrow::Status Malformed(std::string_view what) {
+  return MakeError(ErrorKind::kInvalidMetadata,
+                   "malformed Delta schema: " + std::string(what));
+}
+
+arrow::Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const Json& json,
+                                                             const std::string& column);
+
+arrow::Result<std::shared_ptr<arrow::Field>> FieldFromJson(const Json& json,
+                                                           const std::string& parent) {
+  if (!json.is_object() || !json.contains("name") || !json["name"].is_string() ||
+      !json.contains("type")) {
+    return Malformed("a field without a name or a type" +
+                     (parent.empty() ? std::string() : " in " + parent));
+  }
+  std::string name = json["name"].get<std::string>();
+  std::string path = parent.empty() ? name : parent + "." + name;
+  ARROW_ASSIGN_OR_RAISE(auto type, TypeFromJson(json["type"], path));
+  bool nullable = !json.contains("nullable") || !json["nullable"].is_boolean() ||
+                  json["nullable"].get<bool>();
+  std::shared_ptr<const arrow::KeyValueMetadata> metadata;
+  if (json.contains("metadata") && json["metadata"].is_object() &&
+      !json["metadata"].empty()) {
+    metadata = arrow::key_value_metadata({std::string(kFieldMetadataKey)},
+                                         {json["metadata"].dump()});
+  }
+  return arrow::field(std::move(name), std::move(type), nullable, std::move(metadata));
+}
+
+arrow::Result<std::shared_ptr<arrow::DataType>> PrimitiveFromName(
+    const std::string& name, const std::string& column) {
+  if (name == "string") return arrow::utf8();
+  if (name == "long") return arrow::int64();
+  if (name == "integer") return arrow::int32();
+  if (name == "short") return arrow::int16();
+  if (name == "byte") return arrow::int8();
+  if (name == "float") return arrow::float32();
+  if (name == "double") return arrow::float64();
+  if (name == "boolean") return arrow::boolean();
+  if (name == "binary") return arrow::binary();
+  if (name == "date") return arrow::date32();
+  if (name == "timestamp") return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+  if (name == "timestamp_ntz") return arrow::timestamp(arrow::TimeUnit::MICRO);
+  if (name.rfind("decimal", 0) == 0) {
+    int precision = 10, scale = 0;  // Spark's "decimal" alone is decimal(10,0)
+    if (name != "decimal" &&
+        std::sscanf(name.c_str(), "decimal(%d,%d)", &precision, &scale) != 2 &&
+        std::sscanf(name.c_str(), "decimal(%d, %d)", &precision, &scale) != 2) {
+      return Malformed("column " + column + " has type " + name);
+    }
+    if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+      return Malformed("column " + column + " has type " + name);
+    }
+    return arrow::decimal128(precision, scale);
+  }
+  return MakeError(ErrorKind::kNotSupported, "column " + column + " has Delta type '" +
+                                                 name + "', which floe does not read");
+}
+
+arrow::Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const Json& json,
+                                                             const std::string& column) {
+  if (json.is_string()) return PrimitiveFromName(json.get<std::string>(), column);
+  if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) {
+    return Malformed("column " + column + " has no type");
+  }
+  const std::string kind = json["type"].get<std::string>();
+  if (kind == "struct") {
+    if (!json.contains("fields") || !json["fields"].is_array()) {
+      return Malformed("struct " + column + " has no fields");
+    }
+    arrow::FieldVector fields;
+    for (const auto& child : json["fields"]) {
+      ARROW_ASSIGN_OR_RAISE(auto field, FieldFromJson(child, column));
+      fields.push_back(std::move(field));
+    }
+    return arrow::struct_(std::move(fields));
+  }
+  if (kind == "array") {
+    if (!json.contains("elementType")) {
+      return Malformed("array " + column + " has no elementType");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto element,
+                          TypeFromJson(json["elementType"], column + ".element"));
+    bool nullable = !json.contains("containsNull") ||
+                    !json["containsNull"].is_boolean() ||
+                    json["containsNull"].get<bool>();
+    return arrow::list(arrow::field("element", std::move(element), nullable));
+  }
+  if (kind == "map") {
+    if (!json.contains("keyType") || !json.contains("valueType")) {
+      return Malformed("map " + column + " has no keyType or valueType");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto key, TypeFromJson(json["keyType"], column + ".key"));
+    ARROW_ASSIGN_OR_RAISE(auto value, TypeFromJson(json["valueType"], column + ".value"));
+    bool nullable = !json.contains("valueContainsNull") ||
+                    !json["valueContainsNull"].is_boolean() ||
+                    json["valueContainsNull"].get<bool>();
+    return arrow::map(std::move(key), arrow::field("value", std::move(value), nullable));
+  }
+  return MakeError(ErrorKind::kNotSupported, "column " + column + " has Delta type '" +
+                                                 kind + "', which floe does not read");
+}
+
+arrow::Status BadValue(std::string_view column, const std::string& text,
+                       const arrow::DataType& type) {
+  return MakeError(ErrorKind::kInvalidMetadata, "partition value '" + text +
+                                                    "' of column " + std::string(column) +
+                                                    " is not a " + type.ToString());
+}
+
+// Java's Double.toString spellings first ("NaN", "Infinity", "-Infinity"), then a number.
+bool ParseFloating(const std::string& text, double* out) {
+  if (text == "NaN") {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (text == "Infinity" || text == "+Infinity") {
+    *out = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (text == "-Infinity") {
+    *out = -std::numeric_limits<double>::infinity();
+    return true;
+  }
+  return arrow::internal::ParseValue<arrow::DoubleType>(text.data(), text.size(), out);
+}
+
+// Microseconds since the epoch from "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|+HH:MM|-HH:MM]",
+// read as UTC when no zone is given.
+bool ParseTimestampMicros(const std::string& text, int64_t* out) {
+  int year, month, day, hour, minute, second;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%d%*[T ]%d:%d:%d%n", &year, &month, &day, &hour,
+                  &minute, &second, &consumed) != 6) {
+    // A date alone is midnight.
+    if (std::sscanf(text.c_str(), "%d-%d-%d%n", &year, &month, &day, &consumed) != 3 ||
+        static_cast<size_t>(consumed) != text.size()) {
+      return false;
+    }
+    hour = minute = second = 0;
+  }
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+      second > 60) {
+    return false;
+  }
+  size_t at = static_cast<size_t>(consumed);
+  int64_t micros = 0;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    int digits = 0;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
+      if (digits < 6) micros = micros * 10 + (text[at] - '0');
+      ++digits;
+      ++at;
+    }
+    if (digits == 0) return false;
+    for (int d = digits; d < 6; ++d) micros *= 10;
+  }
+  int64_t offset_seconds = 0;
+  if (at < text.size()) {
+    if (text[at] == 'Z' && at + 1 == text.size()) {
+      ++at;
+    } else if (text[at] == '+' || text[at] == '-') {
+      int zone_hours = 0, zone_minutes = 0, n = 0;
+      if (std::sscanf(text.c_str() + at + 1, "%2d:%2d%n", &zone_hours, &zone_minutes,
+                      &n) != 2 ||
+          at + 1 + static_cast<size_t>(n) != text.size()) {
+        return false;
+      }
+      offset_seconds =
+          (zone_hours * 3600 + zone_minutes * 60) * (text[at] == '+' ? 1 : -1);
+      at = text.size();
+    } else {
+      return false;
+    }
+  }
+  if (at != text.size()) return false;
+  int64_t days = DaysFromCivil(year, month, day);
+  int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  *out = seconds * 1000000 + micros;
+  return true;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromJson(
+    std::string_view schema_string) {
+  if (JsonNestsDeeperThan(schema_string)) return Malformed("nested too deeply");
+  Json json = Json::parse(schema_string, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return Malformed("not JSON");
+  if (!json.is_object() || json.value("type", "") != "struct" ||
+      !json.contains("fields") || !json["fields"].is_array()) {
+    return Malformed("the top level is not a struct with fields");
+  }
+  arrow::FieldVector fields;
+  for (const auto& child : json["fields"]) {
+    ARROW_ASSIGN_OR_RAISE(auto field, FieldFromJson(child, ""));
+    fields.push_back(std::move(field));
+  }
+  return arrow::schema(std::move(fields));
+}
+
+arrow::Result<std::shared_ptr<arrow::Scalar>> ParsePartitionValue(
+    const std::optional<std::string>& text, const std::shared_ptr<arrow::DataType>& type,
+    std::string_view column) {
+  if (!text.has_value() || text->empty()) return arrow::MakeNullScalar(type);
+  const std::string& value = *text;
+  switch (type->id()) {
+    case arrow::Type::STRING:
+      return arrow::MakeScalar(value);
+    case arrow::Type::BINARY:
+      return std::make_shared<arrow::BinaryScalar>(arrow::Buffer::FromString(value));
+    case arrow::Type::BOOL: {
+      if (value == "true") return arrow::MakeScalar(true);
+      if (value == "false") return arrow::MakeScalar(false);
+      return BadValue(column, value, *type);
+    }
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64: {
+      int64_t parsed = 0;
+      if (!arrow::internal::ParseValue<arrow::Int64Type>(value.data(), value.size(),
+                                                         &parsed)) {
+        return BadValue(column, value, *type);
+      }
+      auto result = arrow::MakeScalar(type, parsed);
+      // MakeScalar narrows silently; a value out of the type's range is refused.
+      if (!result.ok()) return BadValue(column, value, *type);
+      int bits = static_cast<const arrow::FixedWidthType&>(*type).bit_width();
+      if (bits < 64 && (parsed < -(int64_t{1} << (bits - 1)) ||
+                        parsed >= (int64_t{1} << (bits - 1)))) {
+        return BadValue(column, value, *type);
+      }
+      return result;
+    }
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      double parsed = 0;
+      if (!ParseFloating(value, &parsed)) return BadValue(column, value, *type);
+      if (type->id() == arrow::Type::FLOAT) {
+        return arrow::MakeScalar(static_cast<float>(parsed));
+      }
+      return arrow::MakeScalar(parsed);
+    }
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Type&>(*type);
+      arrow::Decimal128 parsed;
+      int32_t precision = 0, scale = 0;
+      if (!arrow::Decimal128::FromString(value, &parsed, &precision, &scale).ok()) {
+        return BadValue(column, value, *type);
+      }
+      auto rescaled = parsed.Rescale(scale, decimal.scale());
+      if (!rescaled.ok() || !rescaled->FitsInPrecision(decimal.precision())) {
+        return BadValue(column, value, *type);
+      }
+      return std::make_shared<arrow::Decimal128Scalar>(*rescaled, type);
+    }
+    case arrow::Type::DATE32: {
+      int year, month, day, consumed = 0;
+      if (std::sscanf(value.c_str(), "%d-%d-%d%n", &year, &month, &day, &consumed) != 3 ||
+          static_cast<size_t>(consumed) != value.size() || month < 1 || month > 12 ||
+          day < 1 || day > 31) {
+        return BadValue(column, value, *type);
+      }
+      return std::make_shared<arrow::Date32Scalar>(
+          static_cast<int32_t>(DaysFromCivil(year, month, day)));
+    }
+    case arrow::Type::TIMESTAMP: {
+      int64_t micros = 0;
+      if (!ParseTimestampMicros(value, &micros)) return BadValue(column, value, *type);
+      return std::make_shared<arrow::TimestampScalar>(micros, type);
+    }
+    default:
+      return MakeError(ErrorKind::kNotSupported,
+                       "partition column " + std::string(column) + " has type " +
+                           type->ToString() + ", which Delta does not partition by");
+  }
+}
+
+}  // namespace floe::delta
