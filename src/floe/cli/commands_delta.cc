@@ -49,7 +49,7 @@ std::shared_ptr<arrow::DataType> Widened(const std::shared_ptr<arrow::DataType>&
       arrow::FieldVector fields;
       for (const auto& field : type->fields())
         fields.push_back(field->WithType(Widened(field->type())));
-      return arrow::struct_(std::move(fields));
+      return arrow::struct_(fields);
     }
     case arrow::Type::LIST: {
       const auto& list = static_cast<const arrow::ListType&>(*type);

@@ -302,7 +302,7 @@ TEST(DeltaSchemaTest, ParsesSparkSchemas) {
 }
 
 TEST(DeltaSchemaTest, PartitionValuesParseAsTheProtocolSpellsThem) {
-  auto parse = [](const char* text, std::shared_ptr<arrow::DataType> type) {
+  auto parse = [](const char* text, const std::shared_ptr<arrow::DataType>& type) {
     return ParsePartitionValue(std::string(text), type, "c");
   };
   auto utc = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");

@@ -154,9 +154,9 @@ class DeltaReader : public arrow::RecordBatchReader {
 
 }  // namespace
 
-arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(std::shared_ptr<FileIO> io,
-                                                          const std::string& table_root,
-                                                          DeltaScanOptions options) {
+arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(
+    std::shared_ptr<FileIO> io, const std::string& table_root,
+    const DeltaScanOptions& options) {
   std::unique_ptr<DeltaScan> scan(new DeltaScan());
   scan->io_ = std::move(io);
   ARROW_ASSIGN_OR_RAISE(scan->snapshot_,

@@ -32,9 +32,9 @@ class DeltaScan {
  public:
   /// Loads the snapshot, checks that floe reads it exactly (CheckReadable) and binds the
   /// columns: an unknown column gives InvalidInput naming it and the table.
-  static arrow::Result<std::unique_ptr<DeltaScan>> Make(std::shared_ptr<FileIO> io,
-                                                        const std::string& table_root,
-                                                        DeltaScanOptions options = {});
+  static arrow::Result<std::unique_ptr<DeltaScan>> Make(
+      std::shared_ptr<FileIO> io, const std::string& table_root,
+      const DeltaScanOptions& options = {});
 
   const Snapshot& snapshot() const { return snapshot_; }
   /// The table's schema (every column, partition columns where the schema puts them).

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/util/decimal.h"
+#include "arrow/util/key_value_metadata.h"
 #include "arrow/util/value_parsing.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
@@ -96,7 +97,7 @@ arrow::Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const Json& json,
       ARROW_ASSIGN_OR_RAISE(auto field, FieldFromJson(child, column));
       fields.push_back(std::move(field));
     }
-    return arrow::struct_(std::move(fields));
+    return arrow::struct_(fields);
   }
   if (kind == "array") {
     if (!json.contains("elementType")) {
