@@ -51,9 +51,13 @@ if [ ! -f tests/parity/target/parity-harness.jar ] || [ "$(cat "$harness_stamp" 
 fi
 
 # Spark's Iceberg runtime and SQLite's JDBC driver, for tests/spark and bench/spark: the
-# reference writer and reader floe's Spark data source is checked against (Maven, pinned).
+# reference writer and reader floe's Spark data source is checked against; delta-spark, the
+# reference Delta writer and reader tests/interop/test_delta_spark.py checks floe's Delta
+# tables against (Maven, pinned).
 for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
-                org.xerial:sqlite-jdbc:3.54.1.0; do
+                org.xerial:sqlite-jdbc:3.54.1.0 \
+                io.delta:delta-spark_2.13:4.0.0 \
+                io.delta:delta-storage:4.0.0; do
   IFS=: read -r _ name version <<<"$artifact"
   if [ ! -f "build/spark-jars/$name-$version.jar" ]; then
     echo "bootstrap: fetching $artifact (Maven)"

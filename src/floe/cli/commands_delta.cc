@@ -6,9 +6,11 @@
 #include <iostream>
 
 #include "arrow/compute/api.h"
+#include "floe/cli/input_files.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
+#include "floe/delta/write.h"
 #include "floe/io/file_io.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/date_time.h"
@@ -282,6 +284,51 @@ arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> ver
   }
   std::cout << "(" << snapshot.files.size() << " files, " << bytes << " bytes, version "
             << snapshot.version << ")\n";
+  return arrow::Status::OK();
+}
+
+arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
+                          const std::vector<std::string>& partition_columns,
+                          const std::map<std::string, std::string>& properties) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  delta::CreateTableOptions options;
+  options.partition_columns = partition_columns;
+  options.properties = properties;
+  ARROW_ASSIGN_OR_RAISE(int64_t version, delta::CreateTable(*io, root, schema, options));
+  std::cout << "created Delta table " << Printable(root) << " (version " << version
+            << ")\n";
+  return arrow::Status::OK();
+}
+
+arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
+                         const std::string& input_format, bool overwrite) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root));
+  ARROW_ASSIGN_OR_RAISE(auto schema,
+                        delta::SchemaFromJson(snapshot.metadata.schema_string));
+  // The input is read in the table's columns (byte and short columns as int, cast back by
+  // the write).
+  ARROW_ASSIGN_OR_RAISE(auto iceberg_schema, FromArrowSchemaAssigningIds(*schema));
+  ARROW_ASSIGN_OR_RAISE(auto input,
+                        OpenInputFiles(files, input_format, iceberg_schema,
+                                       "Delta table " + root, [](const std::string&) {}));
+  delta::DeltaWriteOptions options;
+  options.mode =
+      overwrite ? delta::DeltaWriteMode::kOverwrite : delta::DeltaWriteMode::kAppend;
+  ARROW_ASSIGN_OR_RAISE(auto result, delta::Write(io, root, *input, options));
+  std::cout << (overwrite ? "overwrote Delta table " : "appended ") << result.rows
+            << " rows in " << result.files_added << " data file"
+            << (result.files_added == 1 ? "" : "s")
+            << (overwrite ? " (" + std::to_string(result.files_removed) + " removed)"
+                          : "")
+            << (overwrite ? std::string() : " to Delta table " + Printable(root))
+            << (overwrite ? Printable(root) : std::string()) << " as version "
+            << result.version;
+  if (result.attempts > 1)
+    std::cout << " (committed on attempt " << result.attempts << ")";
+  std::cout << "\n";
   return arrow::Status::OK();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,5 +31,13 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments);
 arrow::Status DescribeDelta(const std::string& path);
 arrow::Status ListDeltaVersions(const std::string& path);
 arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version);
+
+/// `floe create PATH`: a Delta table with `schema`, partitioned by `partition_columns`.
+arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
+                          const std::vector<std::string>& partition_columns,
+                          const std::map<std::string, std::string>& properties);
+/// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table).
+arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
+                         const std::string& input_format, bool overwrite);
 
 }  // namespace floe::cli

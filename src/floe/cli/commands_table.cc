@@ -1,10 +1,13 @@
 // create, append, scan, drop, rename.
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
 #include <unistd.h>
+
+#include "arrow/type.h"
 
 #include "floe/cli/commands.h"
 #include "floe/cli/commands_delta.h"
@@ -52,6 +55,65 @@ arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
   std::shared_ptr<arrow::Schema> schema;
   ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
   return FromArrowSchemaAssigningIds(*schema);
+}
+
+// `floe create PATH`: a Delta table. Timestamps become microseconds (Delta's unit),
+// field ids and metadata are dropped, partition columns are plain column names.
+arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema& schema,
+                                   const std::string& partition_by,
+                                   const std::vector<std::string>& properties,
+                                   const std::string& sort_by,
+                                   const std::string& location) {
+  if (!sort_by.empty() || !location.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "--sort-by and --location do not apply to a Delta table by path");
+  }
+  std::function<std::shared_ptr<arrow::DataType>(const std::shared_ptr<arrow::DataType>&)>
+      micros = [&](const std::shared_ptr<arrow::DataType>& type) {
+        if (type->id() == arrow::Type::TIMESTAMP) {
+          return arrow::timestamp(
+              arrow::TimeUnit::MICRO,
+              static_cast<const arrow::TimestampType&>(*type).timezone());
+        }
+        if (type->id() == arrow::Type::STRUCT) {
+          arrow::FieldVector children;
+          for (const auto& child : type->fields()) {
+            children.push_back(child->RemoveMetadata()->WithType(micros(child->type())));
+          }
+          return arrow::struct_(children);
+        }
+        if (type->id() == arrow::Type::LIST || type->id() == arrow::Type::LARGE_LIST) {
+          const auto& element = type->field(0);
+          return arrow::list(
+              element->RemoveMetadata()->WithType(micros(element->type())));
+        }
+        if (type->id() == arrow::Type::MAP) {
+          const auto& map = static_cast<const arrow::MapType&>(*type);
+          return arrow::map(
+              micros(map.key_type()),
+              map.item_field()->RemoveMetadata()->WithType(micros(map.item_type())));
+        }
+        return type;
+      };
+  arrow::FieldVector fields;
+  for (const auto& field : schema.fields()) {
+    fields.push_back(field->RemoveMetadata()->WithType(micros(field->type())));
+  }
+  std::vector<std::string> columns;
+  std::stringstream list(partition_by);
+  for (std::string column; std::getline(list, column, ',');) {
+    auto first = column.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    column = column.substr(first, column.find_last_not_of(' ') - first + 1);
+    if (column.find('(') != std::string::npos) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "a Delta table is partitioned by columns, not transforms: " + column);
+    }
+    columns.push_back(column);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto delta_properties, ParseKeyValues(properties, "--property"));
+  return CreateDelta(table, arrow::Schema(std::move(fields)), columns, delta_properties);
 }
 
 }  // namespace
@@ -102,8 +164,21 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--location", *location,
                       "Table location (default: under the warehouse)");
   OnRun(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
     SchemaPtr parsed;
+    if (IsTablePath(*table) && !schema_file->empty() && schema->empty()) {
+      // A Delta table takes the file's Arrow schema as it is (Delta has byte and short).
+      ARROW_RETURN_NOT_OK(CheckInputFile(*schema_file));
+      parquet::arrow::FileReaderBuilder builder;
+      FLOE_RETURN_NOT_OK_CONTEXT(builder.OpenFile(*schema_file),
+                                 "reading the schema of " + *schema_file);
+      std::unique_ptr<parquet::arrow::FileReader> reader;
+      FLOE_RETURN_NOT_OK_CONTEXT(builder.Build(&reader),
+                                 "reading the schema of " + *schema_file);
+      std::shared_ptr<arrow::Schema> file_schema;
+      ARROW_RETURN_NOT_OK(reader->GetSchema(&file_schema));
+      return CreateDeltaFromArrow(*table, *file_schema, *partition_by, *properties,
+                                  *sort_by, *location);
+    }
     if (!schema->empty() == !schema_file->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
                        "give exactly one of --schema and --schema-from");
@@ -114,6 +189,12 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
     } else {
       ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
     }
+    if (IsTablePath(*table)) {  // a Delta table by path
+      ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*parsed));
+      return CreateDeltaFromArrow(*table, *arrow_schema, *partition_by, *properties,
+                                  *sort_by, *location);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     CreateTableOptions options;
     options.schema = parsed;
@@ -170,6 +251,13 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
           "isolation-level=serializable|snapshot)")
       ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      if (*mode != "append") {
+        return MakeError(ErrorKind::kNotSupported,
+                         "--mode " + *mode + " is not supported on Delta tables yet");
+      }
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false);
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions append;
@@ -307,12 +395,11 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
   auto input_format = std::make_shared<std::string>("auto");
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-  command
-      ->add_option(
-          "--where", *where,
-          "Rows replaced: every file holding one must match wholly, and every new "
-          "row must match")
-      ->required();
+  command->add_option(
+      "--where", *where,
+      "Rows replaced: every file holding one must match wholly, and every new "
+      "row must match (required, except on a Delta table: there, without it, the "
+      "whole table is replaced)");
   command->add_option(
       "--option", *options,
       "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
@@ -320,6 +407,14 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
       ->check(CLI::Range(1, 256));
   command->add_option("--input-format", *input_format, "auto, parquet or csv");
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      if (!where->empty()) {
+        return MakeError(ErrorKind::kNotSupported,
+                         "--where is not supported on Delta tables yet (" + *table + ")");
+      }
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true);
+    }
+    if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions write;

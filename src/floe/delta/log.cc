@@ -814,6 +814,46 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   return snapshot;
 }
 
+std::string CommitLocation(const std::string& table_root, int64_t version) {
+  return LogFolder(StripTrailingSlash(table_root)) + "/" + VersionText(version) + ".json";
+}
+
+arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& table_root,
+                                               int64_t version) {
+  const std::string location = CommitLocation(table_root, version);
+  ARROW_ASSIGN_OR_RAISE(std::string text, io.ReadAll(location));
+  CommitActions actions;
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = location + " line " + std::to_string(number);
+    if (JsonNestsDeeperThan(line)) return Invalid(where, "JSON nested too deeply");
+    Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_object()) {
+      return Invalid(where, "not a JSON object (truncated or corrupt)");
+    }
+    auto changes = [](const Json& action) {
+      auto change = action.find("dataChange");
+      return change == action.end() || !change->is_boolean() || change->get<bool>();
+    };
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (!it->is_object()) continue;
+      if (it.key() == "protocol") actions.protocol = true;
+      if (it.key() == "metaData") actions.metadata = true;
+      if (it.key() == "add" && changes(*it)) ++actions.adds;
+      if (it.key() == "remove" && changes(*it)) ++actions.removes;
+      if (it.key() == "commitInfo") {
+        ARROW_ASSIGN_OR_RAISE(actions.txn_id, JsonOptionalString(*it, "txnId", where));
+        ARROW_ASSIGN_OR_RAISE(actions.in_commit_timestamp,
+                              JsonOptionalLong(*it, "inCommitTimestamp", where));
+      }
+    }
+  }
+  return actions;
+}
+
 arrow::Status CheckReadable(const Snapshot& snapshot) {
   const Protocol& protocol = snapshot.protocol;
   const std::string table = "Delta table " + snapshot.table_root;

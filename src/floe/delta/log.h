@@ -115,6 +115,23 @@ struct SnapshotOptions {
 arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                      const SnapshotOptions& options = {});
 
+/// What one commit did, for a writer that lost the race to it.
+struct CommitActions {
+  bool protocol = false;
+  bool metadata = false;
+  int64_t adds = 0;                   ///< with dataChange true
+  int64_t removes = 0;                ///< with dataChange true
+  std::optional<std::string> txn_id;  ///< commitInfo.txnId
+  std::optional<int64_t> in_commit_timestamp;
+};
+
+/// The commit `<table_root>/_delta_log/<version>.json`, summarised. NotFound when absent.
+arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& table_root,
+                                               int64_t version);
+
+/// `_delta_log/<version zero-padded to 20 digits>.json` below `table_root`.
+std::string CommitLocation(const std::string& table_root, int64_t version);
+
 /// OK when floe reads `snapshot` exactly: NotSupported naming the first reader feature
 /// (or the column-mapping mode, or a file's deletion vector) floe does not apply yet, or
 /// a reader version above 3; InvalidInput for a catalog-managed table read by path.

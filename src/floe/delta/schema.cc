@@ -302,4 +302,108 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ParsePartitionValue(
   }
 }
 
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+arrow::Result<OJson> TypeToJson(const arrow::DataType& type, const std::string& column);
+
+arrow::Result<OJson> FieldToJson(const arrow::Field& field, const std::string& parent) {
+  const std::string path = parent.empty() ? field.name() : parent + "." + field.name();
+  ARROW_ASSIGN_OR_RAISE(OJson type, TypeToJson(*field.type(), path));
+  OJson metadata = OJson::object();
+  if (field.metadata()) {
+    auto found = field.metadata()->Get(std::string(kFieldMetadataKey));
+    if (found.ok()) {
+      OJson parsed = OJson::parse(*found, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_object()) metadata = std::move(parsed);
+    }
+  }
+  return OJson{{"name", field.name()},
+               {"type", std::move(type)},
+               {"nullable", field.nullable()},
+               {"metadata", std::move(metadata)}};
+}
+
+arrow::Result<OJson> TypeToJson(const arrow::DataType& type, const std::string& column) {
+  switch (type.id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
+      return OJson("string");
+    case arrow::Type::INT64:
+      return OJson("long");
+    case arrow::Type::INT32:
+      return OJson("integer");
+    case arrow::Type::INT16:
+      return OJson("short");
+    case arrow::Type::INT8:
+      return OJson("byte");
+    case arrow::Type::FLOAT:
+      return OJson("float");
+    case arrow::Type::DOUBLE:
+      return OJson("double");
+    case arrow::Type::BOOL:
+      return OJson("boolean");
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+      return OJson("binary");
+    case arrow::Type::DATE32:
+      return OJson("date");
+    case arrow::Type::TIMESTAMP:
+      return OJson(static_cast<const arrow::TimestampType&>(type).timezone().empty()
+                       ? "timestamp_ntz"
+                       : "timestamp");
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+      return OJson("decimal(" + std::to_string(decimal.precision()) + "," +
+                   std::to_string(decimal.scale()) + ")");
+    }
+    case arrow::Type::STRUCT: {
+      OJson fields = OJson::array();
+      for (const auto& child : type.fields()) {
+        ARROW_ASSIGN_OR_RAISE(OJson field, FieldToJson(*child, column));
+        fields.push_back(std::move(field));
+      }
+      return OJson{{"type", "struct"}, {"fields", std::move(fields)}};
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::LIST_VIEW: {
+      const auto& element = *type.field(0);
+      ARROW_ASSIGN_OR_RAISE(OJson element_type,
+                            TypeToJson(*element.type(), column + ".element"));
+      return OJson{{"type", "array"},
+                   {"elementType", std::move(element_type)},
+                   {"containsNull", element.nullable()}};
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(type);
+      ARROW_ASSIGN_OR_RAISE(OJson key, TypeToJson(*map.key_type(), column + ".key"));
+      ARROW_ASSIGN_OR_RAISE(OJson value, TypeToJson(*map.item_type(), column + ".value"));
+      return OJson{{"type", "map"},
+                   {"keyType", std::move(key)},
+                   {"valueType", std::move(value)},
+                   {"valueContainsNull", map.item_field()->nullable()}};
+    }
+    default:
+      return MakeError(ErrorKind::kInvalidInput, "column " + column + " has type " +
+                                                     type.ToString() +
+                                                     ", which Delta has no type for");
+  }
+}
+
+}  // namespace
+
+arrow::Result<std::string> SchemaToJson(const arrow::Schema& schema) {
+  OJson fields = OJson::array();
+  for (const auto& field : schema.fields()) {
+    ARROW_ASSIGN_OR_RAISE(OJson json, FieldToJson(*field, ""));
+    fields.push_back(std::move(json));
+  }
+  OJson root{{"type", "struct"}, {"fields", std::move(fields)}};
+  return root.dump(-1, ' ', false, OJson::error_handler_t::replace);
+}
+
 }  // namespace floe::delta

@@ -37,3 +37,13 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ParsePartitionValue(
     std::string_view column);
 
 }  // namespace floe::delta
+
+namespace floe::delta {
+
+/// The Delta schema string (Spark's JSON) of an Arrow schema: the inverse of
+/// SchemaFromJson (large and view strings, binaries and lists as their plain forms). An
+/// Arrow type Delta has no type for (unsigned integers, time, intervals, ...) gives
+/// InvalidInput naming the column.
+arrow::Result<std::string> SchemaToJson(const arrow::Schema& schema);
+
+}  // namespace floe::delta

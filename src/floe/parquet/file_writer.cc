@@ -706,6 +706,10 @@ arrow::Status ParquetFileWriter::WriteRows(const arrow::RecordBatch& batch) {
     empty_row_group_bytes_ = pool_->bytes_allocated();
   }
   floats_->Update(batch);
+  column_nulls_.resize(static_cast<size_t>(batch.num_columns()), 0);
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    column_nulls_[static_cast<size_t>(i)] += batch.column(i)->null_count();
+  }
   FLOE_RETURN_NOT_OK_CONTEXT(Guarded([&] { return writer_->WriteRecordBatch(batch); }),
                              "writing data file " + location_);
   row_group_rows_ += batch.num_rows();
@@ -757,6 +761,9 @@ arrow::Result<WrittenParquetFile> ParquetFileWriter::Close() {
   file.rows = row_count_;
   file.footer = writer_->metadata();
   file.float_stats = floats_->stats();
+  file.column_null_counts = column_nulls_;
+  file.column_null_counts.resize(
+      static_cast<size_t>(context_->arrow_schema->num_fields()), 0);
   return file;
 }
 

@@ -62,8 +62,12 @@ struct WrittenParquetFile {
   int64_t rows = 0;
   /// The footer as written (row groups, per-leaf statistics and sizes, field ids).
   std::shared_ptr<parquet::FileMetaData> footer;
-  /// What the footer cannot hold, for the float and double leaves under structs only.
+  /// What the footer cannot hold, for the float and double leaves under structs only
+  /// (keyed as FloatStatsTracker keys them).
   std::map<int, FloatLeafStats> float_stats;
+  /// Nulls of each top-level column (a list's or map's own nulls, which no leaf's
+  /// statistics give).
+  std::vector<int64_t> column_null_counts;
 };
 
 /// Not thread-safe. The file at `location` is created by Open; deleting it on failure is
@@ -134,6 +138,7 @@ class ParquetFileWriter {
   std::shared_ptr<parquet::schema::GroupNode> root_;    ///< With iceberg-java's names.
   std::unique_ptr<parquet::arrow::FileWriter> writer_;  ///< Created by the first Write.
   std::unique_ptr<FloatStatsTracker> floats_;
+  std::vector<int64_t> column_nulls_;
   int64_t row_count_ = 0;
   int64_t row_group_rows_ = 0;
   int64_t empty_row_group_bytes_ = 0;  ///< Pool bytes right after a row group started.

@@ -13,12 +13,36 @@
 
 namespace floe {
 
+namespace {
+
+// The Parquet leaf columns below `type` (a list's or map's leaves included).
+int LeafCount(const arrow::DataType& type) {
+  if (type.num_fields() == 0) return 1;
+  int leaves = 0;
+  for (const auto& child : type.fields()) leaves += LeafCount(*child->type());
+  return leaves;
+}
+
+bool AnyFieldId(const arrow::Field& field) {
+  if (ArrowFieldId(field) >= 0) return true;
+  for (const auto& child : field.type()->fields()) {
+    if (AnyFieldId(*child)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 FloatStatsTracker::FloatStatsTracker(const arrow::Schema& schema) {
+  bool by_leaf = true;
+  for (const auto& field : schema.fields()) by_leaf = by_leaf && !AnyFieldId(*field);
+  int next_leaf = 0;
   std::function<void(const arrow::Field&, const std::vector<int>&)> visit =
       [&](const arrow::Field& field, const std::vector<int>& path) {
         const auto type = field.type()->id();
         if (type == arrow::Type::FLOAT || type == arrow::Type::DOUBLE) {
-          const int id = ArrowFieldId(field);
+          const int leaf = next_leaf++;
+          const int id = by_leaf ? leaf : ArrowFieldId(field);
           if (id < 0) return;
           leaves_.push_back({path, id, type == arrow::Type::FLOAT});
           stats_[id] = FloatLeafStats();
@@ -29,6 +53,8 @@ FloatStatsTracker::FloatStatsTracker(const arrow::Schema& schema) {
             child_path.push_back(static_cast<int>(i));
             visit(*children[i], child_path);
           }
+        } else {
+          next_leaf += LeafCount(*field.type());  // lists and maps are not tracked
         }
       };
   for (int i = 0; i < schema.num_fields(); ++i) visit(*schema.field(i), {i});
@@ -56,6 +82,8 @@ void FloatStatsTracker::Update(const arrow::RecordBatch& batch) {
         ++stats.nan_count;
         return;
       }
+      if (value == 0 && !stats.first_zero_negative)
+        stats.first_zero_negative = std::signbit(value);
       if (!stats.lower || JavaDoubleCompare(value, *stats.lower) < 0) stats.lower = value;
       if (!stats.upper || JavaDoubleCompare(value, *stats.upper) > 0) stats.upper = value;
     };

@@ -19,13 +19,18 @@ struct FloatLeafStats {
   int64_t nan_count = 0;
   std::optional<double> lower;  ///< By Double.compare: -0.0 < 0.0; NaN excluded.
   std::optional<double> upper;
+  /// Whether the first zero written was -0.0 (unset: no zero). Spark's min and max treat
+  /// the two zeros as equal and keep the first one they meet.
+  std::optional<bool> first_zero_negative;
 };
 
 /// Tracks FloatLeafStats for the float and double leaves reachable through structs only
 /// (not inside lists or maps), keyed by their "PARQUET:field_id": like iceberg-java's
 /// writers it counts only the slots where every parent struct is present (a null parent
-/// writes nothing for its children). Leaves without a field id are not tracked. Not
-/// thread-safe; one per file.
+/// writes nothing for its children). Leaves without a field id are not tracked, except in
+/// a schema where no field has one (a format without field ids, Delta's): there every
+/// such leaf is tracked, keyed by its Parquet leaf column index. Not thread-safe; one per
+/// file.
 class FloatStatsTracker {
  public:
   explicit FloatStatsTracker(const arrow::Schema& schema);

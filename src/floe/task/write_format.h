@@ -76,6 +76,12 @@ class WriteFormat {
   /// The Parquet side of every file: storage, Arrow schema (batches must have it),
   /// settings, allocation.
   virtual const std::shared_ptr<const ParquetWriteContext>& parquet() const = 0;
+  /// The schema of the batches a task is given: the files' (parquet()'s) unless the
+  /// format keeps some columns out of its files (Delta's partition columns), which Split
+  /// drops.
+  virtual const std::shared_ptr<arrow::Schema>& input_schema() const {
+    return parquet()->arrow_schema;
+  }
   virtual WriterMode mode() const = 0;
   /// Files roll over once they reach this many bytes (on the 1000-row grid).
   virtual int64_t target_file_size() const = 0;

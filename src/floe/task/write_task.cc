@@ -75,7 +75,7 @@ arrow::Result<RollingFileWriter*> WriteTask::WriterFor(const PartitionRows& grou
 
 arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (finished_) return arrow::Status::Invalid("write task already finished");
-  if (!batch->schema()->Equals(*format_->parquet()->arrow_schema,
+  if (!batch->schema()->Equals(*format_->input_schema(),
                                /*check_metadata=*/false)) {
     return arrow::Status::Invalid("batch schema ", batch->schema()->ToString(),
                                   " does not match the write schema");

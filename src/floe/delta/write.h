@@ -1,0 +1,72 @@
+// Writing a Delta table by path: create (version 0: protocol and metaData), and append or
+// overwrite through floe's write task (data files, add actions with statistics),
+// committed by the filesystem committer (the next version's `_delta_log/<v>.json` created
+// only if absent: a temporary file renamed without replacing). A loser of the race
+// re-reads the winners, fails on a real conflict (a protocol or metaData change, or, for
+// an overwrite, files added or removed), and otherwise retries at the next version; data
+// files are never rewritten on retry.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "floe/delta/log.h"
+#include "floe/io/file_io.h"
+#include "floe/util/env.h"
+
+namespace floe::delta {
+
+struct CreateTableOptions {
+  std::vector<std::string> partition_columns;
+  /// metaData.configuration; `delta.feature.<name>=supported` requests go to the
+  /// protocol.
+  std::map<std::string, std::string> properties;
+  std::string name;
+  std::string description;
+  Env* env = Env::Default();
+};
+
+/// Creates the Delta table at `table_root` (version 0), refusing a location that already
+/// holds a Delta log (AlreadyExists) or a schema Delta cannot hold. Returns the version.
+arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
+                                   const arrow::Schema& schema,
+                                   const CreateTableOptions& options = {});
+
+enum class DeltaWriteMode { kAppend, kOverwrite };
+
+struct DeltaWriteOptions {
+  DeltaWriteMode mode = DeltaWriteMode::kAppend;
+  /// Attempts at the commit (a lost race retries at the next version).
+  int max_attempts = 10;
+  int64_t target_file_size = int64_t{128} << 20;
+  Env* env = Env::Default();
+};
+
+struct DeltaWriteResult {
+  int64_t version = -1;
+  int attempts = 0;
+  int64_t files_added = 0;
+  int64_t files_removed = 0;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+
+/// OK when floe writes `snapshot`'s table exactly as Delta writers do; NotSupported (a
+/// decline, with every reason: feature and property names, never values) otherwise.
+arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode);
+
+/// Writes `input` (columns by name, the table's types or ones that cast to them without
+/// loss) into the table and commits one version. Before any file is written the table is
+/// checked (CheckWritable); a failed write or commit leaves no file it wrote, except
+/// after an unknown commit outcome (CommitStateUnknown), when the files stay for the
+/// version that may hold them.
+arrow::Result<DeltaWriteResult> Write(std::shared_ptr<FileIO> io,
+                                      const std::string& table_root,
+                                      arrow::RecordBatchReader& input,
+                                      const DeltaWriteOptions& options = {});
+
+}  // namespace floe::delta

@@ -1,0 +1,282 @@
+#include "floe/delta/write.h"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "arrow/array.h"
+#include "arrow/builder.h"
+#include "arrow/table.h"
+#include "floe/delta/log.h"
+#include "floe/delta/scan.h"
+#include "floe/delta/write_format.h"
+#include "floe/io/fault_injecting_file_io.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
+#include "floe/util/location.h"
+
+namespace floe::delta {
+namespace {
+
+std::shared_ptr<arrow::Schema> TableSchema() {
+  return arrow::schema(
+      {arrow::field("id", arrow::int64(), false), arrow::field("region", arrow::utf8()),
+       arrow::field("name", arrow::utf8()),
+       arrow::field("ts", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"))});
+}
+
+std::shared_ptr<arrow::RecordBatchReader> Rows(int64_t start, int64_t count) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder regions, names;
+  arrow::TimestampBuilder stamps(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                                 arrow::default_memory_pool());
+  for (int64_t i = start; i < start + count; ++i) {
+    EXPECT_TRUE(ids.Append(i).ok());
+    EXPECT_TRUE(regions.Append(i % 3 == 0 ? "eu" : i % 3 == 1 ? "us/west" : "ap").ok());
+    // Long names, non-ASCII ones too: the max is cut at 32 characters.
+    EXPECT_TRUE(names
+                    .Append(std::string(40, static_cast<char>('a' + i % 5)) +
+                            (i % 7 == 0 ? "\xC3\xA9" : ""))
+                    .ok());
+    // Pre-1970 microseconds: the bounds floor to milliseconds.
+    EXPECT_TRUE(stamps.Append(-1'000'001 - i).ok());
+  }
+  auto batch = arrow::RecordBatch::Make(
+      TableSchema(), count,
+      {*ids.Finish(), *regions.Finish(), *names.Finish(), *stamps.Finish()});
+  return *arrow::RecordBatchReader::Make({batch}, TableSchema());
+}
+
+std::set<std::string> DataFiles(FileIO& io, const std::string& root) {
+  std::set<std::string> files;
+  for (const auto& file : *io.List(root)) {
+    if (file.location.find("/_delta_log/") == std::string::npos)
+      files.insert(file.location);
+  }
+  return files;
+}
+
+std::set<std::string> Referenced(const Snapshot& snapshot) {
+  std::set<std::string> files;
+  for (const auto& file : snapshot.files) files.insert(file.location);
+  return files;
+}
+
+TEST(DeltaWriteTest, PartitionFoldersAndPathsAreEscapedAsSparkEscapesThem) {
+  EXPECT_EQ(EscapePartitionPathPart("US/East"), "US%2FEast");
+  EXPECT_EQ(EscapePartitionPathPart("a b}\xC3\xBC"), "a b}\xC3\xBC");  // not escaped
+  EXPECT_EQ(EscapePartitionPathPart("%:=?#\"'*\\{[]^\x01\x7F"),
+            "%25%3A%3D%3F%23%22%27%2A%5C%7B%5B%5D%5E%01%7F");
+  EXPECT_EQ(EncodeLogPath("region=US%2FEast/a b.parquet"),
+            "region=US%252FEast/a%20b.parquet");
+  EXPECT_EQ(EncodeLogPath("x=\xC3\xBC{}|`<>"), "x=\xC3\xBC%7B%7D%7C%60%3C%3E");
+  // The reader decodes what the writer encodes.
+  EXPECT_EQ(*DecodeUriPath(EncodeLogPath("p=100%25/a b#c.parquet")),
+            "p=100%25/a b#c.parquet");
+}
+
+TEST(DeltaWriteTest, AppendsCommitTheNextVersionWithStatistics) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  CreateTableOptions create;
+  create.partition_columns = {"region"};
+  ASSERT_EQ(*CreateTable(*io, root, *TableSchema(), create), 0);
+  auto again = CreateTable(*io, root, *TableSchema(), create);
+  EXPECT_EQ(KindOf(again.status()), ErrorKind::kAlreadyExists);
+
+  auto rows = Rows(0, 30);
+  FLOE_ASSIGN_OR_FAIL(auto result, Write(io, root, *rows));
+  EXPECT_EQ(result.version, 1);
+  EXPECT_EQ(result.rows, 30);
+  EXPECT_EQ(result.files_added, 3);
+  FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, root));
+  ASSERT_EQ(snapshot.files.size(), 3u);
+  EXPECT_EQ(Referenced(snapshot), DataFiles(*io, root));
+  for (const auto& file : snapshot.files) {
+    ASSERT_TRUE(file.stats.has_value());
+    const std::string& stats = *file.stats;
+    EXPECT_NE(stats.find("\"numRecords\":10"), std::string::npos) << stats;
+    // Partition columns have no statistics; the data columns all have null counts.
+    EXPECT_EQ(stats.find("region"), std::string::npos) << stats;
+    EXPECT_NE(stats.find("\"nullCount\":{\"id\":0,\"name\":0,\"ts\":0}"),
+              std::string::npos)
+        << stats;
+    if (file.partition_values.at("region") == "us/west") {
+      EXPECT_NE(file.path.find("region=us%252Fwest/"), std::string::npos) << file.path;
+      // ids 1, 4, ..., 28: ts = -1000002 .. -1000029 us, floored to milliseconds.
+      EXPECT_NE(stats.find("\"minValues\":{\"id\":1,\"name\":\"" + std::string(32, 'a') +
+                           "\",\"ts\":\"1969-12-31T23:59:58.999Z\"}"),
+                std::string::npos)
+          << stats;
+      // The max name has a non-ASCII tail (id 28 is 'd'*40 + "é"? 28 % 7 == 0): cut with
+      // U+10FFFF after 32 characters.
+      EXPECT_NE(stats.find("\"maxValues\":{\"id\":28,\"name\":\"" + std::string(32, 'e')),
+                std::string::npos)
+          << stats;
+    }
+  }
+  // The rows read back, partition values included.
+  FLOE_ASSIGN_OR_FAIL(auto scan, DeltaScan::Make(io, root));
+  FLOE_ASSIGN_OR_FAIL(auto reader, scan->ToRecordBatchReader());
+  FLOE_ASSIGN_OR_FAIL(auto table, reader->ToTable());
+  EXPECT_EQ(table->num_rows(), 30);
+}
+
+// A FileIO that runs `hook` once, when the write opens its first data file: another
+// writer's commit lands between this write's read of the table and its commit.
+class RacingFileIO final : public FileIO {
+ public:
+  RacingFileIO(std::shared_ptr<FileIO> inner, std::function<void()> hook)
+      : inner_(std::move(inner)), hook_(std::move(hook)) {}
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& location) override {
+    return inner_->OpenInput(location);
+  }
+  arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& location) override {
+    if (hook_ && location.find("/_delta_log/") == std::string::npos) {
+      auto hook = std::move(hook_);
+      hook_ = nullptr;
+      hook();
+    }
+    return inner_->OpenOutput(location);
+  }
+  arrow::Status Delete(const std::string& location) override {
+    return inner_->Delete(location);
+  }
+  arrow::Result<bool> Exists(const std::string& location) override {
+    return inner_->Exists(location);
+  }
+  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
+    return inner_->List(prefix);
+  }
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override {
+    return inner_->DeleteWithin(root, location);
+  }
+  arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    return inner_->RenameNoReplace(from, to);
+  }
+
+ private:
+  std::shared_ptr<FileIO> inner_;
+  std::function<void()> hook_;
+};
+
+TEST(DeltaWriteTest, ALostRaceRetriesAnAppendAndFailsAnOverwrite) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  ASSERT_TRUE(CreateTable(*io, root, *TableSchema(), {}).ok());
+  auto first = Rows(0, 5);
+  ASSERT_TRUE(Write(io, root, *first).ok());
+  auto other_writer = [&] {
+    auto rows = Rows(1000, 5);
+    EXPECT_TRUE(Write(io, root, *rows).ok());
+  };
+  // An append that lost version 2 commits at version 3, its data files written once.
+  auto racing = std::make_shared<RacingFileIO>(io, other_writer);
+  auto appended_rows = Rows(100, 5);
+  FLOE_ASSIGN_OR_FAIL(auto appended, Write(racing, root, *appended_rows));
+  EXPECT_EQ(appended.version, 3);
+  EXPECT_EQ(appended.attempts, 2);
+  FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, root));
+  EXPECT_EQ(snapshot.files.size(), 3u);
+  EXPECT_EQ(Referenced(snapshot), DataFiles(*io, root));
+
+  // An overwrite that lost to an append fails, naming the winner, and leaves no file.
+  racing = std::make_shared<RacingFileIO>(io, other_writer);
+  auto replacement = Rows(500, 5);
+  DeltaWriteOptions overwrite;
+  overwrite.mode = DeltaWriteMode::kOverwrite;
+  auto failed = Write(racing, root, *replacement, overwrite);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(KindOf(failed.status()), ErrorKind::kValidationFailed);
+  EXPECT_NE(failed.status().message().find("version 4"), std::string::npos)
+      << failed.status().ToString();
+  FLOE_ASSIGN_OR_FAIL(snapshot, LoadSnapshot(*io, root));
+  EXPECT_EQ(snapshot.version, 4);
+  EXPECT_EQ(snapshot.files.size(), 4u);
+  EXPECT_EQ(Referenced(snapshot), DataFiles(*io, root));
+
+  // Unraced, the overwrite replaces every file.
+  auto last = Rows(700, 5);
+  FLOE_ASSIGN_OR_FAIL(auto replaced, Write(io, root, *last, overwrite));
+  EXPECT_EQ(replaced.files_removed, 4);
+  FLOE_ASSIGN_OR_FAIL(snapshot, LoadSnapshot(*io, root));
+  EXPECT_EQ(snapshot.files.size(), 1u);
+}
+
+// Every create, write, close, rename and delete of an append (data files and the commit)
+// can fail: the table is then unchanged and no data file of the write remains (except one
+// whose own deletion was the fault); or the append committed exactly one version.
+TEST(DeltaWriteTest, EveryOperationOfAnAppendCanFailCleanly) {
+  testing::TempDirectory directory;
+  auto run = [&](FileOperation kind, int64_t nth, int index, int64_t* counts) {
+    const std::string root = directory.Child("run-" + std::to_string(index));
+    auto local = *MakeArrowFileIO();
+    CreateTableOptions create;
+    create.partition_columns = {"region"};
+    EXPECT_TRUE(CreateTable(*local, root, *TableSchema(), create).ok());
+    auto first = Rows(0, 9);
+    EXPECT_TRUE(Write(local, root, *first).ok());
+    const auto before = *LoadSnapshot(*local, root);
+    auto io = std::make_shared<FaultInjectingFileIO>(local);
+    io->FailNth(kind, nth);
+    auto rows = Rows(100, 9);
+    auto result = Write(io, root, *rows);
+    const std::string fired = io->fired_at();
+    if (counts) {
+      for (int k = 0; k < kFileOperationKinds; ++k)
+        counts[k] = io->Count(static_cast<FileOperation>(k));
+    }
+    auto after = LoadSnapshot(*local, root);
+    EXPECT_TRUE(after.ok()) << after.status().ToString();
+    if (result.ok()) {
+      EXPECT_EQ(after->version, before.version + 1);
+      EXPECT_EQ(after->files.size(), before.files.size() + 3);
+    } else {
+      EXPECT_NE(result.status().message().find("injected fault"), std::string::npos)
+          << result.status().ToString();
+      EXPECT_EQ(after->version, before.version) << FileOperationName(kind) << " #" << nth;
+    }
+    std::set<std::string> referenced = Referenced(*after);
+    for (const auto& file : DataFiles(*local, root)) {
+      if (kind == FileOperation::kDelete &&
+          CanonicalLocation(file) == CanonicalLocation(fired)) {
+        continue;
+      }
+      EXPECT_TRUE(referenced.count(file)) << "stray file " << file << " after failing "
+                                          << FileOperationName(kind) << " #" << nth;
+    }
+    // The log holds commits only: a temporary commit file is gone unless deleting it was
+    // the fault.
+    for (const auto& file : *local->List(root + "/_delta_log")) {
+      if (kind == FileOperation::kDelete &&
+          CanonicalLocation(file.location) == CanonicalLocation(fired)) {
+        continue;
+      }
+      EXPECT_EQ(file.location.find("/."), std::string::npos) << file.location;
+    }
+    return result.ok();
+  };
+  int64_t counts[kFileOperationKinds] = {};
+  int index = 0;
+  ASSERT_TRUE(run(FileOperation::kCreate, 0, index++, counts));
+  int failures = 0;
+  for (int k = 0; k < kFileOperationKinds; ++k) {
+    auto kind = static_cast<FileOperation>(k);
+    for (int64_t nth = 1; nth <= counts[k]; ++nth) {
+      if (!run(kind, nth, index++, nullptr)) ++failures;
+    }
+  }
+  EXPECT_GT(failures, 5);  // the sweep really failed writes and commits
+  EXPECT_GT(counts[static_cast<int>(FileOperation::kRename)], 0);
+}
+
+}  // namespace
+}  // namespace floe::delta

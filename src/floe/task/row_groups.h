@@ -1,0 +1,33 @@
+// Grouping a batch's rows by partition and dealing the groups to the tasks that share a
+// write's partitions: the part of WriteFormat::Split / SplitShares every table format
+// shares. The format says only what a row's partition key is and what a new partition is.
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "arrow/result.h"
+#include "floe/task/write_format.h"
+
+namespace floe {
+
+/// `batch`'s rows grouped by key, groups in order of their first row and rows in input
+/// order within a group, each group in output PartitionShare::OwnerOf(key, count); with
+/// `only`, a single output holding share `*only`'s groups (the others dropped).
+/// `key_of(row, &key)` appends the row's partition key to an empty `key`;
+/// `partition_of(row)` describes the partition of a group from its first row (called once
+/// per group). Groups whose rows are contiguous are zero-copy slices of `batch`;
+/// otherwise one Take per output gathers its groups' rows, so each output's rows live
+/// and die with that output alone.
+arrow::Result<std::vector<std::vector<PartitionRows>>> GroupRowsByKey(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count, std::optional<int> only,
+    const std::function<void(int64_t row, std::string* key)>& key_of,
+    const std::function<arrow::Result<std::any>(int64_t row)>& partition_of);
+
+}  // namespace floe

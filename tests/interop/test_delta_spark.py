@@ -1,0 +1,227 @@
+"""floe's Delta tables against delta-spark 4.0.0 (pyspark 4.0, Maven jars fetched by
+scripts/bootstrap.sh), the reference Delta writer: the same rows written by delta-spark and
+by floe give the same partition values, record counts and per-file statistics; delta-spark
+reads floe's tables and history; floe reads delta-spark's tables (partitions, checkpoints,
+deletes) at every version; both append to one table at the same time. One Spark session for
+the module."""
+
+import datetime
+import decimal
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import urllib.parse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import FLOE  # noqa: E402
+from test_delta_read import assert_same_rows, floe_scan  # noqa: E402
+
+JARS = pathlib.Path(__file__).resolve().parents[2] / "build" / "spark-jars"
+DELTA_JARS = [JARS / "delta-spark_2.13-4.0.0.jar", JARS / "delta-storage-4.0.0.jar"]
+UTC = datetime.timezone.utc
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from pyspark.sql import SparkSession
+
+    for jar in DELTA_JARS:
+        assert jar.is_file(), f"{jar} is missing: run scripts/bootstrap.sh"
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("floe-delta-spark")
+        .config("spark.jars", ",".join(map(str, DELTA_JARS)))
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def floe(*args, check=True):
+    result = subprocess.run([FLOE, *map(str, args)], capture_output=True, text=True, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"floe {' '.join(map(str, args))} failed:\n{result.stderr}")
+    return result
+
+
+def rows_table(count: int) -> pa.Table:
+    """Every Delta type with the edge values the issue names, 8+ partitions."""
+    floats = [float("nan"), -0.0, 0.0, 5e-324, float("inf"), -float("inf"), 1.5, None, 1e300, -2.25]
+    strings = ["plain", "ünïcödé ☃", "", None, "quote\"back\\slash", "x" * 40, "é" * 40, "𝄞", "a/b=c%d", "z"]
+    dates = [datetime.date(1900, 1, 1), datetime.date(1969, 12, 31), datetime.date(1970, 1, 1),
+             datetime.date(2024, 2, 29), datetime.date(9999, 12, 31), None, datetime.date(1, 1, 1)]
+    stamps = [datetime.datetime(1900, 1, 1, 0, 0, 0, 1, tzinfo=UTC),
+              datetime.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+              datetime.datetime(2024, 6, 15, 19, 30, 45, 123456, tzinfo=UTC),
+              datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), None,
+              datetime.datetime(1970, 1, 1, tzinfo=UTC), datetime.datetime(1677, 9, 21, tzinfo=UTC)]
+    parts = ["US/East", "a b", "x=y", "ünï", "100%", None, "co:lon", "[br]{ce}", "p8", "p9"]
+    ids = list(range(count))
+    pick = lambda values, i: values[i % len(values)]  # noqa: E731
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "b8": pa.array([(-128, 127, 0, None)[i % 4] for i in ids], pa.int8()),
+        "s16": pa.array([(-32768, 32767, 1, None)[i % 4] for i in ids], pa.int16()),
+        "i32": pa.array([(-2**31, 2**31 - 1, -1, None)[i % 4] for i in ids], pa.int32()),
+        "f32": pa.array([pick(floats, i * 7) for i in ids], pa.float32()),
+        "f64": pa.array([pick(floats, i) for i in ids], pa.float64()),
+        "dec": pa.array([None if i % 5 == 0 else decimal.Decimal(i * 1001 - 7000) / 100 for i in ids],
+                        pa.decimal128(12, 2)),
+        "flag": pa.array([(True, False, None)[i % 3] for i in ids]),
+        "s": pa.array([pick(strings, i * 3) for i in ids]),
+        "raw": pa.array([None if i % 4 == 0 else bytes([i % 256, 0]) for i in ids], pa.binary()),
+        "d": pa.array([pick(dates, i) for i in ids], pa.date32()),
+        "ts": pa.array([pick(stamps, i) for i in ids], pa.timestamp("us", tz="UTC")),
+        "nested": pa.array([None if i % 6 == 0 else {"x": i, "y": pick(strings, i), "z": pick(floats, i)}
+                            for i in ids], pa.struct([("x", pa.int64()), ("y", pa.string()), ("z", pa.float64())])),
+        "items": pa.array([None if i % 7 == 0 else list(range(i % 3)) for i in ids], pa.list_(pa.int32())),
+        "attrs": pa.array([None if i % 5 == 1 else [("k", i)] for i in ids], pa.map_(pa.string(), pa.int64())),
+        "p": pa.array([pick(parts, i // 3) for i in ids]),
+    })
+
+
+def collected(frame) -> list:
+    """A DataFrame's rows, by id, NaN and -0.0 spelled out (so they compare)."""
+    def canonical(value):
+        if isinstance(value, float):
+            return repr(value)
+        if isinstance(value, dict):
+            return {k: canonical(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [canonical(v) for v in value]
+        return value
+    rows = [canonical(row.asDict(recursive=True)) for row in frame.collect()]
+    return sorted(rows, key=lambda row: row["id"])
+
+
+def adds_by_partition(table: pathlib.Path) -> dict:
+    adds = {}
+    for log in sorted((table / "_delta_log").glob("*.json")):
+        for line in log.read_text().splitlines():
+            action = json.loads(line)
+            if "add" in action:
+                add = action["add"]
+                key = json.dumps(add["partitionValues"], sort_keys=True)
+                assert key not in adds, f"two files for partition {key}"
+                adds[key] = add
+    return adds
+
+
+def test_statistics_and_partition_values_match_delta_spark(spark, tmp_path):
+    data = rows_table(120)
+    pq.write_table(data, tmp_path / "in.parquet")
+    # delta-spark: one task per partition value (its writer's files per partition).
+    spark_table = tmp_path / "by_spark"
+    (spark.read.parquet(str(tmp_path / "in.parquet")).repartition(1)
+     .write.format("delta").partitionBy("p").save(str(spark_table)))
+    floe_table = tmp_path / "by_floe"
+    floe("create", floe_table, "--schema-from", tmp_path / "in.parquet", "--partition-by", "p")
+    floe("append", floe_table, tmp_path / "in.parquet")
+    # The schemas agree (the same Spark types, nullability aside).
+    spark_schema = spark.read.format("delta").load(str(spark_table)).schema
+    floe_schema = spark.read.format("delta").load(str(floe_table)).schema
+    assert [(f.name, f.dataType) for f in spark_schema] == [(f.name, f.dataType) for f in floe_schema]
+    by_spark, by_floe = adds_by_partition(spark_table), adds_by_partition(floe_table)
+    assert sorted(by_spark) == sorted(by_floe)
+    assert len(by_floe) >= 8
+    for key in by_spark:
+        # Numbers as spelled: -0.0 is not 0.0, 1.50 is not 1.5.
+        expected = json.loads(by_spark[key]["stats"], parse_float=str, parse_int=str)
+        got = json.loads(by_floe[key]["stats"], parse_float=str, parse_int=str)
+        assert got == expected, f"partition {key}:\nfloe  {got}\nspark {expected}"
+        # The folder: Spark's escaping (the file names differ).
+        assert by_floe[key]["path"].split("/")[0] == by_spark[key]["path"].split("/")[0]
+    # delta-spark reads floe's rows exactly as its own.
+    spark_rows = collected(spark.read.format("delta").load(str(spark_table)))
+    floe_rows = collected(spark.read.format("delta").load(str(floe_table)))
+    assert floe_rows == spark_rows
+
+
+def test_delta_spark_reads_floe_history_and_floe_reads_delta_spark(spark, tmp_path):
+    table = tmp_path / "history"
+    floe("create", table, "--schema", "id long not null, p string", "--partition-by", "p")
+    for part in range(3):
+        pq.write_table(pa.table({"id": pa.array(range(part * 10, part * 10 + 10), pa.int64()),
+                                 "p": [f"p{part}"] * 10}), tmp_path / f"in{part}.parquet")
+        floe("append", table, tmp_path / f"in{part}.parquet")
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{table}`").orderBy("version").collect()
+    assert [row.version for row in history] == [0, 1, 2, 3]
+    assert [row.operation for row in history] == ["CREATE TABLE", "WRITE", "WRITE", "WRITE"]
+    assert all(row.engineInfo.startswith("floe/") for row in history)
+    assert [row.isBlindAppend for row in history][1:] == [True, True, True]
+    assert history[1].operationMetrics["numOutputRows"] == "10"
+    # delta-spark appends, deletes and checkpoints the same table; floe reads every version.
+    spark.sql(f"ALTER TABLE delta.`{table}` SET TBLPROPERTIES ('delta.checkpointInterval' = '2')")
+    for part in range(3, 6):
+        spark.createDataFrame([(i, f"p{part % 4}") for i in range(part * 10, part * 10 + 10)], "id long, p string") \
+            .write.format("delta").mode("append").save(str(table))
+    spark.sql(f"DELETE FROM delta.`{table}` WHERE id % 3 = 0")
+    assert list((table / "_delta_log").glob("*.checkpoint.parquet"))
+    out = tmp_path / "out.parquet"
+    latest = spark.sql(f"DESCRIBE HISTORY delta.`{table}`").agg({"version": "max"}).collect()[0][0]
+    for version in range(latest + 1):
+        expected = spark.read.format("delta").option("versionAsOf", version).load(str(table))
+        rows, _ = floe_scan(table, out, "--snapshot", version)
+        assert sorted(rows.to_pylist(), key=lambda r: r["id"]) == collected(expected), version
+    # floe appends after delta-spark's commits and checkpoint.
+    floe("append", table, tmp_path / "in0.parquet")
+    assert spark.read.format("delta").load(str(table)).count() == rows.num_rows + 10
+
+
+def test_floe_declines_deletion_vectors_by_name(spark, tmp_path):
+    table = tmp_path / "dv"
+    spark.range(0, 100).write.format("delta").option("delta.enableDeletionVectors", "true").save(str(table))
+    spark.sql(f"DELETE FROM delta.`{table}` WHERE id < 10")
+    rows, error = floe_scan(table, tmp_path / "out.parquet", check=False)
+    assert rows is None and "deletionVectors" in error, error
+    # The write side declines the feature too, before any file exists.
+    before = sorted(p.name for p in table.rglob("*"))
+    pq.write_table(pa.table({"id": pa.array([1], pa.int64())}), tmp_path / "in.parquet")
+    result = floe("append", table, tmp_path / "in.parquet", check=False)
+    assert result.returncode != 0 and "deletionVectors" in result.stderr, result.stderr
+    assert sorted(p.name for p in table.rglob("*")) == before
+
+
+def test_delta_spark_and_floe_append_at_the_same_time(spark, tmp_path):
+    table = tmp_path / "concurrent"
+    spark.createDataFrame([(0, "seed")], "id long, p string").write.format("delta") \
+        .partitionBy("p").save(str(table))
+    errors = []
+
+    def spark_appends():
+        try:
+            for round_ in range(5):
+                spark.createDataFrame([(1000 + round_ * 10 + i, "spark") for i in range(10)], "id long, p string") \
+                    .write.format("delta").mode("append").save(str(table))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=spark_appends)
+    thread.start()
+    for round_ in range(5):
+        pq.write_table(pa.table({"id": pa.array(range(round_ * 10 + 1, round_ * 10 + 11), pa.int64()),
+                                 "p": ["floe"] * 10}), tmp_path / f"f{round_}.parquet")
+        floe("append", table, tmp_path / f"f{round_}.parquet")
+    thread.join()
+    assert not errors, errors
+    versions = sorted(int(p.name[:20]) for p in (table / "_delta_log").glob("*.json"))
+    assert versions == list(range(11))
+    ids = [row.id for row in spark.read.format("delta").load(str(table)).collect()]
+    assert len(ids) == len(set(ids)) == 101
+    rows, _ = floe_scan(table, tmp_path / "out.parquet")
+    assert sorted(rows.column("id").to_pylist()) == sorted(ids)
