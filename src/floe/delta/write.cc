@@ -9,6 +9,7 @@
 
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
+#include "arrow/util/key_value_metadata.h"
 #include "floe/delta/schema.h"
 #include "floe/delta/write_format.h"
 #include "floe/task/task_commit.h"
@@ -287,9 +288,8 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
                         " (CHECK constraints and later)");
   }
   for (const auto& [key, value] : snapshot.metadata.configuration) {
-    if (key.rfind("delta.constraints.", 0) == 0) {
-      reasons.push_back("table property " + key);
-    } else if (key.rfind("delta.", 0) == 0 && KnownProperties().count(key) == 0) {
+    // delta.constraints.* (CHECK constraints) among them.
+    if (key.rfind("delta.", 0) == 0 && KnownProperties().count(key) == 0) {
       reasons.push_back("table property " + key);
     }
   }
@@ -324,7 +324,7 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
       std::move(reasons));
 }
 
-arrow::Result<DeltaWriteResult> Write(std::shared_ptr<FileIO> io,
+arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const std::string& table_root,
                                       arrow::RecordBatchReader& input,
                                       const DeltaWriteOptions& options) {

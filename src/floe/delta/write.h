@@ -64,7 +64,7 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode);
 /// checked (CheckWritable); a failed write or commit leaves no file it wrote, except
 /// after an unknown commit outcome (CommitStateUnknown), when the files stay for the
 /// version that may hold them.
-arrow::Result<DeltaWriteResult> Write(std::shared_ptr<FileIO> io,
+arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const std::string& table_root,
                                       arrow::RecordBatchReader& input,
                                       const DeltaWriteOptions& options = {});

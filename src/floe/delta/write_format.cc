@@ -72,14 +72,14 @@ constexpr size_t kStringPrefixLength = 32;
 
 // One level of the stats objects (minValues, maxValues, nullCount mirror the schema).
 struct StatsNode {
-  std::vector<std::pair<std::string, StatsNode>> children;
+  std::vector<std::pair<std::string, std::unique_ptr<StatsNode>>> children;
   std::string value;  // JSON text of a leaf
   StatsNode* Child(const std::string& name) {
     for (auto& [key, node] : children) {
-      if (key == name) return &node;
+      if (key == name) return node.get();
     }
-    children.emplace_back(name, StatsNode());
-    return &children.back().second;
+    children.emplace_back(name, std::make_unique<StatsNode>());
+    return children.back().second.get();
   }
   void Render(std::string* out) const {
     if (children.empty()) {
@@ -90,7 +90,7 @@ struct StatsNode {
     for (size_t i = 0; i < children.size(); ++i) {
       if (i) *out += ',';
       *out += JsonText(children[i].first) + ":";
-      children[i].second.Render(out);
+      children[i].second->Render(out);
     }
     *out += '}';
   }
