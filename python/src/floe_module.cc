@@ -34,6 +34,10 @@
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
 #include "floe/commit/committer.h"
+#include "floe/delta/log.h"
+#include "floe/delta/scan.h"
+#include "floe/delta/schema.h"
+#include "floe/delta/write.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
 #include "floe/gate/gate.h"
@@ -828,6 +832,116 @@ class PyWriteTask {
   int64_t rows_checked_ = 0;
 };
 
+// ---- Delta tables by path -------------------------------------------------------------
+
+std::shared_ptr<FileIO> DeltaIO(const std::string& path) {
+  return Unwrap(MakeFileIO(path, {}));
+}
+
+int64_t DeltaCreate(const std::string& path, nb::handle schema,
+                    const std::vector<std::string>& partition_columns,
+                    const std::map<std::string, std::string>& properties) {
+  auto arrow_schema = ImportSchema(schema);
+  return RunReleased([&] {
+    delta::CreateTableOptions options;
+    options.partition_columns = partition_columns;
+    options.properties = properties;
+    return Unwrap(delta::CreateTable(*DeltaIO(path), path, *arrow_schema, options));
+  });
+}
+
+nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode) {
+  if (mode != "append" && mode != "overwrite") {
+    Throw(MakeError(ErrorKind::kInvalidInput,
+                    "mode must be 'append' or 'overwrite', not '" + mode + "'"));
+  }
+  auto input = ImportStream(data);
+  auto result = RunReleased([&] {
+    delta::DeltaWriteOptions options;
+    options.mode = mode == "append" ? delta::DeltaWriteMode::kAppend
+                                    : delta::DeltaWriteMode::kOverwrite;
+    return Unwrap(delta::Write(DeltaIO(path), path, *input, options));
+  });
+  nb::dict out;
+  out["version"] = result.version;
+  out["attempts"] = result.attempts;
+  out["files_added"] = result.files_added;
+  out["files_removed"] = result.files_removed;
+  out["rows"] = result.rows;
+  out["bytes"] = result.bytes;
+  return out;
+}
+
+nb::capsule DeltaScanStream(const std::string& path,
+                            const std::vector<std::string>& columns,
+                            std::optional<int64_t> version,
+                            std::optional<int64_t> as_of_ms) {
+  auto reader = RunReleased([&] {
+    delta::DeltaScanOptions options;
+    options.columns = columns;
+    options.snapshot.version = version;
+    options.snapshot.as_of_ms = as_of_ms;
+    auto scan = std::shared_ptr<delta::DeltaScan>(
+        Unwrap(delta::DeltaScan::Make(DeltaIO(path), path, options)));
+    auto rows =
+        std::shared_ptr<arrow::RecordBatchReader>(Unwrap(scan->ToRecordBatchReader()));
+    // The reader points into the scan's snapshot: it keeps the scan alive.
+    return std::shared_ptr<arrow::RecordBatchReader>(rows.get(), [scan, rows](auto*) {});
+  });
+  return ExportStream(std::move(reader));
+}
+
+nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> version) {
+  auto snapshot = RunReleased([&] {
+    delta::SnapshotOptions options;
+    options.version = version;
+    return Unwrap(delta::LoadSnapshot(*DeltaIO(path), path, options));
+  });
+  nb::dict out;
+  out["version"] = snapshot.version;
+  out["timestamp_ms"] = snapshot.timestamp_ms;
+  out["table_id"] = snapshot.metadata.id;
+  out["min_reader_version"] = snapshot.protocol.min_reader_version;
+  out["min_writer_version"] = snapshot.protocol.min_writer_version;
+  out["reader_features"] =
+      snapshot.protocol.reader_features.value_or(std::vector<std::string>());
+  out["writer_features"] =
+      snapshot.protocol.writer_features.value_or(std::vector<std::string>());
+  out["partition_columns"] = snapshot.metadata.partition_columns;
+  out["properties"] = snapshot.metadata.configuration;
+  out["schema"] =
+      ExportSchema(*Unwrap(delta::SchemaFromJson(snapshot.metadata.schema_string)));
+  nb::list files;
+  for (const auto& file : snapshot.files) {
+    nb::dict entry;
+    entry["path"] = file.location;
+    entry["size"] = file.size;
+    nb::dict values;
+    for (const auto& [name, value] : file.partition_values) {
+      if (value) {
+        values[name.c_str()] = *value;
+      } else {
+        values[name.c_str()] = nb::none();
+      }
+    }
+    entry["partition_values"] = values;
+    if (file.stats) {
+      entry["stats"] = *file.stats;
+    } else {
+      entry["stats"] = nb::none();
+    }
+    files.append(entry);
+  }
+  out["files"] = files;
+  auto readable = delta::CheckReadable(snapshot);
+  if (readable.ok()) {
+    out["readable"] = nb::none();
+  } else {
+    out["readable"] = readable.message();
+  }
+  return out;
+}
+
 // `transform` applied to the values of the stream's one column, read as the type of the
 // one field of `schema_json` (an Iceberg schema), as a table's partitioning applies it:
 // one stream of a single column "value".
@@ -927,6 +1041,12 @@ NB_MODULE(_floe, m) {
   m.def("version", [] { return std::string(FLOE_VERSION); });
   m.def("describe_plan", &DescribePlan, "plan"_a);
   m.def("derive_plan", &DerivePlan, "plan"_a, "part"_a);
+  m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
+        "properties"_a);
+  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a);
+  m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
+        "as_of_ms"_a.none());
+  m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none());
   m.def("apply_transform", &ApplyTransformTo, "schema_json"_a, "transform"_a, "values"_a);
   m.def(
       "arrow_schema_of",

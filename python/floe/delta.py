@@ -1,0 +1,175 @@
+"""Delta Lake tables by path, with floe's engine: create, append, overwrite, read.
+
+::
+
+    import floe.delta
+    floe.delta.create_table("/data/events", schema, partition_by=["region"])
+    floe.delta.write("/data/events", table)                    # one commit: version 1
+    floe.delta.write("/data/events", table, mode="overwrite")  # replaces every file
+    rows = floe.delta.read("/data/events", columns=["id"], version=1)
+
+Every write is one commit: the next ``_delta_log/<version>.json``, created only if absent
+(a lost race re-reads the winners and retries, or fails on a real conflict); files carry
+the statistics delta-spark writes. A table whose protocol or properties floe does not write
+exactly is declined (:class:`floe.WriteDeclinedError`, naming the feature or property)
+before any file exists. A catalog-managed table is refused by path, as the protocol says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from . import _floe
+from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
+
+__all__ = [
+    "DeltaFile",
+    "DeltaSnapshot",
+    "DeltaWriteResult",
+    "create_table",
+    "read",
+    "scan",
+    "snapshot",
+    "write",
+]
+
+
+@dataclass(frozen=True)
+class DeltaWriteResult:
+    """The version a write committed, and what it wrote."""
+
+    version: int
+    #: 1 when the first attempt took the version; more after lost races (the data files
+    #: were written once).
+    attempts: int
+    files_added: int
+    files_removed: int
+    rows: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class DeltaFile:
+    """A live data file of a snapshot."""
+
+    path: str
+    size: int
+    #: As the log spells them (strings; None for null).
+    partition_values: Mapping[str, str | None]
+    #: The add action's statistics (JSON text), when it has them.
+    stats: str | None
+
+
+@dataclass(frozen=True)
+class DeltaSnapshot:
+    """A Delta table at one version."""
+
+    version: int
+    timestamp_ms: int
+    table_id: str
+    min_reader_version: int
+    min_writer_version: int
+    reader_features: Sequence[str]
+    writer_features: Sequence[str]
+    partition_columns: Sequence[str]
+    properties: Mapping[str, str]
+    schema: pa.Schema
+    files: Sequence[DeltaFile]
+    #: None when floe reads this version exactly; otherwise why not (a reader feature
+    #: floe does not apply yet, named).
+    unreadable_reason: str | None
+
+
+def create_table(
+    path: str,
+    schema: pa.Schema,
+    *,
+    partition_by: Sequence[str] = (),
+    properties: Mapping[str, str] | None = None,
+) -> int:
+    """Creates the Delta table at `path` (version 0) and returns its version.
+
+    `schema` is a ``pyarrow.Schema`` (byte, short, int, long, float, double, decimal128,
+    boolean, string, binary, date32, timestamp in microseconds with a zone (Delta's
+    ``timestamp``) or without (``timestamp_ntz``), struct, list, map). `partition_by`
+    names columns; `properties` become the table's configuration
+    (``delta.feature.<name>=supported`` requests a table feature). Raises
+    :class:`floe.AlreadyExistsError` when `path` holds a Delta table already.
+    """
+    return int(
+        _floe.delta_create(
+            str(path), schema_capsule(schema), list(partition_by), dict(properties or {})
+        )
+    )
+
+
+def write(path: str, data: Any, *, mode: str = "append") -> DeltaWriteResult:
+    """Writes the rows of `data` into the Delta table at `path` as one new version.
+
+    `data` is any Arrow data (a pyarrow Table, RecordBatchReader or RecordBatch, a polars
+    DataFrame, a DuckDB relation, a pandas DataFrame). Columns are matched by name and cast
+    safely to the table's types. ``mode="overwrite"`` replaces every file of the table (it
+    fails, committing nothing, if another writer changed the table's files meanwhile).
+    A failed write leaves no file it wrote.
+    """
+    raw = _floe.delta_write(str(path), stream_capsule(data), mode)
+    return DeltaWriteResult(**{key: int(value) for key, value in raw.items()})
+
+
+def scan(
+    path: str,
+    *,
+    columns: Sequence[str] | None = None,
+    version: int | None = None,
+    as_of: int | None = None,
+) -> pa.RecordBatchReader:
+    """The rows of the Delta table at `path`, streamed file by file.
+
+    `columns` picks top-level columns (default: all); `version` reads that version;
+    `as_of` (milliseconds since the epoch) the newest version committed at or before it.
+    """
+    capsule = _floe.delta_scan(str(path), list(columns or []), version, as_of)
+    return reader_from_capsule(capsule)
+
+
+def read(
+    path: str,
+    *,
+    columns: Sequence[str] | None = None,
+    version: int | None = None,
+    as_of: int | None = None,
+) -> pa.Table:
+    """:func:`scan`, read whole into a ``pyarrow.Table``."""
+    return scan(path, columns=columns, version=version, as_of=as_of).read_all()
+
+
+def snapshot(path: str, *, version: int | None = None) -> DeltaSnapshot:
+    """The Delta table at `path` (its latest version, or `version`): protocol, schema,
+    partition columns, properties and live files."""
+    raw = _floe.delta_snapshot(str(path), version)
+    return DeltaSnapshot(
+        version=int(raw["version"]),
+        timestamp_ms=int(raw["timestamp_ms"]),
+        table_id=str(raw["table_id"]),
+        min_reader_version=int(raw["min_reader_version"]),
+        min_writer_version=int(raw["min_writer_version"]),
+        reader_features=tuple(raw["reader_features"]),
+        writer_features=tuple(raw["writer_features"]),
+        partition_columns=tuple(raw["partition_columns"]),
+        properties=dict(raw["properties"]),
+        schema=schema_from_capsule(raw["schema"]),
+        files=tuple(
+            DeltaFile(
+                path=str(f["path"]),
+                size=int(f["size"]),
+                partition_values=dict(f["partition_values"]),
+                stats=f["stats"],
+            )
+            for f in raw["files"]
+        ),
+        unreadable_reason=raw["readable"],
+    )

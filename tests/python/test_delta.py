@@ -1,0 +1,83 @@
+"""floe.delta: Delta tables by path from Python, checked with deltalake (delta-rs)."""
+
+import datetime
+import json
+
+import pyarrow as pa
+import pytest
+
+import floe
+import floe.delta
+
+deltalake = pytest.importorskip("deltalake")
+
+SCHEMA = pa.schema([
+    pa.field("id", pa.int64(), nullable=False),
+    pa.field("tiny", pa.int8()),
+    pa.field("small", pa.int16()),
+    pa.field("ratio", pa.float32()),
+    pa.field("day", pa.date32()),
+    pa.field("at", pa.timestamp("us", tz="UTC")),
+    pa.field("region", pa.string()),
+])
+
+
+def rows(start, count):
+    return pa.table({
+        "id": pa.array(range(start, start + count), pa.int64()),
+        "tiny": pa.array([i % 100 for i in range(count)], pa.int8()),
+        "small": pa.array([-i for i in range(count)], pa.int16()),
+        "ratio": pa.array([float("nan") if i % 5 == 0 else i / 3 for i in range(count)], pa.float32()),
+        "day": pa.array([datetime.date(1960 + i % 80, 1, 1) for i in range(count)]),
+        "at": pa.array([datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)] * count,
+                       pa.timestamp("us", tz="UTC")),
+        "region": pa.array([("eu", "us/west", None, "ünï")[i % 4] for i in range(count)]),
+    }, schema=SCHEMA)
+
+
+def test_create_write_read_and_time_travel(tmp_path):
+    path = str(tmp_path / "events")
+    assert floe.delta.create_table(path, SCHEMA, partition_by=["region"]) == 0
+    first = floe.delta.write(path, rows(0, 40))
+    assert (first.version, first.rows, first.files_added, first.attempts) == (1, 40, 4, 1)
+    # pandas and polars data go in too.
+    second = floe.delta.write(path, rows(40, 8).to_pandas())
+    assert second.version == 2
+    got = floe.delta.read(path).sort_by("id")
+    assert got.num_rows == 48
+    expected = deltalake.DeltaTable(path).to_pyarrow_table().sort_by("id")
+    assert got.column("id").to_pylist() == expected.column("id").to_pylist()
+    assert got.column("tiny").type == pa.int8() and got.column("region").to_pylist() == \
+        expected.column("region").to_pylist()
+    assert floe.delta.read(path, version=1).num_rows == 40
+    assert floe.delta.read(path, columns=["region", "id"]).column_names == ["region", "id"]
+    snap = floe.delta.snapshot(path)
+    assert snap.version == 2 and snap.partition_columns == ("region",)
+    assert snap.unreadable_reason is None and snap.schema.field("tiny").type == pa.int8()
+    assert len(snap.files) == 8
+    stats = json.loads(snap.files[0].stats)
+    assert stats["numRecords"] > 0 and "ratio" in stats["nullCount"]
+    replaced = floe.delta.write(path, rows(100, 4), mode="overwrite")
+    assert replaced.files_removed == 8
+    assert sorted(floe.delta.read(path).column("id").to_pylist()) == [100, 101, 102, 103]
+    assert deltalake.DeltaTable(path).version() == 3
+
+
+def test_errors_are_the_packages_exceptions(tmp_path):
+    path = str(tmp_path / "t")
+    floe.delta.create_table(path, SCHEMA)
+    with pytest.raises(floe.AlreadyExistsError):
+        floe.delta.create_table(path, SCHEMA)
+    with pytest.raises(floe.InvalidInputError, match="mode"):
+        floe.delta.write(path, rows(0, 1), mode="upsert")
+    with pytest.raises(floe.InvalidInputError, match="nope"):
+        floe.delta.write(path, pa.table({"nope": [1]}))
+    with pytest.raises(floe.NoSuchTableError):
+        floe.delta.read(str(tmp_path / "missing"))
+    cdf = str(tmp_path / "cdf")
+    deltalake.write_deltalake(cdf, pa.table({"id": pa.array([1], pa.int64())}),
+                              configuration={"delta.enableChangeDataFeed": "true"})
+    with pytest.raises(floe.WriteDeclinedError) as declined:
+        floe.delta.write(cdf, pa.table({"id": pa.array([2], pa.int64())}))
+    assert any("delta.enableChangeDataFeed" in reason for reason in declined.value.reasons)
+    assert deltalake.DeltaTable(cdf).version() == 0
