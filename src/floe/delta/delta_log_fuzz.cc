@@ -1,7 +1,7 @@
 // libFuzzer: a Delta commit file as the log replay reads it. The input is version 1 of a
-// table whose version 0 is valid; invariants: nothing crashes, a snapshot that loads has a
-// protocol and metadata, and every partition value of every live file either parses as its
-// column's type or fails with an error. The input is also read as a schema string.
+// table whose version 0 is valid; invariants: nothing crashes, a snapshot that loads has
+// a protocol and metadata, and every partition value of every live file either parses as
+// its column's type or fails with an error. The input is also read as a schema string.
 #include <cstdint>
 #include <string>
 
