@@ -23,7 +23,19 @@ from deltalake import DeltaTable, write_deltalake  # noqa: E402
 from arrow_compare import differences  # noqa: E402
 from conftest import FLOE  # noqa: E402
 
-SHARED = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "delta-kernel-rs"
+def _shared_tables() -> pathlib.Path:
+    """../shared/data/delta-kernel-rs beside the project (its README's place), or
+    FLOE_SHARED_DATA, or /work/shared's copy when the project is a clone elsewhere."""
+    candidates = [pathlib.Path(os.environ["FLOE_SHARED_DATA"])] if "FLOE_SHARED_DATA" in os.environ else []
+    candidates += [pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "data",
+                   pathlib.Path("/work/shared/data")]
+    for data in candidates:
+        if (data / "delta-kernel-rs").is_dir():
+            return data / "delta-kernel-rs"
+    return candidates[0] / "delta-kernel-rs"
+
+
+SHARED = _shared_tables()
 
 
 def floe_scan(table: pathlib.Path, out: pathlib.Path, *args, check=True):
