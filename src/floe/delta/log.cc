@@ -114,24 +114,26 @@ std::string FileKey(const std::string& location,
   return location + '\n' + (dv ? dv->UniqueId() : std::string());
 }
 
-arrow::Result<std::string> ResolvePath(const std::string& root, const std::string& path) {
+// A log path (a URI reference, encoded) as a location: absolute ones as they are,
+// relative ones below `base`.
+arrow::Result<std::string> ResolveAgainst(const std::string& base,
+                                          const std::string& path) {
   ARROW_ASSIGN_OR_RAISE(std::string decoded, DecodeUriPath(path));
   if (path.find("://") != std::string::npos || path.rfind("file:", 0) == 0) {
     return LocalPath(decoded);
   }
   if (!decoded.empty() && decoded[0] == '/') return decoded;
-  return root + "/" + decoded;
+  return base + "/" + decoded;
+}
+
+arrow::Result<std::string> ResolvePath(const std::string& root, const std::string& path) {
+  return ResolveAgainst(root, path);
 }
 
 // A sidecar's path: relative to _delta_log/_sidecars/, or absolute.
 arrow::Result<std::string> SidecarLocation(const std::string& root,
                                            const std::string& path) {
-  ARROW_ASSIGN_OR_RAISE(std::string decoded, DecodeUriPath(path));
-  if (path.find("://") != std::string::npos || path.rfind("file:", 0) == 0) {
-    return LocalPath(decoded);
-  }
-  if (!decoded.empty() && decoded[0] == '/') return decoded;
-  return root + "/_delta_log/_sidecars/" + decoded;
+  return ResolveAgainst(root + "/_delta_log/_sidecars", path);
 }
 
 arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,

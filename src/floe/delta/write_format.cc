@@ -237,12 +237,15 @@ std::string FloatText(double value, bool is_float) {
 
 }  // namespace
 
-std::string EscapePartitionPathPart(std::string_view text) {
-  static const std::string_view kEscaped = "\"#%'*/:=?\\\x7F{[]^";
+namespace {
+
+// `text` with every byte `escaped` says so written as %XX (upper-case hex).
+template <typename Escaped>
+std::string PercentEscape(std::string_view text, Escaped escaped) {
   std::string out;
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if ((byte >= 0x01 && byte < 0x20) || kEscaped.find(c) != std::string_view::npos) {
+    if (escaped(c, byte)) {
       char escape[4];
       std::snprintf(escape, sizeof(escape), "%%%02X", byte);
       out += escape;
@@ -253,20 +256,20 @@ std::string EscapePartitionPathPart(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+std::string EscapePartitionPathPart(std::string_view text) {
+  static const std::string_view kEscaped = "\"#%'*/:=?\\\x7F{[]^";
+  return PercentEscape(text, [](char c, unsigned char byte) {
+    return (byte >= 0x01 && byte < 0x20) || kEscaped.find(c) != std::string_view::npos;
+  });
+}
+
 std::string EncodeLogPath(std::string_view path) {
   static const std::string_view kEncoded = " \"#%<>?[\\]^`{|}";
-  std::string out;
-  for (char c : path) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7F || kEncoded.find(c) != std::string_view::npos) {
-      char escape[4];
-      std::snprintf(escape, sizeof(escape), "%%%02X", byte);
-      out += escape;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return PercentEscape(path, [](char c, unsigned char byte) {
+    return byte < 0x20 || byte == 0x7F || kEncoded.find(c) != std::string_view::npos;
+  });
 }
 
 arrow::Result<std::optional<std::string>> PartitionValueText(const arrow::Array& column,
