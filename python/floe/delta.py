@@ -50,6 +50,12 @@ class DeltaWriteResult:
     files_removed: int
     rows: int
     bytes: int
+    #: True when the table already had ``txn`` (its application at that version or later):
+    #: nothing was written and `version` is the table's current version.
+    skipped: bool = False
+    #: The version a checkpoint was written at after the commit (every
+    #: ``delta.checkpointInterval`` versions, 10 by default); -1 when none was.
+    checkpoint_version: int = -1
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,13 @@ def create_table(
     )
 
 
-def write(path: str, data: Any, *, mode: str = "append") -> DeltaWriteResult:
+def write(
+    path: str,
+    data: Any,
+    *,
+    mode: str = "append",
+    txn: tuple[str, int] | None = None,
+) -> DeltaWriteResult:
     """Writes the rows of `data` into the Delta table at `path` as one new version.
 
     `data` is any Arrow data (a pyarrow Table, RecordBatchReader or RecordBatch, a polars
@@ -115,9 +127,26 @@ def write(path: str, data: Any, *, mode: str = "append") -> DeltaWriteResult:
     safely to the table's types. ``mode="overwrite"`` replaces every file of the table (it
     fails, committing nothing, if another writer changed the table's files meanwhile).
     A failed write leaves no file it wrote.
+
+    ``txn=(app_id, version)`` makes the write idempotent, as Delta's ``txn`` action does
+    for streaming writers: when the table already holds `app_id` at `version` or later,
+    nothing is written (``skipped`` is true); otherwise the marker is committed with the
+    rows, in the same version.
     """
-    raw = _floe.delta_write(str(path), stream_capsule(data), mode)
-    return DeltaWriteResult(**{key: int(value) for key, value in raw.items()})
+    app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
+    if txn is not None and not app_id:
+        raise ValueError("txn needs a non-empty application id")
+    raw = _floe.delta_write(str(path), stream_capsule(data), mode, app_id, app_version)
+    return DeltaWriteResult(
+        version=int(raw["version"]),
+        attempts=int(raw["attempts"]),
+        files_added=int(raw["files_added"]),
+        files_removed=int(raw["files_removed"]),
+        rows=int(raw["rows"]),
+        bytes=int(raw["bytes"]),
+        skipped=bool(raw["skipped"]),
+        checkpoint_version=int(raw["checkpoint_version"]),
+    )
 
 
 def scan(

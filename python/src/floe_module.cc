@@ -846,11 +846,12 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
-    return Unwrap(delta::CreateTable(*DeltaIO(path), path, *arrow_schema, options));
+    return Unwrap(delta::CreateTable(DeltaIO(path), path, *arrow_schema, options));
   });
 }
 
-nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode) {
+nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode,
+                    const std::string& app_id, std::optional<int64_t> app_version) {
   if (mode != "append" && mode != "overwrite") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
@@ -860,6 +861,8 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
     delta::DeltaWriteOptions options;
     options.mode = mode == "append" ? delta::DeltaWriteMode::kAppend
                                     : delta::DeltaWriteMode::kOverwrite;
+    options.app_id = app_id;
+    options.app_version = app_version;
     return Unwrap(delta::Write(DeltaIO(path), path, *input, options));
   });
   nb::dict out;
@@ -869,6 +872,8 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
   out["files_removed"] = result.files_removed;
   out["rows"] = result.rows;
   out["bytes"] = result.bytes;
+  out["skipped"] = result.skipped;
+  out["checkpoint_version"] = result.checkpoint_version;
   return out;
 }
 
@@ -1043,7 +1048,8 @@ NB_MODULE(_floe, m) {
   m.def("derive_plan", &DerivePlan, "plan"_a, "part"_a);
   m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
         "properties"_a);
-  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a);
+  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
+        "app_version"_a.none());
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none());
   m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none());

@@ -22,7 +22,7 @@ deltalake = pytest.importorskip("deltalake")
 from deltalake import DeltaTable, write_deltalake  # noqa: E402
 
 from conftest import FLOE  # noqa: E402
-from test_delta_read import assert_same_rows, typed_batch  # noqa: E402
+from test_delta_read import assert_same_rows, floe_scan, typed_batch  # noqa: E402
 
 UTC = datetime.timezone.utc
 SCHEMA = ("id long not null, i32 int, f64 double, dec decimal(38, 18), small_dec decimal(9, 2), "
@@ -258,3 +258,58 @@ def test_bad_input_leaves_no_file(tmp_path):
     result = floe("append", table, tmp_path / "text.parquet", check=False)
     assert result.returncode != 0
     assert storage(table) == before
+
+
+def test_floe_checkpoints_what_deltalake_reads_without_the_commits(tmp_path):
+    """Every 10th version floe writes a V1 checkpoint (delta-spark's columns, typed partition
+    values) and `_last_checkpoint`; with the commits before it deleted, deltalake and floe still
+    read every row, and deltalake sees floe's idempotent-write marker (txn) from it."""
+    table = tmp_path / "ckpt"
+    floe("create", table, "--schema", "id long not null, s string, d date", "--partition-by", "d")
+    days = [datetime.date(1900, 1, 1), datetime.date(1969, 12, 31), datetime.date(9999, 12, 31),
+            datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1), datetime.date(1, 1, 1),
+            datetime.date(2000, 6, 15)]
+    batches = []
+    for version in range(1, 13):
+        batch = pa.table({"id": pa.array(range(version * 100, version * 100 + 16), pa.int64()),
+                          "s": [f"ü{version}-{i}" if i % 5 else None for i in range(16)],
+                          "d": pa.array([days[i % len(days)] for i in range(16)], pa.date32())})
+        pq.write_table(batch, tmp_path / f"in{version}.parquet")
+        if version == 4:
+            result = floe("overwrite", table, tmp_path / f"in{version}.parquet")
+            batches = [batch]
+        else:
+            result = floe("append", table, tmp_path / f"in{version}.parquet", "--txn", f"job-ü:{version}")
+            batches.append(batch)
+        assert f"as version {version}" in result.stdout, result.stdout
+        assert ("checkpoint written at version 10" in result.stdout) == (version == 10), result.stdout
+    # A replayed batch is skipped: no file, no version.
+    before = storage(table)
+    result = floe("append", table, tmp_path / "in7.parquet", "--txn", "job-ü:7")
+    assert "skipped" in result.stdout, result.stdout
+    assert storage(table) == before
+    log = table / "_delta_log"
+    assert json.loads((log / "_last_checkpoint").read_text())["version"] == 10
+    checkpoint = pq.read_table(log / f"{10:020d}.checkpoint.parquet")
+    assert checkpoint.column_names == ["txn", "add", "remove", "metaData", "protocol", "domainMetadata"]
+    add_type = checkpoint.schema.field("add").type
+    assert add_type.field("partitionValues_parsed").type == pa.struct([("d", pa.date32())])
+    rows = checkpoint.to_pylist()
+    live = [r["add"] for r in rows if r["add"]]
+    assert all(a["dataChange"] is False for a in live)
+    assert {a["partitionValues_parsed"]["d"] for a in live} == set(days)
+    tombstones = [r["remove"] for r in rows if r["remove"]]
+    assert len(tombstones) == 3 * len(days)  # the overwrite removed versions 1-3's files
+    expected = pa.concat_tables(batches)
+    for version in range(0, 11):
+        (log / f"{version:020d}.json").unlink()
+    dt = DeltaTable(str(table))
+    assert dt.version() == 12
+    assert dt.transaction_version("job-ü") == 12
+    assert_same_rows(dt.to_pyarrow_table().select(expected.column_names), expected,
+                     "deltalake reading floe's checkpoint")
+    at_checkpoint = DeltaTable(str(table), version=10)
+    assert at_checkpoint.transaction_version("job-ü") == 10  # from the checkpoint's txn column
+    assert len(at_checkpoint.to_pyarrow_table()) == 16 * 7
+    rows, _ = floe_scan(table, tmp_path / "out.parquet")
+    assert_same_rows(rows.select(expected.column_names), expected, "floe reading its checkpoint")

@@ -81,3 +81,21 @@ def test_errors_are_the_packages_exceptions(tmp_path):
         floe.delta.write(cdf, pa.table({"id": pa.array([2], pa.int64())}))
     assert any("delta.enableChangeDataFeed" in reason for reason in declined.value.reasons)
     assert deltalake.DeltaTable(cdf).version() == 0
+
+
+def test_idempotent_writes_and_checkpoints(tmp_path):
+    path = str(tmp_path / "stream")
+    floe.delta.create_table(path, SCHEMA, partition_by=["region"],
+                            properties={"delta.checkpointInterval": "3"})
+    first = floe.delta.write(path, rows(0, 8), txn=("ingest", 1))
+    assert (first.version, first.skipped, first.checkpoint_version) == (1, False, -1)
+    replay = floe.delta.write(path, rows(0, 8), txn=("ingest", 1))
+    assert replay.skipped and replay.version == 1 and replay.files_added == 0
+    floe.delta.write(path, rows(8, 8), txn=("ingest", 2))
+    third = floe.delta.write(path, rows(16, 8), txn=("ingest", 3))
+    assert third.checkpoint_version == 3
+    table = deltalake.DeltaTable(path)
+    assert table.transaction_version("ingest") == 3
+    assert sorted(table.to_pyarrow_table().column("id").to_pylist()) == list(range(24))
+    with pytest.raises(ValueError):
+        floe.delta.write(path, rows(0, 1), txn=("", 4))

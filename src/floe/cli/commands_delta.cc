@@ -295,15 +295,31 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
   delta::CreateTableOptions options;
   options.partition_columns = partition_columns;
   options.properties = properties;
-  ARROW_ASSIGN_OR_RAISE(int64_t version, delta::CreateTable(*io, root, schema, options));
+  ARROW_ASSIGN_OR_RAISE(int64_t version, delta::CreateTable(io, root, schema, options));
   std::cout << "created Delta table " << Printable(root) << " (version " << version
             << ")\n";
   return arrow::Status::OK();
 }
 
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
-                         const std::string& input_format, bool overwrite) {
+                         const std::string& input_format, bool overwrite,
+                         const std::string& txn) {
   std::string root = TableRoot(path);
+  delta::DeltaWriteOptions options;
+  if (!txn.empty()) {
+    const size_t colon = txn.rfind(':');
+    const std::string version =
+        colon == std::string::npos ? std::string() : txn.substr(colon + 1);
+    if (colon == 0 || version.empty() || version.size() > 18 ||
+        version.find_first_not_of("0123456789") != std::string::npos) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "--txn takes APP_ID:VERSION (VERSION a non-negative integer), not " +
+              Printable(txn));
+    }
+    options.app_id = txn.substr(0, colon);
+    options.app_version = std::stoll(version);
+  }
   ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root));
   ARROW_ASSIGN_OR_RAISE(auto schema,
@@ -314,10 +330,15 @@ arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>
   ARROW_ASSIGN_OR_RAISE(auto input,
                         OpenInputFiles(files, input_format, iceberg_schema,
                                        "Delta table " + root, [](const std::string&) {}));
-  delta::DeltaWriteOptions options;
   options.mode =
       overwrite ? delta::DeltaWriteMode::kOverwrite : delta::DeltaWriteMode::kAppend;
   ARROW_ASSIGN_OR_RAISE(auto result, delta::Write(io, root, *input, options));
+  if (result.skipped) {
+    std::cout << "skipped: Delta table " << Printable(root) << " already has application "
+              << Printable(options.app_id) << " at version " << *options.app_version
+              << " or later (table version " << result.version << ")\n";
+    return arrow::Status::OK();
+  }
   std::cout << (overwrite ? "overwrote Delta table " : "appended ") << result.rows
             << " rows in " << result.files_added << " data file"
             << (result.files_added == 1 ? "" : "s")
@@ -328,6 +349,8 @@ arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>
             << result.version;
   if (result.attempts > 1)
     std::cout << " (committed on attempt " << result.attempts << ")";
+  if (result.checkpoint_version >= 0)
+    std::cout << "; checkpoint written at version " << result.checkpoint_version;
   std::cout << "\n";
   return arrow::Status::OK();
 }

@@ -36,8 +36,10 @@ arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> ver
 arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,
                           const std::map<std::string, std::string>& properties);
-/// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table).
+/// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table); `txn`
+/// ("APP_ID:VERSION", or empty) makes the write idempotent.
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
-                         const std::string& input_format, bool overwrite);
+                         const std::string& input_format, bool overwrite,
+                         const std::string& txn = "");
 
 }  // namespace floe::cli

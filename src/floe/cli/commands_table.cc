@@ -242,6 +242,11 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--input-format", *input_format, "auto, parquet or csv");
   command->add_flag("--input-clustered", *clustered,
                     "The input is grouped by partition (use the clustered writer)");
+  auto txn = std::make_shared<std::string>();
+  command->add_option(
+      "--txn", *txn,
+      "Delta tables: an idempotent write APP_ID:VERSION, skipped when the "
+      "table's txn for APP_ID is at VERSION or later");
   auto mode = std::make_shared<std::string>("append");
   command
       ->add_option(
@@ -256,7 +261,11 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false);
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false, *txn);
+    }
+    if (!txn->empty()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--txn applies to Delta tables only, not " + *table);
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
@@ -406,13 +415,22 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--threads", *threads, "Parallel write tasks")
       ->check(CLI::Range(1, 256));
   command->add_option("--input-format", *input_format, "auto, parquet or csv");
+  auto txn = std::make_shared<std::string>();
+  command->add_option(
+      "--txn", *txn,
+      "Delta tables: an idempotent write APP_ID:VERSION, skipped when the "
+      "table's txn for APP_ID is at VERSION or later");
   OnRun(command, context, [=]() -> arrow::Status {
+    if (!txn->empty() && !IsTablePath(*table)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--txn applies to Delta tables only, not " + *table);
+    }
     if (IsTablePath(*table)) {
       if (!where->empty()) {
         return MakeError(ErrorKind::kNotSupported,
                          "--where is not supported on Delta tables yet (" + *table + ")");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true);
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn);
     }
     if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));

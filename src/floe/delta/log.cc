@@ -105,8 +105,9 @@ struct Replay {
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
   std::map<std::string, AddFile> files;  // by location and deletion vector id
-  std::map<std::string, int64_t> apps;
-  std::optional<int64_t> in_commit_timestamp;  // of the last commit applied
+  std::map<std::string, AppTransaction> apps;
+  std::map<std::string, RemoveFile> tombstones;  // by the same key as files
+  std::optional<int64_t> in_commit_timestamp;    // of the last commit applied
 };
 
 std::string FileKey(const std::string& location,
@@ -247,13 +248,44 @@ arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
           change == action.end() || !change->is_boolean() || change->get<bool>();
       ARROW_ASSIGN_OR_RAISE(add.stats, JsonOptionalString(action, "stats", where));
       ARROW_ASSIGN_OR_RAISE(add.deletion_vector, JsonDeletionVector(action, where));
+      auto tags = action.find("tags");
+      if (tags != action.end() && tags->is_object()) {
+        add.tags.emplace();
+        for (auto t = tags->begin(); t != tags->end(); ++t) {
+          (*add.tags)[t.key()] = t->is_string()
+                                     ? std::optional<std::string>(t->get<std::string>())
+                                     : std::nullopt;
+        }
+      }
       std::string key = FileKey(add.location, add.deletion_vector);
+      replay->tombstones.erase(key);
       replay->files[key] = std::move(add);
     } else if (kind == "remove") {
-      ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(action, "path", where));
-      ARROW_ASSIGN_OR_RAISE(std::string location, ResolvePath(root, path));
-      ARROW_ASSIGN_OR_RAISE(auto dv, JsonDeletionVector(action, where));
-      replay->files.erase(FileKey(location, dv));
+      RemoveFile remove;
+      ARROW_ASSIGN_OR_RAISE(remove.path, JsonString(action, "path", where));
+      ARROW_ASSIGN_OR_RAISE(remove.location, ResolvePath(root, remove.path));
+      ARROW_ASSIGN_OR_RAISE(remove.deletion_vector, JsonDeletionVector(action, where));
+      ARROW_ASSIGN_OR_RAISE(remove.deletion_timestamp_ms,
+                            JsonOptionalLong(action, "deletionTimestamp", where));
+      auto change = action.find("dataChange");
+      remove.data_change =
+          change == action.end() || !change->is_boolean() || change->get<bool>();
+      auto extended = action.find("extendedFileMetadata");
+      if (extended != action.end() && extended->is_boolean())
+        remove.extended_file_metadata = extended->get<bool>();
+      auto values = action.find("partitionValues");
+      if (values != action.end() && values->is_object()) {
+        remove.partition_values.emplace();
+        for (auto v = values->begin(); v != values->end(); ++v) {
+          (*remove.partition_values)[v.key()] =
+              v->is_string() ? std::optional<std::string>(v->get<std::string>())
+                             : std::nullopt;
+        }
+      }
+      ARROW_ASSIGN_OR_RAISE(remove.size, JsonOptionalLong(action, "size", where));
+      std::string key = FileKey(remove.location, remove.deletion_vector);
+      replay->files.erase(key);
+      replay->tombstones[key] = std::move(remove);
     } else if (kind == "metaData") {
       Metadata metadata;
       ARROW_ASSIGN_OR_RAISE(metadata.id, JsonString(action, "id", where));
@@ -294,7 +326,8 @@ arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
       ARROW_ASSIGN_OR_RAISE(std::string app, JsonString(action, "appId", where));
       ARROW_ASSIGN_OR_RAISE(auto version, JsonOptionalLong(action, "version", where));
       if (!version) return Invalid(where, "a txn without a version");
-      replay->apps[app] = *version;
+      ARROW_ASSIGN_OR_RAISE(auto updated, JsonOptionalLong(action, "lastUpdated", where));
+      replay->apps[app] = AppTransaction{*version, updated};
     } else if (kind == "sidecar") {
       ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(action, "path", where));
       ARROW_RETURN_NOT_OK(ApplySidecar(*replay->io, root, where, path, replay));
@@ -474,6 +507,16 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
           if (child_name == "path" || child_name == "partitionValues" ||
               child_name == "size" || child_name == "modificationTime" ||
               child_name == "dataChange" || child_name == "stats" ||
+              child_name == "deletionVector" || child_name == "tags") {
+            CollectLeaves(child, &leaves);
+          }
+        }
+      } else if (name == "remove") {
+        for (const auto& child : field.children) {
+          const std::string& child_name = child.field->name();
+          if (child_name == "path" || child_name == "partitionValues" ||
+              child_name == "size" || child_name == "deletionTimestamp" ||
+              child_name == "dataChange" || child_name == "extendedFileMetadata" ||
               child_name == "deletionVector") {
             CollectLeaves(child, &leaves);
           }
@@ -543,11 +586,12 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
   if (auto txn = column("txn")) {
     auto app = children.Of(*txn, "appId");
     auto version = children.Of(*txn, "version");
+    auto updated = children.Of(*txn, "lastUpdated");
     for (int64_t row = 0; row < txn->length(); ++row) {
       if (txn->IsNull(row)) continue;
       auto a = StringAt(app, row);
       auto v = LongAt(version, row);
-      if (a && v) replay->apps[*a] = *v;
+      if (a && v) replay->apps[*a] = AppTransaction{*v, LongAt(updated, row)};
     }
   }
   // A V2 checkpoint's file actions may be in sidecar files, each read as a checkpoint
@@ -561,8 +605,34 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
       ARROW_RETURN_NOT_OK(ApplySidecar(io, root, location, *p, replay));
     }
   }
-  // Removes in a checkpoint are tombstones of files no longer in it (never read): only
-  // adds count.
+  // Removes in a checkpoint are tombstones of files no longer in it: kept for the next
+  // checkpoint, never read as data.
+  if (auto remove = column("remove")) {
+    auto path = children.Of(*remove, "path");
+    auto values = children.Of(*remove, "partitionValues");
+    auto size = children.Of(*remove, "size");
+    auto deleted = children.Of(*remove, "deletionTimestamp");
+    auto change = children.Of(*remove, "dataChange");
+    auto extended = children.Of(*remove, "extendedFileMetadata");
+    auto dv = children.Of(*remove, "deletionVector");
+    for (int64_t row = 0; row < remove->length(); ++row) {
+      if (remove->IsNull(row)) continue;
+      RemoveFile file;
+      auto p = StringAt(path, row);
+      if (!p) return Invalid(location, "a remove without a path");
+      file.path = *p;
+      ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
+      if (values != nullptr && !values->IsNull(row))
+        file.partition_values = StringMapAt(values, row);
+      file.size = LongAt(size, row);
+      file.deletion_timestamp_ms = LongAt(deleted, row);
+      file.data_change = BoolAt(change, row).value_or(false);
+      file.extended_file_metadata = BoolAt(extended, row);
+      file.deletion_vector = DeletionVectorAt(dv, row);
+      std::string key = FileKey(file.location, file.deletion_vector);
+      replay->tombstones[key] = std::move(file);
+    }
+  }
   if (auto add = column("add")) {
     auto path = children.Of(*add, "path");
     auto values = children.Of(*add, "partitionValues");
@@ -571,6 +641,7 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
     auto change = children.Of(*add, "dataChange");
     auto stats = children.Of(*add, "stats");
     auto dv = children.Of(*add, "deletionVector");
+    auto tags = children.Of(*add, "tags");
     for (int64_t row = 0; row < add->length(); ++row) {
       if (add->IsNull(row)) continue;
       AddFile file;
@@ -584,7 +655,9 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
       file.data_change = BoolAt(change, row).value_or(true);
       file.stats = StringAt(stats, row);
       file.deletion_vector = DeletionVectorAt(dv, row);
+      if (tags != nullptr && !tags->IsNull(row)) file.tags = StringMapAt(tags, row);
       std::string key = FileKey(file.location, file.deletion_vector);
+      replay->tombstones.erase(key);
       replay->files[key] = std::move(file);
     }
   }
@@ -802,12 +875,23 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   snapshot.checkpoint_version = checkpoint;
   snapshot.protocol = std::move(*replay.protocol);
   snapshot.metadata = std::move(*replay.metadata);
-  snapshot.app_versions = std::move(replay.apps);
+  for (const auto& [app, txn] : replay.apps) snapshot.app_versions[app] = txn.version;
+  snapshot.app_transactions = std::move(replay.apps);
+  snapshot.tombstones.reserve(replay.tombstones.size());
+  for (auto& [key, remove] : replay.tombstones)
+    snapshot.tombstones.push_back(std::move(remove));
   auto commit = listing.commits.find(target);
   if (replay.in_commit_timestamp && target > checkpoint) {
     snapshot.timestamp_ms = *replay.in_commit_timestamp;
   } else if (commit != listing.commits.end()) {
     snapshot.timestamp_ms = commit->second.modified_ms;
+    // Read from a checkpoint alone: the version's own commit still has its in-commit
+    // timestamp (the next one must exceed it, whatever the file's mtime says).
+    if (snapshot.protocol.HasWriterFeature("inCommitTimestamp")) {
+      ARROW_ASSIGN_OR_RAISE(auto actions, ReadCommitActions(io, root, target));
+      if (actions.in_commit_timestamp)
+        snapshot.timestamp_ms = *actions.in_commit_timestamp;
+    }
   }
   snapshot.files.reserve(replay.files.size());
   for (auto& [key, file] : replay.files) snapshot.files.push_back(std::move(file));
@@ -846,6 +930,12 @@ arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& ta
       if (it.key() == "metaData") actions.metadata = true;
       if (it.key() == "add" && changes(*it)) ++actions.adds;
       if (it.key() == "remove" && changes(*it)) ++actions.removes;
+      if (it.key() == "txn") {
+        ARROW_ASSIGN_OR_RAISE(std::string app, JsonString(*it, "appId", where));
+        ARROW_ASSIGN_OR_RAISE(auto app_version, JsonOptionalLong(*it, "version", where));
+        if (!app_version) return Invalid(where, "a txn without a version");
+        actions.app_versions[app] = *app_version;
+      }
       if (it.key() == "commitInfo") {
         ARROW_ASSIGN_OR_RAISE(actions.txn_id, JsonOptionalString(*it, "txnId", where));
         ARROW_ASSIGN_OR_RAISE(actions.in_commit_timestamp,

@@ -62,6 +62,28 @@ struct AddFile {
   bool data_change = true;
   std::optional<std::string> stats;  ///< JSON text
   std::optional<DeletionVector> deletion_vector;
+  /// add.tags, kept for checkpoints.
+  std::optional<std::map<std::string, std::optional<std::string>>> tags;
+};
+
+/// A removed file the log still remembers (a tombstone): kept in checkpoints until
+/// `delta.deletedFileRetentionDuration` after its deletion, so that readers of older
+/// versions and VACUUM know of it.
+struct RemoveFile {
+  std::string path;      ///< As the log spells it.
+  std::string location;  ///< Resolved, as AddFile::location.
+  std::optional<int64_t> deletion_timestamp_ms;
+  bool data_change = true;
+  std::optional<bool> extended_file_metadata;
+  std::optional<std::map<std::string, std::optional<std::string>>> partition_values;
+  std::optional<int64_t> size;
+  std::optional<DeletionVector> deletion_vector;
+};
+
+/// An application's latest idempotent-write marker (the txn action).
+struct AppTransaction {
+  int64_t version = 0;
+  std::optional<int64_t> last_updated_ms;
 };
 
 /// One version of the log, as listed.
@@ -82,6 +104,10 @@ struct Snapshot {
   Metadata metadata;
   std::vector<AddFile> files;                   ///< In path order.
   std::map<std::string, int64_t> app_versions;  ///< txn: the latest version per appId.
+  std::map<std::string, AppTransaction>
+      app_transactions;  ///< The same, with lastUpdated.
+  /// Removes not cancelled by a later add, in path order.
+  std::vector<RemoveFile> tombstones;
   /// The checkpoint the replay started from (-1: none), and the commits read after it.
   int64_t checkpoint_version = -1;
   int64_t commits_read = 0;
@@ -123,6 +149,7 @@ struct CommitActions {
   int64_t removes = 0;                ///< with dataChange true
   std::optional<std::string> txn_id;  ///< commitInfo.txnId
   std::optional<int64_t> in_commit_timestamp;
+  std::map<std::string, int64_t> app_versions;  ///< txn actions: appId -> version
 };
 
 /// The commit `<table_root>/_delta_log/<version>.json`, summarised. NotFound when absent.

@@ -10,6 +10,7 @@
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
 #include "arrow/util/key_value_metadata.h"
+#include "floe/delta/checkpoint.h"
 #include "floe/delta/schema.h"
 #include "floe/delta/write_format.h"
 #include "floe/task/task_commit.h"
@@ -46,7 +47,11 @@ const std::set<std::string>& KnownProperties() {
       "delta.minReaderVersion",
       "delta.minWriterVersion",
       "delta.checkpoint.writeStatsAsJson",
+      "delta.checkpoint.writeStatsAsStruct",
       "delta.enableExpiredLogCleanup",
+      "delta.enableInCommitTimestamps",
+      "delta.inCommitTimestampEnablementVersion",
+      "delta.inCommitTimestampEnablementTimestamp",
   };
   return kKnown;
 }
@@ -55,7 +60,7 @@ const std::set<std::string>& KnownProperties() {
 // beyond what floe does, or whose rule floe enforces).
 const std::set<std::string>& WritableFeatures() {
   static const std::set<std::string> kWritable = {"appendOnly", "timestampNtz",
-                                                  "invariants"};
+                                                  "invariants", "inCommitTimestamp"};
   return kWritable;
 }
 
@@ -81,24 +86,6 @@ bool HasFieldMetadata(const arrow::Field& field, std::string_view key) {
     if (HasFieldMetadata(*child, key)) return true;
   }
   return false;
-}
-
-// Writes `text` as `target` only if no file is there: a temporary file beside it, renamed
-// without replacing. AlreadyExists when another writer has the name.
-arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text,
-                          Env* env) {
-  const std::string folder = target.substr(0, target.rfind('/'));
-  const std::string temporary = folder + "/." + target.substr(folder.size() + 1) + "." +
-                                Uuid::Random(env).ToString() + ".tmp";
-  arrow::Status written = io.WriteAll(temporary, text);
-  if (!written.ok()) {
-    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed write");
-    return written;
-  }
-  arrow::Status renamed = io.RenameNoReplace(temporary, target);
-  if (!renamed.ok())
-    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed commit");
-  return renamed;
 }
 
 // The batch with the table's columns, in its order and types.
@@ -150,6 +137,20 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
                                   std::move(columns));
 }
 
+// In-commit timestamps are on: the writer feature and the property both (PROTOCOL.md
+// "In-Commit Timestamps").
+bool InCommitTimestamps(const Protocol& protocol,
+                        const std::map<std::string, std::string>& configuration) {
+  auto enabled = configuration.find("delta.enableInCommitTimestamps");
+  return protocol.HasWriterFeature("inCommitTimestamp") &&
+         enabled != configuration.end() && enabled->second == "true";
+}
+
+std::shared_ptr<Committer> CommitterOr(const std::shared_ptr<Committer>& committer,
+                                       const std::shared_ptr<FileIO>& io, Env* env) {
+  return committer ? committer : std::make_shared<FilesystemCommitter>(io, env);
+}
+
 std::string PartitionByText(const std::vector<std::string>& columns) {
   OJson list = OJson::array();
   for (const auto& column : columns) list.push_back(column);
@@ -158,12 +159,13 @@ std::string PartitionByText(const std::vector<std::string>& columns) {
 
 }  // namespace
 
-arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
+arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
+                                   const std::string& table_root,
                                    const arrow::Schema& schema,
                                    const CreateTableOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
   ARROW_RETURN_NOT_OK(CheckSupportedLocation(root));
-  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(io, root));
+  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
   if (exists) {
     return MakeError(ErrorKind::kAlreadyExists,
                      "a Delta table already exists at " + root);
@@ -214,12 +216,18 @@ arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
     }
     configuration[key] = value;
   }
+  const bool ict = options.properties.count("delta.enableInCommitTimestamps") > 0 &&
+                   options.properties.at("delta.enableInCommitTimestamps") == "true";
+  if (ict) features.insert("inCommitTimestamp");
   OJson protocol;
   if (features.empty()) {
     protocol = {{"minReaderVersion", 1}, {"minWriterVersion", 2}};
   } else {
     // Table features: reader version 3 lists the reader-writer ones, writer version 7
-    // all.
+    // all, with the two that writer version 2 implied (as delta-spark lists them, so
+    // delta.appendOnly and invariants still bind).
+    features.insert("appendOnly");
+    features.insert("invariants");
     OJson reader = OJson::array(), writer = OJson::array();
     for (const auto& feature : features) {
       if (feature == "timestampNtz") reader.push_back(feature);
@@ -237,18 +245,22 @@ arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
   }
   Env* env = options.env;
   const int64_t now = env->NowMillis();
-  OJson commit_info = {{"timestamp", now},
-                       {"operation", "CREATE TABLE"},
-                       {"operationParameters",
-                        {{"isManaged", "false"},
-                         {"description", options.description},
-                         {"partitionBy", PartitionByText(options.partition_columns)},
-                         {"properties", Dump(configuration)}}},
-                       {"isolationLevel", "Serializable"},
-                       {"isBlindAppend", true},
-                       {"operationMetrics", OJson::object()},
-                       {"engineInfo", EngineInfo()},
-                       {"txnId", Uuid::Random(env).ToString()}};
+  // With in-commit timestamps, delta-spark writes inCommitTimestamp first and the same
+  // value as timestamp.
+  OJson commit_info = OJson::object();
+  if (ict) commit_info["inCommitTimestamp"] = now;
+  commit_info["timestamp"] = now;
+  commit_info.update(OJson{{"operation", "CREATE TABLE"},
+                           {"operationParameters",
+                            {{"isManaged", "false"},
+                             {"description", options.description},
+                             {"partitionBy", PartitionByText(options.partition_columns)},
+                             {"properties", Dump(configuration)}}},
+                           {"isolationLevel", "Serializable"},
+                           {"isBlindAppend", true},
+                           {"operationMetrics", OJson::object()},
+                           {"engineInfo", EngineInfo()},
+                           {"txnId", Uuid::Random(env).ToString()}});
   OJson metadata = {{"id", Uuid::Random(env).ToString()}};
   if (!options.name.empty()) metadata["name"] = options.name;
   if (!options.description.empty()) metadata["description"] = options.description;
@@ -260,12 +272,19 @@ arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
   std::string text = Dump({{"commitInfo", commit_info}}) + "\n" +
                      Dump({{"protocol", protocol}}) + "\n" +
                      Dump({{"metaData", metadata}}) + "\n";
-  arrow::Status put = PutIfAbsent(io, CommitLocation(root, 0), text, env);
-  if (KindOf(put) == ErrorKind::kAlreadyExists) {
+  Protocol created;
+  for (const auto& feature : features) {
+    if (!created.writer_features) created.writer_features.emplace();
+    created.writer_features->push_back(feature);
+  }
+  auto committer = CommitterOr(options.committer, io, env);
+  CommitMetadata commit(root, 0, CommitTypeOf(created, /*create=*/true), now, -1, env);
+  auto response = committer->Commit(text, commit);
+  ARROW_RETURN_NOT_OK(response.status());
+  if (std::holds_alternative<Conflict>(*response)) {
     return MakeError(ErrorKind::kAlreadyExists,
                      "a Delta table was created at " + root + " by another writer first");
   }
-  ARROW_RETURN_NOT_OK(put);
   return 0;
 }
 
@@ -333,16 +352,30 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root));
   if (options.mode == DeltaWriteMode::kOverwrite)
     ARROW_RETURN_NOT_OK(CheckReadable(read));
-  for (const char* name : {"catalogManaged", "catalogOwned-preview"}) {
-    if (read.protocol.HasWriterFeature(name)) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "Delta table " + root + " is catalog-managed (table feature " +
-                           name + "): commit to it through its catalog, not by path");
-    }
-  }
+  auto committer = CommitterOr(options.committer, io, env);
+  const CommitType commit_type = CommitTypeOf(read.protocol, /*create=*/false);
+  ARROW_RETURN_NOT_OK(ValidateCommitType(*committer, commit_type, root));
   ARROW_RETURN_NOT_OK(CheckWritable(read, options.mode));
   ARROW_ASSIGN_OR_RAISE(auto schema, SchemaFromJson(read.metadata.schema_string));
   const std::string where = "Delta table " + root;
+  DeltaWriteResult result;
+  const bool idempotent = options.app_version.has_value();
+  if (idempotent != !options.app_id.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an idempotent write to " + where +
+                         " needs both an application id and a version");
+  }
+  if (idempotent) {
+    auto done = read.app_versions.find(options.app_id);
+    if (done != read.app_versions.end() && done->second >= *options.app_version) {
+      Log(LogLevel::kInfo, where + ": application " + options.app_id +
+                               " already committed version " +
+                               std::to_string(done->second) + "; nothing written");
+      result.skipped = true;
+      result.version = read.version;
+      return result;
+    }
+  }
 
   const std::string operation_id = Uuid::Random(env).ToString();
   DeltaWriteFormatOptions format_options;
@@ -383,7 +416,6 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
   ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(format, 0, 0, env));
-  DeltaWriteResult result;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     ARROW_RETURN_NOT_OK(input.ReadNext(&batch));
@@ -422,6 +454,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
   const bool blind_append = options.mode == DeltaWriteMode::kAppend;
+  const bool ict = InCommitTimestamps(read.protocol, read.metadata.configuration);
+  // The previous commit's timestamp: every in-commit timestamp exceeds it.
+  int64_t previous_timestamp = read.timestamp_ms;
   int64_t version = read.version + 1;
   const std::string txn_id = Uuid::Random(env).ToString();
   for (int attempt = 1;; ++attempt) {
@@ -431,43 +466,50 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                      {"numOutputRows", std::to_string(result.rows)},
                      {"numOutputBytes", std::to_string(result.bytes)}};
     if (!blind_append) metrics["numRemovedFiles"] = std::to_string(result.files_removed);
-    OJson commit_info = {
-        {"timestamp", env->NowMillis()},
-        {"operation", "WRITE"},
-        {"operationParameters",
-         {{"mode", blind_append ? "Append" : "Overwrite"},
-          {"partitionBy", PartitionByText(read.metadata.partition_columns)}}},
-        {"readVersion", read.version},
-        {"isolationLevel", "Serializable"},
-        {"isBlindAppend", blind_append},
-        {"operationMetrics", metrics},
-        {"engineInfo", EngineInfo()},
-        {"txnId", txn_id}};
-    const std::string text = Dump({{"commitInfo", commit_info}}) + "\n" + removes + adds;
-    const std::string target = CommitLocation(root, version);
-    arrow::Status put = PutIfAbsent(*io, target, text, env);
-    if (put.ok()) {
+    const int64_t now = env->NowMillis();
+    const int64_t timestamp = ict ? std::max(now, previous_timestamp + 1) : now;
+    OJson commit_info = OJson::object();
+    if (ict) commit_info["inCommitTimestamp"] = timestamp;
+    commit_info["timestamp"] = timestamp;
+    commit_info.update(
+        OJson{{"operation", "WRITE"},
+              {"operationParameters",
+               {{"mode", blind_append ? "Append" : "Overwrite"},
+                {"partitionBy", PartitionByText(read.metadata.partition_columns)}}},
+              {"readVersion", read.version},
+              {"isolationLevel", "Serializable"},
+              {"isBlindAppend", blind_append},
+              {"operationMetrics", metrics},
+              {"engineInfo", EngineInfo()},
+              {"txnId", txn_id}});
+    std::string text = Dump({{"commitInfo", commit_info}}) + "\n" + adds;
+    if (idempotent) {
+      OJson txn = {{"appId", options.app_id},
+                   {"version", *options.app_version},
+                   {"lastUpdated", timestamp}};
+      text += Dump({{"txn", txn}}) + "\n";
+    }
+    text += removes;
+    CommitMetadata commit(root, version, commit_type, timestamp, read.version, env);
+    auto response = committer->Commit(text, commit);
+    if (!response.ok()) {
+      if (KindOf(response.status()) == ErrorKind::kCommitStateUnknown) {
+        task->Acknowledge();  // the files stay for the version that may hold them
+        return response.status();
+      }
+      if (response.status().IsIOError() && attempt < options.max_attempts) {
+        Log(LogLevel::kWarning, where + ": committing version " +
+                                    std::to_string(version) + " failed (" +
+                                    response.status().message() + "); retrying");
+        continue;
+      }
+      return WithContext(response.status(), "committing version " +
+                                                std::to_string(version) + " of " + where);
+    }
+    if (std::holds_alternative<Committed>(*response)) {
       task->Acknowledge();
       result.version = version;
-      return result;
-    }
-    if (KindOf(put) != ErrorKind::kAlreadyExists) {
-      // Did the rename land anyway? Only our txnId says so.
-      auto landed = ReadCommitActions(*io, root, version);
-      if (landed.ok() && landed->txn_id == txn_id) {
-        task->Acknowledge();
-        result.version = version;
-        return result;
-      }
-      if (!landed.ok() && KindOf(landed.status()) != ErrorKind::kNotFound &&
-          !landed.status().IsIOError()) {
-        task->Acknowledge();  // the files stay for the version that may hold them
-        return MakeError(ErrorKind::kCommitStateUnknown,
-                         "the commit of version " + std::to_string(version) + " of " +
-                             where + " may or may not have happened: " + put.message());
-      }
-      return WithContext(
-          put, "committing version " + std::to_string(version) + " of " + where);
+      break;
     }
     // Lost the race: read every version committed since, fail on a real conflict.
     for (;; ++version) {
@@ -493,6 +535,19 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                 "append or delete, as delta-spark's ConcurrentAppendException "
                 "says); nothing was committed");
       }
+      if (idempotent) {
+        auto same = winner->app_versions.find(options.app_id);
+        if (same != winner->app_versions.end() && same->second >= *options.app_version) {
+          return MakeError(ErrorKind::kValidationFailed,
+                           "version " + std::to_string(version) + " of " + where +
+                               " committed application " + options.app_id +
+                               "'s version " + std::to_string(same->second) +
+                               " concurrently (delta-spark's "
+                               "ConcurrentTransactionException); nothing was committed");
+        }
+      }
+      if (winner->in_commit_timestamp)
+        previous_timestamp = std::max(previous_timestamp, *winner->in_commit_timestamp);
     }
     if (attempt >= options.max_attempts) {
       return MakeError(ErrorKind::kCommitFailed, where + ": lost the race to commit " +
@@ -503,6 +558,22 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                              ": version taken by another writer; retrying at version " +
                              std::to_string(version));
   }
+  if (options.write_checkpoints && result.version > 0 &&
+      result.version % CheckpointInterval(read.metadata.configuration) == 0) {
+    // The commit stands whatever happens here: a reader without the checkpoint replays
+    // the JSON commits.
+    auto snapshot = LoadSnapshot(*io, root, SnapshotOptions{result.version, {}});
+    arrow::Status written = snapshot.status();
+    if (snapshot.ok()) written = WriteCheckpoint(io, *snapshot, env).status();
+    if (written.ok()) {
+      result.checkpoint_version = result.version;
+    } else {
+      Log(LogLevel::kWarning, where + ": the checkpoint of version " +
+                                  std::to_string(result.version) +
+                                  " was not written: " + written.message());
+    }
+  }
+  return result;
 }
 
 }  // namespace floe::delta

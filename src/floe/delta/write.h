@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow/record_batch.h"
+#include "floe/delta/committer.h"
 #include "floe/delta/log.h"
 #include "floe/io/file_io.h"
 #include "floe/util/env.h"
@@ -23,8 +25,11 @@ namespace floe::delta {
 struct CreateTableOptions {
   std::vector<std::string> partition_columns;
   /// metaData.configuration; `delta.feature.<name>=supported` requests go to the
-  /// protocol.
+  /// protocol, and `delta.enableInCommitTimestamps=true` adds the inCommitTimestamp
+  /// writer feature.
   std::map<std::string, std::string> properties;
+  /// Commits version 0; a FilesystemCommitter over the FileIO when unset.
+  std::shared_ptr<Committer> committer;
   std::string name;
   std::string description;
   Env* env = Env::Default();
@@ -32,7 +37,8 @@ struct CreateTableOptions {
 
 /// Creates the Delta table at `table_root` (version 0), refusing a location that already
 /// holds a Delta log (AlreadyExists) or a schema Delta cannot hold. Returns the version.
-arrow::Result<int64_t> CreateTable(FileIO& io, const std::string& table_root,
+arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
+                                   const std::string& table_root,
                                    const arrow::Schema& schema,
                                    const CreateTableOptions& options = {});
 
@@ -43,6 +49,18 @@ struct DeltaWriteOptions {
   /// Attempts at the commit (a lost race retries at the next version).
   int max_attempts = 10;
   int64_t target_file_size = int64_t{128} << 20;
+  /// An idempotent write (Delta's txn action): when the table's txn for `app_id` is at
+  /// `app_version` or later, nothing is written (DeltaWriteResult::skipped); otherwise
+  /// `txn{app_id, app_version}` is committed with the files. A concurrent writer that
+  /// commits this app_id at this version or later fails the write.
+  std::string app_id;
+  std::optional<int64_t> app_version;
+  /// Commits the version; a FilesystemCommitter over the FileIO when unset.
+  std::shared_ptr<Committer> committer;
+  /// Write a checkpoint after committing a version that is a multiple of
+  /// delta.checkpointInterval (10 when unset). A failed checkpoint is logged, never an
+  /// error: the commit stands.
+  bool write_checkpoints = true;
   Env* env = Env::Default();
 };
 
@@ -53,6 +71,10 @@ struct DeltaWriteResult {
   int64_t files_removed = 0;
   int64_t rows = 0;
   int64_t bytes = 0;
+  /// The table's txn for the app_id was at app_version or later: nothing was written.
+  bool skipped = false;
+  /// The checkpoint written after the commit (-1: none).
+  int64_t checkpoint_version = -1;
 };
 
 /// OK when floe writes `snapshot`'s table exactly as Delta writers do; NotSupported (a

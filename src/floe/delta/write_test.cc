@@ -84,8 +84,8 @@ TEST(DeltaWriteTest, AppendsCommitTheNextVersionWithStatistics) {
   const std::string root = directory.Child("t");
   CreateTableOptions create;
   create.partition_columns = {"region"};
-  ASSERT_EQ(*CreateTable(*io, root, *TableSchema(), create), 0);
-  auto again = CreateTable(*io, root, *TableSchema(), create);
+  ASSERT_EQ(*CreateTable(io, root, *TableSchema(), create), 0);
+  auto again = CreateTable(io, root, *TableSchema(), create);
   EXPECT_EQ(KindOf(again.status()), ErrorKind::kAlreadyExists);
 
   auto rows = Rows(0, 30);
@@ -171,7 +171,7 @@ TEST(DeltaWriteTest, ALostRaceRetriesAnAppendAndFailsAnOverwrite) {
   testing::TempDirectory directory;
   auto io = *MakeArrowFileIO();
   const std::string root = directory.Child("t");
-  ASSERT_TRUE(CreateTable(*io, root, *TableSchema(), {}).ok());
+  ASSERT_TRUE(CreateTable(io, root, *TableSchema(), {}).ok());
   auto first = Rows(0, 5);
   ASSERT_TRUE(Write(io, root, *first).ok());
   auto other_writer = [&] {
@@ -221,7 +221,7 @@ TEST(DeltaWriteTest, EveryOperationOfAnAppendCanFailCleanly) {
     auto local = *MakeArrowFileIO();
     CreateTableOptions create;
     create.partition_columns = {"region"};
-    EXPECT_TRUE(CreateTable(*local, root, *TableSchema(), create).ok());
+    EXPECT_TRUE(CreateTable(local, root, *TableSchema(), create).ok());
     auto first = Rows(0, 9);
     EXPECT_TRUE(Write(local, root, *first).ok());
     const auto before = *LoadSnapshot(*local, root);

@@ -1,0 +1,116 @@
+#include "floe/delta/committer.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "floe/util/error.h"
+#include "floe/util/location.h"
+#include "floe/util/log.h"
+#include "floe/util/uuid.h"
+
+namespace floe::delta {
+
+bool IsCatalogManaged(const Protocol& protocol) {
+  for (const char* name : {"catalogManaged", "catalogOwned-preview"}) {
+    if (protocol.HasReaderFeature(name) || protocol.HasWriterFeature(name)) return true;
+  }
+  return false;
+}
+
+CommitType CommitTypeOf(const Protocol& protocol, bool create) {
+  if (IsCatalogManaged(protocol)) {
+    return create ? CommitType::kCatalogManagedCreate : CommitType::kCatalogManagedWrite;
+  }
+  return create ? CommitType::kPathBasedCreate : CommitType::kPathBasedWrite;
+}
+
+CommitMetadata::CommitMetadata(std::string table_root, int64_t version, CommitType type,
+                               int64_t in_commit_timestamp_ms,
+                               int64_t max_published_version, Env* env)
+    : table_root_(StripTrailingSlash(table_root)),
+      version_(version),
+      type_(type),
+      in_commit_timestamp_ms_(in_commit_timestamp_ms),
+      max_published_version_(max_published_version) {
+  char padded[32];
+  std::snprintf(padded, sizeof(padded), "%020lld", static_cast<long long>(version));
+  staged_path_ = table_root_ + "/_delta_log/_staged_commits/" + padded + "." +
+                 Uuid::Random(env).ToString() + ".json";
+}
+
+std::string CommitMetadata::published_path() const {
+  return CommitLocation(table_root_, version_);
+}
+
+arrow::Status ValidateCommitType(const Committer& committer, CommitType type,
+                                 const std::string& table_root) {
+  const bool catalog_table = type == CommitType::kCatalogManagedCreate ||
+                             type == CommitType::kCatalogManagedWrite;
+  if (catalog_table && !committer.IsCatalogCommitter()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "Delta table " + table_root +
+                         " is catalog-managed and requires a catalog committer: commit "
+                         "to it through its catalog, not by path");
+  }
+  if (!catalog_table && committer.IsCatalogCommitter()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "Delta table " + table_root +
+                         " is path-based and cannot be committed to with a catalog "
+                         "committer");
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text,
+                          Env* env) {
+  const std::string folder = target.substr(0, target.rfind('/'));
+  const std::string temporary = folder + "/." + target.substr(folder.size() + 1) + "." +
+                                Uuid::Random(env).ToString() + ".tmp";
+  arrow::Status written = io.WriteAll(temporary, text);
+  if (!written.ok()) {
+    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed write");
+    return written;
+  }
+  arrow::Status renamed = io.RenameNoReplace(temporary, target);
+  if (!renamed.ok())
+    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed commit");
+  return renamed;
+}
+
+FilesystemCommitter::FilesystemCommitter(std::shared_ptr<FileIO> io, Env* env)
+    : io_(std::move(io)), env_(env) {}
+
+arrow::Result<CommitResponse> FilesystemCommitter::Commit(
+    const std::string& actions, const CommitMetadata& metadata) {
+  ARROW_RETURN_NOT_OK(
+      ValidateCommitType(*this, metadata.commit_type(), metadata.table_root()));
+  const std::string target = metadata.published_path();
+  arrow::Status put = PutIfAbsent(*io_, target, actions, env_);
+  if (put.ok()) return Committed{target};
+  if (KindOf(put) == ErrorKind::kAlreadyExists) return Conflict{metadata.version()};
+  // The rename failed, or said it did: what is at the name now decides. Our own bytes
+  // (every commit holds a fresh txnId) mean it landed; another writer's mean a conflict.
+  auto landed = io_->ReadAll(target);
+  if (landed.ok()) {
+    if (*landed == actions) return Committed{target};
+    return Conflict{metadata.version()};
+  }
+  if (KindOf(landed.status()) == ErrorKind::kNotFound) {
+    return WithContext(put, "committing " + target);
+  }
+  return MakeError(ErrorKind::kCommitStateUnknown,
+                   "the commit of version " + std::to_string(metadata.version()) +
+                       " of Delta table " + metadata.table_root() +
+                       " may or may not have happened: " + put.message() +
+                       "; reading it back: " + landed.status().message());
+}
+
+arrow::Status FilesystemCommitter::Publish(const std::vector<CatalogCommit>& commits) {
+  if (commits.empty()) return arrow::Status::OK();
+  return MakeError(
+      ErrorKind::kInvalidInput,
+      "a filesystem committer publishes nothing: " + std::to_string(commits.size()) +
+          " ratified commits belong to a catalog-managed table");
+}
+
+}  // namespace floe::delta
