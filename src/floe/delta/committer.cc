@@ -24,8 +24,8 @@ CommitType CommitTypeOf(const Protocol& protocol, bool create) {
   return create ? CommitType::kPathBasedCreate : CommitType::kPathBasedWrite;
 }
 
-CommitMetadata::CommitMetadata(std::string table_root, int64_t version, CommitType type,
-                               int64_t in_commit_timestamp_ms,
+CommitMetadata::CommitMetadata(const std::string& table_root, int64_t version,
+                               CommitType type, int64_t in_commit_timestamp_ms,
                                int64_t max_published_version, Env* env)
     : table_root_(StripTrailingSlash(table_root)),
       version_(version),

@@ -45,7 +45,7 @@ CommitType CommitTypeOf(const Protocol& protocol, bool create);
 /// version, or the same one after an error) never reuses a staged file.
 class CommitMetadata {
  public:
-  CommitMetadata(std::string table_root, int64_t version, CommitType type,
+  CommitMetadata(const std::string& table_root, int64_t version, CommitType type,
                  int64_t in_commit_timestamp_ms, int64_t max_published_version,
                  Env* env = Env::Default());
 
