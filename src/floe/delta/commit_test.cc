@@ -75,6 +75,58 @@ class CatalogLikeCommitter final : public Committer {
   }
 };
 
+// Every rename into the log fails: storage that refuses the commit every time.
+class RefusingLogIO final : public FileIO {
+ public:
+  explicit RefusingLogIO(std::shared_ptr<FileIO> inner) : inner_(std::move(inner)) {}
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& location) override {
+    return inner_->OpenInput(location);
+  }
+  arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& location) override {
+    return inner_->OpenOutput(location);
+  }
+  arrow::Status Delete(const std::string& location) override {
+    return inner_->Delete(location);
+  }
+  arrow::Result<bool> Exists(const std::string& location) override {
+    return inner_->Exists(location);
+  }
+  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
+    return inner_->List(prefix);
+  }
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override {
+    return inner_->DeleteWithin(root, location);
+  }
+  arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    ++renames;
+    return arrow::Status::IOError("permission denied: ", to);
+  }
+  int renames = 0;
+
+ private:
+  std::shared_ptr<FileIO> inner_;
+};
+
+TEST(DeltaCommitTest, APersistentStorageFailureIsReportedNotRetriedForEver) {
+  testing::TempDirectory directory;
+  auto local = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  ASSERT_TRUE(CreateTable(local, root, *Schema(), {}).ok());
+  auto before = *local->List(root);
+  auto io = std::make_shared<RefusingLogIO>(local);
+  auto rows = Rows(0, 6);
+  auto result = Write(io, root, *rows);
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.status().IsIOError()) << result.status().ToString();
+  EXPECT_NE(result.status().message().find("permission denied"), std::string::npos);
+  EXPECT_EQ(io->renames, 4);  // the first attempt and three retries of the same version
+  auto after = *local->List(root);
+  EXPECT_EQ(after.size(), before.size());  // no data file, no temporary commit file
+}
+
 TEST(DeltaCommitTest, CommitMetadataMintsOneStagedPathPerAttempt) {
   CommitMetadata first("/t/", 7, CommitType::kCatalogManagedWrite, 5, 6);
   CommitMetadata second("/t", 7, CommitType::kCatalogManagedWrite, 5, 6);

@@ -459,6 +459,8 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   int64_t previous_timestamp = read.timestamp_ms;
   int64_t version = read.version + 1;
   const std::string txn_id = Uuid::Random(env).ToString();
+  constexpr int kTransientRetries = 3;
+  int io_failures = 0;
   for (int attempt = 1;; ++attempt) {
     ARROW_RETURN_NOT_OK(CheckCancelled("the Delta commit"));
     result.attempts = attempt;
@@ -497,10 +499,14 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
         task->Acknowledge();  // the files stay for the version that may hold them
         return response.status();
       }
-      if (response.status().IsIOError() && attempt < options.max_attempts) {
+      // Transient storage: the same version again, a few times (a persistent failure,
+      // such as a log folder floe may not write, is reported, not retried for ever).
+      if (response.status().IsIOError() && ++io_failures <= kTransientRetries &&
+          attempt < options.max_attempts) {
         Log(LogLevel::kWarning, where + ": committing version " +
                                     std::to_string(version) + " failed (" +
                                     response.status().message() + "); retrying");
+        env->SleepForMicros(int64_t{10'000} << io_failures);
         continue;
       }
       return WithContext(response.status(), "committing version " +

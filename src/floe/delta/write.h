@@ -46,8 +46,10 @@ enum class DeltaWriteMode { kAppend, kOverwrite };
 
 struct DeltaWriteOptions {
   DeltaWriteMode mode = DeltaWriteMode::kAppend;
-  /// Attempts at the commit (a lost race retries at the next version).
-  int max_attempts = 10;
+  /// Attempts at the commit (a lost race retries at the next version; a transient I/O
+  /// error at the same one). delta-spark's delta.maxCommitAttempts: a blind append that
+  /// keeps losing is still making room for others, never conflicting.
+  int max_attempts = 10'000'000;
   int64_t target_file_size = int64_t{128} << 20;
   /// An idempotent write (Delta's txn action): when the table's txn for `app_id` is at
   /// `app_version` or later, nothing is written (DeltaWriteResult::skipped); otherwise
