@@ -3,8 +3,9 @@
 
 1. Append throughput: the same in-memory pyarrow.Table (--rows rows of an events-like set:
    id, timestamp, a 16-value region, an amount, a note) appended once as one version by
-   `floe.delta.write` and by `deltalake.write_deltalake`, unpartitioned and partitioned by
-   region, both with snappy (each engine's default, and Spark's).
+   `floe.delta.write` (1 and 2 write tasks) and by `deltalake.write_deltalake`,
+   unpartitioned and partitioned by region, both with snappy (each engine's default, and
+   Spark's).
 2. Commit latency: --commits-latency one-row appends in a row (one writer), and the same
    number split over 8 processes appending at once to one table, per engine; the median and
    90th percentile of one commit's wall time, and the total. Both retry a lost race up to
@@ -61,11 +62,15 @@ def timed(action) -> float:
     return time.perf_counter() - started
 
 
-def floe_append(path, data, partition_by):
+def floe_append(path, data, partition_by, threads=1):
     import floe.delta
 
     floe.delta.create_table(path, data.schema, partition_by=partition_by)
-    return timed(lambda: floe.delta.write(path, data))
+    return timed(lambda: floe.delta.write(path, data, threads=threads))
+
+
+def floe_append_2(path, data, partition_by):
+    return floe_append(path, data, partition_by, threads=2)
 
 
 def deltalake_append(path, data, partition_by):
@@ -165,10 +170,11 @@ def main() -> None:
     try:
         data = events(args.rows)
         for layout, partition_by in (("unpartitioned", []), ("partitioned by region", ["region"])):
-            runs = {"floe": [], "deltalake": []}
+            runs = {"floe": [], "floe 2 threads": [], "deltalake": []}
             for attempt in range(args.repeat):
-                for engine, append in (("floe", floe_append), ("deltalake", deltalake_append)):
-                    path = str(work / f"append-{engine}-{attempt}")
+                for engine, append in (("floe", floe_append), ("floe 2 threads", floe_append_2),
+                                       ("deltalake", deltalake_append)):
+                    path = str(work / f"append-{engine.replace(' ', '-')}-{attempt}")
                     runs[engine].append(append(path, data, partition_by))
                     shutil.rmtree(path)
             results["append"][layout] = {engine: statistics.median(s) for engine, s in runs.items()}
@@ -209,12 +215,15 @@ def main() -> None:
         f"{results['versions']['deltalake']}; 2 cores; median of {args.repeat}; "
         f"{datetime.date.today()}). Ratios > 1 mean floe is faster.",
         "",
-        "| append (one version) | floe s | deltalake s | floe rows/s | ratio |",
-        "| --- | --- | --- | --- | --- |",
+        "| append (one version) | floe s (1 task) | floe s (2 tasks) | deltalake s | "
+        "floe rows/s (2 tasks) | ratio 1 task | ratio 2 tasks |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for layout, r in results["append"].items():
-        lines.append(f"| {layout} | {r['floe']:.2f} | {r['deltalake']:.2f} | "
-                     f"{args.rows / r['floe']:,.0f} | {r['deltalake'] / r['floe']:.2f}x |")
+        two = r["floe 2 threads"]
+        lines.append(f"| {layout} | {r['floe']:.2f} | {two:.2f} | {r['deltalake']:.2f} | "
+                     f"{args.rows / two:,.0f} | {r['deltalake'] / r['floe']:.2f}x | "
+                     f"{r['deltalake'] / two:.2f}x |")
     lines += ["", "| commit latency (one-row appends) | writers | median ms | p90 ms | total s | "
               "ratio (median) |", "| --- | --- | --- | --- | --- | --- |"]
     for writers in (1, 8):

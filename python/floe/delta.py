@@ -119,6 +119,7 @@ def write(
     *,
     mode: str = "append",
     txn: tuple[str, int] | None = None,
+    threads: int = 1,
 ) -> DeltaWriteResult:
     """Writes the rows of `data` into the Delta table at `path` as one new version.
 
@@ -132,11 +133,18 @@ def write(
     for streaming writers: when the table already holds `app_id` at `version` or later,
     nothing is written (``skipped`` is true); otherwise the marker is committed with the
     rows, in the same version.
+
+    `threads` write tasks run in parallel; with more than one, each partition's rows are
+    written by one task.
     """
+    if threads < 1:
+        raise ValueError("threads must be at least 1")
     app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
     if txn is not None and not app_id:
         raise ValueError("txn needs a non-empty application id")
-    raw = _floe.delta_write(str(path), stream_capsule(data), mode, app_id, app_version)
+    raw = _floe.delta_write(
+        str(path), stream_capsule(data), mode, app_id, app_version, int(threads)
+    )
     return DeltaWriteResult(
         version=int(raw["version"]),
         attempts=int(raw["attempts"]),

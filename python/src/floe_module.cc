@@ -851,7 +851,8 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
 }
 
 nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode,
-                    const std::string& app_id, std::optional<int64_t> app_version) {
+                    const std::string& app_id, std::optional<int64_t> app_version,
+                    int threads) {
   if (mode != "append" && mode != "overwrite") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
@@ -863,6 +864,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
                                     : delta::DeltaWriteMode::kOverwrite;
     options.app_id = app_id;
     options.app_version = app_version;
+    options.threads = threads;
     return Unwrap(delta::Write(DeltaIO(path), path, *input, options));
   });
   nb::dict out;
@@ -1049,7 +1051,7 @@ NB_MODULE(_floe, m) {
   m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
         "properties"_a);
   m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
-        "app_version"_a.none());
+        "app_version"_a.none(), "threads"_a);
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none());
   m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none());

@@ -136,7 +136,8 @@ def test_floe_writes_what_deltalake_reads(tmp_path):
     for part in range(8):
         batch = input_batch(part * 37, 37)
         pq.write_table(batch, tmp_path / f"in{part}.parquet")
-        result = floe("append", table, tmp_path / f"in{part}.parquet")
+        # 1 to 4 parallel tasks: each partition's rows still go to one file per task.
+        result = floe("append", table, tmp_path / f"in{part}.parquet", "--threads", 1 + part % 4)
         assert f"as version {part + 1}" in result.stdout, result.stdout
         written.append(batch)
     expected = pa.concat_tables(written)

@@ -91,7 +91,7 @@ def test_idempotent_writes_and_checkpoints(tmp_path):
     assert (first.version, first.skipped, first.checkpoint_version) == (1, False, -1)
     replay = floe.delta.write(path, rows(0, 8), txn=("ingest", 1))
     assert replay.skipped and replay.version == 1 and replay.files_added == 0
-    floe.delta.write(path, rows(8, 8), txn=("ingest", 2))
+    floe.delta.write(path, rows(8, 8), txn=("ingest", 2), threads=3)
     third = floe.delta.write(path, rows(16, 8), txn=("ingest", 3))
     assert third.checkpoint_version == 3
     table = deltalake.DeltaTable(path)
@@ -99,3 +99,5 @@ def test_idempotent_writes_and_checkpoints(tmp_path):
     assert sorted(table.to_pyarrow_table().column("id").to_pylist()) == list(range(24))
     with pytest.raises(ValueError):
         floe.delta.write(path, rows(0, 1), txn=("", 4))
+    with pytest.raises(ValueError):
+        floe.delta.write(path, rows(0, 1), threads=0)

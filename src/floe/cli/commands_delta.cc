@@ -303,9 +303,10 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
 
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
-                         const std::string& txn) {
+                         const std::string& txn, int threads) {
   std::string root = TableRoot(path);
   delta::DeltaWriteOptions options;
+  options.threads = threads;
   if (!txn.empty()) {
     const size_t colon = txn.rfind(':');
     const std::string version =

@@ -37,9 +37,9 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,
                           const std::map<std::string, std::string>& properties);
 /// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table); `txn`
-/// ("APP_ID:VERSION", or empty) makes the write idempotent.
+/// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run.
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
-                         const std::string& txn = "");
+                         const std::string& txn = "", int threads = 1);
 
 }  // namespace floe::cli

@@ -261,7 +261,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false, *txn);
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false, *txn,
+                        *threads);
     }
     if (!txn->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -430,7 +431,8 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--where is not supported on Delta tables yet (" + *table + ")");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn);
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn,
+                        *threads);
     }
     if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));

@@ -1,8 +1,10 @@
 #include "floe/delta/write.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "floe/delta/checkpoint.h"
 #include "floe/delta/schema.h"
 #include "floe/delta/write_format.h"
+#include "floe/task/batch_queue.h"
 #include "floe/task/task_commit.h"
 #include "floe/task/write_task.h"
 #include "floe/util/cancel.h"
@@ -88,10 +91,12 @@ bool HasFieldMetadata(const arrow::Field& field, std::string_view key) {
   return false;
 }
 
-// The batch with the table's columns, in its order and types.
+// The batch with the table's columns, in its order and types, and `target` (the table's
+// fields, one schema object shared by every batch) as its schema.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const arrow::Schema& table,
-    const std::string& where) {
+    const std::shared_ptr<arrow::RecordBatch>& batch,
+    const std::shared_ptr<arrow::Schema>& target, const std::string& where) {
+  const arrow::Schema& table = *target;
   const auto& input = *batch->schema();
   for (const auto& field : input.fields()) {
     if (table.GetFieldIndex(field->name()) < 0) {
@@ -133,8 +138,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
     }
     columns.push_back(std::move(column));
   }
-  return arrow::RecordBatch::Make(arrow::schema(table.fields()), batch->num_rows(),
-                                  std::move(columns));
+  return arrow::RecordBatch::Make(target, batch->num_rows(), std::move(columns));
 }
 
 // In-commit timestamps are on: the writer feature and the property both (PROTOCOL.md
@@ -144,6 +148,86 @@ bool InCommitTimestamps(const Protocol& protocol,
   auto enabled = configuration.find("delta.enableInCommitTimestamps");
   return protocol.HasWriterFeature("inCommitTimestamp") &&
          enabled != configuration.end() && enabled->second == "true";
+}
+
+// Writes the input's batches (conformed to the table's columns) with
+// `options.threads` write tasks and returns them unfinished. One task writes on this
+// thread; more run on threads of their own, fed through bounded queues: for a
+// partitioned table this thread splits each batch by partition once and hands every
+// partition's rows to the one task that owns it (so each partition's files come from one
+// task, as under Spark's hash distribution); otherwise the tasks share one queue of whole
+// batches. On any error every task is destroyed, deleting every file it wrote.
+arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
+    const std::shared_ptr<const WriteFormat>& format, arrow::RecordBatchReader& input,
+    const std::shared_ptr<arrow::Schema>& schema, bool partitioned,
+    const std::string& where, const DeltaWriteOptions& options,
+    DeltaWriteResult* result) {
+  const int threads = std::max(1, options.threads);
+  std::vector<std::unique_ptr<WriteTask>> tasks;
+  for (int i = 0; i < threads; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(format, i, 0, options.env));
+    tasks.push_back(std::move(task));
+  }
+  // One schema object for every conformed batch, its lazily computed fingerprints
+  // computed here, before batches reach other threads.
+  auto target = arrow::schema(schema->fields());
+  (void)target->fingerprint();
+  (void)target->metadata_fingerprint();
+  const bool share = threads > 1 && partitioned;
+  std::vector<std::unique_ptr<BatchQueue>> queues;
+  for (int i = 0; i < (share ? threads : 1); ++i) {
+    queues.push_back(std::make_unique<BatchQueue>(share ? 2 : 2 * threads));
+    if (share) tasks[i]->TakeShare(PartitionShare{i, threads});
+  }
+  std::mutex error_mutex;
+  arrow::Status first_error;
+  auto fail = [&](const arrow::Status& status) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (first_error.ok()) first_error = status;
+    for (auto& queue : queues) queue->Cancel();
+  };
+  std::vector<std::thread> workers;
+  if (threads > 1) {
+    for (int i = 0; i < threads; ++i) {
+      workers.emplace_back([&, i] {
+        BatchQueue* queue = queues[share ? i : 0].get();
+        while (auto work = queue->Pop()) {
+          auto status = work->batch ? tasks[i]->Write(work->batch)
+                                    : tasks[i]->WriteGroups(std::move(work->groups));
+          if (!status.ok()) return fail(status);
+        }
+      });
+    }
+  }
+  auto feed = [&]() -> arrow::Status {
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(WithContext(input.ReadNext(&batch), "reading the input"));
+      if (!batch) return arrow::Status::OK();
+      ARROW_RETURN_NOT_OK(CheckCancelled("the Delta write"));
+      if (batch->num_rows() == 0) continue;
+      ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target, where));
+      result->rows += conformed->num_rows();
+      if (threads == 1) {
+        ARROW_RETURN_NOT_OK(tasks[0]->Write(conformed));
+      } else if (share) {
+        ARROW_ASSIGN_OR_RAISE(auto shares, tasks[0]->SplitShares(conformed, threads));
+        for (int i = 0; i < threads; ++i) {
+          if (shares[i].empty()) continue;
+          if (!queues[i]->Push(TaskWork{nullptr, std::move(shares[i])}))
+            return arrow::Status::OK();  // a task failed: its error is the one reported
+        }
+      } else if (!queues[0]->Push(TaskWork{std::move(conformed), {}})) {
+        return arrow::Status::OK();
+      }
+    }
+  };
+  arrow::Status fed = feed();
+  if (!fed.ok()) fail(fed);
+  for (auto& queue : queues) queue->Close();
+  for (auto& worker : workers) worker.join();
+  if (!first_error.ok()) return first_error;  // the tasks go, and their files with them
+  return tasks;
 }
 
 std::shared_ptr<Committer> CommitterOr(const std::shared_ptr<Committer>& committer,
@@ -415,20 +499,18 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     format_options.stats_columns = std::move(columns);
   }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
-  ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(format, 0, 0, env));
-  while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    ARROW_RETURN_NOT_OK(input.ReadNext(&batch));
-    if (!batch) break;
-    ARROW_RETURN_NOT_OK(CheckCancelled("the Delta write"));
-    if (batch->num_rows() == 0) continue;
-    ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, *schema, where));
-    result.rows += conformed->num_rows();
-    ARROW_RETURN_NOT_OK(task->Write(conformed));
+  ARROW_ASSIGN_OR_RAISE(auto tasks, RunTasks(format, input, schema,
+                                             !read.metadata.partition_columns.empty(),
+                                             where, options, &result));
+  std::string adds;
+  for (auto& task : tasks) {
+    ARROW_ASSIGN_OR_RAISE(std::string message, task->Finish());
+    ARROW_ASSIGN_OR_RAISE(TaskCommit decoded, DecodeTaskCommit(message));
+    adds += decoded.files;
   }
-  ARROW_ASSIGN_OR_RAISE(std::string message, task->Finish());
-  ARROW_ASSIGN_OR_RAISE(TaskCommit decoded, DecodeTaskCommit(message));
-  std::string adds = decoded.files;
+  auto acknowledge = [&tasks] {
+    for (auto& task : tasks) task->Acknowledge();
+  };
   for (char c : adds) result.files_added += c == '\n' ? 1 : 0;
   {
     std::istringstream lines(adds);
@@ -496,7 +578,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     auto response = committer->Commit(text, commit);
     if (!response.ok()) {
       if (KindOf(response.status()) == ErrorKind::kCommitStateUnknown) {
-        task->Acknowledge();  // the files stay for the version that may hold them
+        acknowledge();  // the files stay for the version that may hold them
         return response.status();
       }
       // Transient storage: the same version again, a few times (a persistent failure,
@@ -513,7 +595,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                                 std::to_string(version) + " of " + where);
     }
     if (std::holds_alternative<Committed>(*response)) {
-      task->Acknowledge();
+      acknowledge();
       result.version = version;
       break;
     }

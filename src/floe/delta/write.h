@@ -51,6 +51,9 @@ struct DeltaWriteOptions {
   /// keeps losing is still making room for others, never conflicting.
   int max_attempts = 10'000'000;
   int64_t target_file_size = int64_t{128} << 20;
+  /// Parallel write tasks (threads). With more than one, each partition's rows go to one
+  /// task, as Spark's hash distribution sends them.
+  int threads = 1;
   /// An idempotent write (Delta's txn action): when the table's txn for `app_id` is at
   /// `app_version` or later, nothing is written (DeltaWriteResult::skipped); otherwise
   /// `txn{app_id, app_version}` is committed with the files. A concurrent writer that

@@ -1,6 +1,7 @@
 #include "floe/delta/write.h"
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -124,6 +125,96 @@ TEST(DeltaWriteTest, AppendsCommitTheNextVersionWithStatistics) {
   FLOE_ASSIGN_OR_FAIL(auto reader, scan->ToRecordBatchReader());
   FLOE_ASSIGN_OR_FAIL(auto table, reader->ToTable());
   EXPECT_EQ(table->num_rows(), 30);
+}
+
+// Four tasks on threads of their own: every row once; a partitioned table's partitions
+// each written by one task (the task number leads the file name); a failing input
+// deletes every task's files.
+TEST(DeltaWriteTest, ParallelTasksWriteEveryRowOnce) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  for (bool partitioned : {true, false}) {
+    const std::string root = directory.Child(partitioned ? "p" : "u");
+    CreateTableOptions create;
+    if (partitioned) create.partition_columns = {"region"};
+    ASSERT_TRUE(CreateTable(io, root, *TableSchema(), create).ok());
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    for (int b = 0; b < 16; ++b) {
+      auto reader = Rows(b * 50, 50);
+      batches.push_back(*reader->Next());
+    }
+    auto input = *arrow::RecordBatchReader::Make(batches, TableSchema());
+    DeltaWriteOptions options;
+    options.threads = 4;
+    FLOE_ASSIGN_OR_FAIL(auto result, Write(io, root, *input, options));
+    EXPECT_EQ(result.rows, 800);
+    FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, root));
+    EXPECT_EQ(Referenced(snapshot), DataFiles(*io, root));
+    std::map<std::string, std::set<std::string>> tasks_by_partition;
+    std::set<std::string> tasks;
+    for (const auto& file : snapshot.files) {
+      const std::string name = file.path.substr(file.path.rfind('/') + 1);
+      const std::string task = name.substr(0, name.find('-', 5));  // part-0000N
+      tasks.insert(task);
+      tasks_by_partition[file.partition_values.count("region")
+                             ? file.partition_values.at("region").value_or("null")
+                             : ""]
+          .insert(task);
+    }
+    if (partitioned) {
+      EXPECT_EQ(tasks_by_partition.size(), 3u);
+      for (const auto& [partition, writers] : tasks_by_partition)
+        EXPECT_EQ(writers.size(), 1u) << partition;
+    }
+    // Which tasks took an unpartitioned table's batches is the scheduler's choice; every
+    // file is one of the four tasks'.
+    for (const auto& task : tasks) {
+      EXPECT_TRUE(task >= "part-00000" && task <= "part-00003") << task;
+    }
+    FLOE_ASSIGN_OR_FAIL(auto scan, DeltaScan::Make(io, root));
+    FLOE_ASSIGN_OR_FAIL(auto reader, scan->ToRecordBatchReader());
+    FLOE_ASSIGN_OR_FAIL(auto table, reader->ToTable());
+    ASSERT_EQ(table->num_rows(), 800);
+    std::set<int64_t> ids;
+    for (const auto& chunk : table->GetColumnByName("id")->chunks()) {
+      auto values = std::static_pointer_cast<arrow::Int64Array>(chunk);
+      for (int64_t i = 0; i < values->length(); ++i) ids.insert(values->Value(i));
+    }
+    EXPECT_EQ(ids.size(), 800u);
+    EXPECT_EQ(*ids.begin(), 0);
+    EXPECT_EQ(*ids.rbegin(), 799);
+
+    // A batch that cannot be written fails the write after the tasks have files open.
+    auto bad_schema = arrow::schema({arrow::field("id", arrow::utf8())});
+    arrow::StringBuilder text;
+    ASSERT_TRUE(text.Append("not a number").ok());
+    auto bad = arrow::RecordBatch::Make(bad_schema, 1, {*text.Finish()});
+    std::vector<std::shared_ptr<arrow::RecordBatch>> mixed(batches.begin(),
+                                                           batches.begin() + 8);
+    struct Failing final : arrow::RecordBatchReader {
+      std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+      std::shared_ptr<arrow::RecordBatch> bad;
+      size_t next = 0;
+      std::shared_ptr<arrow::Schema> schema() const override { return TableSchema(); }
+      arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+        if (next < batches.size()) {
+          *out = batches[next++];
+          return arrow::Status::OK();
+        }
+        *out = bad;
+        return arrow::Status::OK();
+      }
+    } failing;
+    failing.batches = mixed;
+    failing.bad = bad;
+    auto before = DataFiles(*io, root);
+    auto failed = Write(io, root, failing, options);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.status().message().find("not a number"), std::string::npos)
+        << failed.status().ToString();
+    EXPECT_EQ(DataFiles(*io, root), before);
+    EXPECT_EQ(LoadSnapshot(*io, root)->version, 1);
+  }
 }
 
 // A FileIO that runs `hook` once, when the write opens its first data file: another

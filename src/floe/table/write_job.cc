@@ -1,13 +1,12 @@
 #include "floe/table/write_job.h"
 
-#include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "arrow/type.h"
+#include "floe/task/batch_queue.h"
 #include "floe/task/limited_memory_pool.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -18,59 +17,6 @@
 
 namespace floe {
 namespace {
-
-// What a task is handed: a batch, or rows the reading thread already split by
-// partition (the groups the task's share owns).
-struct Work {
-  std::shared_ptr<arrow::RecordBatch> batch;
-  std::vector<PartitionRows> groups;
-};
-
-// A bounded queue of work from the reading thread to the task threads.
-class BatchQueue {
- public:
-  explicit BatchQueue(size_t capacity) : capacity_(capacity) {}
-
-  // False when the queue was cancelled.
-  bool Push(Work work) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    space_.wait(lock, [&] { return queue_.size() < capacity_ || cancelled_; });
-    if (cancelled_) return false;
-    queue_.push_back(std::move(work));
-    ready_.notify_one();
-    return true;
-  }
-  // Nothing once closed and drained, or cancelled.
-  std::optional<Work> Pop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
-    if (cancelled_ || queue_.empty()) return std::nullopt;
-    Work work = std::move(queue_.front());
-    queue_.pop_front();
-    space_.notify_one();
-    return work;
-  }
-  void Close() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    closed_ = true;
-    ready_.notify_all();
-  }
-  void Cancel() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cancelled_ = true;
-    ready_.notify_all();
-    space_.notify_all();
-  }
-
- private:
-  size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::condition_variable space_;
-  std::deque<Work> queue_;
-  bool closed_ = false;
-  bool cancelled_ = false;
-};
 
 // One run of a job: its tasks, their queues and the first error.
 class JobRun {
@@ -162,7 +108,7 @@ class JobRun {
       if (threaded && share_partitions_) {
         if (!PushShares(*conformed)) break;
       } else if (threaded) {
-        if (!queues_[0]->Push(Work{*conformed, {}})) break;
+        if (!queues_[0]->Push(TaskWork{*conformed, {}})) break;
       } else {
         auto written = tasks_[0]->Write(*conformed);
         if (!written.ok()) {
@@ -230,7 +176,7 @@ class JobRun {
     for (size_t i = 0; i < queues_.size(); ++i) {
       auto& groups = (*shares)[i];
       if (groups.empty()) continue;
-      if (!queues_[i]->Push(Work{nullptr, std::move(groups)})) return false;
+      if (!queues_[i]->Push(TaskWork{nullptr, std::move(groups)})) return false;
     }
     return true;
   }
