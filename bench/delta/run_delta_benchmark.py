@@ -160,16 +160,34 @@ def main() -> None:
     parser.add_argument("--log-commits", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--parts", default="append,latency,load",
+                        help="which measurements to run; the others keep their figures from "
+                             "the last run's delta.json")
     args = parser.parse_args()
     import deltalake
     import floe
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="floe-delta-bench-"))
+    parts = set(args.parts.split(","))
     results = {"rows": args.rows, "versions": {"floe": floe.__version__, "deltalake": deltalake.__version__},
                "append": {}, "latency": {}, "load": {}}
+    earlier = pathlib.Path(args.out) / "delta.json"
+    if parts != {"append", "latency", "load"} and earlier.exists():
+        kept = json.loads(earlier.read_text())
+        for part in ("append", "latency", "load"):
+            if part not in parts:
+                results[part] = kept[part]
+        if "load" not in parts:
+            results["log_build_s"] = kept.get("log_build_s", 0)
+            args.log_commits = kept.get("log_commits", args.log_commits)
+        if "append" not in parts:
+            results["rows"] = args.rows = kept["rows"]
+    results["log_commits"] = args.log_commits
     try:
-        data = events(args.rows)
+        data = events(args.rows) if "append" in parts else None
         for layout, partition_by in (("unpartitioned", []), ("partitioned by region", ["region"])):
+            if "append" not in parts:
+                break
             runs = {"floe": [], "floe 2 threads": [], "deltalake": []}
             for attempt in range(args.repeat):
                 for engine, append in (("floe", floe_append), ("floe 2 threads", floe_append_2),
@@ -179,7 +197,7 @@ def main() -> None:
                     shutil.rmtree(path)
             results["append"][layout] = {engine: statistics.median(s) for engine, s in runs.items()}
             print(layout, results["append"][layout], flush=True)
-        for writers in (1, 8):
+        for writers in (1, 8) if "latency" in parts else ():
             for engine in ("floe", "deltalake"):
                 path = str(work / f"latency-{engine}-{writers}")
                 results["latency"][f"{engine} {writers}"] = commit_latency(
@@ -187,11 +205,13 @@ def main() -> None:
                 print(engine, writers, results["latency"][f"{engine} {writers}"], flush=True)
                 shutil.rmtree(path)
         log = str(work / "log")
-        began = time.perf_counter()
-        build_log(log, args.log_commits)
-        results["log_build_s"] = time.perf_counter() - began
         middle = (args.log_commits // 20) * 10 + 5
-        for label, version in (("latest", None), (f"version {middle}", middle)):
+        if "load" in parts:
+            began = time.perf_counter()
+            build_log(log, args.log_commits)
+            results["log_build_s"] = time.perf_counter() - began
+        for label, version in ((("latest", None), (f"version {middle}", middle))
+                               if "load" in parts else ()):
             runs = {"floe": [], "deltalake": []}
             files = {}
             for _ in range(args.repeat):

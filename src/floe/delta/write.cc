@@ -174,6 +174,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   (void)target->fingerprint();
   (void)target->metadata_fingerprint();
   const bool share = threads > 1 && partitioned;
+  constexpr int64_t kSliceRows = 128 * 1024;
   std::vector<std::unique_ptr<BatchQueue>> queues;
   for (int i = 0; i < (share ? threads : 1); ++i) {
     queues.push_back(std::make_unique<BatchQueue>(share ? 2 : 2 * threads));
@@ -210,15 +211,22 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
       result->rows += conformed->num_rows();
       if (threads == 1) {
         ARROW_RETURN_NOT_OK(tasks[0]->Write(conformed));
-      } else if (share) {
-        ARROW_ASSIGN_OR_RAISE(auto shares, tasks[0]->SplitShares(conformed, threads));
-        for (int i = 0; i < threads; ++i) {
-          if (shares[i].empty()) continue;
-          if (!queues[i]->Push(TaskWork{nullptr, std::move(shares[i])}))
-            return arrow::Status::OK();  // a task failed: its error is the one reported
+        continue;
+      }
+      // A big batch goes in slices (zero-copy), so every task has rows to write and the
+      // split of one slice overlaps the writing of the last.
+      for (int64_t offset = 0; offset < conformed->num_rows(); offset += kSliceRows) {
+        auto slice = conformed->Slice(offset, kSliceRows);
+        if (share) {
+          ARROW_ASSIGN_OR_RAISE(auto shares, tasks[0]->SplitShares(slice, threads));
+          for (int i = 0; i < threads; ++i) {
+            if (shares[i].empty()) continue;
+            if (!queues[i]->Push(TaskWork{nullptr, std::move(shares[i])}))
+              return arrow::Status::OK();  // a task failed: its error is the one reported
+          }
+        } else if (!queues[0]->Push(TaskWork{std::move(slice), {}})) {
+          return arrow::Status::OK();
         }
-      } else if (!queues[0]->Push(TaskWork{std::move(conformed), {}})) {
-        return arrow::Status::OK();
       }
     }
   };

@@ -217,6 +217,31 @@ TEST(DeltaWriteTest, ParallelTasksWriteEveryRowOnce) {
   }
 }
 
+// One batch bigger than a slice, three tasks: the slices are written once each.
+TEST(DeltaWriteTest, ParallelTasksSliceABigBatch) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  ASSERT_TRUE(CreateTable(io, root, *TableSchema(), {}).ok());
+  auto rows = Rows(0, 300'000);
+  DeltaWriteOptions options;
+  options.threads = 3;
+  FLOE_ASSIGN_OR_FAIL(auto result, Write(io, root, *rows, options));
+  EXPECT_EQ(result.rows, 300'000);
+  FLOE_ASSIGN_OR_FAIL(auto scan, DeltaScan::Make(io, root));
+  FLOE_ASSIGN_OR_FAIL(auto reader, scan->ToRecordBatchReader());
+  FLOE_ASSIGN_OR_FAIL(auto table, reader->ToTable());
+  ASSERT_EQ(table->num_rows(), 300'000);
+  std::vector<bool> seen(300'000, false);
+  for (const auto& chunk : table->GetColumnByName("id")->chunks()) {
+    auto values = std::static_pointer_cast<arrow::Int64Array>(chunk);
+    for (int64_t i = 0; i < values->length(); ++i) {
+      ASSERT_FALSE(seen[values->Value(i)]) << values->Value(i);
+      seen[values->Value(i)] = true;
+    }
+  }
+}
+
 // A FileIO that runs `hook` once, when the write opens its first data file: another
 // writer's commit lands between this write's read of the table and its commit.
 class RacingFileIO final : public FileIO {
