@@ -673,9 +673,23 @@ struct Listing {
   std::map<int64_t, std::vector<std::string>> checkpoints;
 };
 
-arrow::Result<Listing> ListLog(FileIO& io, const std::string& root) {
+// `with_times`: each commit's modification time too (a stat per file); otherwise names
+// only, and FileInfo::modified_ms is -1.
+arrow::Result<Listing> ListLog(FileIO& io, const std::string& root, bool with_times) {
   std::string folder = LogFolder(root);
-  ARROW_ASSIGN_OR_RAISE(auto files, io.List(folder));
+  std::vector<FileInfo> files;
+  if (with_times) {
+    ARROW_ASSIGN_OR_RAISE(files, io.List(folder));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto names, io.ListNames(folder));
+    files.reserve(names.size());
+    for (auto& name : names) {
+      FileInfo file;
+      file.location = folder + "/" + name;
+      file.modified_ms = -1;
+      files.push_back(std::move(file));
+    }
+  }
   Listing listing;
   // version -> part count -> part files
   std::map<int64_t, std::map<int, std::map<int, std::string>>> parts;
@@ -771,14 +785,14 @@ arrow::Result<std::string> DecodeUriPath(const std::string& path) {
 
 arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root) {
   std::string root = StripTrailingSlash(table_root);
-  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root, /*with_times=*/false));
   return !listing.commits.empty() || !listing.checkpoints.empty();
 }
 
 arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
                                                     const std::string& table_root) {
   std::string root = StripTrailingSlash(table_root);
-  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root, /*with_times=*/true));
   std::vector<LogVersion> versions;
   for (const auto& [version, file] : listing.commits) {
     versions.push_back({version, file.location, file.modified_ms});
@@ -789,7 +803,9 @@ arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
 arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                      const SnapshotOptions& options) {
   std::string root = StripTrailingSlash(table_root);
-  ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root));
+  // Times only for time travel by timestamp: a listing by name spares a stat per file.
+  ARROW_ASSIGN_OR_RAISE(auto listing,
+                        ListLog(io, root, /*with_times=*/options.as_of_ms.has_value()));
   if (listing.commits.empty() && listing.checkpoints.empty()) {
     return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root + ": " +
                                                   LogFolder(root) +
@@ -885,6 +901,10 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
     snapshot.timestamp_ms = *replay.in_commit_timestamp;
   } else if (commit != listing.commits.end()) {
     snapshot.timestamp_ms = commit->second.modified_ms;
+    if (snapshot.timestamp_ms < 0) {
+      ARROW_ASSIGN_OR_RAISE(auto info, io.Stat(commit->second.location));
+      snapshot.timestamp_ms = info.modified_ms;
+    }
     // Read from a checkpoint alone: the version's own commit still has its in-commit
     // timestamp (the next one must exceed it, whatever the file's mtime says).
     if (snapshot.protocol.HasWriterFeature("inCommitTimestamp")) {

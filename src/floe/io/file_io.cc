@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -236,6 +237,51 @@ class ArrowFileIO final : public FileIO {
     return files;
   }
 
+  arrow::Result<std::vector<std::string>> ListNames(const std::string& folder) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(folder));
+    if (target.memory) return FileIO::ListNames(folder);
+    std::vector<std::string> names;
+    DIR* directory = ::opendir(target.path.c_str());
+    if (directory == nullptr) {
+      if (errno == ENOENT) return names;
+      return arrow::Status::IOError("cannot list ", folder, ": ", std::strerror(errno));
+    }
+    // readdir's entry type spares a stat per file; an unknown type is looked up.
+    while (struct dirent* entry = ::readdir(directory)) {
+      const std::string name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      unsigned char type = entry->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat info;
+        if (::fstatat(::dirfd(directory), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0)
+          continue;  // removed while we listed
+        type = S_ISREG(info.st_mode) ? DT_REG : S_ISLNK(info.st_mode) ? DT_LNK : DT_DIR;
+      }
+      if (type == DT_REG || type == DT_LNK) names.push_back(name);
+    }
+    ::closedir(directory);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  arrow::Result<FileInfo> Stat(const std::string& location) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(location));
+    if (target.memory) return FileIO::Stat(location);
+    struct stat info;
+    if (::lstat(target.path.c_str(), &info) != 0) {
+      if (errno == ENOENT)
+        return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+      return arrow::Status::IOError("cannot describe ", location, ": ",
+                                    std::strerror(errno));
+    }
+    FileInfo file;
+    file.location = location;
+    file.size = static_cast<int64_t>(info.st_size);
+    file.modified_ms = ModifiedMillis(info);
+    file.symbolic_link = S_ISLNK(info.st_mode);
+    return file;
+  }
+
   arrow::Status DeleteWithin(const std::string& root,
                              const std::string& location) override {
     if (!IsLocationUnder(location, root) ||
@@ -299,6 +345,30 @@ class ArrowFileIO final : public FileIO {
 };
 
 }  // namespace
+
+arrow::Result<std::vector<std::string>> FileIO::ListNames(const std::string& folder) {
+  ARROW_ASSIGN_OR_RAISE(auto files, List(folder));
+  const std::string base = StripTrailingSlash(folder) + "/";
+  std::vector<std::string> names;
+  for (const auto& file : files) {
+    if (file.location.compare(0, base.size(), base) != 0) continue;
+    std::string name = file.location.substr(base.size());
+    if (!name.empty() && name.find('/') == std::string::npos) names.push_back(name);
+  }
+  return names;
+}
+
+arrow::Result<FileInfo> FileIO::Stat(const std::string& location) {
+  const size_t slash = location.rfind('/');
+  if (slash == std::string::npos || slash == 0) {
+    return MakeError(ErrorKind::kInvalidInput, "cannot describe " + location);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto files, List(location.substr(0, slash)));
+  for (auto& file : files) {
+    if (file.location == location) return std::move(file);
+  }
+  return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+}
 
 arrow::Result<std::string> FileIO::ReadAll(const std::string& location,
                                            int64_t max_bytes) {

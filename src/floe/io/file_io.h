@@ -48,6 +48,14 @@ class FileIO {
   /// (FileInfo::symbolic_link) and never followed, so a listing never leaves `prefix`;
   /// other special files (FIFOs, sockets, devices) are left out.
   virtual arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) = 0;
+  /// The names of the files (and symbolic links, never followed) directly in `folder`,
+  /// sorted, without their sizes or times: a listing for callers that need names only (a
+  /// Delta log, thousands of files, of which a snapshot reads a few). A missing folder
+  /// gives an empty list. The default filters List(folder).
+  virtual arrow::Result<std::vector<std::string>> ListNames(const std::string& folder);
+  /// The file at `location`, as List describes it; NotFound when there is none. The
+  /// default lists the file's folder.
+  virtual arrow::Result<FileInfo> Stat(const std::string& location);
   /// Deletes the regular file `location`, which must lie below `root`, without following
   /// a symbolic link at `root` or anywhere between it and the file: what cleanup uses
   /// for files it found by listing, so that a link planted after the listing cannot

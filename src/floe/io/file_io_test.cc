@@ -46,6 +46,45 @@ TEST(FileIOTest, ListNeverFollowsSymbolicLinks) {
   EXPECT_TRUE(io->List((directory.path() / "missing").string())->empty());
 }
 
+// Names only, one level, links listed and not followed; the local listing and the
+// List-based default (the memory file system's) agree.
+TEST(FileIOTest, ListNamesAndStatDescribeWhatListDoes) {
+  testing::TempDirectory directory;
+  fs::path root = directory.path() / "log";
+  fs::path victim = directory.path() / "victim";
+  Touch(root / "00000000000000000001.json", "abc");
+  Touch(root / "00000000000000000000.json");
+  Touch(root / "_staged_commits" / "00000000000000000002.x.json");
+  Touch(victim / "precious.parquet");
+  fs::create_directory_symlink(victim, root / "evil");
+  fs::create_symlink(victim / "precious.parquet", root / "link.json");
+  auto io = *MakeArrowFileIO();
+  FLOE_ASSIGN_OR_FAIL(auto names, io->ListNames(root.string()));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"00000000000000000000.json",
+                                      "00000000000000000001.json", "evil", "link.json"}));
+  EXPECT_TRUE(io->ListNames((directory.path() / "missing").string())->empty());
+  FLOE_ASSIGN_OR_FAIL(auto file, io->Stat((root / "00000000000000000001.json").string()));
+  EXPECT_EQ(file.size, 3);
+  EXPECT_FALSE(file.symbolic_link);
+  FLOE_ASSIGN_OR_FAIL(auto listed, io->List(root.string()));
+  for (const auto& entry : listed) {
+    if (entry.location == file.location) EXPECT_EQ(entry.modified_ms, file.modified_ms);
+  }
+  FLOE_ASSIGN_OR_FAIL(auto link, io->Stat((root / "link.json").string()));
+  EXPECT_TRUE(link.symbolic_link);
+  EXPECT_EQ(KindOf(io->Stat((root / "gone.json").string()).status()),
+            ErrorKind::kNotFound);
+  // The memory file system takes the defaults.
+  ASSERT_TRUE(io->WriteAll("memory://w/log/b.json", "12").ok());
+  ASSERT_TRUE(io->WriteAll("memory://w/log/a.json", "1").ok());
+  ASSERT_TRUE(io->WriteAll("memory://w/log/sub/c.json", "1").ok());
+  EXPECT_EQ(*io->ListNames("memory://w/log"),
+            (std::vector<std::string>{"a.json", "b.json"}));
+  EXPECT_EQ(io->Stat("memory://w/log/b.json")->size, 2);
+  EXPECT_EQ(KindOf(io->Stat("memory://w/log/none.json").status()), ErrorKind::kNotFound);
+}
+
 TEST(FileIOTest, DeleteWithinRefusesEveryLinkOnTheWay) {
   testing::TempDirectory directory;
   fs::path root = directory.path() / "data";
