@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from . import _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
+from ._catalog import _threads
 
 __all__ = [
     "DeltaFile",
@@ -134,16 +135,14 @@ def write(
     nothing is written (``skipped`` is true); otherwise the marker is committed with the
     rows, in the same version.
 
-    `threads` write tasks run in parallel; with more than one, each partition's rows are
-    written by one task.
+    `threads` (1 to 256, as for Iceberg tables) write tasks run in parallel; with more than
+    one, each partition's rows are written by one task.
     """
-    if threads < 1:
-        raise ValueError("threads must be at least 1")
     app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
     if txn is not None and not app_id:
         raise ValueError("txn needs a non-empty application id")
     raw = _floe.delta_write(
-        str(path), stream_capsule(data), mode, app_id, app_version, int(threads)
+        str(path), stream_capsule(data), mode, app_id, app_version, _threads(threads)
     )
     return DeltaWriteResult(
         version=int(raw["version"]),

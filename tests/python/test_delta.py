@@ -99,5 +99,9 @@ def test_idempotent_writes_and_checkpoints(tmp_path):
     assert sorted(table.to_pyarrow_table().column("id").to_pylist()) == list(range(24))
     with pytest.raises(ValueError):
         floe.delta.write(path, rows(0, 1), txn=("", 4))
-    with pytest.raises(ValueError):
-        floe.delta.write(path, rows(0, 1), threads=0)
+    for threads in (0, 257):
+        with pytest.raises(ValueError):
+            floe.delta.write(path, rows(0, 1), threads=threads)
+    with pytest.raises(TypeError):
+        floe.delta.write(path, rows(0, 1), threads=2.5)  # type: ignore[arg-type]
+    assert deltalake.DeltaTable(path).version() == 3  # nothing written by the refusals
