@@ -4,6 +4,7 @@ iceberg-java JdbcCatalog's tables, with concurrent floe writers racing through i
 compare-and-swap."""
 
 import os
+import pathlib
 import subprocess
 import uuid
 
@@ -136,3 +137,52 @@ def test_bad_credentials_and_unreachable_servers_fail_clearly(pg, postgres_serve
     assert "cannot connect to the PostgreSQL catalog" in result.stderr
     result = floe(pg, "tables", "pg", uri="postgresql://floe@127.0.0.1/x?bogus=1", check=False)
     assert result.returncode != 0 and "bogus" in result.stderr
+
+
+def test_a_catalog_managed_delta_table_is_coordinated_by_postgres(pg, tmp_path):
+    """4 processes x 6 appends to one catalog-managed Delta table, ratified by the coordinator's
+    conditional insert under PostgreSQL's READ COMMITTED: contiguous versions, all published,
+    every row once (read here from the JSON log and pyarrow, and the rows from psycopg2)."""
+    import threading
+
+    import psycopg2
+    from test_delta_catalog import published_versions, read_ids, replay, rows
+
+    floe(pg, "create", "pg.delta", "--format", "delta", "--schema", "id long, part string",
+         "--partition-by", "part")
+    writers, appends, per = 4, 6, 5
+    inputs = {}
+    for w in range(writers):
+        for s in range(appends):
+            inputs[(w, s)] = tmp_path / f"d-{w}-{s}.parquet"
+            pq.write_table(rows((w * appends + s) * per, per), inputs[(w, s)])
+    failures = []
+
+    def writer(w):
+        for s in range(appends):
+            result = floe(pg, "append", "pg.delta", inputs[(w, s)], check=False)
+            if result.returncode != 0:
+                failures.append(result.stderr)
+                return
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[0]
+    connection = psycopg2.connect(pg["uri"])
+    cursor = connection.cursor()
+    cursor.execute("SELECT table_id, location, latest_published_version FROM floe_delta_tables "
+                   "WHERE table_namespace = 'pg' AND table_name = 'delta'")
+    (table_id, location, published), = cursor.fetchall()
+    cursor.execute("SELECT version FROM floe_delta_commits WHERE table_id = %s ORDER BY version", (table_id,))
+    versions = [v for v, in cursor.fetchall()]
+    connection.close()
+    total = writers * appends
+    assert versions == list(range(1, total + 1)) and published == total
+    root = pathlib.Path(location)
+    assert published_versions(root) == list(range(total + 1))
+    live, timestamps = replay(root, [root / "_delta_log" / f"{v:020d}.json" for v in range(total + 1)])
+    assert timestamps == sorted(timestamps)
+    assert read_ids(root, live) == list(range(total * per))

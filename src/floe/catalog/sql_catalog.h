@@ -7,7 +7,7 @@
 #include <string>
 
 #include "floe/catalog/catalog.h"
-#include "floe/catalog/sql_database.h"
+#include "floe/sql/sql_database.h"
 
 namespace floe {
 
@@ -64,6 +64,10 @@ class SqlCatalog final : public Catalog {
   arrow::Status DropTable(const TableIdentifier& id) override;
   arrow::Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
+  /// The database, for what shares it with the catalog (catalog-managed Delta tables'
+  /// commit coordinator keeps its own tables there).
+  std::shared_ptr<SqlDatabase> database() const { return database_; }
+
   /// True when the catalog tables have the iceberg_type column (schema V1).
   bool has_type_column() const { return has_type_column_; }
 
@@ -75,7 +79,7 @@ class SqlCatalog final : public Catalog {
   std::string TableFilter() const;
   arrow::Result<std::optional<std::string>> CurrentLocation(const TableIdentifier& id);
 
-  std::unique_ptr<SqlDatabase> database_;
+  std::shared_ptr<SqlDatabase> database_;
   std::string name_;
   std::string warehouse_;
   std::shared_ptr<FileIO> io_;

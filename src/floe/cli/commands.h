@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,8 @@
 #include "arrow/status.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
+#include "floe/cli/commands_delta.h"
+#include "floe/delta/catalog/coordinator.h"
 #include "floe/table/table.h"
 
 namespace floe::cli {
@@ -22,6 +25,14 @@ struct CommandContext {
   arrow::Result<std::shared_ptr<Catalog>> OpenCatalog();
   /// Parses `name` (NAMESPACE.TABLE) and loads that table from the selected catalog.
   arrow::Result<std::shared_ptr<Table>> LoadTable(const std::string& name);
+  /// The Delta commit coordinator in the selected catalog's database (its tables
+  /// created when `create_tables`); InvalidInput when the catalog is not an SQL catalog
+  /// (only that one keeps Delta tables).
+  arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinator(
+      bool create_tables);
+  /// The catalog-managed Delta table `name` (NAMESPACE.TABLE) of the selected catalog,
+  /// or nullopt when it has none of that name (an SQL catalog) or keeps none (others).
+  arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(const std::string& name);
   /// The action of the subcommand that was chosen.
   std::function<arrow::Status()> action;
 

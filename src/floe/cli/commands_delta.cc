@@ -40,6 +40,30 @@ arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root) {
   return MakeFileIO(root, {});
 }
 
+// A command's table: by path, or catalog-managed (its location, and the catalog's log
+// tail for every read).
+struct DeltaTarget {
+  std::string root;
+  std::string label;  // for messages
+  std::shared_ptr<FileIO> io;
+  std::optional<delta::LogTail> tail;
+};
+
+arrow::Result<DeltaTarget> Resolve(const std::string& path,
+                                   const CatalogDeltaTable* catalog) {
+  DeltaTarget target;
+  if (catalog != nullptr) {
+    target.root = catalog->root;
+    target.label = catalog->name;
+    ARROW_ASSIGN_OR_RAISE(target.tail, catalog->committer->Tail());
+  } else {
+    target.root = TableRoot(path);
+    target.label = target.root;
+  }
+  ARROW_ASSIGN_OR_RAISE(target.io, IoFor(target.root));
+  return target;
+}
+
 // Delta's byte and short columns as int: the text formats render values by their Iceberg
 // type, which has no narrower integers.
 std::shared_ptr<arrow::DataType> Widened(const std::shared_ptr<arrow::DataType>& type) {
@@ -164,9 +188,11 @@ bool IsTablePath(const std::string& argument) {
 }
 
 arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
-  std::string root = TableRoot(arguments.path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(arguments.path, arguments.catalog));
+  const std::string& root = target.root;
+  auto io = target.io;
   delta::DeltaScanOptions options;
+  options.snapshot.tail = target.tail;
   options.columns = arguments.columns;
   options.snapshot.version = arguments.version;
   options.snapshot.as_of_ms = arguments.as_of_ms;
@@ -195,16 +221,24 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
   return arrow::Status::OK();
 }
 
-arrow::Status DescribeDelta(const std::string& path) {
-  std::string root = TableRoot(path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root));
+arrow::Status DescribeDelta(const std::string& path, const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  const std::string& root = target.root;
+  delta::SnapshotOptions read;
+  read.tail = target.tail;
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*target.io, root, read));
   const auto& metadata = snapshot.metadata;
   const auto& protocol = snapshot.protocol;
   int64_t bytes = 0;
   for (const auto& file : snapshot.files) bytes += file.size;
-  std::cout << "table           " << Printable(root) << " (Delta, by path)\n"
-            << "id              " << Printable(metadata.id) << "\n";
+  if (catalog != nullptr) {
+    std::cout << "table           " << Printable(catalog->name)
+              << " (Delta, catalog-managed)\n"
+              << "location        " << Printable(root) << "\n";
+  } else {
+    std::cout << "table           " << Printable(root) << " (Delta, by path)\n";
+  }
+  std::cout << "id              " << Printable(metadata.id) << "\n";
   if (!metadata.name.empty())
     std::cout << "name            " << Printable(metadata.name) << "\n";
   std::cout << "protocol        reader " << protocol.min_reader_version
@@ -241,10 +275,26 @@ arrow::Status DescribeDelta(const std::string& path) {
   return arrow::Status::OK();
 }
 
-arrow::Status ListDeltaVersions(const std::string& path) {
-  std::string root = TableRoot(path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+arrow::Status ListDeltaVersions(const std::string& path,
+                                const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  const std::string& root = target.root;
+  auto& io = target.io;
   ARROW_ASSIGN_OR_RAISE(auto versions, delta::ListVersions(*io, root));
+  if (target.tail) {
+    // The catalog's word: published versions up to its latest, then its ratified tail
+    // (with the time the coordinator recorded).
+    std::vector<delta::LogVersion> kept;
+    for (auto& version : versions) {
+      if (version.version > target.tail->latest_version) break;
+      bool staged = false;
+      for (const auto& ratified : target.tail->commits)
+        staged = staged || ratified.version == version.version;
+      if (!staged) kept.push_back(std::move(version));
+    }
+    for (const auto& ratified : target.tail->commits) kept.push_back(ratified);
+    versions = std::move(kept);
+  }
   if (versions.empty()) {
     ARROW_ASSIGN_OR_RAISE(bool exists, delta::IsDeltaTable(*io, root));
     if (!exists) {
@@ -261,11 +311,14 @@ arrow::Status ListDeltaVersions(const std::string& path) {
   return arrow::Status::OK();
 }
 
-arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version) {
-  std::string root = TableRoot(path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version,
+                             const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  const std::string& root = target.root;
+  auto& io = target.io;
   delta::SnapshotOptions options;
   options.version = version;
+  options.tail = target.tail;
   ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root, options));
   int64_t bytes = 0;
   for (const auto& file : snapshot.files) {
@@ -303,10 +356,13 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
 
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
-                         const std::string& txn, int threads) {
-  std::string root = TableRoot(path);
+                         const std::string& txn, int threads,
+                         const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  const std::string root = target.root;
   delta::DeltaWriteOptions options;
   options.threads = threads;
+  if (catalog != nullptr) options.committer = catalog->committer;
   if (!txn.empty()) {
     const size_t colon = txn.rfind(':');
     const std::string version =
@@ -321,8 +377,10 @@ arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>
     options.app_id = txn.substr(0, colon);
     options.app_version = std::stoll(version);
   }
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root));
+  auto io = target.io;
+  delta::SnapshotOptions read;
+  read.tail = target.tail;
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, delta::LoadSnapshot(*io, root, read));
   ARROW_ASSIGN_OR_RAISE(auto schema,
                         delta::SchemaFromJson(snapshot.metadata.schema_string));
   // The input is read in the table's columns (byte and short columns as int, cast back by
@@ -335,9 +393,10 @@ arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>
       overwrite ? delta::DeltaWriteMode::kOverwrite : delta::DeltaWriteMode::kAppend;
   ARROW_ASSIGN_OR_RAISE(auto result, delta::Write(io, root, *input, options));
   if (result.skipped) {
-    std::cout << "skipped: Delta table " << Printable(root) << " already has application "
-              << Printable(options.app_id) << " at version " << *options.app_version
-              << " or later (table version " << result.version << ")\n";
+    std::cout << "skipped: Delta table " << Printable(target.label)
+              << " already has application " << Printable(options.app_id)
+              << " at version " << *options.app_version << " or later (table version "
+              << result.version << ")\n";
     return arrow::Status::OK();
   }
   std::cout << (overwrite ? "overwrote Delta table " : "appended ") << result.rows
@@ -345,8 +404,8 @@ arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>
             << (result.files_added == 1 ? "" : "s")
             << (overwrite ? " (" + std::to_string(result.files_removed) + " removed)"
                           : "")
-            << (overwrite ? std::string() : " to Delta table " + Printable(root))
-            << (overwrite ? Printable(root) : std::string()) << " as version "
+            << (overwrite ? std::string() : " to Delta table " + Printable(target.label))
+            << (overwrite ? Printable(target.label) : std::string()) << " as version "
             << result.version;
   if (result.attempts > 1)
     std::cout << " (committed on attempt " << result.attempts << ")";

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow/record_batch.h"
 #include "arrow/status.h"
+#include "floe/cli/delta_catalog.h"
 #include "floe/cli/output.h"
 
 namespace floe::cli {
@@ -25,12 +27,16 @@ struct DeltaScanArguments {
   std::optional<int64_t> as_of_ms;
   OutputOptions output;
   bool stats = false;
+  const CatalogDeltaTable* catalog = nullptr;
 };
 
 arrow::Status ScanDelta(const DeltaScanArguments& arguments);
-arrow::Status DescribeDelta(const std::string& path);
-arrow::Status ListDeltaVersions(const std::string& path);
-arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version);
+arrow::Status DescribeDelta(const std::string& path,
+                            const CatalogDeltaTable* catalog = nullptr);
+arrow::Status ListDeltaVersions(const std::string& path,
+                                const CatalogDeltaTable* catalog = nullptr);
+arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version,
+                             const CatalogDeltaTable* catalog = nullptr);
 
 /// `floe create PATH`: a Delta table with `schema`, partitioned by `partition_columns`.
 arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
@@ -40,6 +46,7 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
 /// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run.
 arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
-                         const std::string& txn = "", int threads = 1);
+                         const std::string& txn = "", int threads = 1,
+                         const CatalogDeltaTable* catalog = nullptr);
 
 }  // namespace floe::cli

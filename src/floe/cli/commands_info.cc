@@ -1,6 +1,7 @@
 // describe, snapshots, files, tables, namespaces.
 #include <iostream>
 
+#include "floe/catalog/sql_catalog.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/commands_delta.h"
 #include "floe/cli/flags.h"
@@ -64,6 +65,8 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
       ->required();
   OnRun(command, context, [=]() -> arrow::Status {
     if (IsTablePath(*table)) return DescribeDelta(*table);
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+    if (delta_table) return DescribeDelta(*table, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     auto schema = metadata.CurrentSchema();
@@ -125,6 +128,8 @@ void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
       ->required();
   OnRun(command, context, [=]() -> arrow::Status {
     if (IsTablePath(*table)) return ListDeltaVersions(*table);
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+    if (delta_table) return ListDeltaVersions(*table, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
@@ -158,10 +163,11 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--snapshot", *snapshot,
                       "Snapshot id (default: current; of a Delta table: the version)");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
-      return ListDeltaFiles(
-          *table, *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt);
-    }
+    const auto version =
+        *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt;
+    if (IsTablePath(*table)) return ListDeltaFiles(*table, version);
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+    if (delta_table) return ListDeltaFiles(*table, version, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ScanOptions options;
     if (*snapshot >= 0) options.snapshot_id = *snapshot;
@@ -199,6 +205,18 @@ void RegisterTablesCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
     for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
+    // Catalog-managed Delta tables, which only an SQL catalog keeps.
+    if (dynamic_cast<SqlCatalog*>(catalog.get()) != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                            context->DeltaCoordinator(/*create_tables=*/false));
+      ARROW_ASSIGN_OR_RAISE(
+          auto delta_tables,
+          coordinator->ListTables(catalog->name(), NamespaceToString(parsed)));
+      for (const auto& table : delta_tables) {
+        std::cout << Printable(table.table_namespace + "." + table.table_name)
+                  << "  (Delta)\n";
+      }
+    }
     return arrow::Status::OK();
   });
 }
@@ -228,6 +246,19 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
     }
     if (!drop->empty()) {
       ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
+      if (dynamic_cast<SqlCatalog*>(catalog.get()) != nullptr) {
+        // The Iceberg catalog does not see the Delta tables beside its own.
+        ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                              context->DeltaCoordinator(/*create_tables=*/false));
+        ARROW_ASSIGN_OR_RAISE(
+            auto delta_tables,
+            coordinator->ListTables(catalog->name(), NamespaceToString(ns)));
+        if (!delta_tables.empty()) {
+          return MakeError(ErrorKind::kNamespaceNotEmpty,
+                           "namespace " + *drop + " is not empty: it holds Delta table " +
+                               delta_tables.front().table_name);
+        }
+      }
       ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
       std::cout << "dropped namespace " << Printable(*drop) << "\n";
       return arrow::Status::OK();

@@ -59,14 +59,20 @@ arrow::Result<SchemaPtr> SchemaOfFile(const std::string& path) {
 
 // `floe create PATH`: a Delta table. Timestamps become microseconds (Delta's unit),
 // field ids and metadata are dropped, partition columns are plain column names.
+// With `context`, `table` is NAMESPACE.TABLE: a catalog-managed Delta table there.
 arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema& schema,
                                    const std::string& partition_by,
                                    const std::vector<std::string>& properties,
                                    const std::string& sort_by,
-                                   const std::string& location) {
-  if (!sort_by.empty() || !location.empty()) {
+                                   const std::string& location,
+                                   CommandContext* context = nullptr) {
+  if (!sort_by.empty()) {
     return MakeError(ErrorKind::kInvalidInput,
-                     "--sort-by and --location do not apply to a Delta table by path");
+                     "--sort-by does not apply to a Delta table");
+  }
+  if (!location.empty() && context == nullptr) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "--location does not apply to a Delta table by path");
   }
   std::function<std::shared_ptr<arrow::DataType>(const std::shared_ptr<arrow::DataType>&)>
       micros = [&](const std::shared_ptr<arrow::DataType>& type) {
@@ -113,7 +119,22 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
     columns.push_back(column);
   }
   ARROW_ASSIGN_OR_RAISE(auto delta_properties, ParseKeyValues(properties, "--property"));
-  return CreateDelta(table, arrow::Schema(std::move(fields)), columns, delta_properties);
+  if (context == nullptr) {
+    return CreateDelta(table, arrow::Schema(std::move(fields)), columns,
+                       delta_properties);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(table));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+  bool created_namespace = false;
+  ARROW_ASSIGN_OR_RAISE(
+      auto created,
+      CreateDeltaTable(catalog, id, arrow::Schema(std::move(fields)), columns,
+                       delta_properties, location, &created_namespace));
+  if (created_namespace)
+    std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
+  std::cout << "created catalog-managed Delta table " << Printable(id.ToString())
+            << " at " << Printable(created.root) << " (version 0)\n";
+  return arrow::Status::OK();
 }
 
 }  // namespace
@@ -163,9 +184,29 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--property", *properties, "Table property KEY=VALUE (repeatable)");
   command->add_option("--location", *location,
                       "Table location (default: under the warehouse)");
+  auto format = std::make_shared<std::string>("iceberg");
+  command
+      ->add_option("--format", *format,
+                   "iceberg (default) or delta: a NAMESPACE.TABLE in delta is a "
+                   "catalog-managed Delta table, its commits ratified by the SQL "
+                   "catalog; a path is always a Delta table")
+      ->check(CLI::IsMember({"iceberg", "delta"}));
   OnRun(command, context, [=]() -> arrow::Status {
     SchemaPtr parsed;
-    if (IsTablePath(*table) && !schema_file->empty() && schema->empty()) {
+    const bool by_path = IsTablePath(*table);
+    if (by_path && *format != "delta" && *format != "iceberg") {
+      return MakeError(ErrorKind::kInvalidInput, "unknown --format " + *format);
+    }
+    const bool is_delta = by_path || *format == "delta";
+    auto create_delta = [&](const arrow::Schema& arrow_schema) -> arrow::Status {
+      if (by_path) {
+        return CreateDeltaFromArrow(*table, arrow_schema, *partition_by, *properties,
+                                    *sort_by, *location);
+      }
+      return CreateDeltaFromArrow(*table, arrow_schema, *partition_by, *properties,
+                                  *sort_by, *location, context);
+    };
+    if (is_delta && !schema_file->empty() && schema->empty()) {
       // A Delta table takes the file's Arrow schema as it is (Delta has byte and short).
       ARROW_RETURN_NOT_OK(CheckInputFile(*schema_file));
       parquet::arrow::FileReaderBuilder builder;
@@ -176,8 +217,7 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
                                  "reading the schema of " + *schema_file);
       std::shared_ptr<arrow::Schema> file_schema;
       ARROW_RETURN_NOT_OK(reader->GetSchema(&file_schema));
-      return CreateDeltaFromArrow(*table, *file_schema, *partition_by, *properties,
-                                  *sort_by, *location);
+      return create_delta(*file_schema);
     }
     if (!schema->empty() == !schema_file->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -189,12 +229,19 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
     } else {
       ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
     }
-    if (IsTablePath(*table)) {  // a Delta table by path
+    if (is_delta) {
       ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*parsed));
-      return CreateDeltaFromArrow(*table, *arrow_schema, *partition_by, *properties,
-                                  *sort_by, *location);
+      return create_delta(*arrow_schema);
     }
     ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+    if (delta_table) {
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "table " + id.ToString() +
+                           " already exists in the catalog (a catalog-managed Delta "
+                           "table at " +
+                           delta_table->root + ")");
+    }
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     CreateTableOptions options;
     options.schema = parsed;
@@ -256,13 +303,17 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
           "isolation-level=serializable|snapshot)")
       ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    std::optional<CatalogDeltaTable> delta_table;
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
+    }
+    if (IsTablePath(*table) || delta_table) {
       if (*mode != "append") {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
       }
       return WriteDelta(*table, *files, *input_format, /*overwrite=*/false, *txn,
-                        *threads);
+                        *threads, delta_table ? &*delta_table : nullptr);
     }
     if (!txn->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -422,17 +473,22 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
       "Delta tables: an idempotent write APP_ID:VERSION, skipped when the "
       "table's txn for APP_ID is at VERSION or later");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (!txn->empty() && !IsTablePath(*table)) {
+    std::optional<CatalogDeltaTable> delta_table;
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
+    }
+    const bool is_delta = IsTablePath(*table) || delta_table.has_value();
+    if (!txn->empty() && !is_delta) {
       return MakeError(ErrorKind::kInvalidInput,
                        "--txn applies to Delta tables only, not " + *table);
     }
-    if (IsTablePath(*table)) {
+    if (is_delta) {
       if (!where->empty()) {
         return MakeError(ErrorKind::kNotSupported,
                          "--where is not supported on Delta tables yet (" + *table + ")");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn,
-                        *threads);
+      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn, *threads,
+                        delta_table ? &*delta_table : nullptr);
     }
     if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
@@ -486,13 +542,18 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "Print what was pruned and read (manifests, files, row groups, bytes, "
       "requests, rows) to stderr");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    std::optional<CatalogDeltaTable> delta_table;
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
+    }
+    if (IsTablePath(*table) || delta_table) {
       if (!where->empty()) {
         return MakeError(ErrorKind::kNotSupported,
                          "--where is not supported on Delta tables yet (" + *table + ")");
       }
       DeltaScanArguments arguments;
       arguments.path = *table;
+      arguments.catalog = delta_table ? &*delta_table : nullptr;
       std::stringstream names(*columns);
       for (std::string column; std::getline(names, column, ',');) {
         if (!column.empty()) arguments.columns.push_back(column);

@@ -30,6 +30,19 @@ arrow::Result<std::shared_ptr<Table>> CommandContext::LoadTable(const std::strin
   return Table::Load(catalog, id);
 }
 
+arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>>
+CommandContext::DeltaCoordinator(bool create_tables) {
+  ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
+  return DeltaCoordinatorOf(catalog, create_tables);
+}
+
+arrow::Result<std::optional<CatalogDeltaTable>> CommandContext::FindDeltaTable(
+    const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
+  return cli::FindDeltaTable(catalog, id);
+}
+
 CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& name,
                      const std::string& description) {
   auto* command = app.add_subcommand(name, description);

@@ -14,6 +14,7 @@
 #include "floe/delta/log.h"
 #include "floe/delta/write.h"
 #include "floe/io/fault_injecting_file_io.h"
+#include "floe/testing/forwarding_file_io.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
@@ -76,38 +77,14 @@ class CatalogLikeCommitter final : public Committer {
 };
 
 // Every rename into the log fails: storage that refuses the commit every time.
-class RefusingLogIO final : public FileIO {
+class RefusingLogIO final : public testing::ForwardingFileIO {
  public:
-  explicit RefusingLogIO(std::shared_ptr<FileIO> inner) : inner_(std::move(inner)) {}
-  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
-      const std::string& location) override {
-    return inner_->OpenInput(location);
-  }
-  arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
-      const std::string& location) override {
-    return inner_->OpenOutput(location);
-  }
-  arrow::Status Delete(const std::string& location) override {
-    return inner_->Delete(location);
-  }
-  arrow::Result<bool> Exists(const std::string& location) override {
-    return inner_->Exists(location);
-  }
-  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
-    return inner_->List(prefix);
-  }
-  arrow::Status DeleteWithin(const std::string& root,
-                             const std::string& location) override {
-    return inner_->DeleteWithin(root, location);
-  }
+  using ForwardingFileIO::ForwardingFileIO;
   arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
     ++renames;
     return arrow::Status::IOError("permission denied: ", to);
   }
   int renames = 0;
-
- private:
-  std::shared_ptr<FileIO> inner_;
 };
 
 TEST(DeltaCommitTest, APersistentStorageFailureIsReportedNotRetriedForEver) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -102,6 +103,10 @@ class Committer {
   /// Copies ratified commits to their published locations, in version order; an already
   /// published version counts as published. `commits` must be contiguous and ascending.
   virtual arrow::Status Publish(const std::vector<CatalogCommit>& commits) = 0;
+  /// A catalog committer's view of the log now: the ratified, unpublished commits and
+  /// the latest ratified version, for LoadSnapshot and for a loser reading its winners.
+  /// nullopt for a filesystem committer (the published log is the whole truth).
+  virtual arrow::Result<std::optional<LogTail>> Tail() { return std::nullopt; }
 };
 
 /// InvalidInput when `committer` may not commit `type`: a filesystem committer on a

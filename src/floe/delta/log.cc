@@ -806,6 +806,28 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   // Times only for time travel by timestamp: a listing by name spares a stat per file.
   ARROW_ASSIGN_OR_RAISE(auto listing,
                         ListLog(io, root, /*with_times=*/options.as_of_ms.has_value()));
+  if (options.tail) {
+    // The catalog is the truth: nothing above its latest ratified version counts, and its
+    // ratified commits win over published files of the same versions.
+    const LogTail& tail = *options.tail;
+    listing.commits.erase(listing.commits.upper_bound(tail.latest_version),
+                          listing.commits.end());
+    listing.checkpoints.erase(listing.checkpoints.upper_bound(tail.latest_version),
+                              listing.checkpoints.end());
+    for (const auto& commit : tail.commits) {
+      if (commit.version > tail.latest_version) {
+        return MakeError(ErrorKind::kInvalidMetadata,
+                         "the catalog of Delta table " + root + " ratified version " +
+                             std::to_string(commit.version) +
+                             " above its latest version " +
+                             std::to_string(tail.latest_version));
+      }
+      FileInfo file;
+      file.location = commit.location;
+      file.modified_ms = commit.modified_ms;
+      listing.commits[commit.version] = file;
+    }
+  }
   if (listing.commits.empty() && listing.checkpoints.empty()) {
     return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root + ": " +
                                                   LogFolder(root) +
@@ -887,6 +909,7 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                          std::to_string(target));
   }
   snapshot.table_root = root;
+  snapshot.through_catalog = options.tail.has_value();
   snapshot.version = target;
   snapshot.checkpoint_version = checkpoint;
   snapshot.protocol = std::move(*replay.protocol);
@@ -926,7 +949,11 @@ std::string CommitLocation(const std::string& table_root, int64_t version) {
 
 arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& table_root,
                                                int64_t version) {
-  const std::string location = CommitLocation(table_root, version);
+  return ReadCommitFileActions(io, CommitLocation(table_root, version));
+}
+
+arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
+                                                   const std::string& location) {
   ARROW_ASSIGN_OR_RAISE(std::string text, io.ReadAll(location));
   CommitActions actions;
   std::istringstream lines(text);
@@ -970,6 +997,7 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
   const Protocol& protocol = snapshot.protocol;
   const std::string table = "Delta table " + snapshot.table_root;
   for (const char* name : {"catalogManaged", "catalogOwned-preview"}) {
+    if (snapshot.through_catalog) break;
     if (protocol.HasReaderFeature(name) || protocol.HasWriterFeature(name)) {
       return MakeError(ErrorKind::kInvalidInput,
                        table + " is catalog-managed (table feature " + std::string(name) +
@@ -996,8 +1024,13 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
     static const std::set<std::string> kRead = {
         "timestampNtz", "vacuumProtocolCheck", "columnMapping", "deletionVectors",
         "appendOnly",   "invariants",          "v2Checkpoint"};
+    // Catalog-managed: read exactly once the catalog's tail is applied.
+    const bool tail_applied = snapshot.through_catalog;
     for (const auto& feature :
          protocol.reader_features.value_or(std::vector<std::string>())) {
+      if (tail_applied &&
+          (feature == "catalogManaged" || feature == "catalogOwned-preview"))
+        continue;
       if (kRead.count(feature) == 0) {
         return MakeError(ErrorKind::kNotSupported, table + " needs reader feature " +
                                                        feature +

@@ -2,9 +2,9 @@
 // complete checkpoint at or before the version read (classic single-file and multi-part
 // V1 ones), then every JSON commit after it, in order, reconciled as the protocol says
 // (the latest protocol and metaData win; files keyed by path and deletion vector, the
-// newest reference winning; the latest txn version per application). Path-based tables
-// only: a catalog-managed table is refused, as the protocol requires of path-based
-// access.
+// newest reference winning; the latest txn version per application). A catalog-managed
+// table is read only through its catalog, which gives the log's tail (LogTail): read by
+// path alone, CheckReadable refuses it, as the protocol requires.
 #pragma once
 
 #include <cstdint>
@@ -111,6 +111,8 @@ struct Snapshot {
   /// The checkpoint the replay started from (-1: none), and the commits read after it.
   int64_t checkpoint_version = -1;
   int64_t commits_read = 0;
+  /// Read with the catalog's LogTail (a catalog-managed table read through its catalog).
+  bool through_catalog = false;
 };
 
 /// `location` with the escapes of an RFC 2396 URI reference decoded (%XX);
@@ -126,12 +128,23 @@ arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root);
 arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
                                                     const std::string& table_root);
 
+/// What a catalog-managed table's commit coordinator says of its log: the commits it
+/// has ratified above the latest published version (their staged files, which win over
+/// any published file of the same version), and the latest ratified version, above
+/// which every file in `_delta_log/` is ignored.
+struct LogTail {
+  std::vector<LogVersion> commits;  ///< Ascending and contiguous, ending at latest.
+  int64_t latest_version = -1;
+};
+
 struct SnapshotOptions {
   /// The version to read; the latest when unset. A version the log cannot rebuild (never
   /// committed, or cleaned up with no checkpoint at or before it) is an error naming it.
   std::optional<int64_t> version;
   /// Or the latest version whose commit timestamp is at or before this (ms since epoch).
   std::optional<int64_t> as_of_ms;
+  /// A catalog-managed table read through its catalog: the coordinator's tail.
+  std::optional<LogTail> tail;
 };
 
 /// Replays the log of the Delta table at `table_root`. Errors name the table and the log
@@ -155,13 +168,17 @@ struct CommitActions {
 /// The commit `<table_root>/_delta_log/<version>.json`, summarised. NotFound when absent.
 arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& table_root,
                                                int64_t version);
+/// The commit file at `location` (a published or a staged commit), summarised.
+arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
+                                                   const std::string& location);
 
 /// `_delta_log/<version zero-padded to 20 digits>.json` below `table_root`.
 std::string CommitLocation(const std::string& table_root, int64_t version);
 
 /// OK when floe reads `snapshot` exactly: NotSupported naming the first reader feature
 /// (or the column-mapping mode, or a file's deletion vector) floe does not apply yet, or
-/// a reader version above 3; InvalidInput for a catalog-managed table read by path.
+/// a reader version above 3; InvalidInput for a catalog-managed table read by path
+/// (without its catalog's tail).
 arrow::Status CheckReadable(const Snapshot& snapshot);
 
 }  // namespace floe::delta

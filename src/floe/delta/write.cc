@@ -62,8 +62,11 @@ const std::set<std::string>& KnownProperties() {
 // Writer features floe implements (those that ask nothing of an append or overwrite
 // beyond what floe does, or whose rule floe enforces).
 const std::set<std::string>& WritableFeatures() {
-  static const std::set<std::string> kWritable = {"appendOnly", "timestampNtz",
-                                                  "invariants", "inCommitTimestamp"};
+  // catalogManaged: only through a catalog committer (ValidateCommitType);
+  // vacuumProtocolCheck binds vacuum alone, which floe does not run.
+  static const std::set<std::string> kWritable = {
+      "appendOnly",        "timestampNtz",   "invariants",
+      "inCommitTimestamp", "catalogManaged", "vacuumProtocolCheck"};
   return kWritable;
 }
 
@@ -308,8 +311,25 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
     }
     configuration[key] = value;
   }
-  const bool ict = options.properties.count("delta.enableInCommitTimestamps") > 0 &&
-                   options.properties.at("delta.enableInCommitTimestamps") == "true";
+  const bool catalog_managed = options.catalog_managed ||
+                               features.count("catalogManaged") > 0 ||
+                               features.count("catalogOwned-preview") > 0;
+  if (catalog_managed) {
+    // The protocol makes in-commit timestamps mandatory on a catalog-managed table (a
+    // published commit's mtime means nothing), and delta-spark pairs it with
+    // vacuumProtocolCheck, as tables Spark creates in Unity Catalog show.
+    auto ict_property = configuration.find("delta.enableInCommitTimestamps");
+    if (ict_property != configuration.end() && *ict_property != "true") {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a catalog-managed Delta table needs in-commit timestamps: table "
+                       "property delta.enableInCommitTimestamps must be true");
+    }
+    configuration["delta.enableInCommitTimestamps"] = "true";
+    features.insert("catalogManaged");
+    features.insert("vacuumProtocolCheck");
+  }
+  const bool ict = configuration.contains("delta.enableInCommitTimestamps") &&
+                   configuration["delta.enableInCommitTimestamps"] == "true";
   if (ict) features.insert("inCommitTimestamp");
   OJson protocol;
   if (features.empty()) {
@@ -322,7 +342,9 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
     features.insert("invariants");
     OJson reader = OJson::array(), writer = OJson::array();
     for (const auto& feature : features) {
-      if (feature == "timestampNtz") reader.push_back(feature);
+      if (feature == "timestampNtz" || feature == "catalogManaged" ||
+          feature == "vacuumProtocolCheck")
+        reader.push_back(feature);
       writer.push_back(feature);
     }
     if (reader.empty()) {
@@ -353,7 +375,8 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                            {"operationMetrics", OJson::object()},
                            {"engineInfo", EngineInfo()},
                            {"txnId", Uuid::Random(env).ToString()}});
-  OJson metadata = {{"id", Uuid::Random(env).ToString()}};
+  OJson metadata = {
+      {"id", options.table_id.empty() ? Uuid::Random(env).ToString() : options.table_id}};
   if (!options.name.empty()) metadata["name"] = options.name;
   if (!options.description.empty()) metadata["description"] = options.description;
   metadata["format"] = {{"provider", "parquet"}, {"options", OJson::object()}};
@@ -369,6 +392,8 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
     if (!created.writer_features) created.writer_features.emplace();
     created.writer_features->push_back(feature);
   }
+  if (catalog_managed)
+    created.reader_features = std::vector<std::string>{"catalogManaged"};
   auto committer = CommitterOr(options.committer, io, env);
   CommitMetadata commit(root, 0, CommitTypeOf(created, /*create=*/true), now, -1, env);
   auto response = committer->Commit(text, commit);
@@ -441,10 +466,13 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const DeltaWriteOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
   Env* env = options.env;
-  ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root));
+  auto committer = CommitterOr(options.committer, io, env);
+  // A catalog-managed table's log is the published files plus its catalog's tail.
+  SnapshotOptions read_options;
+  ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());
+  ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
   if (options.mode == DeltaWriteMode::kOverwrite)
     ARROW_RETURN_NOT_OK(CheckReadable(read));
-  auto committer = CommitterOr(options.committer, io, env);
   const CommitType commit_type = CommitTypeOf(read.protocol, /*create=*/false);
   ARROW_RETURN_NOT_OK(ValidateCommitType(*committer, commit_type, root));
   ARROW_RETURN_NOT_OK(CheckWritable(read, options.mode));
@@ -607,9 +635,19 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
       result.version = version;
       break;
     }
-    // Lost the race: read every version committed since, fail on a real conflict.
+    // Lost the race: read every version committed since, fail on a real conflict. A
+    // catalog-managed table's winners are the ones its catalog ratified (their staged
+    // files until they are published).
+    ARROW_ASSIGN_OR_RAISE(auto tail, committer->Tail());
     for (;; ++version) {
-      auto winner = ReadCommitActions(*io, root, version);
+      std::string winner_location = CommitLocation(root, version);
+      if (tail) {
+        if (version > tail->latest_version) break;
+        for (const auto& ratified : tail->commits) {
+          if (ratified.version == version) winner_location = ratified.location;
+        }
+      }
+      auto winner = ReadCommitFileActions(*io, winner_location);
       if (!winner.ok()) {
         if (KindOf(winner.status()) == ErrorKind::kNotFound ||
             winner.status().IsIOError())
@@ -658,8 +696,22 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
       result.version % CheckpointInterval(read.metadata.configuration) == 0) {
     // The commit stands whatever happens here: a reader without the checkpoint replays
     // the JSON commits.
-    auto snapshot = LoadSnapshot(*io, root, SnapshotOptions{result.version, {}});
-    arrow::Status written = snapshot.status();
+    // Of a published version only: a catalog-managed table's version may still wait
+    // in the catalog's tail.
+    SnapshotOptions at{result.version, {}, {}};
+    arrow::Status written = arrow::Status::OK();
+    auto tail = committer->Tail();
+    if (!tail.ok()) {
+      written = tail.status();
+    } else if (*tail && !(*tail)->commits.empty() &&
+               (*tail)->commits.front().version <= result.version) {
+      written = MakeError(ErrorKind::kInvalidInput, "the version is not published yet");
+    } else {
+      at.tail = *tail;
+    }
+    auto snapshot =
+        written.ok() ? LoadSnapshot(*io, root, at) : arrow::Result<Snapshot>(written);
+    written = snapshot.status();
     if (snapshot.ok()) written = WriteCheckpoint(io, *snapshot, env).status();
     if (written.ok()) {
       result.checkpoint_version = result.version;

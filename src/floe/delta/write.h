@@ -28,8 +28,15 @@ struct CreateTableOptions {
   /// protocol, and `delta.enableInCommitTimestamps=true` adds the inCommitTimestamp
   /// writer feature.
   std::map<std::string, std::string> properties;
-  /// Commits version 0; a FilesystemCommitter over the FileIO when unset.
+  /// Commits version 0; a FilesystemCommitter over the FileIO when unset (a
+  /// catalog-managed table needs a catalog committer).
   std::shared_ptr<Committer> committer;
+  /// A catalog-managed table: features catalogManaged and vacuumProtocolCheck (reader
+  /// and writer) and inCommitTimestamp, delta.enableInCommitTimestamps=true. Also implied
+  /// by the request delta.feature.catalogManaged=supported.
+  bool catalog_managed = false;
+  /// metaData.id; a random UUID when empty.
+  std::string table_id;
   std::string name;
   std::string description;
   Env* env = Env::Default();

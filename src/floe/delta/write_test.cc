@@ -15,6 +15,7 @@
 #include "floe/delta/scan.h"
 #include "floe/delta/write_format.h"
 #include "floe/io/fault_injecting_file_io.h"
+#include "floe/testing/forwarding_file_io.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
@@ -244,14 +245,10 @@ TEST(DeltaWriteTest, ParallelTasksSliceABigBatch) {
 
 // A FileIO that runs `hook` once, when the write opens its first data file: another
 // writer's commit lands between this write's read of the table and its commit.
-class RacingFileIO final : public FileIO {
+class RacingFileIO final : public testing::ForwardingFileIO {
  public:
   RacingFileIO(std::shared_ptr<FileIO> inner, std::function<void()> hook)
-      : inner_(std::move(inner)), hook_(std::move(hook)) {}
-  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
-      const std::string& location) override {
-    return inner_->OpenInput(location);
-  }
+      : ForwardingFileIO(std::move(inner)), hook_(std::move(hook)) {}
   arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& location) override {
     if (hook_ && location.find("/_delta_log/") == std::string::npos) {
@@ -259,27 +256,10 @@ class RacingFileIO final : public FileIO {
       hook_ = nullptr;
       hook();
     }
-    return inner_->OpenOutput(location);
-  }
-  arrow::Status Delete(const std::string& location) override {
-    return inner_->Delete(location);
-  }
-  arrow::Result<bool> Exists(const std::string& location) override {
-    return inner_->Exists(location);
-  }
-  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
-    return inner_->List(prefix);
-  }
-  arrow::Status DeleteWithin(const std::string& root,
-                             const std::string& location) override {
-    return inner_->DeleteWithin(root, location);
-  }
-  arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
-    return inner_->RenameNoReplace(from, to);
+    return ForwardingFileIO::OpenOutput(location);
   }
 
  private:
-  std::shared_ptr<FileIO> inner_;
   std::function<void()> hook_;
 };
 

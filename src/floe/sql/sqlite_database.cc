@@ -3,7 +3,7 @@
 
 #include <sqlite3.h>
 
-#include "floe/catalog/sql_database.h"
+#include "floe/sql/sql_database.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"

@@ -4,7 +4,7 @@
 
 #include <libpq-fe.h>
 
-#include "floe/catalog/sql_database.h"
+#include "floe/sql/sql_database.h"
 #include "floe/util/error.h"
 #include "floe/util/secrets.h"
 

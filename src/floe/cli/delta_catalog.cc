@@ -1,0 +1,89 @@
+#include "floe/cli/delta_catalog.h"
+
+#include "floe/catalog/sql_catalog.h"
+#include "floe/delta/write.h"
+#include "floe/io/file_io.h"
+#include "floe/util/error.h"
+#include "floe/util/uuid.h"
+
+namespace floe::cli {
+
+arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
+    const std::shared_ptr<Catalog>& catalog, bool create_tables) {
+  auto* sql = dynamic_cast<SqlCatalog*>(catalog.get());
+  if (sql == nullptr) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "catalog " + catalog->name() +
+                         " keeps no Delta tables: catalog-managed Delta tables live in "
+                         "floe's SQL catalog (SQLite or PostgreSQL)");
+  }
+  return delta::SqlCommitCoordinator::Make(sql->database(), create_tables);
+}
+
+arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
+    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id) {
+  if (dynamic_cast<SqlCatalog*>(catalog.get()) == nullptr) return std::nullopt;
+  ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                        DeltaCoordinatorOf(catalog, /*create_tables=*/false));
+  ARROW_ASSIGN_OR_RAISE(
+      auto found,
+      coordinator->LookupTable(catalog->name(), NamespaceToString(id.ns), id.name));
+  if (!found) return std::nullopt;
+  CatalogDeltaTable table;
+  table.name = id.ToString();
+  table.root = found->location;
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeFileIO(found->location, {}));
+  table.committer = std::make_shared<delta::CatalogCommitter>(
+      std::move(io), coordinator, found->table_id, found->location);
+  return table;
+}
+
+arrow::Result<CatalogDeltaTable> CreateDeltaTable(
+    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id,
+    const arrow::Schema& schema, const std::vector<std::string>& partition_columns,
+    const std::map<std::string, std::string>& properties, const std::string& location,
+    bool* created_namespace) {
+  if (created_namespace) *created_namespace = false;
+  ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                        DeltaCoordinatorOf(catalog, /*create_tables=*/true));
+  auto iceberg = catalog->LoadTable(id);
+  if (iceberg.ok()) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "table " + id.ToString() + " already exists in catalog " +
+                         catalog->name() + " (an Iceberg table)");
+  }
+  if (KindOf(iceberg.status()) != ErrorKind::kNoSuchTable &&
+      KindOf(iceberg.status()) != ErrorKind::kNoSuchNamespace) {
+    return iceberg.status();
+  }
+  ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
+  if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
+  auto created = [&]() -> arrow::Result<CatalogDeltaTable> {
+    std::string root = location;
+    if (root.empty()) {
+      ARROW_ASSIGN_OR_RAISE(root, catalog->DefaultTableLocation(id));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto io, MakeFileIO(root, {}));
+    delta::CreateTableOptions options;
+    options.partition_columns = partition_columns;
+    options.properties = properties;
+    options.catalog_managed = true;
+    options.table_id = Uuid::Random().ToString();
+    options.committer = std::make_shared<delta::CatalogCommitter>(
+        io, coordinator, options.table_id, root,
+        delta::CatalogTableName{catalog->name(), NamespaceToString(id.ns), id.name});
+    ARROW_RETURN_NOT_OK(delta::CreateTable(io, root, schema, options).status());
+    CatalogDeltaTable table;
+    table.name = id.ToString();
+    table.root = root;
+    table.committer = std::make_shared<delta::CatalogCommitter>(io, coordinator,
+                                                                options.table_id, root);
+    return table;
+  }();
+  // A failed create leaves nothing behind, not even the namespace made for it.
+  if (!created.ok() && !namespace_exists) (void)catalog->DropNamespace(id.ns);
+  if (created.ok() && created_namespace) *created_namespace = !namespace_exists;
+  return created;
+}
+
+}  // namespace floe::cli

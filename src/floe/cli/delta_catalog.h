@@ -1,0 +1,50 @@
+// Catalog-managed Delta tables in floe's SQL catalog, for the floe command and the Python
+// package alike: finding one by NAMESPACE.TABLE, and creating one (its name checked
+// against the catalog's Iceberg tables, its namespace created as for an Iceberg table).
+// The commit protocol itself is floe::delta's (delta/catalog/); this joins it to the
+// Iceberg catalog the names live in.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow/type.h"
+#include "floe/catalog/catalog.h"
+#include "floe/delta/catalog/catalog_committer.h"
+#include "floe/delta/catalog/coordinator.h"
+
+namespace floe::cli {
+
+/// A catalog-managed Delta table found in a catalog.
+struct CatalogDeltaTable {
+  std::string name;  ///< NAMESPACE.TABLE
+  std::string root;  ///< Its location.
+  std::shared_ptr<delta::CatalogCommitter> committer;
+};
+
+/// The Delta commit coordinator in `catalog`'s database (its tables created when
+/// `create_tables`); InvalidInput when `catalog` is not floe's SQL catalog, the only one
+/// that keeps Delta tables.
+arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
+    const std::shared_ptr<Catalog>& catalog, bool create_tables);
+
+/// The catalog-managed Delta table `id` of `catalog`; nullopt when it has none of that
+/// name, or keeps no Delta tables (a REST or filesystem catalog).
+arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
+    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id);
+
+/// Creates the catalog-managed Delta table `id` at `location` (default: the catalog's
+/// location for the name) with `schema` (Delta's types), `partition_columns` and
+/// `properties`. AlreadyExists when the name is taken by an Iceberg or a Delta table. The
+/// namespace is created when missing (and dropped again if the create fails);
+/// `created_namespace` says whether it was.
+arrow::Result<CatalogDeltaTable> CreateDeltaTable(
+    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id,
+    const arrow::Schema& schema, const std::vector<std::string>& partition_columns,
+    const std::map<std::string, std::string>& properties, const std::string& location,
+    bool* created_namespace = nullptr);
+
+}  // namespace floe::cli
