@@ -36,7 +36,7 @@ arrow::Status CheckStagedName(int64_t version, const std::string& name,
 
 CatalogCommitter::CatalogCommitter(std::shared_ptr<FileIO> io,
                                    std::shared_ptr<CommitCoordinator> coordinator,
-                                   std::string table_id, std::string table_root,
+                                   std::string table_id, const std::string& table_root,
                                    std::optional<CatalogTableName> create_as, Env* env)
     : io_(std::move(io)),
       coordinator_(std::move(coordinator)),
@@ -85,7 +85,7 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
       "version " + std::to_string(metadata.version()) + " of Delta table " + table_root_;
   // Stage. The name is this attempt's own (a fresh UUID), so "exists" cannot be another
   // writer's: it is an error like any other.
-  const std::string staged = metadata.staged_path();
+  const std::string& staged = metadata.staged_path();
   FLOE_RETURN_NOT_OK_CONTEXT(PutIfAbsent(*io_, staged, actions, env_),
                              "staging " + where);
   TestPausePoint("delta-staged");
@@ -144,9 +144,9 @@ arrow::Status CatalogCommitter::Publish(const std::vector<CatalogCommit>& commit
       }
       continue;
     }
-    FLOE_RETURN_NOT_OK_CONTEXT(put, "publishing version " +
-                                        std::to_string(commit.version) +
-                                        " of Delta table " + table_root_);
+    ARROW_RETURN_NOT_OK(WithContext(put, "publishing version " +
+                                             std::to_string(commit.version) +
+                                             " of Delta table " + table_root_));
   }
   return arrow::Status::OK();
 }

@@ -35,7 +35,7 @@ class CatalogCommitter final : public Committer {
   /// (version 0 published directly, then registered with the coordinator).
   CatalogCommitter(std::shared_ptr<FileIO> io,
                    std::shared_ptr<CommitCoordinator> coordinator, std::string table_id,
-                   std::string table_root,
+                   const std::string& table_root,
                    std::optional<CatalogTableName> create_as = std::nullopt,
                    Env* env = Env::Default());
 

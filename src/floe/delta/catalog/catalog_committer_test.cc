@@ -13,6 +13,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/record_batch.h"
+#include "arrow/table.h"
 #include "floe/delta/catalog/catalog_committer.h"
 #include "floe/delta/catalog/coordinator.h"
 #include "floe/delta/log.h"
@@ -68,7 +69,8 @@ struct CatalogTable {
         std::shared_ptr<SqlDatabase>(*OpenSqliteDatabase(directory.Child("catalog.db")));
     coordinator = *SqlCommitCoordinator::Make(database);
   }
-  std::shared_ptr<CatalogCommitter> Committer(std::shared_ptr<FileIO> through = nullptr) {
+  std::shared_ptr<CatalogCommitter> Committer(
+      const std::shared_ptr<FileIO>& through = nullptr) {
     return std::make_shared<CatalogCommitter>(through ? through : io, coordinator,
                                               table_id, root);
   }
