@@ -7,7 +7,9 @@
    unpartitioned and partitioned by region, both with snappy (each engine's default, and
    Spark's).
 2. Commit latency: --commits-latency one-row appends in a row (one writer), and the same
-   number split over 8 processes appending at once to one table, per engine; the median and
+   number split over 8 processes appending at once to one table, per engine (floe with the
+   filesystem committer on a path-based table, and with the catalog committer on a
+   catalog-managed table in a SQLite catalog: stage, ratify, publish); the median and
    90th percentile of one commit's wall time, and the total. Both retry a lost race up to
    10,000,000 times (delta-spark's delta.maxCommitAttempts; delta-rs's default of 15 fails
    here with 8 writers).
@@ -87,6 +89,11 @@ engine, path, start, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys
 if engine == "floe":
     import floe.delta
     write = lambda data: floe.delta.write(path, data)
+elif engine == "floe catalog":
+    # path is the warehouse of a SQLite catalog holding the catalog-managed table bench.t.
+    import floe, floe.delta
+    catalog = floe.Catalog(warehouse=path)
+    write = lambda data: floe.delta.write("bench.t", data, catalog=catalog)
 else:
     from deltalake import CommitProperties, write_deltalake
     # delta-rs gives up after 15 lost races by default (CommitFailedError with 8 writers
@@ -109,6 +116,11 @@ def commit_latency(engine: str, path: str, commits: int, writers: int) -> dict:
         import floe.delta
 
         floe.delta.create_table(path, schema)
+    elif engine == "floe catalog":
+        import floe
+        import floe.delta
+
+        floe.delta.create_table("bench.t", schema, catalog=floe.Catalog(warehouse=path))
     else:
         from deltalake import write_deltalake
 
@@ -198,8 +210,8 @@ def main() -> None:
             results["append"][layout] = {engine: statistics.median(s) for engine, s in runs.items()}
             print(layout, results["append"][layout], flush=True)
         for writers in (1, 8) if "latency" in parts else ():
-            for engine in ("floe", "deltalake"):
-                path = str(work / f"latency-{engine}-{writers}")
+            for engine in ("floe", "floe catalog", "deltalake"):
+                path = str(work / f"latency-{engine.replace(' ', '-')}-{writers}")
                 results["latency"][f"{engine} {writers}"] = commit_latency(
                     engine, path, args.commits_latency, writers)
                 print(engine, writers, results["latency"][f"{engine} {writers}"], flush=True)
@@ -247,9 +259,14 @@ def main() -> None:
     lines += ["", "| commit latency (one-row appends) | writers | median ms | p90 ms | total s | "
               "ratio (median) |", "| --- | --- | --- | --- | --- | --- |"]
     for writers in (1, 8):
-        f, d = results["latency"][f"floe {writers}"], results["latency"][f"deltalake {writers}"]
-        for engine, r in (("floe", f), ("deltalake", d)):
-            ratio = f"{d['median_ms'] / f['median_ms']:.2f}x" if engine == "floe" else ""
+        d = results["latency"][f"deltalake {writers}"]
+        for engine in ("floe", "floe catalog", "deltalake"):
+            r = results["latency"].get(f"{engine} {writers}")
+            if r is None:
+                continue
+            ratio = f"{d['median_ms'] / r['median_ms']:.2f}x" if engine != "deltalake" else ""
+            engine = {"floe": "floe (filesystem committer)",
+                      "floe catalog": "floe (catalog committer, SQLite)"}.get(engine, engine)
             lines.append(f"| {engine} | {writers} | {r['median_ms']:.1f} | {r['p90_ms']:.1f} | "
                          f"{r['total_s']:.1f} | {ratio} |")
     lines += ["", f"| snapshot load ({args.log_commits} commits, checkpoint every 10) | files | "

@@ -1,4 +1,5 @@
-"""Delta Lake tables by path, with floe's engine: create, append, overwrite, read.
+"""Delta Lake tables, by path or in floe's SQL catalog, with floe's engine: create, append,
+overwrite, read.
 
 ::
 
@@ -8,11 +9,22 @@
     floe.delta.write("/data/events", table, mode="overwrite")  # replaces every file
     rows = floe.delta.read("/data/events", columns=["id"], version=1)
 
-Every write is one commit: the next ``_delta_log/<version>.json``, created only if absent
-(a lost race re-reads the winners and retries, or fails on a real conflict); files carry
-the statistics delta-spark writes. A table whose protocol or properties floe does not write
-exactly is declined (:class:`floe.WriteDeclinedError`, naming the feature or property)
-before any file exists. A catalog-managed table is refused by path, as the protocol says.
+    # Catalog-managed: the catalog's coordinator ratifies every commit.
+    catalog = floe.Catalog()
+    floe.delta.create_table("lake.events", schema, catalog=catalog)
+    floe.delta.write("lake.events", table, catalog=catalog)
+    rows = floe.delta.read("lake.events", catalog=catalog)
+
+By path, every write is one commit: the next ``_delta_log/<version>.json``, created only
+if absent (a lost race re-reads the winners and retries, or fails on a real conflict).
+With ``catalog=`` (floe's SQL catalog, SQLite or PostgreSQL), the first argument is the
+table's ``NAMESPACE.TABLE`` there: a catalog-managed table, whose commits are staged in
+``_delta_log/_staged_commits/``, ratified by the catalog (each version once, in order) and
+then published as ``<version>.json``; its reads combine the published log with the
+versions the catalog ratified. Files carry the statistics delta-spark writes. A table whose
+protocol or properties floe does not write exactly is declined
+(:class:`floe.WriteDeclinedError`, naming the feature or property) before any file exists.
+A catalog-managed table is refused by path, as the protocol says.
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ import pyarrow as pa
 
 from . import _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
-from ._catalog import _threads
+from ._catalog import Catalog, _threads
 
 __all__ = [
     "DeltaFile",
@@ -91,12 +103,22 @@ class DeltaSnapshot:
     unreadable_reason: str | None
 
 
+def _native(catalog: Catalog | None) -> Any:
+    if catalog is None:
+        return None
+    if not isinstance(catalog, Catalog):
+        raise TypeError(f"catalog must be a floe.Catalog, not {type(catalog).__name__}")
+    return catalog._catalog
+
+
 def create_table(
     path: str,
     schema: pa.Schema,
     *,
     partition_by: Sequence[str] = (),
     properties: Mapping[str, str] | None = None,
+    catalog: Catalog | None = None,
+    location: str | None = None,
 ) -> int:
     """Creates the Delta table at `path` (version 0) and returns its version.
 
@@ -106,10 +128,20 @@ def create_table(
     names columns; `properties` become the table's configuration
     (``delta.feature.<name>=supported`` requests a table feature). Raises
     :class:`floe.AlreadyExistsError` when `path` holds a Delta table already.
+
+    With `catalog`, `path` is ``NAMESPACE.TABLE`` and the table is catalog-managed (table
+    features catalogManaged, vacuumProtocolCheck and inCommitTimestamp), at `location` or
+    the catalog's default location for the name; the name must not be taken by an Iceberg
+    or a Delta table, and its namespace is created when missing.
     """
     return int(
         _floe.delta_create(
-            str(path), schema_capsule(schema), list(partition_by), dict(properties or {})
+            str(path),
+            schema_capsule(schema),
+            list(partition_by),
+            dict(properties or {}),
+            _native(catalog),
+            "" if location is None else str(location),
         )
     )
 
@@ -121,6 +153,7 @@ def write(
     mode: str = "append",
     txn: tuple[str, int] | None = None,
     threads: int = 1,
+    catalog: Catalog | None = None,
 ) -> DeltaWriteResult:
     """Writes the rows of `data` into the Delta table at `path` as one new version.
 
@@ -137,12 +170,20 @@ def write(
 
     `threads` (1 to 256, as for Iceberg tables) write tasks run in parallel; with more than
     one, each partition's rows are written by one task.
+
+    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there.
     """
     app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
     if txn is not None and not app_id:
         raise ValueError("txn needs a non-empty application id")
     raw = _floe.delta_write(
-        str(path), stream_capsule(data), mode, app_id, app_version, _threads(threads)
+        str(path),
+        stream_capsule(data),
+        mode,
+        app_id,
+        app_version,
+        _threads(threads),
+        _native(catalog),
     )
     return DeltaWriteResult(
         version=int(raw["version"]),
@@ -162,13 +203,17 @@ def scan(
     columns: Sequence[str] | None = None,
     version: int | None = None,
     as_of: int | None = None,
+    catalog: Catalog | None = None,
 ) -> pa.RecordBatchReader:
     """The rows of the Delta table at `path`, streamed file by file.
 
     `columns` picks top-level columns (default: all); `version` reads that version;
     `as_of` (milliseconds since the epoch) the newest version committed at or before it.
+    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there.
     """
-    capsule = _floe.delta_scan(str(path), list(columns or []), version, as_of)
+    capsule = _floe.delta_scan(
+        str(path), list(columns or []), version, as_of, _native(catalog)
+    )
     return reader_from_capsule(capsule)
 
 
@@ -178,15 +223,21 @@ def read(
     columns: Sequence[str] | None = None,
     version: int | None = None,
     as_of: int | None = None,
+    catalog: Catalog | None = None,
 ) -> pa.Table:
     """:func:`scan`, read whole into a ``pyarrow.Table``."""
-    return scan(path, columns=columns, version=version, as_of=as_of).read_all()
+    return scan(
+        path, columns=columns, version=version, as_of=as_of, catalog=catalog
+    ).read_all()
 
 
-def snapshot(path: str, *, version: int | None = None) -> DeltaSnapshot:
+def snapshot(
+    path: str, *, version: int | None = None, catalog: Catalog | None = None
+) -> DeltaSnapshot:
     """The Delta table at `path` (its latest version, or `version`): protocol, schema,
-    partition columns, properties and live files."""
-    raw = _floe.delta_snapshot(str(path), version)
+    partition columns, properties and live files. With `catalog`, `path` is the
+    ``NAMESPACE.TABLE`` of a catalog-managed table there."""
+    raw = _floe.delta_snapshot(str(path), version, _native(catalog))
     return DeltaSnapshot(
         version=int(raw["version"]),
         timestamp_ms=int(raw["timestamp_ms"]),

@@ -33,6 +33,7 @@
 #include "arrow/type.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
+#include "floe/cli/delta_catalog.h"
 #include "floe/commit/committer.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
@@ -832,17 +833,54 @@ class PyWriteTask {
   int64_t rows_checked_ = 0;
 };
 
-// ---- Delta tables by path -------------------------------------------------------------
+// ---- Delta tables, by path or in a catalog --------------------------------------------
 
 std::shared_ptr<FileIO> DeltaIO(const std::string& path) {
   return Unwrap(MakeFileIO(path, {}));
 }
 
+// A Delta table as the functions below address it: `path` is the table's path, or with
+// `catalog` its NAMESPACE.TABLE there (a catalog-managed table: its commits go through
+// the catalog's coordinator, its reads take the catalog's log tail).
+struct DeltaHandle {
+  std::string root;
+  std::shared_ptr<FileIO> io;
+  std::shared_ptr<delta::CatalogCommitter> committer;  // null by path
+};
+
+DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog) {
+  if (catalog == nullptr) return {path, DeltaIO(path), nullptr};
+  auto id = Unwrap(TableIdentifier::Parse(path));
+  auto found = Unwrap(cli::FindDeltaTable(catalog->catalog(), id));
+  if (!found) {
+    Throw(MakeError(ErrorKind::kNoSuchTable, "catalog " + catalog->name() +
+                                                 " has no Delta table " + id.ToString()));
+  }
+  return {found->root, DeltaIO(found->root), found->committer};
+}
+
+std::optional<delta::LogTail> TailOf(const DeltaHandle& table) {
+  if (!table.committer) return std::nullopt;
+  return Unwrap(table.committer->Tail());
+}
+
 int64_t DeltaCreate(const std::string& path, nb::handle schema,
                     const std::vector<std::string>& partition_columns,
-                    const std::map<std::string, std::string>& properties) {
+                    const std::map<std::string, std::string>& properties,
+                    PyCatalog* catalog, const std::string& location) {
   auto arrow_schema = ImportSchema(schema);
-  return RunReleased([&] {
+  return RunReleased([&]() -> int64_t {
+    if (catalog != nullptr) {
+      auto id = Unwrap(TableIdentifier::Parse(path));
+      Unwrap(cli::CreateDeltaTable(catalog->catalog(), id, *arrow_schema,
+                                   partition_columns, properties, location));
+      return 0;
+    }
+    if (!location.empty()) {
+      Throw(MakeError(ErrorKind::kInvalidInput,
+                      "location applies to a Delta table created in a catalog; by path, "
+                      "the path is the location"));
+    }
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
@@ -852,20 +890,22 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
 
 nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode,
                     const std::string& app_id, std::optional<int64_t> app_version,
-                    int threads) {
+                    int threads, PyCatalog* catalog) {
   if (mode != "append" && mode != "overwrite") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
   }
   auto input = ImportStream(data);
   auto result = RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, catalog);
     delta::DeltaWriteOptions options;
     options.mode = mode == "append" ? delta::DeltaWriteMode::kAppend
                                     : delta::DeltaWriteMode::kOverwrite;
     options.app_id = app_id;
     options.app_version = app_version;
     options.threads = threads;
-    return Unwrap(delta::Write(DeltaIO(path), path, *input, options));
+    options.committer = table.committer;
+    return Unwrap(delta::Write(table.io, table.root, *input, options));
   });
   nb::dict out;
   out["version"] = result.version;
@@ -882,14 +922,16 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
 nb::capsule DeltaScanStream(const std::string& path,
                             const std::vector<std::string>& columns,
                             std::optional<int64_t> version,
-                            std::optional<int64_t> as_of_ms) {
+                            std::optional<int64_t> as_of_ms, PyCatalog* catalog) {
   auto reader = RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, catalog);
     delta::DeltaScanOptions options;
     options.columns = columns;
     options.snapshot.version = version;
     options.snapshot.as_of_ms = as_of_ms;
+    options.snapshot.tail = TailOf(table);
     auto scan = std::shared_ptr<delta::DeltaScan>(
-        Unwrap(delta::DeltaScan::Make(DeltaIO(path), path, options)));
+        Unwrap(delta::DeltaScan::Make(table.io, table.root, options)));
     auto rows =
         std::shared_ptr<arrow::RecordBatchReader>(Unwrap(scan->ToRecordBatchReader()));
     // The reader points into the scan's snapshot: it keeps the scan alive.
@@ -898,11 +940,14 @@ nb::capsule DeltaScanStream(const std::string& path,
   return ExportStream(std::move(reader));
 }
 
-nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> version) {
+nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> version,
+                           PyCatalog* catalog) {
   auto snapshot = RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, catalog);
     delta::SnapshotOptions options;
     options.version = version;
-    return Unwrap(delta::LoadSnapshot(*DeltaIO(path), path, options));
+    options.tail = TailOf(table);
+    return Unwrap(delta::LoadSnapshot(*table.io, table.root, options));
   });
   nb::dict out;
   out["version"] = snapshot.version;
@@ -1048,13 +1093,6 @@ NB_MODULE(_floe, m) {
   m.def("version", [] { return std::string(FLOE_VERSION); });
   m.def("describe_plan", &DescribePlan, "plan"_a);
   m.def("derive_plan", &DerivePlan, "plan"_a, "part"_a);
-  m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
-        "properties"_a);
-  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
-        "app_version"_a.none(), "threads"_a);
-  m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
-        "as_of_ms"_a.none());
-  m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none());
   m.def("apply_transform", &ApplyTransformTo, "schema_json"_a, "transform"_a, "values"_a);
   m.def(
       "arrow_schema_of",
@@ -1147,4 +1185,13 @@ NB_MODULE(_floe, m) {
       .def("finish", &PyWriteTask::Finish)
       .def("abort", &PyWriteTask::Abort)
       .def_prop_ro("open", &PyWriteTask::open);
+  // After Catalog, which they take.
+  m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
+        "properties"_a, "catalog"_a.none() = nb::none(), "location"_a = "");
+  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
+        "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none());
+  m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
+        "as_of_ms"_a.none(), "catalog"_a.none() = nb::none());
+  m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none(),
+        "catalog"_a.none() = nb::none());
 }
