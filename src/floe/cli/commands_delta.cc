@@ -10,6 +10,7 @@
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
+#include "floe/delta/vacuum.h"
 #include "floe/delta/write.h"
 #include "floe/io/file_io.h"
 #include "floe/spec/arrow_schema.h"
@@ -337,6 +338,42 @@ arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> ver
   }
   std::cout << "(" << snapshot.files.size() << " files, " << bytes << " bytes, version "
             << snapshot.version << ")\n";
+  return arrow::Status::OK();
+}
+
+arrow::Status VacuumDelta(const std::string& path, std::optional<int64_t> retention_ms,
+                          bool dry_run, bool any_name, bool check_retention) {
+  std::string root = TableRoot(path);
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  delta::VacuumOptions options;
+  options.retention_ms = retention_ms;
+  options.dry_run = dry_run;
+  options.any_name = any_name;
+  options.check_retention = check_retention;
+  ARROW_ASSIGN_OR_RAISE(auto result, delta::Vacuum(io, root, options));
+  for (const auto& file : result.deleted) {
+    std::cout << (dry_run ? "would delete " : "deleted ") << Printable(file.location)
+              << "  " << file.size << " bytes\n";
+  }
+  for (const auto& file : result.kept) {
+    std::cout << "kept " << Printable(file.location) << "  (" << Printable(file.reason)
+              << ")\n";
+  }
+  for (const auto& file : result.failed) {
+    std::cout << "could not delete " << Printable(file.location) << ": "
+              << Printable(file.reason) << "\n";
+  }
+  std::cout << "Delta table " << Printable(root) << " at version " << result.version
+            << ": " << result.deleted.size() << " file"
+            << (result.deleted.size() == 1 ? "" : "s") << " (" << result.bytes
+            << " bytes) " << (dry_run ? "to delete" : "deleted") << ", retention "
+            << result.retention_ms / 1000 << " s; " << result.kept.size()
+            << " unreferenced kept\n";
+  if (!result.failed.empty()) {
+    return arrow::Status::IOError(std::to_string(result.failed.size()) +
+                                  " files of Delta table " + root +
+                                  " could not be deleted");
+  }
   return arrow::Status::OK();
 }
 

@@ -38,6 +38,11 @@ arrow::Status ListDeltaVersions(const std::string& path,
 arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version,
                              const CatalogDeltaTable* catalog = nullptr);
 
+/// `floe vacuum PATH`: the unreferenced data files older than the retention deleted (or
+/// listed, with `dry_run`).
+arrow::Status VacuumDelta(const std::string& path, std::optional<int64_t> retention_ms,
+                          bool dry_run, bool any_name, bool check_retention);
+
 /// `floe create PATH`: a Delta table with `schema`, partitioned by `partition_columns`.
 arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,

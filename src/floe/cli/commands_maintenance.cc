@@ -1,4 +1,4 @@
-// explain-write, remove-orphans, expire.
+// explain-write, remove-orphans, expire, vacuum.
 #include <iostream>
 #include <sstream>
 
@@ -229,12 +229,55 @@ void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
   });
 }
 
+// floe vacuum (Delta tables)
+void RegisterVacuumCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "vacuum",
+      "Delete a Delta table's data files no version within the retention period needs");
+  auto table = std::make_shared<std::string>();
+  auto retain = std::make_shared<std::string>();
+  auto dry_run = std::make_shared<bool>(false);
+  auto any_name = std::make_shared<bool>(false);
+  auto unchecked = std::make_shared<bool>(false);
+  command->add_option("table", *table, "The path of a Delta table")->required();
+  command->add_option("--retain", *retain,
+                      "Keep files removed within this long, e.g. 168h (default: the "
+                      "table's delta.deletedFileRetentionDuration, a week)");
+  command->add_flag("--dry-run", *dry_run, "List what would be deleted; delete nothing");
+  command->add_flag("--any-name", *any_name,
+                    "Also delete unreferenced files whose names Delta writers never give "
+                    "data files");
+  command->add_flag("--no-retention-check", *unchecked,
+                    "Allow a --retain shorter than the table's retention (readers of "
+                    "recent versions and running writers may still need those files)");
+  OnRun(command, context, [=]() -> arrow::Status {
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+      if (delta_table) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "Delta table " + *table +
+                             " is catalog-managed: the protocol allows vacuum only where "
+                             "its catalog permits it, and floe's catalog permits none");
+      }
+      return MakeError(ErrorKind::kInvalidInput,
+                       "vacuum takes the path of a Delta table; an Iceberg table's "
+                       "unreferenced files go with floe remove-orphans and floe expire");
+    }
+    std::optional<int64_t> retention;
+    if (!retain->empty()) {
+      ARROW_ASSIGN_OR_RAISE(retention, ParseDurationMs(*retain));
+    }
+    return VacuumDelta(*table, retention, *dry_run, *any_name, !*unchecked);
+  });
+}
+
 }  // namespace
 
 void RegisterMaintenanceCommands(CLI::App& app, CommandContext* context) {
   RegisterExplainWriteCommand(app, context);
   RegisterRemoveOrphansCommand(app, context);
   RegisterExpireCommand(app, context);
+  RegisterVacuumCommand(app, context);
 }
 
 }  // namespace floe::cli
