@@ -923,17 +923,18 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   if (replay.in_commit_timestamp && target > checkpoint) {
     snapshot.timestamp_ms = *replay.in_commit_timestamp;
   } else if (commit != listing.commits.end()) {
-    snapshot.timestamp_ms = commit->second.modified_ms;
-    if (snapshot.timestamp_ms < 0) {
-      ARROW_ASSIGN_OR_RAISE(auto info, io.Stat(commit->second.location));
-      snapshot.timestamp_ms = info.modified_ms;
-    }
     // Read from a checkpoint alone: the version's own commit still has its in-commit
     // timestamp (the next one must exceed it, whatever the file's mtime says).
+    std::optional<int64_t> ict;
     if (snapshot.protocol.HasWriterFeature("inCommitTimestamp")) {
-      ARROW_ASSIGN_OR_RAISE(auto actions, ReadCommitActions(io, root, target));
-      if (actions.in_commit_timestamp)
-        snapshot.timestamp_ms = *actions.in_commit_timestamp;
+      ARROW_ASSIGN_OR_RAISE(auto actions,
+                            ReadCommitFileActions(io, commit->second.location));
+      ict = actions.in_commit_timestamp;
+    }
+    snapshot.timestamp_ms = ict.value_or(commit->second.modified_ms);
+    if (!ict && snapshot.timestamp_ms < 0) {  // listed by name only: one stat
+      ARROW_ASSIGN_OR_RAISE(auto info, io.Stat(commit->second.location));
+      snapshot.timestamp_ms = info.modified_ms;
     }
   }
   snapshot.files.reserve(replay.files.size());

@@ -466,6 +466,12 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const DeltaWriteOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
   Env* env = options.env;
+  if (options.threads < 1 || options.threads > kMaxWriteThreads) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "a write to Delta table " + root + " runs 1 to " +
+                         std::to_string(kMaxWriteThreads) + " tasks, not " +
+                         std::to_string(options.threads));
+  }
   auto committer = CommitterOr(options.committer, io, env);
   // A catalog-managed table's log is the published files plus its catalog's tail.
   SnapshotOptions read_options;

@@ -51,6 +51,10 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
 
 enum class DeltaWriteMode { kAppend, kOverwrite };
 
+/// The most write tasks one write runs (as the floe command and the Python package cap
+/// an Iceberg write's).
+inline constexpr int kMaxWriteThreads = 256;
+
 struct DeltaWriteOptions {
   DeltaWriteMode mode = DeltaWriteMode::kAppend;
   /// Attempts at the commit (a lost race retries at the next version; a transient I/O
@@ -58,8 +62,8 @@ struct DeltaWriteOptions {
   /// keeps losing is still making room for others, never conflicting.
   int max_attempts = 10'000'000;
   int64_t target_file_size = int64_t{128} << 20;
-  /// Parallel write tasks (threads). With more than one, each partition's rows go to one
-  /// task, as Spark's hash distribution sends them.
+  /// Parallel write tasks (threads), 1 to kMaxWriteThreads. With more than one, each
+  /// partition's rows go to one task, as Spark's hash distribution sends them.
   int threads = 1;
   /// An idempotent write (Delta's txn action): when the table's txn for `app_id` is at
   /// `app_version` or later, nothing is written (DeltaWriteResult::skipped); otherwise

@@ -131,6 +131,22 @@ TEST(DeltaWriteTest, AppendsCommitTheNextVersionWithStatistics) {
 // Four tasks on threads of their own: every row once; a partitioned table's partitions
 // each written by one task (the task number leads the file name); a failing input
 // deletes every task's files.
+TEST(DeltaWriteTest, TheTaskCountIsBounded) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  ASSERT_TRUE(CreateTable(io, root, *TableSchema()).ok());
+  const auto before = *io->List(root);
+  for (int threads : {0, -1, kMaxWriteThreads + 1}) {
+    DeltaWriteOptions options;
+    options.threads = threads;
+    auto rows = Rows(0, 5);
+    auto refused = Write(io, root, *rows, options);
+    EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidInput) << threads;
+  }
+  EXPECT_EQ(io->List(root)->size(), before.size());
+}
+
 TEST(DeltaWriteTest, ParallelTasksWriteEveryRowOnce) {
   testing::TempDirectory directory;
   auto io = *MakeArrowFileIO();
