@@ -2,7 +2,7 @@
 scripts/bootstrap.sh), the reference Delta writer: the same rows written by delta-spark and
 by floe give the same partition values, record counts and per-file statistics; delta-spark
 reads floe's tables and history; floe reads delta-spark's tables (partitions, checkpoints,
-deletes) at every version; both append to one table at the same time. One Spark session for
+deletes, deletion vectors) at every version; both append to one table at the same time. One Spark session for
 the module."""
 
 import datetime
@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import FLOE  # noqa: E402
-from test_delta_read import assert_same_rows, floe_scan  # noqa: E402
+from test_delta_read import SHARED, assert_same_rows, floe_scan  # noqa: E402
 
 JARS = pathlib.Path(__file__).resolve().parents[2] / "build" / "spark-jars"
 DELTA_JARS = [JARS / "delta-spark_2.13-4.0.0.jar", JARS / "delta-storage-4.0.0.jar"]
@@ -183,15 +183,42 @@ def test_delta_spark_reads_floe_history_and_floe_reads_delta_spark(spark, tmp_pa
     assert spark.read.format("delta").load(str(table)).count() == rows.num_rows + 10
 
 
-def test_floe_declines_deletion_vectors_by_name(spark, tmp_path):
+SHARED_DELTA = SHARED / "kernel" / "tests" / "data"
+
+
+def test_floe_applies_the_deletion_vectors_delta_spark_writes(spark, tmp_path):
+    """Deletion vectors delta-spark writes (on disk, beside the data, several per file over
+    versions) and those of the shared kernel tables: floe reads what delta-spark reads, at
+    every version."""
     table = tmp_path / "dv"
-    spark.range(0, 100).write.format("delta").option("delta.enableDeletionVectors", "true").save(str(table))
-    spark.sql(f"DELETE FROM delta.`{table}` WHERE id < 10")
-    rows, error = floe_scan(table, tmp_path / "out.parquet", check=False)
-    assert rows is None and "deletionVectors" in error, error
-    # The write side declines the feature too, before any file exists.
+    spark.createDataFrame([(i, f"p{i % 8}") for i in range(4000)], "id long, part string") \
+        .repartition(3).write.format("delta").partitionBy("part") \
+        .option("delta.enableDeletionVectors", "true").save(str(table))
+    spark.sql(f"DELETE FROM delta.`{table}` WHERE id % 7 = 0")
+    spark.sql(f"DELETE FROM delta.`{table}` WHERE id % 11 = 3")   # a second DV replaces the first
+    spark.sql(f"DELETE FROM delta.`{table}` WHERE part = 'p5' AND id > 100")
+    log = [json.loads(line) for path in sorted((table / "_delta_log").glob("*.json"))
+           for line in path.read_text().splitlines()]
+    assert any((a.get("add") or {}).get("deletionVector") for a in log), "delta-spark wrote no deletion vector"
+    assert list(table.glob("**/deletion_vector_*.bin"))
+    out = tmp_path / "out.parquet"
+    latest = spark.sql(f"DESCRIBE HISTORY delta.`{table}`").agg({"version": "max"}).collect()[0][0]
+    for version in range(latest + 1):
+        expected = spark.read.format("delta").option("versionAsOf", version).load(str(table))
+        rows, _ = floe_scan(table, out, "--snapshot", version)
+        assert sorted(rows.to_pylist(), key=lambda r: r["id"]) == collected(expected), version
+    for name, columns in (("table-with-dv-small", ["value"]), ("with-short-dv", ["id", "value"])):
+        shared = SHARED_DELTA / name
+        expected = sorted(tuple(row) for row in spark.read.format("delta").load(str(shared))
+                          .select(*columns).collect())
+        rows, _ = floe_scan(shared, out, "--columns", ",".join(columns))
+        got = sorted(tuple(row[c] for c in columns) for row in rows.to_pylist())
+        stored = sum(pq.read_metadata(f).num_rows for f in shared.glob("*.parquet"))
+        assert got == expected and len(got) < stored, name  # rows were deleted, and stay so
+    # The write side still declines the feature (floe writes no deletion vectors), before any
+    # file exists.
     before = sorted(p.name for p in table.rglob("*"))
-    pq.write_table(pa.table({"id": pa.array([1], pa.int64())}), tmp_path / "in.parquet")
+    pq.write_table(pa.table({"id": pa.array([1], pa.int64()), "part": ["p1"]}), tmp_path / "in.parquet")
     result = floe("append", table, tmp_path / "in.parquet", check=False)
     assert result.returncode != 0 and "deletionVectors" in result.stderr, result.stderr
     assert sorted(p.name for p in table.rglob("*")) == before

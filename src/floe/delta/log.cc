@@ -1021,7 +1021,7 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
   }
   if (protocol.min_reader_version == 3) {
     // Reader features floe reads exactly: those that change nothing a reader does, and
-    // deletion vectors while no live file has one.
+    // deletion vectors (applied by DeltaScan).
     static const std::set<std::string> kRead = {
         "timestampNtz", "vacuumProtocolCheck", "columnMapping", "deletionVectors",
         "appendOnly",   "invariants",          "v2Checkpoint"};
@@ -1039,15 +1039,8 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
       }
     }
   }
-  for (const auto& file : snapshot.files) {
-    if (file.deletion_vector) {
-      return MakeError(ErrorKind::kNotSupported,
-                       table +
-                           " has deletion vectors (reader feature deletionVectors; data "
-                           "file " +
-                           file.path + "), which floe does not apply yet");
-    }
-  }
+  // Deletion vectors (inline, beside the data, or by absolute path) are applied by
+  // DeltaScan.
   return arrow::Status::OK();
 }
 

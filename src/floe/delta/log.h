@@ -176,7 +176,7 @@ arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
 std::string CommitLocation(const std::string& table_root, int64_t version);
 
 /// OK when floe reads `snapshot` exactly: NotSupported naming the first reader feature
-/// (or the column-mapping mode, or a file's deletion vector) floe does not apply yet, or
+/// (or the column-mapping mode) floe does not apply yet, or
 /// a reader version above 3; InvalidInput for a catalog-managed table read by path
 /// (without its catalog's tail).
 arrow::Status CheckReadable(const Snapshot& snapshot);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "arrow/array/builder_primitive.h"
 #include "arrow/array/util.h"
+#include "arrow/compute/api_vector.h"
 #include "arrow/scalar.h"
+#include "floe/delta/deletion_vector.h"
 #include "floe/delta/schema.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -33,7 +36,9 @@ class DeltaReader : public arrow::RecordBatchReader {
         std::shared_ptr<arrow::RecordBatch> batch;
         ARROW_RETURN_NOT_OK(WithFile(current_->ReadNext(&batch)));
         if (batch) {
-          ARROW_ASSIGN_OR_RAISE(*out, Shape(*batch, batch->num_rows()));
+          ARROW_ASSIGN_OR_RAISE(auto shaped, Shape(*batch, batch->num_rows()));
+          ARROW_ASSIGN_OR_RAISE(*out, ApplyDeletes(std::move(shaped)));
+          if ((*out)->num_rows() == 0) continue;
           stats_->rows += (*out)->num_rows();
           return arrow::Status::OK();
         }
@@ -43,8 +48,10 @@ class DeltaReader : public arrow::RecordBatchReader {
       if (pending_rows_ > 0) {  // only partition columns (or none the file holds)
         int64_t rows = std::min(pending_rows_, parquet_.batch_size);
         pending_rows_ -= rows;
-        ARROW_ASSIGN_OR_RAISE(*out, Shape(*empty_batch_, rows));
-        stats_->rows += rows;
+        ARROW_ASSIGN_OR_RAISE(auto shaped, Shape(*empty_batch_, rows));
+        ARROW_ASSIGN_OR_RAISE(*out, ApplyDeletes(std::move(shaped)));
+        if ((*out)->num_rows() == 0) continue;
+        stats_->rows += (*out)->num_rows();
         return arrow::Status::OK();
       }
       if (next_ >= snapshot_->files.size()) {
@@ -62,8 +69,38 @@ class DeltaReader : public arrow::RecordBatchReader {
     return WithContext(status, "reading Delta data file " + add_->location);
   }
 
+  // The rows of `batch` (the file's next rows, from position_) the file's deletion
+  // vector keeps.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ApplyDeletes(
+      std::shared_ptr<arrow::RecordBatch> batch) {
+    const int64_t first = position_;
+    const int64_t end = first + batch->num_rows();
+    position_ = end;
+    if (next_deleted_ >= deleted_.size() || deleted_[next_deleted_] >= end) return batch;
+    arrow::BooleanBuilder keep;
+    ARROW_RETURN_NOT_OK(keep.Reserve(batch->num_rows()));
+    for (int64_t row = first; row < end; ++row) {
+      const bool deleted =
+          next_deleted_ < deleted_.size() && deleted_[next_deleted_] == row;
+      if (deleted) ++next_deleted_;
+      keep.UnsafeAppend(!deleted);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(batch, mask));
+    return filtered.record_batch();
+  }
+
   arrow::Status Open(const AddFile& add) {
     add_ = &add;
+    deleted_.clear();
+    next_deleted_ = 0;
+    position_ = 0;
+    if (add.deletion_vector) {
+      auto positions =
+          ReadDeletionVector(*io_, snapshot_->table_root, *add.deletion_vector);
+      if (!positions.ok()) return WithFile(positions.status());
+      deleted_ = std::move(*positions);
+    }
     partition_.assign(schema_->num_fields(), nullptr);
     for (int i = 0; i < schema_->num_fields(); ++i) {
       if (!is_partition_[i]) continue;
@@ -96,6 +133,12 @@ class DeltaReader : public arrow::RecordBatchReader {
       }
     }
     int groups = file_->metadata().num_row_groups();
+    if (!deleted_.empty() && deleted_.back() >= file_->metadata().num_rows()) {
+      return WithFile(MakeError(ErrorKind::kInvalidMetadata,
+                                "its deletion vector deletes row " +
+                                    std::to_string(deleted_.back()) + " of " +
+                                    std::to_string(file_->metadata().num_rows())));
+    }
     if (leaves.empty() ||
         groups == 0) {  // no column to read, or no row group (an empty file)
       pending_rows_ = file_->metadata().num_rows();
@@ -150,6 +193,11 @@ class DeltaReader : public arrow::RecordBatchReader {
   std::unique_ptr<arrow::RecordBatchReader> current_;
   int64_t pending_rows_ = 0;
   std::shared_ptr<arrow::RecordBatch> empty_batch_;
+  // The open file's deleted row positions, the next of them not yet passed, and the
+  // position of the file's next row.
+  std::vector<int64_t> deleted_;
+  size_t next_deleted_ = 0;
+  int64_t position_ = 0;
 };
 
 }  // namespace

@@ -9,41 +9,18 @@
 
 #include "arrow/api.h"
 #include "floe/spec/schema_ddl.h"
+#include "floe/testing/deletion_vector_bytes.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 
 namespace floe {
 namespace {
 
-std::string Le16(uint16_t v) {
-  return {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)};
-}
-std::string Le32(uint32_t v) { return Le16(v & 0xFFFF) + Le16(v >> 16); }
-std::string Be32(uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>((v >> 16) & 0xFF),
-          static_cast<char>((v >> 8) & 0xFF), static_cast<char>(v & 0xFF)};
-}
-
-// A deletion-vector blob around `bitmap` (the 64-bit Roaring portable form).
-std::string Blob(const std::string& bitmap) {
-  std::string body = std::string("\xD1\xD3\x39\x64", 4) + bitmap;
-  uint32_t crc = static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
-                                             reinterpret_cast<const Bytef*>(body.data()),
-                                             static_cast<uInt>(body.size())));
-  return Be32(static_cast<uint32_t>(body.size())) + body + Be32(crc);
-}
-
-// One bucket (high 32 bits = `high`) holding one array container (key 0) of `values`.
-std::string ArrayBitmap(uint32_t high, const std::vector<uint16_t>& values) {
-  std::string out = std::string(8, '\0');
-  out[0] = 1;  // one bucket
-  out += Le32(high);
-  out += Le32(12346) + Le32(1);  // no-run cookie, one container
-  out += Le16(0) + Le16(static_cast<uint16_t>(values.size() - 1));
-  out += Le32(0);  // offset (present without runs)
-  for (uint16_t v : values) out += Le16(v);
-  return out;
-}
+using testing::ArrayBitmap;
+using testing::Be32;
+using testing::Blob;
+using testing::Le16;
+using testing::Le32;
 
 TEST(DeletionVectorTest, DecodesArrayAndRunContainersAcrossBuckets) {
   FLOE_ASSIGN_OR_FAIL(auto positions, DecodeDeletionVector(
