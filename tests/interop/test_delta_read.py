@@ -228,14 +228,19 @@ def test_bad_logs_fail_with_the_file_named_and_no_output(tmp_path):
 # The tables of ../shared/data/delta-kernel-rs, by name (a directory, or a .tar.zst extracted
 # once), and what floe does with each: the ones deltalake cannot open are compared with nothing
 # and listed here too, so a change in what either reads fails the test.
-DECLINED_BY_FLOE = {
-    # column mapping (name and id modes): not read yet
+# Column-mapped tables (name and id modes): deltalake 1.6.6 opens them but reads every column as
+# null (observed: table-with-columnmapping-mode-name, 6 rows, all null), so it cannot judge them;
+# tests/interop/test_delta_spark.py compares floe's reading of each with delta-spark's.
+READ_WRONG_BY_DELTALAKE = {
     "cdf-column-mapping-id-mode/cdf-column-mapping-id-mode",
     "cdf-column-mapping-name-mode/cdf-column-mapping-name-mode",
     "data-skipping-basic-stats-all-types-columnmapping-id/data-skipping-basic-stats-all-types-columnmapping-id/delta",
     "data-skipping-basic-stats-all-types-columnmapping-name/data-skipping-basic-stats-all-types-columnmapping-name/delta",
     "table-with-columnmapping-mode-id/table-with-columnmapping-mode-id/delta",
     "table-with-columnmapping-mode-name/table-with-columnmapping-mode-name/delta",
+}
+
+DECLINED_BY_FLOE = {
     # the variant type (reader feature variantType-preview) and Spark's void type
     "unshredded-variant/unshredded-variant",
     "void-column",
@@ -286,6 +291,12 @@ def test_tables_real_engines_wrote(kernel_tables, tmp_path):
         rows, error = floe_scan(table, out, check=False)
         if rows is None:
             declined[name] = error.strip().splitlines()[-1]
+            continue
+        if name in READ_WRONG_BY_DELTALAKE:
+            # deltalake's rows are all null here; floe's are real (delta-spark checks them).
+            assert expected.num_rows == rows.num_rows and rows.num_rows > 0, name
+            assert all(expected.column(c).null_count == expected.num_rows for c in expected.column_names), name
+            assert any(rows.column(c).null_count < rows.num_rows for c in rows.column_names), name
             continue
         try:
             assert_same_rows(rows, expected, name)

@@ -1012,12 +1012,14 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
                          std::to_string(protocol.min_reader_version) +
                          "; floe reads versions 1 to 3");
   }
+  // Column mapping (name and id modes) is read by physical name: delta-spark's data files
+  // carry the physical names (and, in id mode, the ids too).
   auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
-  bool mapped = mode != snapshot.metadata.configuration.end() && mode->second != "none";
-  if (mapped && protocol.min_reader_version >= 2) {
-    return MakeError(ErrorKind::kNotSupported,
-                     table + " uses column mapping (delta.columnMapping.mode=" +
-                         mode->second + "), which floe does not read yet");
+  if (mode != snapshot.metadata.configuration.end() && mode->second != "none" &&
+      mode->second != "name" && mode->second != "id") {
+    return MakeError(ErrorKind::kNotSupported, table + " uses column mapping mode " +
+                                                   mode->second +
+                                                   ", which floe does not read");
   }
   if (protocol.min_reader_version == 3) {
     // Reader features floe reads exactly: those that change nothing a reader does, and

@@ -225,9 +225,13 @@ TEST_F(DeltaLogTest, FeaturesFloeDoesNotReadAreNamed) {
   Commit(4, {ProtocolLine(2, 5), MetadataLine(R"(["region","day"])",
                                               R"({"delta.columnMapping.mode":"name"})")});
   FLOE_ASSIGN_OR_FAIL(snapshot, LoadSnapshot(*io_, kRoot));
+  FLOE_ASSERT_OK(CheckReadable(snapshot));  // read by physical name
+  Commit(5,
+         {MetadataLine(R"(["region","day"])", R"({"delta.columnMapping.mode":"uuid"})")});
+  FLOE_ASSIGN_OR_FAIL(snapshot, LoadSnapshot(*io_, kRoot));
   status = CheckReadable(snapshot);
   EXPECT_EQ(KindOf(status), ErrorKind::kNotSupported);
-  EXPECT_NE(status.message().find("delta.columnMapping.mode=name"), std::string::npos);
+  EXPECT_NE(status.message().find("column mapping mode uuid"), std::string::npos);
 }
 
 TEST_F(DeltaLogTest, ScansFillPartitionColumnsFromTheLog) {

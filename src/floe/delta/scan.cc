@@ -16,17 +16,67 @@
 namespace floe::delta {
 namespace {
 
+// The file's Parquet field id of `field`, if it has one.
+std::optional<int64_t> FileFieldId(const arrow::Field& field) {
+  if (!field.metadata()) return std::nullopt;
+  auto id = field.metadata()->Get("PARQUET:field_id");
+  if (!id.ok()) return std::nullopt;
+  try {
+    return std::stoll(*id);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// Column mapping id mode, read by physical name (as delta-spark writes the files): the
+// file's field ids must agree with the table's, at every struct level, or the file is
+// refused rather than read into the wrong columns.
+arrow::Status CheckMappingIds(const parquet::arrow::SchemaField& file_field,
+                              const arrow::Field& table_field, const std::string& path) {
+  auto expected = ColumnMappingId(table_field);
+  auto actual = FileFieldId(*file_field.field);
+  if (expected && actual && *expected != *actual) {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "column " + path + " has field id " + std::to_string(*actual) +
+                         " in the file where the table's column mapping says " +
+                         std::to_string(*expected));
+  }
+  if (table_field.type()->id() == arrow::Type::STRUCT) {
+    for (const auto& child : table_field.type()->fields()) {
+      const std::string physical = PhysicalName(*child);
+      for (const auto& file_child : file_field.children) {
+        if (file_child.field->name() == physical) {
+          ARROW_RETURN_NOT_OK(
+              CheckMappingIds(file_child, *child, path + "." + child->name()));
+        }
+      }
+    }
+  }
+  return arrow::Status::OK();
+}
+
 class DeltaReader : public arrow::RecordBatchReader {
  public:
   DeltaReader(std::shared_ptr<FileIO> io, const Snapshot* snapshot,
               std::shared_ptr<arrow::Schema> schema, std::vector<bool> is_partition,
               ParquetReadOptions parquet, std::shared_ptr<DeltaScanStats> stats)
-      : io_(std::move(io)),
+      : id_mode_([&] {
+          auto mode = snapshot->metadata.configuration.find("delta.columnMapping.mode");
+          return mode != snapshot->metadata.configuration.end() && mode->second == "id";
+        }()),
+        io_(std::move(io)),
         snapshot_(snapshot),
         schema_(std::move(schema)),
         is_partition_(std::move(is_partition)),
         parquet_(std::move(parquet)),
-        stats_(std::move(stats)) {}
+        stats_(std::move(stats)) {
+    // Column mapping: the columns as the data files name them.
+    for (const auto& field : schema_->fields()) {
+      auto physical = PhysicalField(field);
+      physical_.push_back(physical->Equals(*field, /*check_metadata=*/false) ? field
+                                                                             : physical);
+    }
+  }
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
@@ -105,7 +155,7 @@ class DeltaReader : public arrow::RecordBatchReader {
     for (int i = 0; i < schema_->num_fields(); ++i) {
       if (!is_partition_[i]) continue;
       const auto& field = schema_->field(i);
-      auto value = add.partition_values.find(field->name());
+      auto value = add.partition_values.find(PhysicalName(*field));
       if (value == add.partition_values.end()) {
         return MakeError(ErrorKind::kInvalidMetadata,
                          "Delta data file " + add.path + " of table " +
@@ -123,12 +173,28 @@ class DeltaReader : public arrow::RecordBatchReader {
     std::vector<int> leaves;
     for (int i = 0; i < schema_->num_fields(); ++i) {
       if (is_partition_[i]) continue;
+      bool found = false;
       for (const auto& file_field : file_->fields()) {
-        if (MatchesField(*file_field.field, *schema_->field(i),
-                         ParquetColumnMatch::kName)) {
-          SelectLeaves(file_field, *schema_->field(i), ParquetColumnMatch::kName,
-                       &leaves);
+        if (MatchesField(*file_field.field, *physical_[i], ParquetColumnMatch::kName)) {
+          if (id_mode_) {
+            ARROW_RETURN_NOT_OK(WithFile(CheckMappingIds(file_field, *schema_->field(i),
+                                                         schema_->field(i)->name())));
+          }
+          SelectLeaves(file_field, *physical_[i], ParquetColumnMatch::kName, &leaves);
+          found = true;
           break;
+        }
+      }
+      auto id = id_mode_ ? ColumnMappingId(*schema_->field(i)) : std::nullopt;
+      for (const auto& file_field : file_->fields()) {
+        if (found || !id) break;
+        if (FileFieldId(*file_field.field) == id) {
+          return WithFile(MakeError(ErrorKind::kNotSupported,
+                                    "column " + schema_->field(i)->name() +
+                                        " (field id " + std::to_string(*id) +
+                                        ") is named " + file_field.field->name() +
+                                        " in the file, not " + physical_[i]->name() +
+                                        "; floe reads column mapping by physical name"));
         }
       }
     }
@@ -166,24 +232,34 @@ class DeltaReader : public arrow::RecordBatchReader {
         columns.push_back(std::move(column));
         continue;
       }
-      int index = batch.schema()->GetFieldIndex(field->name());
+      int index = batch.schema()->GetFieldIndex(physical_[i]->name());
       if (index < 0) {
         ARROW_ASSIGN_OR_RAISE(auto column, arrow::MakeArrayOfNull(field->type(), rows));
         columns.push_back(std::move(column));
         continue;
       }
-      auto projected = ProjectColumn(batch.column(index), *field,
+      auto projected = ProjectColumn(batch.column(index), *physical_[i],
                                      ParquetColumnMatch::kName, field->name());
       if (!projected.ok()) return WithFile(projected.status());
-      columns.push_back(std::move(*projected));
+      if (physical_[i] == field) {
+        columns.push_back(std::move(*projected));
+        continue;
+      }
+      // Physical names inside, logical names out: the same buffers under the table's
+      // type.
+      auto logical = (*projected)->View(field->type());
+      if (!logical.ok()) return WithFile(logical.status());
+      columns.push_back(std::move(*logical));
     }
     return arrow::RecordBatch::Make(schema_, rows, std::move(columns));
   }
 
+  bool id_mode_;
   std::shared_ptr<FileIO> io_;
   const Snapshot* snapshot_;
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<bool> is_partition_;
+  arrow::FieldVector physical_;  // schema_'s fields named as in the data files
   ParquetReadOptions parquet_;
   std::shared_ptr<DeltaScanStats> stats_;
   size_t next_ = 0;

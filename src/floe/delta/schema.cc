@@ -406,4 +406,62 @@ arrow::Result<std::string> SchemaToJson(const arrow::Schema& schema) {
   return root.dump(-1, ' ', false, OJson::error_handler_t::replace);
 }
 
+std::optional<int64_t> ColumnMappingId(const arrow::Field& field) {
+  if (!field.metadata()) return std::nullopt;
+  auto found = field.metadata()->Get(std::string(kFieldMetadataKey));
+  if (!found.ok()) return std::nullopt;
+  Json parsed = Json::parse(*found, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return std::nullopt;
+  auto id = parsed.find("delta.columnMapping.id");
+  if (id == parsed.end() || !id->is_number_integer()) return std::nullopt;
+  return id->get<int64_t>();
+}
+
+std::string PhysicalName(const arrow::Field& field) {
+  if (field.metadata()) {
+    auto found = field.metadata()->Get(std::string(kFieldMetadataKey));
+    if (found.ok()) {
+      Json parsed = Json::parse(*found, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_object()) {
+        auto name = parsed.find(std::string(kPhysicalNameKey));
+        if (name != parsed.end() && name->is_string() &&
+            !name->get<std::string>().empty())
+          return name->get<std::string>();
+      }
+    }
+  }
+  return field.name();
+}
+
+namespace {
+
+std::shared_ptr<arrow::DataType> PhysicalType(
+    const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector children;
+      for (const auto& child : type->fields()) children.push_back(PhysicalField(child));
+      return arrow::struct_(std::move(children));
+    }
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListType&>(*type);
+      return arrow::list(list.value_field()->WithType(PhysicalType(list.value_type())));
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      return std::make_shared<arrow::MapType>(
+          map.key_field()->WithType(PhysicalType(map.key_type())),
+          map.item_field()->WithType(PhysicalType(map.item_type())), map.keys_sorted());
+    }
+    default:
+      return type;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::Field> PhysicalField(const std::shared_ptr<arrow::Field>& field) {
+  return field->WithName(PhysicalName(*field))->WithType(PhysicalType(field->type()));
+}
+
 }  // namespace floe::delta

@@ -27,6 +27,19 @@ inline constexpr std::string_view kPhysicalNameKey = "delta.columnMapping.physic
 arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromJson(
     std::string_view schema_string);
 
+/// The name a column has in the data files and in partitionValues: its
+/// delta.columnMapping.physicalName under column mapping (name and id modes), else its
+/// name.
+std::string PhysicalName(const arrow::Field& field);
+
+/// The field's delta.columnMapping.id (column mapping), if it has one.
+std::optional<int64_t> ColumnMappingId(const arrow::Field& field);
+
+/// `field` named as in the data files: its own name and every struct child's, through
+/// lists and maps at any depth, replaced by their physical names. Without column
+/// mapping, `field` itself.
+std::shared_ptr<arrow::Field> PhysicalField(const std::shared_ptr<arrow::Field>& field);
+
 /// A partition value as the log holds it, as a scalar of `type`: null (and the empty
 /// string, which the protocol reads as null) give a null scalar. Timestamps are accepted
 /// as ISO-8601 with a zone ("2024-06-15T19:30:45.000000Z") and as Spark's legacy
