@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "arrow/buffer.h"
+#include "arrow/io/interfaces.h"
 #include "floe/util/deletion_vector_bitmap.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"

@@ -441,7 +441,7 @@ std::shared_ptr<arrow::DataType> PhysicalType(
     case arrow::Type::STRUCT: {
       arrow::FieldVector children;
       for (const auto& child : type->fields()) children.push_back(PhysicalField(child));
-      return arrow::struct_(std::move(children));
+      return arrow::struct_(children);
     }
     case arrow::Type::LIST: {
       const auto& list = static_cast<const arrow::ListType&>(*type);
