@@ -226,3 +226,39 @@ def test_names_are_shared_with_iceberg_tables_and_namespaces_guard_delta_tables(
     assert tables == ["lake.ice", "lake.events  (Delta)"]
     floe.run("drop", "lake.ice")
     assert "Delta table events" in floe.fail("namespaces", "--drop", "lake")
+
+
+def test_rename_and_drop(floe, tmp_path):
+    table_id, root = create(floe)
+    pq.write_table(rows(0, 6), tmp_path / "a.parquet")
+    floe.run("append", TABLE, tmp_path / "a.parquet")
+    floe.run("create", "lake.ice", "--schema", SCHEMA)
+    assert "already exists" in floe.fail("rename", TABLE, "lake.ice")
+    assert "already exists" in floe.fail("rename", "lake.ice", TABLE)
+    assert "does not exist" in floe.fail("rename", TABLE, "nowhere.events")
+    floe.run("rename", TABLE, "lake.renamed")
+    assert scanned_ids_of(floe, "lake.renamed") == list(range(6))
+    assert "does not exist" in floe.fail("scan", TABLE)
+
+    # A version ratified but not published when the drop comes: published first, then dropped.
+    pq.write_table(rows(100, 6), tmp_path / "killed.parquet")
+    start_paused(floe, "delta-ratified", "append", "lake.renamed", tmp_path / "killed.parquet")
+    assert published_versions(root) == [0, 1]
+    before = sorted(str(p) for p in root.rglob("*") if p.is_file())
+    assert "dropped Delta table lake.renamed" in floe.run("drop", "lake.renamed").stdout
+    assert published_versions(root) == [0, 1, 2]
+    after = sorted(str(p) for p in root.rglob("*") if p.is_file())
+    assert set(before) <= set(after) and set(after) - set(before) == {str(root / "_delta_log" / f"{2:020d}.json")}
+    db = sqlite3.connect(floe.catalog_db)
+    assert db.execute("SELECT COUNT(*) FROM floe_delta_tables").fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM floe_delta_commits").fetchone() == (0,)
+    db.close()
+    live, _ = replay(root, [root / "_delta_log" / f"{v:020d}.json" for v in range(3)])
+    assert read_ids(root, live) == list(range(6)) + list(range(100, 106))
+    floe.run("drop", "lake.ice")
+    floe.run("namespaces", "--drop", "lake")  # empty now
+
+
+def scanned_ids_of(floe, name):
+    out = floe.run("scan", name, "--format", "csv").stdout.splitlines()
+    return sorted(int(line.split(",")[0]) for line in out[1:])

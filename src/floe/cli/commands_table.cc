@@ -608,6 +608,13 @@ void RegisterDropCommand(CLI::App& app, CommandContext* context) {
   OnRun(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
+    if (delta_table) {
+      ARROW_RETURN_NOT_OK(DropDeltaTable(catalog, *delta_table));
+      std::cout << "dropped Delta table " << Printable(id.ToString())
+                << " (its files stay at " << Printable(delta_table->root) << ")\n";
+      return arrow::Status::OK();
+    }
     ARROW_RETURN_NOT_OK(catalog->DropTable(id));
     std::cout << "dropped table " << id.ToString() << "\n";
     return arrow::Status::OK();
@@ -625,6 +632,20 @@ void RegisterRenameCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto source, TableIdentifier::Parse(*from));
     ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*from));
+    if (delta_table) {
+      ARROW_RETURN_NOT_OK(RenameDeltaTable(catalog, *delta_table, target));
+      std::cout << "renamed Delta table " << source.ToString() << " to "
+                << target.ToString() << "\n";
+      return arrow::Status::OK();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto target_delta, context->FindDeltaTable(*to));
+    if (target_delta) {
+      return MakeError(
+          ErrorKind::kAlreadyExists,
+          "table " + target.ToString() +
+              " already exists in the catalog (a catalog-managed Delta table)");
+    }
     ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
     std::cout << "renamed " << source.ToString() << " to " << target.ToString() << "\n";
     return arrow::Status::OK();

@@ -35,7 +35,41 @@ arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
   ARROW_ASSIGN_OR_RAISE(auto io, MakeFileIO(found->location, {}));
   table.committer = std::make_shared<delta::CatalogCommitter>(
       std::move(io), coordinator, found->table_id, found->location);
+  table.registered = *found;
   return table;
+}
+
+arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
+                             const CatalogDeltaTable& table) {
+  arrow::Status published = table.committer->PublishBacklog();
+  if (!published.ok()) {
+    return WithContext(published, "Delta table " + table.name +
+                                      " is not dropped: its ratified commits must be "
+                                      "published first");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                        DeltaCoordinatorOf(catalog, /*create_tables=*/false));
+  return coordinator->DropTable(table.registered);
+}
+
+arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
+                               const CatalogDeltaTable& from, const TableIdentifier& to) {
+  auto iceberg = catalog->LoadTable(to);
+  if (iceberg.ok()) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "table " + to.ToString() + " already exists in catalog " +
+                         catalog->name() + " (an Iceberg table)");
+  }
+  ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(to.ns));
+  if (!namespace_exists) {
+    return MakeError(ErrorKind::kNoSuchNamespace,
+                     "namespace " + NamespaceToString(to.ns) + " does not exist");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto coordinator,
+                        DeltaCoordinatorOf(catalog, /*create_tables=*/false));
+  return coordinator->RenameTable(catalog->name(), from.registered.table_namespace,
+                                  from.registered.table_name, NamespaceToString(to.ns),
+                                  to.name);
 }
 
 arrow::Result<CatalogDeltaTable> CreateDeltaTable(

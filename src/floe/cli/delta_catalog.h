@@ -23,6 +23,7 @@ struct CatalogDeltaTable {
   std::string name;  ///< NAMESPACE.TABLE
   std::string root;  ///< Its location.
   std::shared_ptr<delta::CatalogCommitter> committer;
+  delta::RegisteredDeltaTable registered;
 };
 
 /// The Delta commit coordinator in `catalog`'s database (its tables created when
@@ -46,5 +47,16 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     const arrow::Schema& schema, const std::vector<std::string>& partition_columns,
     const std::map<std::string, std::string>& properties, const std::string& location,
     bool* created_namespace = nullptr);
+
+/// Drops the catalog-managed Delta table `table` from `catalog`: its ratified commits are
+/// published first (a failure refuses the drop), then its registration and commit rows
+/// go. Its files stay (and, catalog-managed, can no longer be read by path).
+arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
+                             const CatalogDeltaTable& table);
+
+/// Renames the catalog-managed Delta table `from` to `to`: AlreadyExists when `to` is an
+/// Iceberg or a Delta table, NoSuchNamespace when its namespace does not exist.
+arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
+                               const CatalogDeltaTable& from, const TableIdentifier& to);
 
 }  // namespace floe::cli

@@ -147,6 +147,25 @@ TEST(DeltaCoordinatorTest, RatifiesEachVersionOnceAndOnlyAfterTheOneBefore) {
             RatifyOutcome::kConflict);
   EXPECT_EQ(KindOf(table.coordinator->GetLog("no-such-table").status()),
             ErrorKind::kNoSuchTable);
+
+  // Renamed, then dropped: no version can be ratified for it any more.
+  ASSERT_TRUE(table.coordinator->RegisterTable({"floe", "db", "u", "id-u", "/u"}).ok());
+  EXPECT_EQ(KindOf(table.coordinator->RenameTable("floe", "db", "t", "db", "u")),
+            ErrorKind::kAlreadyExists);
+  EXPECT_EQ(KindOf(table.coordinator->RenameTable("floe", "db", "nope", "db", "v")),
+            ErrorKind::kNoSuchTable);
+  ASSERT_TRUE(table.coordinator->RenameTable("floe", "db", "t", "other", "t2").ok());
+  FLOE_ASSIGN_OR_FAIL(auto renamed,
+                      table.coordinator->LookupTable("floe", "other", "t2"));
+  ASSERT_TRUE(renamed.has_value());
+  EXPECT_EQ(renamed->table_id, table.table_id);
+  ASSERT_TRUE(table.coordinator->DropTable(*renamed).ok());
+  EXPECT_EQ(*table.coordinator->Ratify(table.table_id, commit(3, "g")),
+            RatifyOutcome::kConflict);
+  EXPECT_EQ(KindOf(table.coordinator->DropTable(*renamed)), ErrorKind::kNoSuchTable);
+  auto rows = *table.database->Query(
+      "SELECT COUNT(*) FROM floe_delta_commits WHERE table_id = ?", {table.table_id});
+  EXPECT_EQ(rows[0][0], "0");
 }
 
 TEST(DeltaCatalogCommitterTest, StagesRatifiesAndPublishesEveryVersion) {

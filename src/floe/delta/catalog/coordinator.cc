@@ -241,6 +241,46 @@ arrow::Result<std::optional<RegisteredDeltaTable>> SqlCommitCoordinator::LookupT
   return TableOf(rows[0]);
 }
 
+arrow::Status SqlCommitCoordinator::RenameTable(const std::string& catalog_name,
+                                                const std::string& from_namespace,
+                                                const std::string& from_name,
+                                                const std::string& to_namespace,
+                                                const std::string& to_name) {
+  auto updated = database_->Execute(
+      "UPDATE floe_delta_tables SET table_namespace = ?, table_name = ? WHERE "
+      "catalog_name = ? AND table_namespace = ? AND table_name = ?",
+      {to_namespace, to_name, catalog_name, from_namespace, from_name});
+  if (KindOf(updated.status()) == ErrorKind::kAlreadyExists) {
+    return MakeError(ErrorKind::kAlreadyExists, "table " + to_namespace + "." + to_name +
+                                                    " already exists in catalog " +
+                                                    catalog_name);
+  }
+  ARROW_RETURN_NOT_OK(updated.status());
+  if (*updated == 0) {
+    return MakeError(ErrorKind::kNoSuchTable, "catalog " + catalog_name +
+                                                  " has no Delta table " +
+                                                  from_namespace + "." + from_name);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status SqlCommitCoordinator::DropTable(const RegisteredDeltaTable& table) {
+  // The table row first: once it is gone no ratification can succeed (its insert needs
+  // the row), so the commit rows deleted next cannot gain a newcomer.
+  ARROW_ASSIGN_OR_RAISE(
+      int64_t dropped,
+      database_->Execute("DELETE FROM floe_delta_tables WHERE table_id = ?",
+                         {table.table_id}));
+  if (dropped == 0) {
+    return MakeError(ErrorKind::kNoSuchTable,
+                     "catalog " + table.catalog_name + " has no Delta table " +
+                         table.table_namespace + "." + table.table_name);
+  }
+  return database_
+      ->Execute("DELETE FROM floe_delta_commits WHERE table_id = ?", {table.table_id})
+      .status();
+}
+
 arrow::Result<std::vector<RegisteredDeltaTable>> SqlCommitCoordinator::ListTables(
     const std::string& catalog_name, const std::string& table_namespace) {
   std::vector<RegisteredDeltaTable> tables;

@@ -90,6 +90,15 @@ class SqlCommitCoordinator final : public CommitCoordinator {
   arrow::Result<std::optional<RegisteredDeltaTable>> LookupTable(
       const std::string& catalog_name, const std::string& table_namespace,
       const std::string& table_name);
+  /// Renames a table: AlreadyExists when `to` is taken, NoSuchTable when `from` is not
+  /// registered.
+  arrow::Status RenameTable(const std::string& catalog_name,
+                            const std::string& from_namespace,
+                            const std::string& from_name, const std::string& to_namespace,
+                            const std::string& to_name);
+  /// Forgets a table and its ratified commits (publish them first: an unpublished one is
+  /// lost with its row). NoSuchTable when it is not registered.
+  arrow::Status DropTable(const RegisteredDeltaTable& table);
   /// The Delta tables of one namespace, by name.
   arrow::Result<std::vector<RegisteredDeltaTable>> ListTables(
       const std::string& catalog_name, const std::string& table_namespace);
