@@ -13,7 +13,7 @@ debian_packages=(
   nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
   libpq-dev postgresql libcurl4-openssl-dev libssl-dev
   python3-venv maven default-jdk-headless
-  clang clang-format clang-tidy libclang-rt-14-dev
+  clang clang-format clang-tidy libclang-rt-14-dev strace
 )
 missing=()
 for package in "${debian_packages[@]}"; do

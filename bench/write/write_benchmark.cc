@@ -45,6 +45,7 @@ struct Options {
   int threads = 1;
   int days = 120;
   std::string distribution;  // write.distribution-mode for floe's arm; empty: unset
+  bool fsync = true;         // floe's arm: false sets the catalog's floe.io.fsync=false
   std::string out;
 };
 
@@ -173,6 +174,7 @@ arrow::Status Floe(const Options& options, int64_t* rows) {
   floe::CatalogOptions catalog_options;
   catalog_options.uri = "sqlite:///" + options.out + "/catalog.db";
   catalog_options.warehouse = options.out;
+  if (!options.fsync) catalog_options.properties["floe.io.fsync"] = "false";
   ARROW_ASSIGN_OR_RAISE(auto catalog, floe::Catalog::Open(catalog_options));
   std::shared_ptr<floe::Catalog> shared(std::move(catalog));
   ARROW_RETURN_NOT_OK(shared->CreateNamespace({"bench"}, {}));
@@ -302,6 +304,8 @@ int main(int argc, char** argv) {
       options.distribution = value;
     else if (key == "--out")
       options.out = value;
+    else if (key == "--fsync")
+      options.fsync = value != "off";
     else {
       std::cerr << "unknown option " << key << "\n";
       return 2;
@@ -312,7 +316,7 @@ int main(int argc, char** argv) {
                  "floor|floor-partitioned|floor-sorted|floe|generate|write-input "
                  "--out DIR [--rows N] "
                  "[--threads N] [--layout unpartitioned|clustered|fanout|sorted] "
-                 "[--days N] [--distribution none|hash|range]\n";
+                 "[--days N] [--distribution none|hash|range] [--fsync on|off]\n";
     return 2;
   }
   std::filesystem::create_directories(options.out);

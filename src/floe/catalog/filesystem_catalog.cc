@@ -152,12 +152,10 @@ int64_t FilesystemCatalog::VersionOf(const std::string& file_name) {
   return std::stoll(file_name.substr(1, digits - 1));
 }
 
-bool FilesystemCatalog::IsTableDirectory(const std::string& directory) {
-  std::error_code error;
-  fs::directory_iterator it(directory + "/metadata", error);
-  if (error) return false;
-  for (const auto& entry : it) {
-    std::string name = entry.path().filename().string();
+bool FilesystemCatalog::IsTableDirectory(const std::string& directory) const {
+  auto names = io_->ListNames(directory + "/metadata");
+  if (!names.ok()) return false;
+  for (const auto& name : *names) {
     if (EndsWith(name, ".metadata.json") || EndsWith(name, ".metadata.json.gz"))
       return true;
   }
@@ -169,8 +167,8 @@ arrow::Result<std::pair<int64_t, std::string>> FilesystemCatalog::CurrentVersion
   const std::string metadata = table_directory + "/metadata/";
   auto file_for = [&](int64_t version) -> std::string {
     for (const auto& name : MetadataFileNames(version)) {
-      std::error_code error;
-      if (fs::exists(metadata + name, error)) return metadata + name;
+      auto exists = io_->Exists(metadata + name);
+      if (exists.ok() && *exists) return metadata + name;
     }
     return "";
   };
@@ -184,11 +182,8 @@ arrow::Result<std::pair<int64_t, std::string>> FilesystemCatalog::CurrentVersion
   }
   if (version < 0) {  // no usable hint: the highest version present
     version = 0;
-    std::error_code error;
-    fs::directory_iterator it(metadata, error);
-    if (!error) {
-      for (const auto& entry : it)
-        version = std::max(version, VersionOf(entry.path().filename().string()));
+    if (auto names = io_->ListNames(metadata); names.ok()) {
+      for (const auto& name : *names) version = std::max(version, VersionOf(name));
     }
   }
   std::string location = file_for(version);
@@ -387,15 +382,30 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
     }
     return WithContext(renamed, "table '" + id.ToString() + "'");
   }
+  // The rename is the commit; it is durable once the metadata folder (and any folder
+  // created above it, on a create) is synced. Until then the commit is not acknowledged.
+  // A failed sync leaves a commit that is visible but may not survive a power cut: its
+  // files must stay, so the outcome is unknown rather than failed.
+  if (auto synced = SyncNewFiles(*io_, {final_location}); !synced.ok()) {
+    return MakeError(ErrorKind::kCommitStateUnknown,
+                     "table '" + id.ToString() + "': committed " + final_location +
+                         " but could not make it durable: " + synced.message());
+  }
   // The hint only speeds up loading (readers follow newer versions anyway): replace it
   // atomically, and a failure is not the commit's.
   const std::string hint_temporary =
       metadata_directory + Uuid::Random(env()).ToString() + "-version-hint.temp";
+  // As HadoopTableOperations.renameToFinal: the old hint is deleted, the new one renamed
+  // into its place (a reader in between lists the versions).
+  const std::string hint_location = metadata_directory + kVersionHint;
   auto hint = io_->WriteAll(hint_temporary, std::to_string(next));
-  std::error_code error;
-  if (hint.ok()) fs::rename(hint_temporary, metadata_directory + kVersionHint, error);
-  if (!hint.ok() || error) {
-    fs::remove(hint_temporary, error);
+  if (hint.ok()) {
+    auto deleted = io_->Delete(hint_location);
+    if (!deleted.ok() && KindOf(deleted) != ErrorKind::kNotFound) hint = deleted;
+  }
+  if (hint.ok()) hint = io_->RenameNoReplace(hint_temporary, hint_location);
+  if (!hint.ok()) {
+    DeleteBestEffort(*io_, hint_temporary, "temporary version hint", "");
     Log(LogLevel::kWarning, "committed " + final_location + " but could not update " +
                                 metadata_directory + kVersionHint);
   }

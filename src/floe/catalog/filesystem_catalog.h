@@ -70,7 +70,8 @@ class FilesystemCatalog final : public Catalog {
   /// an empty location when the directory holds no table.
   arrow::Result<std::pair<int64_t, std::string>> CurrentVersion(
       const std::string& table_directory);
-  static bool IsTableDirectory(const std::string& directory);
+  /// A directory whose metadata/ folder holds a metadata file (read through the FileIO).
+  bool IsTableDirectory(const std::string& directory) const;
 
   std::string name_;
   std::string root_;  ///< Local path of the warehouse, without a trailing slash.

@@ -69,6 +69,11 @@ class OverwriteFiles final : public SnapshotProducer {
   arrow::Result<std::vector<ManifestFile>> Apply(const TableMetadata& base,
                                                  const Snapshot* parent) override;
   void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) override;
+  std::vector<std::string> AddedFileLocations() const override {
+    std::vector<std::string> locations;
+    for (const auto& file : added_) locations.push_back(file.file_path);
+    return locations;
+  }
 
  private:
   arrow::Status Validate(const TableMetadata& base, const Snapshot* parent);

@@ -233,6 +233,9 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
       commit_uuid_ + ".avro");
   written_.push_back(snapshot->manifest_list);
   ARROW_RETURN_NOT_OK(target_.io->WriteAll(snapshot->manifest_list, list.bytes));
+  // The manifests and the list are durable before the catalog may name them (DESIGN.md,
+  // "Durability"): their bytes when they closed, their names now.
+  ARROW_RETURN_NOT_OK(SyncNewFiles(*target_.io, written_));
 
   SnapshotSummaryBuilder summary;
   summary.SetPartitionSummaryLimit(
@@ -331,6 +334,9 @@ arrow::Status RetryOnCommitFailed(
 
 arrow::Result<CommitReport> SnapshotProducer::Commit(const TableState& start) {
   const RetryPolicy policy = RetryPolicy::FromProperties(start.metadata->properties);
+  // The tasks closed (and so fsynced) the data files; their names and folders become
+  // durable here, once for every attempt.
+  ARROW_RETURN_NOT_OK(SyncNewFiles(*target_.io, AddedFileLocations()));
   TableState base = start;
   CommitReport report;
   int attempts = 0;

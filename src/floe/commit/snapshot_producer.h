@@ -98,6 +98,9 @@ class SnapshotProducer {
                                                          const Snapshot* parent) = 0;
   /// Fills the operation's part of the summary (files added, removed, custom properties).
   virtual void Summarize(const TableMetadata& base, SnapshotSummaryBuilder* summary) = 0;
+  /// The locations of the data files the new snapshot adds: made durable (their folders
+  /// synced, SyncNewFiles) once, before the first attempt.
+  virtual std::vector<std::string> AddedFileLocations() const = 0;
 
   /// Writes a manifest of `entries` to the table's metadata directory as
   /// `<commit uuid>-m<k>.avro`; its summary records this snapshot.

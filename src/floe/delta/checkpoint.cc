@@ -408,6 +408,9 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
     }
   }
   if (written.ok()) written = io->RenameNoReplace(temporary, result.location);
+  // Durable before _last_checkpoint can name it; the hint itself needs no sync (a reader
+  // without one lists the log).
+  if (written.ok()) written = SyncNewFiles(*io, {result.location});
   if (!written.ok()) {
     DeleteBestEffort(*io, temporary, "temporary checkpoint", "after a failed write");
     if (KindOf(written) != ErrorKind::kAlreadyExists) return WithContext(written, where);

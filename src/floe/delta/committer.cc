@@ -72,9 +72,20 @@ arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::stri
     return written;
   }
   arrow::Status renamed = io.RenameNoReplace(temporary, target);
-  if (!renamed.ok())
+  if (!renamed.ok()) {
     DeleteBestEffort(io, temporary, "temporary commit file", "after a failed commit");
-  return renamed;
+    return renamed;
+  }
+  return SyncPut(io, target);
+}
+
+arrow::Status SyncPut(FileIO& io, const std::string& target) {
+  arrow::Status synced = SyncNewFiles(io, {target});
+  if (synced.ok()) return synced;
+  // The file is in place and visible, but may not survive a power cut.
+  return MakeError(
+      ErrorKind::kCommitStateUnknown,
+      "wrote " + target + " but could not make it durable: " + synced.message());
 }
 
 FilesystemCommitter::FilesystemCommitter(std::shared_ptr<FileIO> io, Env* env)
@@ -88,12 +99,14 @@ arrow::Result<CommitResponse> FilesystemCommitter::Commit(
   arrow::Status put = PutIfAbsent(*io_, target, actions, env_);
   if (put.ok()) return Committed{target};
   if (KindOf(put) == ErrorKind::kAlreadyExists) return Conflict{metadata.version()};
+  if (KindOf(put) == ErrorKind::kCommitStateUnknown) return put;  // landed, not durable
   // The rename failed, or said it did: what is at the name now decides. Our own bytes
   // (every commit holds a fresh txnId) mean it landed; another writer's mean a conflict.
   auto landed = io_->ReadAll(target);
   if (landed.ok()) {
-    if (*landed == actions) return Committed{target};
-    return Conflict{metadata.version()};
+    if (*landed != actions) return Conflict{metadata.version()};
+    ARROW_RETURN_NOT_OK(SyncPut(*io_, target));
+    return Committed{target};
   }
   if (KindOf(landed.status()) == ErrorKind::kNotFound) {
     return WithContext(put, "committing " + target);

@@ -132,9 +132,12 @@ class FilesystemCommitter : public Committer {
 };
 
 /// Writes `text` as `target` only if no file is there: a temporary file beside it,
-/// renamed without replacing. AlreadyExists when another writer has the name; the
-/// temporary file is deleted on every failure.
+/// renamed without replacing, then made durable (SyncPut). AlreadyExists when another
+/// writer has the name; the temporary file is deleted on every failure.
 arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text,
                           Env* env);
+/// Makes the file just put at `target` durable (SyncNewFiles). A failure is
+/// CommitStateUnknown: the file is visible but may not survive a power cut.
+arrow::Status SyncPut(FileIO& io, const std::string& target);
 
 }  // namespace floe::delta

@@ -545,11 +545,16 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                              !read.metadata.partition_columns.empty(),
                                              where, options, &result));
   std::string adds;
+  std::vector<std::string> written;
   for (auto& task : tasks) {
     ARROW_ASSIGN_OR_RAISE(std::string message, task->Finish());
     ARROW_ASSIGN_OR_RAISE(TaskCommit decoded, DecodeTaskCommit(message));
     adds += decoded.files;
+    written.insert(written.end(), decoded.locations.begin(), decoded.locations.end());
   }
+  // The tasks closed (fsynced) their files; their names are durable before any log entry
+  // names them (DESIGN.md, "Durability").
+  ARROW_RETURN_NOT_OK(SyncNewFiles(*io, written));
   auto acknowledge = [&tasks] {
     for (auto& task : tasks) task->Acknowledge();
   };

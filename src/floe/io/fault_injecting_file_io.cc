@@ -51,6 +51,8 @@ std::string_view FileOperationName(FileOperation operation) {
       return "rename";
     case FileOperation::kDelete:
       return "delete";
+    case FileOperation::kSync:
+      return "sync";
   }
   return "?";
 }
@@ -125,6 +127,11 @@ arrow::Status FaultInjectingFileIO::RenameNoReplace(const std::string& from,
                                                     const std::string& to) {
   ARROW_RETURN_NOT_OK(Check(FileOperation::kRename, from));
   return inner_->RenameNoReplace(from, to);
+}
+
+arrow::Status FaultInjectingFileIO::SyncFolder(const std::string& folder) {
+  ARROW_RETURN_NOT_OK(Check(FileOperation::kSync, folder));
+  return inner_->SyncFolder(folder);
 }
 
 }  // namespace floe

@@ -13,13 +13,13 @@
 
 namespace floe {
 
-enum class FileOperation { kCreate = 0, kWrite, kClose, kRename, kDelete };
-inline constexpr int kFileOperationKinds = 5;
+enum class FileOperation { kCreate = 0, kWrite, kClose, kRename, kDelete, kSync };
+inline constexpr int kFileOperationKinds = 6;
 std::string_view FileOperationName(FileOperation operation);
 
 /// Wraps another FileIO; counts every create (OpenOutput), write and close of an output
-/// stream, rename and delete, and fails the one chosen with an IOError whose message
-/// starts with "injected fault". Thread-safe.
+/// stream, rename, delete and folder sync, and fails the one chosen with an IOError whose
+/// message starts with "injected fault". Thread-safe.
 class FaultInjectingFileIO final : public FileIO {
  public:
   explicit FaultInjectingFileIO(std::shared_ptr<FileIO> inner);
@@ -45,6 +45,7 @@ class FaultInjectingFileIO final : public FileIO {
   arrow::Status DeleteWithin(const std::string& root,
                              const std::string& location) override;
   arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override;
+  arrow::Status SyncFolder(const std::string& folder) override;
 
   /// Counts one operation and returns the injected error if it is the chosen one.
   arrow::Status Check(FileOperation kind, const std::string& location);

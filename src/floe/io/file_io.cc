@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <set>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "arrow/buffer.h"
 #include "arrow/filesystem/localfs.h"
 #include "arrow/filesystem/mockfs.h"
+#include "arrow/io/file.h"
 #include "arrow/io/memory.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
@@ -138,13 +140,25 @@ arrow::Status DeleteLocalWithin(const std::string& root, const std::string& path
 
 // An output stream whose failures name the file and keep the cause's errno: Arrow's own
 // say only "Error writing bytes to file".
+// With `sync_fd` (the stream's descriptor, or -1), Close fsyncs the file first, so a
+// closed stream's bytes are durable.
 class LocatedOutputStream final : public arrow::io::OutputStream {
  public:
   LocatedOutputStream(std::shared_ptr<arrow::io::OutputStream> inner,
-                      std::string location)
-      : inner_(std::move(inner)), location_(std::move(location)) {}
+                      std::string location, int sync_fd = -1)
+      : inner_(std::move(inner)), location_(std::move(location)), sync_fd_(sync_fd) {}
 
-  arrow::Status Close() override { return Located(inner_->Close(), "closing "); }
+  arrow::Status Close() override {
+    if (sync_fd_ >= 0 && !inner_->closed()) {
+      ARROW_RETURN_NOT_OK(Located(inner_->Flush(), "writing "));
+      if (::fsync(sync_fd_) != 0) {
+        const int error = errno;
+        (void)inner_->Close();
+        return arrow::Status::IOError("syncing ", location_, ": ", std::strerror(error));
+      }
+    }
+    return Located(inner_->Close(), "closing ");
+  }
   bool closed() const override { return inner_->closed(); }
   arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
   arrow::Status Write(const void* data, int64_t nbytes) override {
@@ -165,12 +179,14 @@ class LocatedOutputStream final : public arrow::io::OutputStream {
 
   std::shared_ptr<arrow::io::OutputStream> inner_;
   std::string location_;
+  int sync_fd_;
 };
 
 class ArrowFileIO final : public FileIO {
  public:
-  ArrowFileIO()
-      : local_(std::make_shared<arrow::fs::LocalFileSystem>()),
+  explicit ArrowFileIO(ArrowFileIOOptions options)
+      : options_(options),
+        local_(std::make_shared<arrow::fs::LocalFileSystem>()),
         memory_(std::make_shared<arrow::fs::internal::MockFileSystem>(
             std::chrono::system_clock::now())) {}
 
@@ -190,10 +206,42 @@ class ArrowFileIO final : public FileIO {
       FLOE_RETURN_NOT_OK_CONTEXT(target.fs->CreateDir(parent, /*recursive=*/true),
                                  "creating directory for " + location);
     }
+    if (!target.memory) {
+      // Arrow's own local file stream, whose descriptor Close fsyncs.
+      auto file = arrow::io::FileOutputStream::Open(target.path);
+      if (!file.ok()) return WithContext(file.status(), "creating " + location);
+      const int fd = options_.fsync ? (*file)->file_descriptor() : -1;
+      return std::shared_ptr<arrow::io::OutputStream>(
+          std::make_shared<LocatedOutputStream>(std::move(*file), location, fd));
+    }
     auto stream = target.fs->OpenOutputStream(target.path);
     if (!stream.ok()) return WithContext(stream.status(), "creating " + location);
     return std::shared_ptr<arrow::io::OutputStream>(
         std::make_shared<LocatedOutputStream>(std::move(*stream), location));
+  }
+
+  arrow::Status SyncFolder(const std::string& folder) override {
+    ARROW_ASSIGN_OR_RAISE(auto target, Resolve(folder));
+    if (target.memory || !options_.fsync) return arrow::Status::OK();
+    const std::string path = target.path.empty() ? "/" : target.path;
+    Descriptor directory(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (directory.get() < 0) {
+      // A folder that is not there holds nothing to make durable (a commit of files
+      // written elsewhere, or by hand, names them without floe having made them).
+      if (errno == ENOENT) return arrow::Status::OK();
+      // A folder above the table this user may pass through but not open (a home
+      // directory of mode 711): floe created nothing there.
+      if (errno == EACCES || errno == EPERM) return arrow::Status::OK();
+      return arrow::Status::IOError("syncing folder ", folder, ": ",
+                                    std::strerror(errno));
+    }
+    // A file system that cannot sync directories (EINVAL) makes renames durable its own
+    // way, or not at all; either way there is nothing more to ask of it.
+    if (::fsync(directory.get()) != 0 && errno != EINVAL) {
+      return arrow::Status::IOError("syncing folder ", folder, ": ",
+                                    std::strerror(errno));
+    }
+    return arrow::Status::OK();
   }
 
   arrow::Status Delete(const std::string& location) override {
@@ -340,6 +388,7 @@ class ArrowFileIO final : public FileIO {
     return WithContext(status, location);
   }
 
+  ArrowFileIOOptions options_;
   std::shared_ptr<arrow::fs::LocalFileSystem> local_;
   std::shared_ptr<arrow::fs::internal::MockFileSystem> memory_;
 };
@@ -388,8 +437,60 @@ arrow::Status FileIO::WriteAll(const std::string& location, std::string_view byt
   return stream->Close();
 }
 
-arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO() {
-  return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>());
+arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO(ArrowFileIOOptions options) {
+  return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>(options));
+}
+
+arrow::Status FileIO::SyncFolder(const std::string&) { return arrow::Status::OK(); }
+
+namespace {
+
+// Where the path of `location` starts: after `scheme://authority`, after `scheme:`, or
+// at 0 for a plain path.
+size_t PathStart(const std::string& location) {
+  const size_t colon = location.find(':');
+  const size_t slash = location.find('/');
+  if (colon == std::string::npos || slash < colon) return 0;
+  if (location.compare(colon, 3, "://") == 0) {
+    const size_t path = location.find('/', colon + 3);
+    return path == std::string::npos ? location.size() : path;
+  }
+  return colon + 1;
+}
+
+}  // namespace
+
+arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations) {
+  // Deepest folders first, each once: a folder's entry in its parent is made durable
+  // after the folder's own entries, and a folder above several files is synced once.
+  std::set<std::string, std::greater<>> folders;
+  for (const auto& location : locations) {
+    const size_t start = PathStart(location);
+    size_t slash = location.rfind('/');
+    while (slash != std::string::npos && slash >= start && start < location.size()) {
+      const std::string folder =
+          slash == start ? location.substr(0, start + 1) : location.substr(0, slash);
+      if (!folders.insert(folder).second && slash != start) {
+        // Its ancestors are in already.
+        break;
+      }
+      if (slash == start) break;
+      slash = location.rfind('/', slash - 1);
+    }
+  }
+  std::vector<std::string> ordered(folders.begin(), folders.end());
+  std::stable_sort(
+      ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
+        auto depth = [](const std::string& folder) {
+          return std::count(folder.begin() + PathStart(folder), folder.end(), '/') +
+                 (folder.back() == '/' ? 0 : 1);
+        };
+        return depth(a) > depth(b);
+      });
+  for (const auto& folder : ordered) {
+    ARROW_RETURN_NOT_OK(WithContext(io.SyncFolder(folder), "making new files durable"));
+  }
+  return arrow::Status::OK();
 }
 
 namespace {
@@ -433,8 +534,18 @@ FileIORegistry& Registry() {
   static auto* registry = [] {
     auto* made = new FileIORegistry();  // never destroyed: used until the process ends
     FileIOFactory arrow = [](std::string_view,
-                             const std::map<std::string, std::string>&) {
-      return MakeArrowFileIO();
+                             const std::map<std::string, std::string>& properties)
+        -> arrow::Result<std::shared_ptr<FileIO>> {
+      ArrowFileIOOptions options;
+      auto fsync = properties.find(std::string(kFsyncProperty));
+      if (fsync != properties.end()) {
+        if (fsync->second != "true" && fsync->second != "false") {
+          return MakeError(ErrorKind::kInvalidInput,
+                           std::string(kFsyncProperty) + " must be true or false");
+        }
+        options.fsync = fsync->second == "true";
+      }
+      return MakeArrowFileIO(options);
     };
     made->factories["file"] = arrow;
     made->factories["memory"] = arrow;

@@ -37,7 +37,10 @@ class FileIO {
   virtual arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& location) = 0;
   /// Creates a file for writing, replacing any file at the location; parent directories
-  /// are created as needed.
+  /// are created as needed. A successful Close of the stream means its bytes are durable
+  /// (on local disk, the file was fsynced before it was closed; see DESIGN.md,
+  /// "Durability"); the file's name and any directory created for it are not, until
+  /// SyncFolder of each folder that gained an entry (SyncNewFiles).
   virtual arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& location) = 0;
   /// Deletes a file. Deleting a missing file gives NotFound.
@@ -67,6 +70,13 @@ class FileIO {
   /// storage allows it; NotSupported where it cannot be made atomic (object stores).
   virtual arrow::Status RenameNoReplace(const std::string& from,
                                         const std::string& to) = 0;
+  /// Makes the names in the directory `folder` durable: files and directories created
+  /// in it, renamed into or out of it, or deleted from it since it was last synced
+  /// survive a power cut (fsync of the directory on local disk). A missing folder holds
+  /// nothing to make durable: OK. The default does
+  /// nothing: storage where a completed write or rename is durable (object stores,
+  /// memory) needs nothing more.
+  virtual arrow::Status SyncFolder(const std::string& folder);
 
   /// The most ReadAll reads by default: metadata files, manifests and manifest lists are
   /// read whole, and one claiming more than this is refused before any of it is read (a
@@ -84,10 +94,29 @@ class FileIO {
   FileIO() = default;
 };
 
+/// How MakeArrowFileIO's FileIO treats local disk.
+struct ArrowFileIOOptions {
+  /// Fsync every file before its stream closes, and directories in SyncFolder. Off only
+  /// for benchmarks and scratch tables (catalog property `floe.io.fsync=false`): a power
+  /// cut can then lose committed snapshots.
+  bool fsync = true;
+};
+
 /// FileIO over Arrow's file systems: local paths and file:// URIs today (the scheme
 /// decides). `memory://` locations go to one in-memory file system shared by the FileIO
 /// (for tests).
-arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO();
+arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO(ArrowFileIOOptions options = {});
+
+/// The catalog property that turns fsync off (ArrowFileIOOptions::fsync): "true" (the
+/// default) or "false"; any other value is InvalidInput naming the property.
+inline constexpr std::string_view kFsyncProperty = "floe.io.fsync";
+
+/// Makes durable the names of the files just written at `locations` (each file's bytes
+/// are durable once its stream closed): SyncFolder of each file's folder and of every
+/// folder above it, each once, so a directory created for a file survives too. What a
+/// commit calls for every file its new snapshot or log entry names for the first time,
+/// before the pointer swap that publishes them.
+arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations);
 
 /// Cleanup that must not fail the operation it follows: deletes `location`. A file
 /// already gone is fine; any other failure is logged as a warning, "could not delete

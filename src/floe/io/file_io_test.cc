@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/testing/forwarding_file_io.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 
@@ -179,6 +180,61 @@ TEST(FileIOTest, BestEffortDeletesStayWithinWhatTheyOwn) {
   EXPECT_TRUE(fs::exists(outside));
   EXPECT_TRUE(DeleteWithinBestEffort(*io, root, inside, "orphan file"));
   EXPECT_FALSE(fs::exists(inside));
+}
+
+// Records the folders synced.
+class SyncRecorder final : public testing::ForwardingFileIO {
+ public:
+  using ForwardingFileIO::ForwardingFileIO;
+  arrow::Status SyncFolder(const std::string& folder) override {
+    synced.push_back(folder);
+    return ForwardingFileIO::SyncFolder(folder);
+  }
+  std::vector<std::string> synced;
+};
+
+TEST(FileIOTest, NewFilesSyncEveryFolderAboveThemOnceDeepestFirst) {
+  auto recorder = std::make_shared<SyncRecorder>(*MakeArrowFileIO());
+  ASSERT_TRUE(
+      SyncNewFiles(*recorder, {"/w/t/data/p=1/a.parquet", "/w/t/data/p=1/b.parquet",
+                               "/w/t/data/p=2/c.parquet", "/w/t/metadata/m.avro"})
+          .ok());
+  // Folders that do not exist hold nothing to make durable: OK.
+  std::vector<std::string> expected = {
+      "/w/t/data/p=2", "/w/t/data/p=1", "/w/t/metadata", "/w/t/data", "/w/t", "/w", "/"};
+  EXPECT_EQ(recorder->synced, expected);
+
+  recorder->synced.clear();
+  ASSERT_TRUE(SyncNewFiles(*recorder, {"file:///w/t/a", "memory://bucket/k/b"}).ok());
+  expected = {"file:///w/t", "memory://bucket/k", "file:///w", "memory://bucket/",
+              "file:///"};
+  EXPECT_EQ(recorder->synced, expected);
+}
+
+TEST(FileIOTest, ClosedFilesAndSyncedFoldersAreFsynced) {
+  // What can be seen without pulling the plug: a stream closes, a folder syncs, a
+  // missing folder is fine, and a file in place of a folder is an error naming it.
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string file = directory.Child("a/b/c.txt");
+  ASSERT_TRUE(io->WriteAll(file, "hello").ok());
+  EXPECT_EQ(*io->ReadAll(file), "hello");
+  EXPECT_TRUE(SyncNewFiles(*io, {file}).ok());
+  EXPECT_TRUE(io->SyncFolder(directory.Child("missing")).ok());
+  auto status = io->SyncFolder(file);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(file), std::string::npos) << status.ToString();
+}
+
+TEST(FileIOTest, FsyncIsACatalogPropertyThatMustBeABoolean) {
+  testing::TempDirectory directory;
+  auto off = MakeFileIO(directory.path().string(), {{"floe.io.fsync", "false"}});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_TRUE((*off)->WriteAll(directory.Child("x"), "1").ok());
+  auto bad = MakeFileIO(directory.path().string(), {{"floe.io.fsync", "sometimes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(KindOf(bad.status()), ErrorKind::kInvalidInput);
+  EXPECT_NE(bad.status().message().find("floe.io.fsync"), std::string::npos);
 }
 
 }  // namespace

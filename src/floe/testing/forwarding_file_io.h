@@ -45,6 +45,9 @@ class ForwardingFileIO : public FileIO {
   arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
     return inner_->RenameNoReplace(from, to);
   }
+  arrow::Status SyncFolder(const std::string& folder) override {
+    return inner_->SyncFolder(folder);
+  }
 
  protected:
   FileIO& inner() { return *inner_; }

@@ -86,8 +86,13 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
   // Stage. The name is this attempt's own (a fresh UUID), so "exists" cannot be another
   // writer's: it is an error like any other.
   const std::string& staged = metadata.staged_path();
-  FLOE_RETURN_NOT_OK_CONTEXT(PutIfAbsent(*io_, staged, actions, env_),
-                             "staging " + where);
+  arrow::Status put = PutIfAbsent(*io_, staged, actions, env_);
+  if (KindOf(put) == ErrorKind::kCommitStateUnknown) {
+    // Nothing names a staged file before ratification: not durable is plain failure.
+    DeleteBestEffort(*io_, staged, "staged commit", "after a failed sync");
+    return arrow::Status::IOError("staging ", where, ": ", put.message());
+  }
+  FLOE_RETURN_NOT_OK_CONTEXT(put, "staging " + where);
   TestPausePoint("delta-staged");
   RatifiedCommit commit;
   commit.version = metadata.version();
@@ -142,6 +147,8 @@ arrow::Status CatalogCommitter::Publish(const std::vector<CatalogCommit>& commit
                              std::to_string(commit.version) + " (" +
                              commit.staged_location + ")");
       }
+      // Its publisher may have stopped before making it durable.
+      ARROW_RETURN_NOT_OK(SyncPut(*io_, commit.published_location));
       continue;
     }
     ARROW_RETURN_NOT_OK(WithContext(put, "publishing version " +

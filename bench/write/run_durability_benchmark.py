@@ -1,0 +1,85 @@
+"""What durability costs (issue: storage and durability): floe's append with and without its fsyncs.
+
+Every file floe writes on local disk is fsynced before its stream closes (in the write task,
+in parallel with the other tasks), and at commit each folder that gained a name is synced
+once, before the catalog's pointer moves (DESIGN.md, "Durability"). The catalog property
+`floe.io.fsync=false` turns both off. This runs floe's append arm of the write benchmark
+(bench/write/write_benchmark.cc, release build) with 1 thread, unpartitioned and fanout
+(bucket(16, l_orderkey), day(l_shipdate): one file per partition, so the most files and
+folders per row), alternating on and off, and reports the median wall time of each, their
+ratio, and the files and folders the append made, from the table left behind.
+
+    .venv/bin/python bench/write/run_durability_benchmark.py --rows 2000000 --repeat 3
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BENCH = ROOT / "build/release/bench/floe_write_benchmark"
+
+
+def run(layout, fsync, rows, days, work):
+    out = work / f"{layout}-{fsync}"
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.monotonic()
+    subprocess.run([str(BENCH), "--arm", "floe", "--layout", layout, "--threads", "1",
+                    "--rows", str(rows), "--days", str(days), "--fsync", fsync,
+                    "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    seconds = time.monotonic() - started
+    files = sum(len(names) for _, _, names in os.walk(out))
+    folders = sum(len(dirs) for _, dirs, _ in os.walk(out))
+    shutil.rmtree(out, ignore_errors=True)
+    return seconds, files, folders
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--days", type=int, default=120)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", default=None, help="a folder on the disk to measure")
+    args = parser.parse_args()
+    if not BENCH.exists():
+        sys.exit(f"{BENCH} is missing: make build-release")
+    work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="floe-durability-", dir=ROOT / "build"))
+    work.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for layout in ("unpartitioned", "fanout"):
+        times = {"on": [], "off": []}
+        shape = None
+        for _ in range(args.repeat):
+            for fsync in ("on", "off"):  # alternated, so drift hits both alike
+                seconds, files, folders = run(layout, fsync, args.rows, args.days, work)
+                times[fsync].append(seconds)
+                shape = (files, folders)
+        on, off = statistics.median(times["on"]), statistics.median(times["off"])
+        results[layout] = {"on_s": on, "off_s": off, "ratio": on / off,
+                           "files": shape[0], "folders": shape[1], "runs": times}
+        print(f"{layout:14} fsync on {on:7.2f} s   off {off:7.2f} s   on/off {on / off:5.3f}   "
+              f"({shape[0]} files, {shape[1]} folders)", flush=True)
+    out = ROOT / "bench/results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "durability.json").write_text(json.dumps(
+        {"rows": args.rows, "days": args.days, "repeat": args.repeat, "results": results}, indent=2) + "\n")
+    lines = ["# Durability: floe's append with and without fsync", "",
+             f"`{' '.join(['.venv/bin/python', 'bench/write/run_durability_benchmark.py', '--rows', str(args.rows), '--repeat', str(args.repeat)])}`"
+             f" (release build, 1 thread, {args.rows} lineitem rows, median of {args.repeat} alternated runs).", "",
+             "| layout | files | folders | fsync on (s) | fsync off (s) | on / off |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for layout, r in results.items():
+        lines.append(f"| {layout} | {r['files']} | {r['folders']} | {r['on_s']:.2f} | {r['off_s']:.2f} | {r['ratio']:.3f} |")
+    (out / "durability.md").write_text("\n".join(lines) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
