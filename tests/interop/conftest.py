@@ -3,9 +3,11 @@ pyiceberg's SqlCatalog on the same catalog file."""
 
 import os
 import pathlib
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -44,6 +46,27 @@ class Floe:
                 (namespace, name),
             ).fetchone()
         return row[0] if row else None
+
+
+def kill_at(floe, point, *args):
+    """Runs floe paused at `point` and SIGKILLs it there. Returns its stderr so far."""
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT=point, FLOE_TEST_PAUSE_MS="120000")
+    process = subprocess.Popen([FLOE, *map(str, args), "--warehouse", str(floe.warehouse)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    lines = []
+    deadline = time.monotonic() + 300
+    for line in process.stderr:
+        lines.append(line)
+        if f"paused at {point}" in line:
+            break
+        assert time.monotonic() < deadline
+    else:
+        process.wait()
+        pytest.fail(f"floe never reached pause point {point} (exit {process.returncode}):\n{''.join(lines)}")
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    return "".join(lines)
 
 
 @pytest.fixture

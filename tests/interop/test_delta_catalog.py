@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FLOE
+from conftest import FLOE, kill_at
 
 TABLE = "lake.events"
 SCHEMA = "id long, part string"
@@ -136,25 +136,6 @@ def test_eight_processes_append_25_times_each_through_the_coordinator(floe, tmp_
     assert "catalog-managed" in floe.fail("scan", str(root))
 
 
-def start_paused(floe, point, *args):
-    env = dict(os.environ, FLOE_TEST_PAUSE_AT=point, FLOE_TEST_PAUSE_MS="120000")
-    process = subprocess.Popen([FLOE, *map(str, args), "--warehouse", str(floe.warehouse)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 300
-    lines = []
-    for line in process.stderr:
-        lines.append(line)
-        if f"paused at {point}" in line:
-            break
-        assert time.monotonic() < deadline
-    else:
-        process.wait()
-        pytest.fail(f"floe never reached {point} (exit {process.returncode}):\n{''.join(lines)}")
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
-    assert process.returncode == -signal.SIGKILL
-
-
 def scanned_ids(floe):
     out = floe.run("scan", TABLE, "--format", "csv").stdout.splitlines()
     return sorted(int(line.split(",")[0]) for line in out[1:])
@@ -165,7 +146,7 @@ def test_a_process_killed_between_stage_and_ratify_commits_nothing(floe, tmp_pat
     pq.write_table(rows(0, 6), tmp_path / "a.parquet")
     floe.run("append", TABLE, tmp_path / "a.parquet")
     pq.write_table(rows(100, 6), tmp_path / "killed.parquet")
-    start_paused(floe, "delta-staged", "append", TABLE, tmp_path / "killed.parquet")
+    kill_at(floe, "delta-staged", "append", TABLE, tmp_path / "killed.parquet")
 
     staged = root / "_delta_log" / "_staged_commits"
     commits, published = coordinator_rows(floe, table_id)
@@ -193,7 +174,7 @@ def test_a_process_killed_between_ratify_and_publish_is_committed_and_published_
     pq.write_table(rows(0, 6), tmp_path / "a.parquet")
     floe.run("append", TABLE, tmp_path / "a.parquet")
     pq.write_table(rows(100, 6), tmp_path / "killed.parquet")
-    start_paused(floe, "delta-ratified", "append", TABLE, tmp_path / "killed.parquet")
+    kill_at(floe, "delta-ratified", "append", TABLE, tmp_path / "killed.parquet")
 
     commits, published = coordinator_rows(floe, table_id)
     assert [v for v, _ in commits] == [1, 2] and published == 1
@@ -242,7 +223,7 @@ def test_rename_and_drop(floe, tmp_path):
 
     # A version ratified but not published when the drop comes: published first, then dropped.
     pq.write_table(rows(100, 6), tmp_path / "killed.parquet")
-    start_paused(floe, "delta-ratified", "append", "lake.renamed", tmp_path / "killed.parquet")
+    kill_at(floe, "delta-ratified", "append", "lake.renamed", tmp_path / "killed.parquet")
     assert published_versions(root) == [0, 1]
     before = sorted(str(p) for p in root.rglob("*") if p.is_file())
     assert "dropped Delta table lake.renamed" in floe.run("drop", "lake.renamed").stdout

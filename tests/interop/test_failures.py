@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FLOE, files_under
+from conftest import FLOE, files_under, kill_at
 from arrow_compare import differences, sorted_by
 
 TABLE = "ops.events"
@@ -40,27 +40,6 @@ def floe_rows(floe, tmp_path):
     out = tmp_path / f"scan-{time.monotonic_ns()}.parquet"
     floe.run("scan", TABLE, "--format", "parquet", "--output", out)
     return pq.read_table(out)
-
-
-def kill_at(floe, point, *args):
-    """Runs floe paused at `point` and SIGKILLs it there. Returns its stderr so far."""
-    env = dict(os.environ, FLOE_TEST_PAUSE_AT=point, FLOE_TEST_PAUSE_MS="120000")
-    process = subprocess.Popen([FLOE, *map(str, args), "--warehouse", str(floe.warehouse)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    lines = []
-    deadline = time.monotonic() + 300
-    for line in process.stderr:
-        lines.append(line)
-        if f"paused at {point}" in line:
-            break
-        assert time.monotonic() < deadline
-    else:
-        process.wait()
-        pytest.fail(f"floe never reached pause point {point} (exit {process.returncode}):\n{''.join(lines)}")
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
-    assert process.returncode == -signal.SIGKILL
-    return "".join(lines)
 
 
 def age(paths, seconds):

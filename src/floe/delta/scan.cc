@@ -13,22 +13,11 @@
 #include "floe/delta/schema.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/field_id.h"
 #include "parquet/metadata.h"
 
 namespace floe::delta {
 namespace {
-
-// The file's Parquet field id of `field`, if it has one.
-std::optional<int64_t> FileFieldId(const arrow::Field& field) {
-  if (!field.metadata()) return std::nullopt;
-  auto id = field.metadata()->Get("PARQUET:field_id");
-  if (!id.ok()) return std::nullopt;
-  try {
-    return std::stoll(*id);
-  } catch (...) {
-    return std::nullopt;
-  }
-}
 
 // Column mapping id mode, read by physical name (as delta-spark writes the files): the
 // file's field ids must agree with the table's, at every struct level, or the file is
@@ -36,10 +25,10 @@ std::optional<int64_t> FileFieldId(const arrow::Field& field) {
 arrow::Status CheckMappingIds(const parquet::arrow::SchemaField& file_field,
                               const arrow::Field& table_field, const std::string& path) {
   auto expected = ColumnMappingId(table_field);
-  auto actual = FileFieldId(*file_field.field);
-  if (expected && actual && *expected != *actual) {
+  const int actual = ArrowFieldId(*file_field.field);  // -1: none
+  if (expected && actual >= 0 && *expected != actual) {
     return MakeError(ErrorKind::kInvalidMetadata,
-                     "column " + path + " has field id " + std::to_string(*actual) +
+                     "column " + path + " has field id " + std::to_string(actual) +
                          " in the file where the table's column mapping says " +
                          std::to_string(*expected));
   }
@@ -190,7 +179,7 @@ class DeltaReader : public arrow::RecordBatchReader {
       auto id = id_mode_ ? ColumnMappingId(*schema_->field(i)) : std::nullopt;
       for (const auto& file_field : file_->fields()) {
         if (found || !id) break;
-        if (FileFieldId(*file_field.field) == id) {
+        if (ArrowFieldId(*file_field.field) == *id) {
           return WithFile(MakeError(ErrorKind::kNotSupported,
                                     "column " + schema_->field(i)->name() +
                                         " (field id " + std::to_string(*id) +
