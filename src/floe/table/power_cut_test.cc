@@ -160,7 +160,8 @@ class PowerCut {
   // filesystem catalog, whose every commit is on the disk. (It makes namespaces as real
   // directories, so its warehouse is a real one, whose tables are on the simulated
   // disk at the same paths.)
-  std::shared_ptr<Catalog> Boot(std::shared_ptr<FileIO> io, const std::string& path) {
+  std::shared_ptr<Catalog> Boot(const std::shared_ptr<FileIO>& io,
+                                const std::string& path) {
     CatalogOptions options;
     options.warehouse = "/disk/warehouse";
     options.name = "test";

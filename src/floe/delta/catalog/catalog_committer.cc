@@ -92,7 +92,7 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
     DeleteBestEffort(*io_, staged, "staged commit", "after a failed sync");
     return arrow::Status::IOError("staging ", where, ": ", put.message());
   }
-  FLOE_RETURN_NOT_OK_CONTEXT(put, "staging " + where);
+  if (!put.ok()) return WithContext(put, "staging " + where);
   TestPausePoint("delta-staged");
   RatifiedCommit commit;
   commit.version = metadata.version();
