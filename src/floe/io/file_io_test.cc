@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -182,15 +184,21 @@ TEST(FileIOTest, BestEffortDeletesStayWithinWhatTheyOwn) {
   EXPECT_FALSE(fs::exists(inside));
 }
 
-// Records the folders synced.
+// Records the folders synced (from any thread); fails the one named `refuse`.
 class SyncRecorder final : public testing::ForwardingFileIO {
  public:
   using ForwardingFileIO::ForwardingFileIO;
   arrow::Status SyncFolder(const std::string& folder) override {
-    synced.push_back(folder);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      synced.push_back(folder);
+    }
+    if (folder == refuse) return arrow::Status::IOError("cannot sync ", folder);
     return ForwardingFileIO::SyncFolder(folder);
   }
+  std::mutex mutex;
   std::vector<std::string> synced;
+  std::string refuse;
 };
 
 TEST(FileIOTest, NewFilesSyncEveryFolderAboveThemOnceDeepestFirst) {
@@ -209,6 +217,26 @@ TEST(FileIOTest, NewFilesSyncEveryFolderAboveThemOnceDeepestFirst) {
   expected = {"file:///w/t", "memory://bucket/k", "file:///w", "memory://bucket/",
               "file:///"};
   EXPECT_EQ(recorder->synced, expected);
+}
+
+TEST(FileIOTest, ManyFoldersSyncInParallelAndAFailureIsReported) {
+  auto recorder = std::make_shared<SyncRecorder>(*MakeArrowFileIO());
+  std::vector<std::string> files;
+  std::set<std::string> expected = {"/w/t/data", "/w/t", "/w", "/"};
+  for (int i = 0; i < 300; ++i) {
+    files.push_back("/w/t/data/p=" + std::to_string(i) + "/f.parquet");
+    expected.insert("/w/t/data/p=" + std::to_string(i));
+  }
+  ASSERT_TRUE(SyncNewFiles(*recorder, files).ok());
+  EXPECT_EQ(std::set<std::string>(recorder->synced.begin(), recorder->synced.end()),
+            expected);
+  EXPECT_EQ(recorder->synced.size(), expected.size());  // each once
+
+  recorder->refuse = "/w/t/data/p=77";
+  auto status = SyncNewFiles(*recorder, files);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("/w/t/data/p=77"), std::string::npos)
+      << status.ToString();
 }
 
 TEST(FileIOTest, ClosedFilesAndSyncedFoldersAreFsynced) {
