@@ -65,6 +65,10 @@ for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
   fi
 done
 
+# The S3-compatible server of the storage tests (tests/interop/test_s3.py): s3s-fs, pinned,
+# built by cargo from crates.io.
+scripts/install_s3_server.sh >/dev/null
+
 # The Python package (pyproject.toml, python/): built (Release, incrementally in
 # build/python) and installed into .venv when its sources changed.
 package_stamp=".venv/.floe-package.sha256"

@@ -20,6 +20,9 @@ from __future__ import annotations
 # pyarrow first: its libarrow and libparquet are the ones floe._floe links (one Arrow per
 # process, whatever is imported next).
 import pyarrow as _pyarrow  # noqa: F401
+# pyarrow.fs registers pyarrow's exit hook that ends Arrow's S3 support, which floe's S3
+# FileIO starts on first use (the AWS SDK must be shut down before the process exits).
+import pyarrow.fs as _pyarrow_fs  # noqa: F401
 
 from . import _floe
 from ._catalog import Catalog, Scan, Table, apply_transform, load_catalog

@@ -212,6 +212,9 @@ arrow::Result<std::shared_ptr<FileIO>> MakeCatalogFileIO(const CatalogOptions& o
   const FileIOFactory& factory = options.io_factory ? options.io_factory : MakeFileIO;
   auto io = factory(location, options.properties);
   if (io.ok() || KindOf(io.status()) != ErrorKind::kNotSupported) return io;
+  // A scheme floe has a FileIO for, refusing its configuration (a storage property it
+  // does not honour), fails the catalog: its tables are all there.
+  if (!options.io_factory && HasFileIOFor(location)) return io;
   return factory("", options.properties);
 }
 

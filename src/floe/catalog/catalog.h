@@ -78,9 +78,10 @@ struct CatalogOptions {
 };
 
 /// The FileIO a catalog opened with `options` uses for its warehouse at `location`: its
-/// io_factory's, else MakeFileIO's. A location whose scheme has no FileIO gets the local
-/// one, so that a catalog of such tables still opens and lists them; every read or write
-/// of such a location then fails with NotSupported naming its scheme.
+/// io_factory's, else MakeFileIO's. A location whose scheme has no FileIO (MakeFileIO
+/// has no factory for it, or io_factory says NotSupported) gets the local one, so that a
+/// catalog of such tables still opens and lists them; every read or write of such a
+/// location then fails with NotSupported naming its scheme.
 arrow::Result<std::shared_ptr<FileIO>> MakeCatalogFileIO(const CatalogOptions& options,
                                                          std::string_view location);
 

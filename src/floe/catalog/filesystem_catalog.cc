@@ -391,8 +391,8 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
                      "table '" + id.ToString() + "': committed " + final_location +
                          " but could not make it durable: " + synced.message());
   }
-  // The hint only speeds up loading (readers follow newer versions anyway): replace it
-  // atomically, and a failure is not the commit's.
+  // The hint only speeds up loading (readers follow newer versions anyway), and a
+  // failure to replace it is not the commit's.
   const std::string hint_temporary =
       metadata_directory + Uuid::Random(env()).ToString() + "-version-hint.temp";
   // As HadoopTableOperations.renameToFinal: the old hint is deleted, the new one renamed
@@ -406,8 +406,11 @@ arrow::Result<TableState> FilesystemCatalog::CommitTable(const TableIdentifier& 
   if (hint.ok()) hint = io_->RenameNoReplace(hint_temporary, hint_location);
   if (!hint.ok()) {
     DeleteBestEffort(*io_, hint_temporary, "temporary version hint", "");
-    Log(LogLevel::kWarning, "committed " + final_location + " but could not update " +
-                                metadata_directory + kVersionHint);
+    // AlreadyExists: a concurrent committer put its own hint in place, which is as good.
+    if (KindOf(hint) != ErrorKind::kAlreadyExists) {
+      Log(LogLevel::kWarning, "committed " + final_location + " but could not update " +
+                                  hint_location + ": " + hint.message());
+    }
   }
   return TableState{final_location, std::make_shared<const TableMetadata>(updated)};
 }

@@ -7,6 +7,7 @@
 
 #include "arrow/compute/initialize.h"
 #include "floe/cli/commands.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/secrets.h"
@@ -153,6 +154,8 @@ int main(int argc, char** argv) {
   }
   InstallSignalHandlers();
   auto status = context.action ? context.action() : arrow::Status::OK();
+  context.action = nullptr;  // the catalogs and FileIOs it held go first
+  floe::FinalizeStorage();
   const int signal = floe::CancelSignal();
   if (!status.ok()) {
     floe::ErrorKind kind = floe::KindOf(status);

@@ -15,6 +15,7 @@
 #include "floe/delta/checkpoint.h"
 #include "floe/delta/schema.h"
 #include "floe/delta/write_format.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/task/batch_queue.h"
 #include "floe/task/task_commit.h"
 #include "floe/task/write_task.h"
@@ -246,6 +247,20 @@ std::shared_ptr<Committer> CommitterOr(const std::shared_ptr<Committer>& committ
   return committer ? committer : std::make_shared<FilesystemCommitter>(io, env);
 }
 
+// Every Delta commit floe makes is a put-if-absent: a no-replace rename, which object
+// storage lacks (a conditional PUT is not built yet). Refused before any file is written.
+arrow::Status CheckDeltaStorage(const std::string& root) {
+  ARROW_RETURN_NOT_OK(CheckSupportedLocation(root));
+  if (IsS3Scheme(LocationScheme(root))) {
+    return MakeError(ErrorKind::kNotSupported,
+                     "Delta table " + root +
+                         ": floe commits Delta versions by a no-replace rename, which "
+                         "object storage does not have; writing Delta tables on " +
+                         LocationScheme(root) + ":// is not supported yet");
+  }
+  return arrow::Status::OK();
+}
+
 std::string PartitionByText(const std::vector<std::string>& columns) {
   OJson list = OJson::array();
   for (const auto& column : columns) list.push_back(column);
@@ -259,7 +274,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                                    const arrow::Schema& schema,
                                    const CreateTableOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
-  ARROW_RETURN_NOT_OK(CheckSupportedLocation(root));
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(root));
   ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
   if (exists) {
     return MakeError(ErrorKind::kAlreadyExists,
@@ -466,6 +481,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const DeltaWriteOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
   Env* env = options.env;
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(root));
   if (options.threads < 1 || options.threads > kMaxWriteThreads) {
     return MakeError(ErrorKind::kInvalidInput,
                      "a write to Delta table " + root + " runs 1 to " +

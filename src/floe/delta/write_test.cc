@@ -397,5 +397,21 @@ TEST(DeltaWriteTest, EveryOperationOfAnAppendCanFailCleanly) {
   EXPECT_GT(counts[static_cast<int>(FileOperation::kRename)], 0);
 }
 
+TEST(DeltaWriteTest, ObjectStorageIsRefusedBeforeAnyRequest) {
+  // Delta commits are no-replace renames, which object storage lacks. The FileIO here is
+  // local: had either call reached storage, it would fail differently.
+  auto io = *MakeArrowFileIO();
+  auto created = CreateTable(io, "s3://bucket/delta/t", *TableSchema(), {});
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(KindOf(created.status()), ErrorKind::kNotSupported);
+  EXPECT_NE(created.status().message().find("no-replace rename"), std::string::npos)
+      << created.status().message();
+  auto rows = Rows(0, 5);
+  auto written = Write(io, "s3a://bucket/delta/t", *rows, {});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(KindOf(written.status()), ErrorKind::kNotSupported);
+  EXPECT_NE(written.status().message().find("s3a://bucket/delta/t"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace floe::delta

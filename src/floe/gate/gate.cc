@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "floe/io/file_io.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/manifest/manifest.h"
 #include "floe/util/text.h"
 #include "floe/write/parquet_settings.h"
@@ -181,6 +182,11 @@ const std::vector<Rule>& Rules() {
         }
         if (context.effective.count("io-impl"))
           reasons->push_back("property io-impl is set");
+        // The S3 FileIO's own list: a storage key it would refuse declines here too.
+        for (const auto& key : UnhonouredStorageProperties(context.effective)) {
+          reasons->push_back("storage property " + key +
+                             " is not one floe's S3 FileIO honours at its value");
+        }
         if (!context.metadata.encryption_keys_json.empty()) {
           reasons->push_back("the table has encryption keys");
         }

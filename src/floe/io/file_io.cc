@@ -21,6 +21,7 @@
 #include "arrow/filesystem/mockfs.h"
 #include "arrow/io/file.h"
 #include "arrow/io/memory.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/secrets.h"
@@ -374,6 +375,12 @@ class ArrowFileIO final : public FileIO {
 
   arrow::Result<Target> Resolve(const std::string& location) {
     ARROW_RETURN_NOT_OK(CheckSupportedLocation(location));
+    if (IsS3Scheme(LocationScheme(location))) {
+      return MakeError(ErrorKind::kNotSupported,
+                       "this FileIO reads local and memory:// locations, not " +
+                           location +
+                           " (catalog FileIOs for s3:// come from MakeFileIO)");
+    }
     if (LocationScheme(location) == "memory") {
       return Target{memory_.get(), location.substr(kMemoryPrefix.size()), true};
     }
@@ -570,6 +577,12 @@ FileIORegistry& Registry() {
     };
     made->factories["file"] = arrow;
     made->factories["memory"] = arrow;
+    FileIOFactory s3 = [](std::string_view,
+                          const std::map<std::string, std::string>& properties) {
+      return MakeS3FileIO(properties);
+    };
+    made->factories["s3"] = s3;
+    made->factories["s3a"] = s3;
     return made;
   }();
   return *registry;
@@ -595,6 +608,13 @@ arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
   return factory(location, properties);
 }
 
+bool HasFileIOFor(std::string_view location) {
+  const std::string scheme = location.empty() ? "file" : LocationScheme(location);
+  auto& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return registry.factories.count(scheme) > 0;
+}
+
 void RegisterFileIO(std::string scheme, FileIOFactory factory) {
   auto& registry = Registry();
   std::lock_guard<std::mutex> lock(registry.mutex);
@@ -607,6 +627,30 @@ arrow::Status CheckSupportedLocation(std::string_view location) {
     if (location.substr(scheme.size(), 3) != "://") {
       return MakeError(ErrorKind::kInvalidInput,
                        "a memory location must start memory://");
+    }
+    return arrow::Status::OK();
+  }
+  if (IsS3Scheme(scheme)) {
+    if (!HasS3FileIO()) {
+      return MakeError(ErrorKind::kNotSupported,
+                       "storage scheme '" + scheme +
+                           "' needs the S3 FileIO, which this build of floe lacks");
+    }
+    const std::string_view rest = location.substr(scheme.size());
+    if (rest.substr(0, 3) != "://" || rest.size() == 3 || rest[3] == '/') {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "location '" + RedactUri(location) + "' must be " + scheme + "://bucket/key");
+    }
+    // Credentials go in storage properties, never in a location (which is stored in
+    // metadata files and printed): a user-info part is refused.
+    const std::string_view bucket = rest.substr(3, rest.find('/', 3) - 3);
+    if (bucket.find('@') != std::string_view::npos ||
+        bucket.find(':') != std::string_view::npos) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + RedactUri(location) +
+                           "' carries credentials or a port in its bucket; give them as "
+                           "storage properties (s3.access-key-id, s3.endpoint)");
     }
     return arrow::Status::OK();
   }

@@ -138,17 +138,23 @@ using FileIOFactory = std::function<arrow::Result<std::shared_ptr<FileIO>>(
 /// The default FileIOFactory: the factory registered for `location`'s scheme
 /// (LocationScheme; an empty location counts as a local path). "file" and "memory" are
 /// built in (MakeArrowFileIO: each call makes a FileIO with its own in-memory file
-/// system); another scheme gives NotSupported naming it, unless registered.
+/// system), and so are "s3" and "s3a" (MakeS3FileIO); another scheme gives NotSupported
+/// naming it, unless registered.
 arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
     std::string_view location, const std::map<std::string, std::string>& properties);
+
+/// True when MakeFileIO has a factory for `location`'s scheme.
+bool HasFileIOFor(std::string_view location);
 
 /// Makes MakeFileIO use `factory` for locations with `scheme` (lower case), replacing
 /// any factory registered before. Thread-safe.
 void RegisterFileIO(std::string scheme, FileIOFactory factory);
 
-/// OK when floe's FileIO reads and writes `location`: an absolute path, a file: URI, or a
-/// memory:// location. Otherwise NotSupported (another scheme) or InvalidInput (a
-/// relative path). The eligibility gate and the FileIO both ask this one function.
+/// OK when floe's FileIO reads and writes `location`: an absolute path, a file: URI, a
+/// memory:// location, or an s3:// or s3a:// location naming a bucket (when this build
+/// has the S3 FileIO, s3_file_io.h). Otherwise NotSupported (another scheme) or
+/// InvalidInput (a relative path). The eligibility gate and the FileIO both ask this one
+/// function.
 arrow::Status CheckSupportedLocation(std::string_view location);
 
 }  // namespace floe

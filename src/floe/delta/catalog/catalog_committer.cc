@@ -61,6 +61,13 @@ arrow::Result<CommitResponse> CatalogCommitter::Create(const std::string& action
   const std::string target = metadata.published_path();
   arrow::Status put = PutIfAbsent(*io_, target, actions, env_);
   if (KindOf(put) == ErrorKind::kAlreadyExists) return Conflict{0};
+  if (KindOf(put) == ErrorKind::kCommitStateUnknown) {
+    // Version 0 was written but may not last; no catalog names it yet, so take it back
+    // and fail: nothing was committed.
+    DeleteBestEffort(*io_, target, "commit", "that could not be made durable");
+    return arrow::Status::IOError("creating Delta table ", table_root_, ": ",
+                                  put.message());
+  }
   ARROW_RETURN_NOT_OK(WithContext(put, "creating Delta table " + table_root_));
   RegisteredDeltaTable table{create_as_->catalog_name, create_as_->table_namespace,
                              create_as_->table_name, table_id_, table_root_};

@@ -512,6 +512,26 @@ TEST(DeltaCatalogCommitterTest, EveryFileOperationOfACatalogAppendCanFailCleanly
   EXPECT_GT(failures, 2) << "of " << runs;  // the sweep really failed writes
 }
 
+TEST(DeltaCatalogCommitterTest, ACreateWhoseVersionZeroMayNotLastCommitsNothing) {
+  CatalogTable table;
+  auto io = std::make_shared<FaultInjectingFileIO>(table.io);
+  io->FailNth(FileOperation::kSync, 1);
+  CreateTableOptions options;
+  options.catalog_managed = true;
+  options.table_id = table.table_id;
+  options.committer =
+      std::make_shared<CatalogCommitter>(io, table.coordinator, table.table_id,
+                                         table.root, CatalogTableName{"floe", "db", "t"});
+  auto created = CreateTable(io, table.root, *Schema(), options);
+  ASSERT_FALSE(created.ok());
+  EXPECT_TRUE(created.status().IsIOError()) << created.status().ToString();
+  EXPECT_NE(created.status().message().find(table.root), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(CommitLocation(table.root, 0)));
+  auto registered = table.database->Query("SELECT table_id FROM floe_delta_tables", {});
+  ASSERT_TRUE(registered.ok()) << registered.status().ToString();
+  EXPECT_TRUE(registered->empty());
+}
+
 // A database whose Nth statement fails: before it runs (nothing changed), or after it
 // ran (the answer lost, as with a connection dropped mid-reply).
 class FaultInjectingDatabase final : public SqlDatabase {

@@ -1,0 +1,454 @@
+#include "floe/io/s3_file_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+
+#include "floe/util/error.h"
+#include "floe/util/secrets.h"
+
+#ifdef FLOE_WITH_S3
+#include "arrow/filesystem/s3fs.h"
+#endif
+
+namespace floe {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// As iceberg-java reads its boolean properties (Boolean.parseBoolean).
+bool JavaTrue(std::string_view value) { return EqualsIgnoreCase(value, "true"); }
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool IsStorageKey(std::string_view key) {
+  return StartsWith(key, "s3.") || StartsWith(key, "client.");
+}
+
+// iceberg-java S3FileIOProperties keys floe accepts only at their defaults: at any other
+// value the storage would behave in a way floe does not reproduce (encryption, ACLs,
+// request signing, tagging instead of deleting).
+struct DefaultOnly {
+  std::string_view key;
+  std::string_view value;
+};
+constexpr DefaultOnly kDefaultOnly[] = {
+    {"s3.sse.type", "none"},
+    {"s3.delete-enabled", "true"},
+    {"s3.remote-signing-enabled", "false"},
+    {"s3.checksum-enabled", "false"},
+    {"s3.acceleration-enabled", "false"},
+    {"s3.dualstack-enabled", "false"},
+    {"s3.use-arn-region-enabled", "false"},
+};
+
+// Keys whose value floe uses (S3SettingsFromProperties), and s3.preload-client-enabled,
+// which changes only when iceberg-java builds its client.
+constexpr std::string_view kHonoured[] = {
+    "s3.endpoint",      "s3.access-key-id",     "s3.secret-access-key",
+    "s3.session-token", "s3.path-style-access", "client.region",
+    "s3.region",        "s3.retry.num-retries", "s3.preload-client-enabled",
+};
+
+bool Honoured(std::string_view key, std::string_view value) {
+  if (std::find(std::begin(kHonoured), std::end(kHonoured), key) != std::end(kHonoured))
+    return true;
+  for (const auto& entry : kDefaultOnly) {
+    if (entry.key != key) continue;
+    return entry.value == "true" || entry.value == "false"
+               ? JavaTrue(value) == (entry.value == "true")
+               : EqualsIgnoreCase(value, entry.value);
+  }
+  return false;
+}
+
+std::string Environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+}  // namespace
+
+bool IsS3Scheme(std::string_view scheme) { return scheme == "s3" || scheme == "s3a"; }
+
+const std::vector<std::string>& HonouredStoragePropertyKeys() {
+  static const auto* keys = [] {
+    auto* made = new std::vector<std::string>(std::begin(kHonoured), std::end(kHonoured));
+    for (const auto& entry : kDefaultOnly) made->emplace_back(entry.key);
+    std::sort(made->begin(), made->end());
+    return made;
+  }();
+  return *keys;
+}
+
+std::vector<std::string> UnhonouredStorageProperties(
+    const std::map<std::string, std::string>& properties) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : properties) {
+    if (IsStorageKey(key) && !Honoured(key, value)) keys.push_back(key);
+  }
+  return keys;
+}
+
+arrow::Result<S3Settings> S3SettingsFromProperties(
+    const std::map<std::string, std::string>& properties) {
+  for (const auto& key : UnhonouredStorageProperties(properties)) {
+    const bool default_only =
+        std::any_of(std::begin(kDefaultOnly), std::end(kDefaultOnly),
+                    [&](const DefaultOnly& entry) { return entry.key == key; });
+    return MakeError(ErrorKind::kNotSupported,
+                     "storage property " + key +
+                         (default_only ? " is set to a value floe's S3 FileIO does not "
+                                         "reproduce (only its default is honoured)"
+                                       : " is not one floe's S3 FileIO honours"));
+  }
+  auto get = [&](std::string_view key) {
+    auto found = properties.find(std::string(key));
+    return found == properties.end() ? std::string() : found->second;
+  };
+  S3Settings settings;
+  settings.endpoint = get("s3.endpoint");
+  if (!settings.endpoint.empty() && !StartsWith(settings.endpoint, "http://") &&
+      !StartsWith(settings.endpoint, "https://")) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "storage property s3.endpoint must be an http:// or https:// URL");
+  }
+  settings.access_key_id = get("s3.access-key-id");
+  settings.secret_access_key = get("s3.secret-access-key");
+  settings.session_token = get("s3.session-token");
+  if (settings.access_key_id.empty() != settings.secret_access_key.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "storage properties s3.access-key-id and s3.secret-access-key must "
+                     "be given together");
+  }
+  if (!settings.session_token.empty() && settings.access_key_id.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "storage property s3.session-token needs s3.access-key-id and "
+                     "s3.secret-access-key");
+  }
+  const std::string region = get("client.region");
+  const std::string pyiceberg_region = get("s3.region");
+  if (!region.empty() && !pyiceberg_region.empty() && region != pyiceberg_region) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "storage properties client.region and s3.region disagree");
+  }
+  settings.region = !region.empty() ? region : pyiceberg_region;
+  if (settings.region.empty()) settings.region = Environment("AWS_REGION");
+  if (settings.region.empty()) settings.region = Environment("AWS_DEFAULT_REGION");
+  if (settings.region.empty() && !settings.endpoint.empty())
+    settings.region = "us-east-1";
+  if (auto style = properties.find("s3.path-style-access"); style != properties.end()) {
+    settings.path_style_access = JavaTrue(style->second);
+  }
+  if (auto retries = properties.find("s3.retry.num-retries");
+      retries != properties.end()) {
+    const std::string& text = retries->second;
+    char* end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value < 0 || value > 100) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "storage property s3.retry.num-retries must be an integer from 0 "
+                       "to 100");
+    }
+    settings.retries = static_cast<int>(value);
+  }
+  return settings;
+}
+
+#ifdef FLOE_WITH_S3
+
+bool HasS3FileIO() { return true; }
+
+namespace {
+
+// Arrow's S3 support is initialised once per process, on first use. Arrow finalises it
+// itself as the process exits (a finaliser of ours, run from atexit, would free the AWS
+// clients a second time: measured under ASan with Arrow 26).
+arrow::Status InitializeS3Once() {
+  static std::once_flag once;
+  static arrow::Status status;
+  std::call_once(once, [] { status = arrow::fs::EnsureS3Initialized(); });
+  return status;
+}
+
+// An output stream whose failures name the location and never carry a secret.
+class S3OutputStream final : public arrow::io::OutputStream {
+ public:
+  S3OutputStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string location,
+                 std::vector<std::string> secrets)
+      : inner_(std::move(inner)),
+        location_(std::move(location)),
+        secrets_(std::move(secrets)) {}
+  ~S3OutputStream() override {
+    // A stream dropped without Close (a failed task) must not upload: Arrow's S3 stream
+    // would complete its upload in its destructor.
+    if (!inner_->closed()) (void)Abort();
+  }
+
+  arrow::Status Close() override { return Clean(inner_->Close(), "uploading "); }
+  arrow::Status Abort() override { return Clean(inner_->Abort(), "aborting upload of "); }
+  bool closed() const override { return inner_->closed(); }
+  arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    return Clean(inner_->Write(data, nbytes), "writing ");
+  }
+  arrow::Status Write(const std::shared_ptr<arrow::Buffer>& data) override {
+    return Clean(inner_->Write(data), "writing ");
+  }
+  arrow::Status Flush() override { return Clean(inner_->Flush(), "writing "); }
+
+ private:
+  arrow::Status Clean(const arrow::Status& status, const char* verb) const {
+    if (status.ok()) return status;
+    return arrow::Status(
+        status.code(),
+        RedactSecrets(verb + location_ + ": " + status.message(), secrets_));
+  }
+
+  std::shared_ptr<arrow::io::OutputStream> inner_;
+  std::string location_;
+  std::vector<std::string> secrets_;
+};
+
+class S3FileIO final : public FileIO {
+ public:
+  S3FileIO(std::shared_ptr<arrow::fs::S3FileSystem> s3, std::shared_ptr<FileIO> local,
+           std::vector<std::string> secrets)
+      : s3_(std::move(s3)), local_(std::move(local)), secrets_(std::move(secrets)) {}
+
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& location) override {
+    if (!IsS3(location)) return local_->OpenInput(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    auto file = s3_->OpenInputFile(path);
+    if (!file.ok()) return NotFoundOr(path, file.status(), "opening ", location);
+    return std::shared_ptr<arrow::io::RandomAccessFile>(std::move(*file));
+  }
+
+  arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& location) override {
+    if (!IsS3(location)) return local_->OpenOutput(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    // No directory objects: a prefix exists when an object is under it.
+    auto stream = s3_->OpenOutputStream(path);
+    if (!stream.ok()) return Clean(stream.status(), "creating ", location);
+    return std::shared_ptr<arrow::io::OutputStream>(
+        std::make_shared<S3OutputStream>(std::move(*stream), location, secrets_));
+  }
+
+  arrow::Status Delete(const std::string& location) override {
+    if (!IsS3(location)) return local_->Delete(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    // S3 deletes a missing key without complaint; FileIO promises NotFound.
+    ARROW_ASSIGN_OR_RAISE(auto info, Info(path, location));
+    if (info.type() != arrow::fs::FileType::File)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+    return Clean(s3_->DeleteFile(path), "deleting ", location);
+  }
+
+  arrow::Result<bool> Exists(const std::string& location) override {
+    if (!IsS3(location)) return local_->Exists(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    ARROW_ASSIGN_OR_RAISE(auto info, Info(path, location));
+    return info.type() != arrow::fs::FileType::NotFound;
+  }
+
+  arrow::Result<std::vector<FileInfo>> List(const std::string& prefix) override {
+    if (!IsS3(prefix)) return local_->List(prefix);
+    return ListS3(prefix, /*recursive=*/true);
+  }
+
+  arrow::Result<std::vector<std::string>> ListNames(const std::string& folder) override {
+    if (!IsS3(folder)) return local_->ListNames(folder);
+    ARROW_ASSIGN_OR_RAISE(auto files, ListS3(folder, /*recursive=*/false));
+    std::vector<std::string> names;
+    for (const auto& file : files)
+      names.push_back(file.location.substr(file.location.rfind('/') + 1));
+    return names;
+  }
+
+  arrow::Result<FileInfo> Stat(const std::string& location) override {
+    if (!IsS3(location)) return local_->Stat(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    ARROW_ASSIGN_OR_RAISE(auto info, Info(path, location));
+    if (info.type() != arrow::fs::FileType::File)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+    return Describe(location, info);
+  }
+
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override {
+    if (!IsS3(location) && !IsS3(root)) return local_->DeleteWithin(root, location);
+    // Object storage has no links to follow: below `root` by name is below it.
+    if (!IsLocationUnder(location, root) ||
+        CanonicalLocation(location) == CanonicalLocation(root)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "not deleting " + location + ": it is not below " + root);
+    }
+    return Delete(location);
+  }
+
+  arrow::Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    if (!IsS3(from) && !IsS3(to)) return local_->RenameNoReplace(from, to);
+    return MakeError(
+        ErrorKind::kNotSupported,
+        "cannot rename " + from + " to " + to + ": object storage has no atomic rename");
+  }
+
+  arrow::Status SyncFolder(const std::string& folder) override {
+    if (!IsS3(folder)) return local_->SyncFolder(folder);
+    return arrow::Status::OK();  // a completed PUT is durable
+  }
+
+ private:
+  static bool IsS3(const std::string& location) {
+    return IsS3Scheme(LocationScheme(location));
+  }
+
+  // "s3://bucket/key" as Arrow's S3 path, "bucket/key".
+  static arrow::Result<std::string> PathOf(const std::string& location) {
+    const size_t start = location.find("://");
+    if (start == std::string::npos) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + location + "' must be s3://bucket/key");
+    }
+    std::string path = StripTrailingSlash(location.substr(start + 3));
+    if (path.empty() || path.front() == '/') {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + location + "' names no bucket");
+    }
+    return path;
+  }
+
+  arrow::Result<arrow::fs::FileInfo> Info(const std::string& path,
+                                          const std::string& location) {
+    auto info = s3_->GetFileInfo(path);
+    if (!info.ok()) return Clean(info.status(), "describing ", location);
+    return std::move(*info);
+  }
+
+  arrow::Result<std::vector<FileInfo>> ListS3(const std::string& prefix, bool recursive) {
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(prefix));
+    const std::string scheme = LocationScheme(prefix) + "://";
+    arrow::fs::FileSelector selector;
+    selector.base_dir = path;
+    selector.recursive = recursive;
+    selector.allow_not_found = true;
+    auto infos = s3_->GetFileInfo(selector);
+    if (!infos.ok()) return Clean(infos.status(), "listing ", prefix);
+    std::vector<FileInfo> files;
+    for (const auto& info : *infos) {
+      if (info.type() != arrow::fs::FileType::File) continue;
+      files.push_back(Describe(scheme + info.path(), info));
+    }
+    std::sort(files.begin(), files.end(), [](const FileInfo& a, const FileInfo& b) {
+      return a.location < b.location;
+    });
+    return files;
+  }
+
+  static FileInfo Describe(std::string location, const arrow::fs::FileInfo& info) {
+    FileInfo file;
+    file.location = std::move(location);
+    file.size = info.size();
+    file.modified_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           info.mtime().time_since_epoch())
+                           .count();
+    return file;
+  }
+
+  arrow::Status Clean(const arrow::Status& status, const char* verb,
+                      const std::string& location) const {
+    if (status.ok()) return status;
+    return arrow::Status(
+        status.code(),
+        RedactSecrets(verb + location + ": " + status.message(), secrets_));
+  }
+
+  // A missing object is NotFound; anything else keeps Arrow's error, cleaned.
+  arrow::Status NotFoundOr(const std::string& path, const arrow::Status& status,
+                           const char* verb, const std::string& location) {
+    auto info = s3_->GetFileInfo(path);
+    if (info.ok() && info->type() == arrow::fs::FileType::NotFound)
+      return MakeError(ErrorKind::kNotFound, "file not found: " + location);
+    return Clean(status, verb, location);
+  }
+
+  std::shared_ptr<arrow::fs::S3FileSystem> s3_;
+  std::shared_ptr<FileIO> local_;
+  std::vector<std::string> secrets_;
+};
+
+}  // namespace
+
+void FinalizeStorage() {
+  if (arrow::fs::IsS3Initialized()) (void)arrow::fs::EnsureS3Finalized();
+}
+
+arrow::Result<std::shared_ptr<FileIO>> MakeS3FileIO(
+    const std::map<std::string, std::string>& properties) {
+  ARROW_ASSIGN_OR_RAISE(S3Settings settings, S3SettingsFromProperties(properties));
+  ARROW_ASSIGN_OR_RAISE(auto local, MakeFileIO("", properties));
+  ARROW_RETURN_NOT_OK(InitializeS3Once());
+  arrow::fs::S3Options options = arrow::fs::S3Options::Defaults();
+  if (!settings.access_key_id.empty()) {
+    options.ConfigureAccessKey(settings.access_key_id, settings.secret_access_key,
+                               settings.session_token);
+  }
+  options.region = settings.region;
+  if (!settings.endpoint.empty()) {
+    const size_t colon = settings.endpoint.find("://");
+    options.scheme = settings.endpoint.substr(0, colon);
+    options.endpoint_override = StripTrailingSlash(settings.endpoint.substr(colon + 3));
+  }
+  if (settings.path_style_access.has_value()) {
+    // Arrow addresses an endpoint path-style unless told otherwise, and AWS
+    // virtual-hosted; iceberg-java's false asks for virtual-hosted everywhere.
+    options.force_virtual_addressing = !*settings.path_style_access;
+    if (*settings.path_style_access && settings.endpoint.empty()) {
+      return MakeError(ErrorKind::kNotSupported,
+                       "storage property s3.path-style-access=true needs s3.endpoint "
+                       "(floe addresses AWS itself virtual-hosted)");
+    }
+  }
+  if (settings.retries.has_value()) {
+    options.retry_strategy =
+        arrow::fs::S3RetryStrategy::GetAwsStandardRetryStrategy(*settings.retries + 1);
+  }
+  const std::vector<std::string> secrets = {settings.secret_access_key,
+                                            settings.session_token};
+  auto s3 = arrow::fs::S3FileSystem::Make(options);
+  if (!s3.ok()) {
+    return arrow::Status(
+        s3.status().code(),
+        RedactSecrets("connecting to S3: " + s3.status().message(), secrets));
+  }
+  return std::shared_ptr<FileIO>(
+      std::make_shared<S3FileIO>(std::move(*s3), std::move(local), secrets));
+}
+
+#else
+
+bool HasS3FileIO() { return false; }
+
+void FinalizeStorage() {}
+
+arrow::Result<std::shared_ptr<FileIO>> MakeS3FileIO(
+    const std::map<std::string, std::string>&) {
+  return MakeError(ErrorKind::kNotSupported,
+                   "this build of floe has no S3 FileIO (built without FLOE_WITH_S3)");
+}
+
+#endif
+
+}  // namespace floe
