@@ -228,3 +228,76 @@ def test_rename_based_commits_are_refused_on_object_storage(s3_floe, tmp_path):
                             env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
     assert result.returncode != 0
     assert "atomic rename" in result.stderr, result.stderr
+
+
+# Faults: the same server behind a proxy that fails chosen requests (s3_fault_proxy.py).
+
+@pytest.fixture(scope="module")
+def fault_proxy(s3_server):
+    from s3_fault_proxy import FaultProxy
+
+    proxy = FaultProxy(s3_server.port)
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def faulty_floe(s3_floe, fault_proxy):
+    fault_proxy.clear()
+    s3_floe.properties["s3.endpoint"] = fault_proxy.endpoint
+    s3_floe.properties["s3.retry.num-retries"] = "3"
+    return s3_floe
+
+
+def test_reads_that_fail_with_500_or_503_are_retried(faulty_floe, fault_proxy, tmp_path):
+    data = rows(0, 1000, 8)
+    path = write(tmp_path / "in.parquet", data)
+    faulty_floe.run("create", "db.t", "--schema-from", path, "--partition-by", "region")
+    faulty_floe.run("append", "db.t", path, "--threads", "8")
+    fault_proxy.clear()
+    # The first two reads of data files are refused: one 503 (SlowDown), one 500.
+    fault_proxy.fail("GET", "/data/", "503", times=1)
+    fault_proxy.fail("GET", "/data/", "500", times=1)
+    out = tmp_path / "scan.parquet"
+    faulty_floe.run("scan", "db.t", "--format", "parquet", "--output", out)
+    same_rows(pq.read_table(out), data)
+    outcomes = [outcome for _, _, outcome in fault_proxy.seen("GET", "/data/")]
+    assert outcomes.count("503") == 1 and outcomes.count("500") == 1, outcomes
+    assert outcomes.count("200") + outcomes.count("206") >= 8, outcomes
+
+
+def test_an_upload_that_keeps_failing_fails_the_write_and_leaves_nothing(faulty_floe, fault_proxy,
+                                                                         tmp_path):
+    path = write(tmp_path / "in.parquet", rows(0, 1000, 9))
+    faulty_floe.run("create", "db.t", "--schema-from", path, "--partition-by", "region")
+    before = faulty_floe.objects()
+    fault_proxy.fail("PUT", "/data/", "500")
+    result = faulty_floe.run("append", "db.t", path, "--threads", "8", check=False)
+    fault_proxy.clear()
+    assert result.returncode != 0
+    assert "/data/" in result.stderr, result.stderr  # the error names the file
+    assert faulty_floe.objects() == before
+    assert read_pyiceberg(faulty_floe.pyiceberg(), "db.t").num_rows == 0
+    faulty_floe.assert_no_secret_printed()
+
+
+def test_a_lost_response_to_a_data_files_upload_fails_its_task_and_the_object_is_deleted(
+        faulty_floe, fault_proxy, tmp_path):
+    path = write(tmp_path / "in.parquet", rows(0, 1000, 10))
+    faulty_floe.run("create", "db.t", "--schema-from", path)
+    before = faulty_floe.objects()
+    # Arrow uploads every file as a multipart upload (seen here: initiate, parts, complete).
+    # The request that completes a data file's upload reaches the server, so the object
+    # exists, and its answer never comes back (nor that of any retry).
+    fault_proxy.fail("POST", ("/data/", "uploadId="), "lose-response")
+    result = faulty_floe.run("append", "db.t", path, check=False)
+    lost = [path for _, path, outcome in fault_proxy.requests if outcome == "lost"]
+    deleted = fault_proxy.seen("DELETE", "/data/")
+    fault_proxy.clear()
+    assert lost, "no upload's answer was lost"
+    assert deleted, "the object that landed was never deleted"
+    assert result.returncode != 0, result.stdout
+    assert "/data/" in result.stderr, result.stderr
+    # The object the server stored for the failed task was deleted by the task's cleanup.
+    assert faulty_floe.objects() == before
+    assert read_pyiceberg(faulty_floe.pyiceberg(), "db.t").num_rows == 0

@@ -1,0 +1,133 @@
+"""An HTTP proxy on loopback in front of the S3 server that fails chosen requests.
+
+Requests are forwarded byte for byte (headers unchanged, so SigV4 signatures, which cover the
+Host header the client sent, still verify). A rule picks requests by method and a substring of
+the path, and either answers in the server's place (a 500 or 503 S3 error), or forwards the
+request and then drops the connection before the client sees the response: the request took
+effect but its answer was lost."""
+
+import http.client
+import http.server
+import threading
+from dataclasses import dataclass
+
+
+@dataclass
+class Rule:
+    method: str
+    path_contains: tuple  # every one of these substrings is in the path
+    action: str  # "500", "503" or "lose-response"
+    times: int = 1_000_000  # how many matching requests it applies to
+    fired: int = 0
+
+
+class FaultProxy:
+    def __init__(self, upstream_port: int):
+        self.upstream_port = upstream_port
+        self.rules = []
+        self.requests = []  # (method, path, status or action) of every request seen
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                body = self._read_body()
+                rule = proxy._match(self.command, self.path)
+                if rule is not None and rule.action in ("500", "503"):
+                    proxy._record(self.command, self.path, rule.action)
+                    code = "InternalError" if rule.action == "500" else "SlowDown"
+                    payload = (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code>'
+                               f"<Message>injected by the test proxy</Message></Error>").encode()
+                    self.send_response(int(rule.action))
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
+                headers = {key: value for key, value in self.headers.items()
+                           if key.lower() not in ("transfer-encoding", "content-length")}
+                if body is not None:
+                    headers["Content-Length"] = str(len(body))
+                upstream.request(self.command, self.path, body=body, headers=headers)
+                response = upstream.getresponse()
+                data = response.read()
+                upstream.close()
+                if rule is not None and rule.action == "lose-response":
+                    proxy._record(self.command, self.path, "lost")
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                proxy._record(self.command, self.path, str(response.status))
+                self.send_response(response.status)
+                for key, value in response.getheaders():
+                    if key.lower() not in ("transfer-encoding", "content-length", "connection"):
+                        self.send_header(key, value)
+                # A HEAD's length is the object's, not its (empty) body's.
+                length = response.getheader("Content-Length") if self.command == "HEAD" else None
+                self.send_header("Content-Length", length or str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+
+            def _read_body(self):
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    chunks = []
+                    while True:
+                        size = int(self.rfile.readline().split(b";")[0], 16)
+                        if size == 0:
+                            while self.rfile.readline() not in (b"\r\n", b""):
+                                pass
+                            return b"".join(chunks)
+                        chunks.append(self.rfile.read(size))
+                        self.rfile.readline()
+                length = self.headers.get("Content-Length")
+                return self.rfile.read(int(length)) if length is not None else None
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_one
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def fail(self, method: str, path_contains, action: str, times: int = 1_000_000):
+        """Applies `action` to the next `times` requests of `method` whose path holds
+        `path_contains` (a string, or a tuple of strings that must all be there)."""
+        if isinstance(path_contains, str):
+            path_contains = (path_contains,)
+        with self.lock:
+            self.rules.append(Rule(method, tuple(path_contains), action, times))
+
+    def clear(self):
+        with self.lock:
+            self.rules.clear()
+            self.requests.clear()
+
+    def seen(self, method: str, path_contains: str) -> list:
+        with self.lock:
+            return [r for r in self.requests if r[0] == method and path_contains in r[1]]
+
+    def _match(self, method, path):
+        with self.lock:
+            for rule in self.rules:
+                if (rule.method == method and all(part in path for part in rule.path_contains)
+                        and rule.fired < rule.times):
+                    rule.fired += 1
+                    return rule
+        return None
+
+    def _record(self, method, path, outcome):
+        with self.lock:
+            self.requests.append((method, path, outcome))
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
