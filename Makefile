@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-spark test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -112,6 +112,10 @@ bench-python: build-release
 
 bench-spark: bootstrap
 	$(PYTHON) bench/spark/run_spark_benchmark.py
+
+# S3 (s3s-fs on loopback) against local disk, through the Python package.
+bench-storage: bootstrap
+	$(PYTHON) bench/storage/run_storage_benchmark.py
 
 clean:
 	rm -rf build

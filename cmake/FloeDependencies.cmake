@@ -69,8 +69,10 @@ if(FLOE_WITH_POSTGRES)
   pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 endif()
 find_package(ZLIB REQUIRED)
-if(FLOE_WITH_REST)
-  find_package(CURL REQUIRED)  # the REST catalog client
+if(FLOE_WITH_REST OR FLOE_WITH_S3)
+  # The REST catalog client; the S3 requests floe signs itself (conditional PUT,
+  # DeleteObjects).
+  find_package(CURL REQUIRED)
 endif()
 find_package(CLI11 CONFIG REQUIRED)
 find_package(Threads REQUIRED)

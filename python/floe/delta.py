@@ -111,6 +111,14 @@ def _native(catalog: Catalog | None) -> Any:
     return catalog._catalog
 
 
+def _storage(storage: Mapping[str, str] | None) -> dict[str, str]:
+    if storage is None:
+        return {}
+    if not isinstance(storage, Mapping):
+        raise TypeError(f"storage must be a mapping, not {type(storage).__name__}")
+    return {str(key): str(value) for key, value in storage.items()}
+
+
 def create_table(
     path: str,
     schema: pa.Schema,
@@ -119,6 +127,7 @@ def create_table(
     properties: Mapping[str, str] | None = None,
     catalog: Catalog | None = None,
     location: str | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> int:
     """Creates the Delta table at `path` (version 0) and returns its version.
 
@@ -133,6 +142,12 @@ def create_table(
     features catalogManaged, vacuumProtocolCheck and inCommitTimestamp), at `location` or
     the catalog's default location for the name; the name must not be taken by an Iceberg
     or a Delta table, and its namespace is created when missing.
+
+    `storage` configures the storage of a table given by path, by iceberg-java's keys
+    (for ``s3://`` paths: ``s3.endpoint``, ``s3.access-key-id``,
+    ``s3.secret-access-key``, ``s3.session-token``, ``client.region``,
+    ``s3.path-style-access``); without them the standard AWS environment variables
+    apply. A catalog-managed table uses its catalog's properties.
     """
     return int(
         _floe.delta_create(
@@ -142,6 +157,7 @@ def create_table(
             dict(properties or {}),
             _native(catalog),
             "" if location is None else str(location),
+            _storage(storage),
         )
     )
 
@@ -154,6 +170,7 @@ def write(
     txn: tuple[str, int] | None = None,
     threads: int = 1,
     catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> DeltaWriteResult:
     """Writes the rows of `data` into the Delta table at `path` as one new version.
 
@@ -171,7 +188,8 @@ def write(
     `threads` (1 to 256, as for Iceberg tables) write tasks run in parallel; with more than
     one, each partition's rows are written by one task.
 
-    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there.
+    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there;
+    `storage` configures a table by path's storage, as for :func:`create_table`.
     """
     app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
     if txn is not None and not app_id:
@@ -184,6 +202,7 @@ def write(
         app_version,
         _threads(threads),
         _native(catalog),
+        _storage(storage),
     )
     return DeltaWriteResult(
         version=int(raw["version"]),
@@ -204,15 +223,22 @@ def scan(
     version: int | None = None,
     as_of: int | None = None,
     catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> pa.RecordBatchReader:
     """The rows of the Delta table at `path`, streamed file by file.
 
     `columns` picks top-level columns (default: all); `version` reads that version;
     `as_of` (milliseconds since the epoch) the newest version committed at or before it.
-    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there.
+    With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there;
+    `storage` configures a table by path's storage, as for :func:`create_table`.
     """
     capsule = _floe.delta_scan(
-        str(path), list(columns or []), version, as_of, _native(catalog)
+        str(path),
+        list(columns or []),
+        version,
+        as_of,
+        _native(catalog),
+        _storage(storage),
     )
     return reader_from_capsule(capsule)
 
@@ -224,20 +250,33 @@ def read(
     version: int | None = None,
     as_of: int | None = None,
     catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """:func:`scan`, read whole into a ``pyarrow.Table``."""
     return scan(
-        path, columns=columns, version=version, as_of=as_of, catalog=catalog
+        path,
+        columns=columns,
+        version=version,
+        as_of=as_of,
+        catalog=catalog,
+        storage=storage,
     ).read_all()
 
 
 def snapshot(
-    path: str, *, version: int | None = None, catalog: Catalog | None = None
+    path: str,
+    *,
+    version: int | None = None,
+    catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
 ) -> DeltaSnapshot:
     """The Delta table at `path` (its latest version, or `version`): protocol, schema,
     partition columns, properties and live files. With `catalog`, `path` is the
-    ``NAMESPACE.TABLE`` of a catalog-managed table there."""
-    raw = _floe.delta_snapshot(str(path), version, _native(catalog))
+    ``NAMESPACE.TABLE`` of a catalog-managed table there; `storage` configures a table
+    by path's storage, as for :func:`create_table`."""
+    raw = _floe.delta_snapshot(
+        str(path), version, _native(catalog), _storage(storage)
+    )
     return DeltaSnapshot(
         version=int(raw["version"]),
         timestamp_ms=int(raw["timestamp_ms"]),

@@ -835,8 +835,10 @@ class PyWriteTask {
 
 // ---- Delta tables, by path or in a catalog --------------------------------------------
 
-std::shared_ptr<FileIO> DeltaIO(const std::string& path) {
-  return Unwrap(MakeFileIO(path, {}));
+// A table by path: its FileIO configured by `storage` (iceberg-java's s3.* keys).
+std::shared_ptr<FileIO> DeltaIO(const std::string& path,
+                                const std::map<std::string, std::string>& storage) {
+  return Unwrap(MakeFileIO(path, storage));
 }
 
 // A Delta table as the functions below address it: `path` is the table's path, or with
@@ -848,15 +850,21 @@ struct DeltaHandle {
   std::shared_ptr<delta::CatalogCommitter> committer;  // null by path
 };
 
-DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog) {
-  if (catalog == nullptr) return {path, DeltaIO(path), nullptr};
+DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog,
+                      const std::map<std::string, std::string>& storage) {
+  if (catalog == nullptr) return {path, DeltaIO(path, storage), nullptr};
+  if (!storage.empty()) {
+    Throw(MakeError(ErrorKind::kInvalidInput,
+                    "storage applies to a Delta table given by path; a catalog-managed "
+                    "table uses its catalog's properties"));
+  }
   auto id = Unwrap(TableIdentifier::Parse(path));
   auto found = Unwrap(cli::FindDeltaTable(catalog->catalog(), id));
   if (!found) {
     Throw(MakeError(ErrorKind::kNoSuchTable, "catalog " + catalog->name() +
                                                  " has no Delta table " + id.ToString()));
   }
-  return {found->root, DeltaIO(found->root), found->committer};
+  return {found->root, found->io, found->committer};
 }
 
 std::optional<delta::LogTail> TailOf(const DeltaHandle& table) {
@@ -867,10 +875,16 @@ std::optional<delta::LogTail> TailOf(const DeltaHandle& table) {
 int64_t DeltaCreate(const std::string& path, nb::handle schema,
                     const std::vector<std::string>& partition_columns,
                     const std::map<std::string, std::string>& properties,
-                    PyCatalog* catalog, const std::string& location) {
+                    PyCatalog* catalog, const std::string& location,
+                    const std::map<std::string, std::string>& storage) {
   auto arrow_schema = ImportSchema(schema);
   return RunReleased([&]() -> int64_t {
     if (catalog != nullptr) {
+      if (!storage.empty()) {
+        Throw(MakeError(ErrorKind::kInvalidInput,
+                        "storage applies to a Delta table given by path; a "
+                        "catalog-managed table uses its catalog's properties"));
+      }
       auto id = Unwrap(TableIdentifier::Parse(path));
       Unwrap(cli::CreateDeltaTable(catalog->catalog(), id, *arrow_schema,
                                    partition_columns, properties, location));
@@ -884,20 +898,22 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
-    return Unwrap(delta::CreateTable(DeltaIO(path), path, *arrow_schema, options));
+    return Unwrap(
+        delta::CreateTable(DeltaIO(path, storage), path, *arrow_schema, options));
   });
 }
 
 nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode,
                     const std::string& app_id, std::optional<int64_t> app_version,
-                    int threads, PyCatalog* catalog) {
+                    int threads, PyCatalog* catalog,
+                    const std::map<std::string, std::string>& storage) {
   if (mode != "append" && mode != "overwrite") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
   }
   auto input = ImportStream(data);
   auto result = RunReleased([&] {
-    DeltaHandle table = OpenDelta(path, catalog);
+    DeltaHandle table = OpenDelta(path, catalog, storage);
     delta::DeltaWriteOptions options;
     options.mode = mode == "append" ? delta::DeltaWriteMode::kAppend
                                     : delta::DeltaWriteMode::kOverwrite;
@@ -922,9 +938,10 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
 nb::capsule DeltaScanStream(const std::string& path,
                             const std::vector<std::string>& columns,
                             std::optional<int64_t> version,
-                            std::optional<int64_t> as_of_ms, PyCatalog* catalog) {
+                            std::optional<int64_t> as_of_ms, PyCatalog* catalog,
+                            const std::map<std::string, std::string>& storage) {
   auto reader = RunReleased([&] {
-    DeltaHandle table = OpenDelta(path, catalog);
+    DeltaHandle table = OpenDelta(path, catalog, storage);
     delta::DeltaScanOptions options;
     options.columns = columns;
     options.snapshot.version = version;
@@ -941,9 +958,10 @@ nb::capsule DeltaScanStream(const std::string& path,
 }
 
 nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> version,
-                           PyCatalog* catalog) {
+                           PyCatalog* catalog,
+                           const std::map<std::string, std::string>& storage) {
   auto snapshot = RunReleased([&] {
-    DeltaHandle table = OpenDelta(path, catalog);
+    DeltaHandle table = OpenDelta(path, catalog, storage);
     delta::SnapshotOptions options;
     options.version = version;
     options.tail = TailOf(table);
@@ -1187,11 +1205,15 @@ NB_MODULE(_floe, m) {
       .def_prop_ro("open", &PyWriteTask::open);
   // After Catalog, which they take.
   m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
-        "properties"_a, "catalog"_a.none() = nb::none(), "location"_a = "");
+        "properties"_a, "catalog"_a.none() = nb::none(), "location"_a = "",
+        "storage"_a = std::map<std::string, std::string>());
   m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
-        "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none());
+        "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
+        "storage"_a = std::map<std::string, std::string>());
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
-        "as_of_ms"_a.none(), "catalog"_a.none() = nb::none());
+        "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
+        "storage"_a = std::map<std::string, std::string>());
   m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none(),
-        "catalog"_a.none() = nb::none());
+        "catalog"_a.none() = nb::none(),
+        "storage"_a = std::map<std::string, std::string>());
 }

@@ -2,13 +2,21 @@
 
 Requests are forwarded byte for byte (headers unchanged, so SigV4 signatures, which cover the
 Host header the client sent, still verify). A rule picks requests by method and a substring of
-the path, and either answers in the server's place (a 500 or 503 S3 error), or forwards the
-request and then drops the connection before the client sees the response: the request took
-effect but its answer was lost."""
+the path, and either answers in the server's place (a 500 or 503 S3 error), forwards the
+request and then drops the connection before the client sees the response (the request took
+effect but its answer was lost), or holds the request for a while before forwarding it (a
+stalled server).
 
+s3s-fs checks a conditional PUT (If-None-Match: *) and writes the object in two steps, so
+two racing conditional PUTs to one key can both succeed there. AWS S3 makes the check and the
+write one step; `atomic_conditional_puts` stands in for that by letting one conditional PUT
+per key reach the server at a time."""
+
+import collections
 import http.client
 import http.server
 import threading
+import time
 from dataclasses import dataclass
 
 
@@ -16,17 +24,20 @@ from dataclasses import dataclass
 class Rule:
     method: str
     path_contains: tuple  # every one of these substrings is in the path
-    action: str  # "500", "503" or "lose-response"
+    action: str  # "500", "503", "lose-response" or "stall:<seconds>"
     times: int = 1_000_000  # how many matching requests it applies to
     fired: int = 0
 
 
 class FaultProxy:
-    def __init__(self, upstream_port: int):
+    def __init__(self, upstream_port: int, atomic_conditional_puts: bool = False):
         self.upstream_port = upstream_port
         self.rules = []
         self.requests = []  # (method, path, status or action) of every request seen
+        self.bytes_sent = 0  # response body bytes passed to clients
         self.lock = threading.Lock()
+        self.atomic_conditional_puts = atomic_conditional_puts
+        self.key_locks = collections.defaultdict(threading.Lock)
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -49,15 +60,27 @@ class FaultProxy:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
-                upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
+                if rule is not None and rule.action.startswith("stall:"):
+                    proxy._record(self.command, self.path, "stalled")
+                    time.sleep(float(rule.action.split(":", 1)[1]))
                 headers = {key: value for key, value in self.headers.items()
                            if key.lower() not in ("transfer-encoding", "content-length")}
                 if body is not None:
                     headers["Content-Length"] = str(len(body))
-                upstream.request(self.command, self.path, body=body, headers=headers)
-                response = upstream.getresponse()
-                data = response.read()
-                upstream.close()
+                conditional = self.command == "PUT" and "If-None-Match" in self.headers
+                key_lock = (proxy._key_lock(self.path) if conditional and proxy.atomic_conditional_puts
+                            else None)
+                if key_lock is not None:
+                    key_lock.acquire()
+                try:
+                    upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
+                    upstream.request(self.command, self.path, body=body, headers=headers)
+                    response = upstream.getresponse()
+                    data = response.read()
+                    upstream.close()
+                finally:
+                    if key_lock is not None:
+                        key_lock.release()
                 if rule is not None and rule.action == "lose-response":
                     proxy._record(self.command, self.path, "lost")
                     self.close_connection = True
@@ -74,6 +97,8 @@ class FaultProxy:
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(data)
+                    with proxy.lock:
+                        proxy.bytes_sent += len(data)
 
             def _read_body(self):
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -110,6 +135,11 @@ class FaultProxy:
         with self.lock:
             self.rules.clear()
             self.requests.clear()
+            self.bytes_sent = 0
+
+    def _key_lock(self, path):
+        with self.lock:
+            return self.key_locks[path.split("?", 1)[0]]
 
     def seen(self, method: str, path_contains: str) -> list:
         with self.lock:

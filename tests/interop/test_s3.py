@@ -9,6 +9,7 @@ import datetime
 import math
 import os
 import subprocess
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +19,7 @@ import pytest
 
 from arrow_compare import differences, sorted_by
 from conftest import FLOE
+from s3_server import run_floe
 
 
 class S3Floe:
@@ -32,16 +34,9 @@ class S3Floe:
         self.outputs = []
 
     def run(self, *args, check=True):
-        command = [FLOE, *map(str, args), "--catalog", f"sqlite:///{self.catalog_db}",
-                   "--warehouse", self.warehouse]
-        for key, value in self.properties.items():
-            command += ["--catalog-property", f"{key}={value}"]
-        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", AWS_EC2_METADATA_DISABLED="true")
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
-        self.outputs.append(result.stdout + result.stderr)
-        if check and result.returncode != 0:
-            raise AssertionError(f"floe {' '.join(map(str, args))} failed ({result.returncode}):\n{result.stderr}")
-        return result
+        return run_floe(FLOE, [*args, "--catalog", f"sqlite:///{self.catalog_db}",
+                               "--warehouse", self.warehouse],
+                        self.properties, self.outputs, check)
 
     def pyiceberg(self):
         from pyiceberg.catalog.sql import SqlCatalog
@@ -266,6 +261,25 @@ def test_reads_that_fail_with_500_or_503_are_retried(faulty_floe, fault_proxy, t
     assert outcomes.count("200") + outcomes.count("206") >= 8, outcomes
 
 
+def test_a_read_that_stalls_times_out_and_is_retried(faulty_floe, fault_proxy, tmp_path):
+    data = rows(0, 1000, 12)
+    path = write(tmp_path / "in.parquet", data)
+    faulty_floe.run("create", "db.t", "--schema-from", path)
+    faulty_floe.run("append", "db.t", path)
+    fault_proxy.clear()
+    # The server holds the first read of the data file for 60 s. The AWS SDK's request
+    # timeout (its default, 3 s without progress, on Linux) gives up on it, and the retry
+    # is answered: the scan returns every row long before the stalled request would have.
+    fault_proxy.fail("GET", "/data/", "stall:60", times=1)
+    out = tmp_path / "scan.parquet"
+    started = time.monotonic()
+    faulty_floe.run("scan", "db.t", "--format", "parquet", "--output", out)
+    assert time.monotonic() - started < 45
+    same_rows(pq.read_table(out), data)
+    outcomes = [outcome for _, _, outcome in fault_proxy.seen("GET", "/data/")]
+    assert outcomes[0] == "stalled" and "206" in outcomes[1:], outcomes
+
+
 def test_an_upload_that_keeps_failing_fails_the_write_and_leaves_nothing(faulty_floe, fault_proxy,
                                                                          tmp_path):
     path = write(tmp_path / "in.parquet", rows(0, 1000, 9))
@@ -301,3 +315,40 @@ def test_a_lost_response_to_a_data_files_upload_fails_its_task_and_the_object_is
     # The object the server stored for the failed task was deleted by the task's cleanup.
     assert faulty_floe.objects() == before
     assert read_pyiceberg(faulty_floe.pyiceberg(), "db.t").num_rows == 0
+
+
+def test_expire_and_remove_orphans_delete_in_batches_and_a_refused_batch_loses_nothing(
+        faulty_floe, fault_proxy, tmp_path):
+    data = rows(0, 2000, 11)
+    path = write(tmp_path / "in.parquet", data)
+    faulty_floe.run("create", "db.t", "--schema-from", path, "--partition-by", "region")
+    for _ in range(3):
+        faulty_floe.run("append", "db.t", path, "--threads", "8")
+    faulty_floe.run("delete", "db.t", "--where", "id < 1000")
+    expected = data.filter(pc.greater_equal(data["id"], 1000))
+    before = faulty_floe.objects()
+    fault_proxy.clear()
+    faulty_floe.run("expire", "db.t", "--older-than", "0s", "--retain-last", "1")
+    removed = set(before) - set(faulty_floe.objects())
+    # 24 data files, the manifests and manifest lists of four snapshots: one DeleteObjects
+    # request for the data folder and one for the metadata folder, no single deletes.
+    assert len([key for key in removed if "/data/" in key]) == 24, sorted(removed)
+    assert len(fault_proxy.seen("POST", "?delete")) == 2, fault_proxy.requests
+    assert fault_proxy.seen("DELETE", "/") == []
+    same_rows(read_pyiceberg(faulty_floe.pyiceberg(), "db.t"), pa.concat_tables([expected] * 3))
+
+    # A refused DeleteObjects request deletes nothing and is reported; the orphan stays,
+    # and the next run takes it.
+    s3 = faulty_floe.server.filesystem()
+    orphan = f"{faulty_floe.bucket}/wh/db/t/data/region=north/00000-0-orphan-00001.parquet"
+    with s3.open_output_stream(orphan) as stream:
+        stream.write(b"PAR1 not really")
+    fault_proxy.fail("POST", "?delete", "500")
+    refused = faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s")
+    fault_proxy.clear()
+    assert "1 could not be deleted" in refused.stdout, refused.stdout
+    assert orphan in faulty_floe.server.objects(faulty_floe.bucket)
+    faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s")
+    assert orphan not in faulty_floe.server.objects(faulty_floe.bucket)
+    same_rows(read_pyiceberg(faulty_floe.pyiceberg(), "db.t"), pa.concat_tables([expected] * 3))
+    faulty_floe.assert_no_secret_printed()

@@ -25,11 +25,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_rest_server(root: pathlib.Path):
-    """Starts the server with its state under `root`; yields (uri, warehouse). Stops it after."""
+def running_rest_server(root: pathlib.Path, warehouse: str = None, properties: dict = None):
+    """Starts the server with its state under `root`; yields (uri, warehouse). Stops it after.
+
+    `warehouse` (default: a folder of `root`, with the harness's LocalFileIO) and
+    `properties`, catalog properties of the server's JdbcCatalog (an s3:// warehouse needs
+    io-impl=org.apache.iceberg.aws.s3.S3FileIO and its s3.* keys; include-credentials=true
+    makes the server vend them in every load-table answer's config), set it up otherwise."""
     root.mkdir(parents=True, exist_ok=True)
-    warehouse = root / "warehouse"
-    warehouse.mkdir(exist_ok=True)
+    if warehouse is None:
+        warehouse = root / "warehouse"
+        warehouse.mkdir(exist_ok=True)
     port = free_port()
     env = dict(os.environ,
                CATALOG_REST_PORT=str(port),
@@ -37,6 +43,9 @@ def running_rest_server(root: pathlib.Path):
                CATALOG_WAREHOUSE=str(warehouse),
                CATALOG_IO__IMPL="floe.parity.LocalFileIO",
                HARNESS_XMX="512m")
+    # RESTCatalogServer reads CATALOG_<KEY> with '__' for '-' and '_' for '.'.
+    for key, value in (properties or {}).items():
+        env["CATALOG_" + key.replace("-", "__").replace(".", "_").upper()] = value
     log = open(root / "rest-server.log", "w")
     process = subprocess.Popen([str(HERE / "run-harness.sh"), "rest-server"], env=env,
                                stdout=log, stderr=subprocess.STDOUT)

@@ -108,6 +108,9 @@ class Catalog {
     (void)state;
     return io();
   }
+  /// True when the catalog hands each table its storage configuration (a REST server's
+  /// vended credentials, through TableIO), so that io() may not reach a table's files.
+  virtual bool VendsTableStorage() const { return false; }
   /// The machine the catalog and the commits through it use (CatalogOptions::env).
   Env* env() const { return env_; }
 

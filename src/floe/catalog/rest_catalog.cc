@@ -383,6 +383,12 @@ struct RestCatalog::Impl {
   int64_t timeout_ms = kDefaultTimeoutMs;
   std::shared_ptr<FileIO> io;
   Env* env = Env::Default();
+  CatalogOptions options;  // properties and io_factory, for TableIO
+
+  // The storage configuration the server's last load-table (or create-table) answer
+  // vended for each table's files, by "ns.table".
+  std::mutex vended_mutex;
+  std::map<std::string, std::map<std::string, std::string>> vended;
 
   std::mutex pool_mutex;
   std::vector<CURL*> pool;  // idle handles: they keep their connections alive
@@ -580,7 +586,43 @@ struct RestCatalog::Impl {
                      "REST catalog " + redacted + ": " + path + " never stops paging");
   }
 
-  arrow::Result<TableState> TableStateFrom(const Json& answer, const std::string& what) {
+  // The storage configuration a load-table answer carries for the table at `location`:
+  // its `config`, then the `storage-credentials` entry with the longest prefix of
+  // `location` (iceberg-java: RESTSessionCatalog, S3FileIO's credential by prefix).
+  static std::map<std::string, std::string> VendedConfig(const Json& answer,
+                                                         const std::string& location) {
+    std::map<std::string, std::string> config;
+    auto strings = [&](const Json& object) {
+      if (!object.is_object()) return;
+      for (const auto& [key, value] : object.items()) {
+        if (value.is_string()) config[key] = value.get<std::string>();
+      }
+    };
+    if (auto found = answer.find("config"); found != answer.end()) strings(*found);
+    const Json* best = nullptr;
+    size_t best_length = 0;
+    if (auto found = answer.find("storage-credentials");
+        found != answer.end() && found->is_array()) {
+      for (const auto& credential : *found) {
+        if (!credential.is_object()) continue;
+        auto prefix = credential.find("prefix");
+        if (prefix == credential.end() || !prefix->is_string()) continue;
+        const std::string& text = prefix->get_ref<const std::string&>();
+        if (location.compare(0, text.size(), text) == 0 &&
+            (best == nullptr || text.size() > best_length)) {
+          best = &credential;
+          best_length = text.size();
+        }
+      }
+    }
+    if (best != nullptr) {
+      if (auto found = best->find("config"); found != best->end()) strings(*found);
+    }
+    return config;
+  }
+
+  arrow::Result<TableState> TableStateFrom(const Json& answer, const std::string& what,
+                                           const TableIdentifier* id = nullptr) {
     if (!answer.is_object())
       return MakeError(ErrorKind::kInvalidMetadata, what + ": not a JSON object");
     TableState state;
@@ -593,6 +635,10 @@ struct RestCatalog::Impl {
     auto parsed = TableMetadataFromJson(metadata->dump());
     if (!parsed.ok()) return WithContext(parsed.status(), what);
     state.metadata = *parsed;
+    if (id != nullptr) {
+      std::lock_guard<std::mutex> lock(vended_mutex);
+      vended[id->ToString()] = VendedConfig(answer, state.metadata->location);
+    }
     return state;
   }
 };
@@ -632,8 +678,7 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
   impl->separator = "%1F";
   impl->warehouse = options.warehouse;
   impl->env = options.env;
-  // The warehouse of a REST catalog is a name the server resolves, not a location.
-  ARROW_ASSIGN_OR_RAISE(impl->io, MakeCatalogFileIO(options, ""));
+  impl->options = options;
   const auto& props = options.properties;
   std::string timeout = Property(props, "rest.timeout-ms");
   if (!timeout.empty()) {
@@ -724,12 +769,35 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
     impl->base_url = TrimTrailingSlashes(override_uri);
     impl->redacted = RedactUri(impl->base_url);
   }
+  // The warehouse of a REST catalog may be a name the server resolves rather than a
+  // location: a location of a scheme floe serves picks the FileIO, anything else the
+  // local one.
+  const std::string warehouse_scheme = LocationScheme(impl->warehouse);
+  ARROW_ASSIGN_OR_RAISE(
+      impl->io, MakeCatalogFileIO(
+                    options, warehouse_scheme != "file" && HasFileIOFor(impl->warehouse)
+                                 ? impl->warehouse
+                                 : std::string()));
   Env* env = impl->env;
   return std::unique_ptr<Catalog>(new RestCatalog(std::move(impl), env));
 }
 
 const std::string& RestCatalog::name() const { return impl_->name; }
 std::shared_ptr<FileIO> RestCatalog::io() const { return impl_->io; }
+
+arrow::Result<std::shared_ptr<FileIO>> RestCatalog::TableIO(const TableIdentifier& id,
+                                                            const TableState& state) {
+  std::map<std::string, std::string> config;
+  {
+    std::lock_guard<std::mutex> lock(impl_->vended_mutex);
+    auto found = impl_->vended.find(id.ToString());
+    if (found != impl_->vended.end()) config = found->second;
+  }
+  if (config.empty()) return impl_->io;
+  CatalogOptions options = impl_->options;
+  for (auto& [key, value] : config) options.properties[key] = std::move(value);
+  return MakeCatalogFileIO(options, state.metadata->location);
+}
 
 arrow::Status RestCatalog::CreateNamespace(
     const Namespace& ns, const std::map<std::string, std::string>& properties) {
@@ -831,7 +899,7 @@ arrow::Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namesp
 arrow::Result<TableState> RestCatalog::LoadTable(const TableIdentifier& id) {
   ARROW_ASSIGN_OR_RAISE(auto answer, impl_->Call("GET", impl_->TablePath(id), nullptr,
                                                  ErrorKind::kNoSuchTable));
-  return impl_->TableStateFrom(answer, "table '" + id.ToString() + "'");
+  return impl_->TableStateFrom(answer, "table '" + id.ToString() + "'", &id);
 }
 
 arrow::Result<TableState> RestCatalog::CreateTable(const TableIdentifier& id,
@@ -855,7 +923,7 @@ arrow::Result<TableState> RestCatalog::CreateTable(const TableIdentifier& id,
       impl_->Call("POST",
                   impl_->prefix + "namespaces/" + impl_->NamespacePath(id.ns) + "/tables",
                   &body, ErrorKind::kNoSuchNamespace));
-  return impl_->TableStateFrom(answer, "table '" + id.ToString() + "'");
+  return impl_->TableStateFrom(answer, "table '" + id.ToString() + "'", &id);
 }
 
 arrow::Result<TableState> RestCatalog::CommitTable(const TableIdentifier& id,

@@ -35,7 +35,8 @@ arrow::Result<std::string> RestCommitRequestJson(const TableMetadata& base,
 ///                    at oauth2-server-uri (default <uri>/v1/oauth/tokens) with the
 ///                    OAuth2 client-credentials grant; scope (default "catalog");
 ///   header.NAME      an extra HTTP header;
-///   rest.timeout-ms  the limit for one request (default 120000).
+///   rest.timeout-ms  the limit for one request (default 120000);
+///   and the FileIO's (s3.endpoint, s3.path-style-access, ...: see s3_file_io.h).
 /// The server's /v1/config answer supplies `prefix` and `namespace-separator`. Reads
 /// answered 429 or 503 are retried up to 5 times with exponential backoff (0.1 s to 1.6
 /// s); writes are not. Tokens and secrets never appear in errors or logs.
@@ -46,9 +47,17 @@ class RestCatalog final : public Catalog {
   ~RestCatalog() override;
 
   const std::string& name() const override;
-  /// Local files and file:// URIs: the locations the server hands out must be readable
-  /// here (the tests run the server on the same machine).
+  /// The FileIO for the warehouse (local paths and file:// URIs, or the storage of an
+  /// s3:// warehouse), configured by the catalog's properties.
   std::shared_ptr<FileIO> io() const override;
+  /// The FileIO for one table's files: the catalog's properties overlaid with the
+  /// `config` of the server's last load-table (or create-table) answer for it, and then
+  /// with the `storage-credentials` entry whose prefix is the longest that the table's
+  /// location starts with, as iceberg-java's RESTSessionCatalog merges them. So the
+  /// credentials the server vends for a table are used for that table only.
+  arrow::Result<std::shared_ptr<FileIO>> TableIO(const TableIdentifier& id,
+                                                 const TableState& state) override;
+  bool VendsTableStorage() const override { return true; }
   std::string WarehouseLocation() const override;
 
   arrow::Status CreateNamespace(

@@ -153,13 +153,19 @@ arrow::Result<SqliteUri> ParseSqliteUri(const std::string& uri) {
 
 }  // namespace
 
-SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
-                       std::string warehouse, std::shared_ptr<FileIO> io, Env* env)
-    : Catalog(env),
+SqlCatalog::SqlCatalog(std::unique_ptr<SqlDatabase> database,
+                       const CatalogOptions& options, std::shared_ptr<FileIO> io)
+    : Catalog(options.env),
       database_(std::move(database)),
-      name_(std::move(name)),
-      warehouse_(StripTrailingSlash(std::move(warehouse))),
-      io_(std::move(io)) {}
+      name_(options.name),
+      warehouse_(StripTrailingSlash(options.warehouse)),
+      io_(std::move(io)),
+      options_(options) {}
+
+arrow::Result<std::shared_ptr<FileIO>> SqlCatalog::FileIOFor(
+    std::string_view location) const {
+  return MakeCatalogFileIO(options_, location);
+}
 
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
     const CatalogOptions& options) {
@@ -213,8 +219,8 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenPostgres(
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
     std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
     std::shared_ptr<FileIO> io) {
-  auto catalog = std::make_unique<SqlCatalog>(
-      std::move(database), options.name, options.warehouse, std::move(io), options.env);
+  auto catalog =
+      std::make_unique<SqlCatalog>(std::move(database), options, std::move(io));
   ARROW_RETURN_NOT_OK(catalog->Initialize());
   return std::unique_ptr<Catalog>(std::move(catalog));
 }

@@ -68,11 +68,16 @@ class SqlCatalog final : public Catalog {
   /// commit coordinator keeps its own tables there).
   std::shared_ptr<SqlDatabase> database() const { return database_; }
 
+  /// The FileIO for files at `location`, made as the catalog's own is (its io_factory
+  /// and properties): what a catalog-managed Delta table uses, whose location may be on
+  /// other storage than the warehouse.
+  arrow::Result<std::shared_ptr<FileIO>> FileIOFor(std::string_view location) const;
+
   /// True when the catalog tables have the iceberg_type column (schema V1).
   bool has_type_column() const { return has_type_column_; }
 
-  SqlCatalog(std::unique_ptr<SqlDatabase> database, std::string name,
-             std::string warehouse, std::shared_ptr<FileIO> io, Env* env);
+  SqlCatalog(std::unique_ptr<SqlDatabase> database, const CatalogOptions& options,
+             std::shared_ptr<FileIO> io);
 
  private:
   arrow::Status Initialize();
@@ -83,6 +88,7 @@ class SqlCatalog final : public Catalog {
   std::string name_;
   std::string warehouse_;
   std::shared_ptr<FileIO> io_;
+  CatalogOptions options_;  // for FileIOFor
   bool has_type_column_ = true;
 };
 

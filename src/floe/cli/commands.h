@@ -33,6 +33,9 @@ struct CommandContext {
   /// The catalog-managed Delta table `name` (NAMESPACE.TABLE) of the selected catalog,
   /// or nullopt when it has none of that name (an SQL catalog) or keeps none (others).
   arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(const std::string& name);
+  /// The storage properties of a table given by path: the --catalog-property values
+  /// (InvalidInput for one not of the form KEY=VALUE, its text not echoed).
+  arrow::Result<std::map<std::string, std::string>> PathStorage() const;
   /// The action of the subcommand that was chosen.
   std::function<arrow::Status()> action;
 

@@ -37,8 +37,9 @@ std::string TableRoot(const std::string& argument) {
   return StripTrailingSlash(absolute.lexically_normal().string());
 }
 
-arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root) {
-  return MakeFileIO(root, {});
+arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root,
+                                             const StorageProperties& storage) {
+  return MakeFileIO(root, storage);
 }
 
 // A command's table: by path, or catalog-managed (its location, and the catalog's log
@@ -51,6 +52,7 @@ struct DeltaTarget {
 };
 
 arrow::Result<DeltaTarget> Resolve(const std::string& path,
+                                   const StorageProperties& storage,
                                    const CatalogDeltaTable* catalog) {
   DeltaTarget target;
   if (catalog != nullptr) {
@@ -61,7 +63,11 @@ arrow::Result<DeltaTarget> Resolve(const std::string& path,
     target.root = TableRoot(path);
     target.label = target.root;
   }
-  ARROW_ASSIGN_OR_RAISE(target.io, IoFor(target.root));
+  if (catalog != nullptr) {
+    target.io = catalog->io;
+  } else {
+    ARROW_ASSIGN_OR_RAISE(target.io, IoFor(target.root, storage));
+  }
   return target;
 }
 
@@ -189,7 +195,8 @@ bool IsTablePath(const std::string& argument) {
 }
 
 arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
-  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(arguments.path, arguments.catalog));
+  ARROW_ASSIGN_OR_RAISE(auto target,
+                        Resolve(arguments.path, arguments.storage, arguments.catalog));
   const std::string& root = target.root;
   auto io = target.io;
   delta::DeltaScanOptions options;
@@ -222,8 +229,9 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
   return arrow::Status::OK();
 }
 
-arrow::Status DescribeDelta(const std::string& path, const CatalogDeltaTable* catalog) {
-  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+arrow::Status DescribeDelta(const std::string& path, const StorageProperties& storage,
+                            const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string& root = target.root;
   delta::SnapshotOptions read;
   read.tail = target.tail;
@@ -276,9 +284,9 @@ arrow::Status DescribeDelta(const std::string& path, const CatalogDeltaTable* ca
   return arrow::Status::OK();
 }
 
-arrow::Status ListDeltaVersions(const std::string& path,
+arrow::Status ListDeltaVersions(const std::string& path, const StorageProperties& storage,
                                 const CatalogDeltaTable* catalog) {
-  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string& root = target.root;
   auto& io = target.io;
   ARROW_ASSIGN_OR_RAISE(auto versions, delta::ListVersions(*io, root));
@@ -313,8 +321,9 @@ arrow::Status ListDeltaVersions(const std::string& path,
 }
 
 arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version,
+                             const StorageProperties& storage,
                              const CatalogDeltaTable* catalog) {
-  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string& root = target.root;
   auto& io = target.io;
   delta::SnapshotOptions options;
@@ -341,10 +350,11 @@ arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> ver
   return arrow::Status::OK();
 }
 
-arrow::Status VacuumDelta(const std::string& path, std::optional<int64_t> retention_ms,
-                          bool dry_run, bool any_name, bool check_retention) {
+arrow::Status VacuumDelta(const std::string& path, const StorageProperties& storage,
+                          std::optional<int64_t> retention_ms, bool dry_run,
+                          bool any_name, bool check_retention) {
   std::string root = TableRoot(path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root, storage));
   delta::VacuumOptions options;
   options.retention_ms = retention_ms;
   options.dry_run = dry_run;
@@ -377,11 +387,12 @@ arrow::Status VacuumDelta(const std::string& path, std::optional<int64_t> retent
   return arrow::Status::OK();
 }
 
-arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
+arrow::Status CreateDelta(const std::string& path, const StorageProperties& storage,
+                          const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,
                           const std::map<std::string, std::string>& properties) {
   std::string root = TableRoot(path);
-  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root));
+  ARROW_ASSIGN_OR_RAISE(auto io, IoFor(root, storage));
   delta::CreateTableOptions options;
   options.partition_columns = partition_columns;
   options.properties = properties;
@@ -391,11 +402,12 @@ arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
   return arrow::Status::OK();
 }
 
-arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
+arrow::Status WriteDelta(const std::string& path, const StorageProperties& storage,
+                         const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn, int threads,
                          const CatalogDeltaTable* catalog) {
-  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, catalog));
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string root = target.root;
   delta::DeltaWriteOptions options;
   options.threads = threads;

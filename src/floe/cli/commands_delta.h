@@ -16,6 +16,11 @@
 
 namespace floe::cli {
 
+/// The storage configuration of a table given by path: the command's --catalog-property
+/// values (iceberg-java's s3.* keys for an s3:// table; see DESIGN.md, "Object
+/// storage"). A catalog-managed table uses its catalog's.
+using StorageProperties = std::map<std::string, std::string>;
+
 /// True when a command's table argument is a path or a file: URI (it holds a '/'), not
 /// NAMESPACE.TABLE.
 bool IsTablePath(const std::string& argument);
@@ -28,28 +33,33 @@ struct DeltaScanArguments {
   OutputOptions output;
   bool stats = false;
   const CatalogDeltaTable* catalog = nullptr;
+  StorageProperties storage;
 };
 
 arrow::Status ScanDelta(const DeltaScanArguments& arguments);
-arrow::Status DescribeDelta(const std::string& path,
+arrow::Status DescribeDelta(const std::string& path, const StorageProperties& storage,
                             const CatalogDeltaTable* catalog = nullptr);
-arrow::Status ListDeltaVersions(const std::string& path,
+arrow::Status ListDeltaVersions(const std::string& path, const StorageProperties& storage,
                                 const CatalogDeltaTable* catalog = nullptr);
 arrow::Status ListDeltaFiles(const std::string& path, std::optional<int64_t> version,
+                             const StorageProperties& storage,
                              const CatalogDeltaTable* catalog = nullptr);
 
 /// `floe vacuum PATH`: the unreferenced data files older than the retention deleted (or
 /// listed, with `dry_run`).
-arrow::Status VacuumDelta(const std::string& path, std::optional<int64_t> retention_ms,
-                          bool dry_run, bool any_name, bool check_retention);
+arrow::Status VacuumDelta(const std::string& path, const StorageProperties& storage,
+                          std::optional<int64_t> retention_ms, bool dry_run,
+                          bool any_name, bool check_retention);
 
 /// `floe create PATH`: a Delta table with `schema`, partitioned by `partition_columns`.
-arrow::Status CreateDelta(const std::string& path, const arrow::Schema& schema,
+arrow::Status CreateDelta(const std::string& path, const StorageProperties& storage,
+                          const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,
                           const std::map<std::string, std::string>& properties);
 /// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table); `txn`
 /// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run.
-arrow::Status WriteDelta(const std::string& path, const std::vector<std::string>& files,
+arrow::Status WriteDelta(const std::string& path, const StorageProperties& storage,
+                         const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn = "", int threads = 1,
                          const CatalogDeltaTable* catalog = nullptr);

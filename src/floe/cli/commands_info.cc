@@ -64,9 +64,12 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
   command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
       ->required();
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) return DescribeDelta(*table);
+    if (IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
+      return DescribeDelta(*table, storage);
+    }
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return DescribeDelta(*table, &*delta_table);
+    if (delta_table) return DescribeDelta(*table, {}, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     auto schema = metadata.CurrentSchema();
@@ -127,9 +130,12 @@ void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
                    "NAMESPACE.TABLE, or the path of a Delta table (its versions)")
       ->required();
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) return ListDeltaVersions(*table);
+    if (IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
+      return ListDeltaVersions(*table, storage);
+    }
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return ListDeltaVersions(*table, &*delta_table);
+    if (delta_table) return ListDeltaVersions(*table, {}, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const auto& metadata = *loaded->metadata();
     if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
@@ -165,9 +171,12 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
   OnRun(command, context, [=]() -> arrow::Status {
     const auto version =
         *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt;
-    if (IsTablePath(*table)) return ListDeltaFiles(*table, version);
+    if (IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
+      return ListDeltaFiles(*table, version, storage);
+    }
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return ListDeltaFiles(*table, version, &*delta_table);
+    if (delta_table) return ListDeltaFiles(*table, version, {}, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ScanOptions options;
     if (*snapshot >= 0) options.snapshot_id = *snapshot;

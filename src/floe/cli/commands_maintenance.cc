@@ -267,7 +267,8 @@ void RegisterVacuumCommand(CLI::App& app, CommandContext* context) {
     if (!retain->empty()) {
       ARROW_ASSIGN_OR_RAISE(retention, ParseDurationMs(*retain));
     }
-    return VacuumDelta(*table, retention, *dry_run, *any_name, !*unchecked);
+    ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
+    return VacuumDelta(*table, storage, retention, *dry_run, *any_name, !*unchecked);
   });
 }
 

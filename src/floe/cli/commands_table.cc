@@ -65,6 +65,7 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
                                    const std::vector<std::string>& properties,
                                    const std::string& sort_by,
                                    const std::string& location,
+                                   const StorageProperties& storage,
                                    CommandContext* context = nullptr) {
   if (!sort_by.empty()) {
     return MakeError(ErrorKind::kInvalidInput,
@@ -120,7 +121,7 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
   }
   ARROW_ASSIGN_OR_RAISE(auto delta_properties, ParseKeyValues(properties, "--property"));
   if (context == nullptr) {
-    return CreateDelta(table, arrow::Schema(std::move(fields)), columns,
+    return CreateDelta(table, storage, arrow::Schema(std::move(fields)), columns,
                        delta_properties);
   }
   ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(table));
@@ -200,11 +201,12 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
     const bool is_delta = by_path || *format == "delta";
     auto create_delta = [&](const arrow::Schema& arrow_schema) -> arrow::Status {
       if (by_path) {
+        ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
         return CreateDeltaFromArrow(*table, arrow_schema, *partition_by, *properties,
-                                    *sort_by, *location);
+                                    *sort_by, *location, storage);
       }
       return CreateDeltaFromArrow(*table, arrow_schema, *partition_by, *properties,
-                                  *sort_by, *location, context);
+                                  *sort_by, *location, {}, context);
     };
     if (is_delta && !schema_file->empty() && schema->empty()) {
       // A Delta table takes the file's Arrow schema as it is (Delta has byte and short).
@@ -312,7 +314,11 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/false, *txn,
+      StorageProperties storage;
+      if (!delta_table) {
+        ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
+      }
+      return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/false, *txn,
                         *threads, delta_table ? &*delta_table : nullptr);
     }
     if (!txn->empty()) {
@@ -487,8 +493,12 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--where is not supported on Delta tables yet (" + *table + ")");
       }
-      return WriteDelta(*table, *files, *input_format, /*overwrite=*/true, *txn, *threads,
-                        delta_table ? &*delta_table : nullptr);
+      StorageProperties storage;
+      if (!delta_table) {
+        ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
+      }
+      return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/true, *txn,
+                        *threads, delta_table ? &*delta_table : nullptr);
     }
     if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
@@ -554,6 +564,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       DeltaScanArguments arguments;
       arguments.path = *table;
       arguments.catalog = delta_table ? &*delta_table : nullptr;
+      if (!delta_table) {
+        ARROW_ASSIGN_OR_RAISE(arguments.storage, context->PathStorage());
+      }
       std::stringstream names(*columns);
       for (std::string column; std::getline(names, column, ',');) {
         if (!column.empty()) arguments.columns.push_back(column);

@@ -22,7 +22,8 @@ arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
 
 arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
     const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id) {
-  if (dynamic_cast<SqlCatalog*>(catalog.get()) == nullptr) return std::nullopt;
+  const auto* sql = dynamic_cast<const SqlCatalog*>(catalog.get());
+  if (sql == nullptr) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(auto coordinator,
                         DeltaCoordinatorOf(catalog, /*create_tables=*/false));
   ARROW_ASSIGN_OR_RAISE(
@@ -32,9 +33,9 @@ arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
   CatalogDeltaTable table;
   table.name = id.ToString();
   table.root = found->location;
-  ARROW_ASSIGN_OR_RAISE(auto io, MakeFileIO(found->location, {}));
+  ARROW_ASSIGN_OR_RAISE(table.io, sql->FileIOFor(found->location));
   table.committer = std::make_shared<delta::CatalogCommitter>(
-      std::move(io), coordinator, found->table_id, found->location);
+      table.io, coordinator, found->table_id, found->location);
   table.registered = *found;
   return table;
 }
@@ -97,7 +98,8 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     if (root.empty()) {
       ARROW_ASSIGN_OR_RAISE(root, catalog->DefaultTableLocation(id));
     }
-    ARROW_ASSIGN_OR_RAISE(auto io, MakeFileIO(root, {}));
+    ARROW_ASSIGN_OR_RAISE(auto io,
+                          static_cast<const SqlCatalog&>(*catalog).FileIOFor(root));
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
@@ -110,6 +112,7 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     CatalogDeltaTable table;
     table.name = id.ToString();
     table.root = root;
+    table.io = io;
     table.committer = std::make_shared<delta::CatalogCommitter>(io, coordinator,
                                                                 options.table_id, root);
     return table;

@@ -22,6 +22,8 @@ namespace floe::cli {
 struct CatalogDeltaTable {
   std::string name;  ///< NAMESPACE.TABLE
   std::string root;  ///< Its location.
+  /// Its files' FileIO, configured as the catalog's own (SqlCatalog::FileIOFor).
+  std::shared_ptr<FileIO> io;
   std::shared_ptr<delta::CatalogCommitter> committer;
   delta::RegisteredDeltaTable registered;
 };

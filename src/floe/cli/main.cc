@@ -7,6 +7,7 @@
 
 #include "arrow/compute/initialize.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/flags.h"
 #include "floe/io/s3_file_io.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -42,6 +43,10 @@ arrow::Result<std::optional<CatalogDeltaTable>> CommandContext::FindDeltaTable(
   ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
   ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
   return cli::FindDeltaTable(catalog, id);
+}
+
+arrow::Result<std::map<std::string, std::string>> CommandContext::PathStorage() const {
+  return ParseKeyValues(flags.properties, "--catalog-property");
 }
 
 CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& name,

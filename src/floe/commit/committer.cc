@@ -222,12 +222,8 @@ std::vector<std::string> Committer::ListUnreported(
 }
 
 int Committer::DeleteUnreported(const std::vector<std::string>& files, const char* why) {
-  FileIO& io = *producer_->target().io;
-  int failures = 0;
-  for (const auto& location : files) {
-    if (!DeleteWithinBestEffort(io, data_location_, location, why)) ++failures;
-  }
-  return failures;
+  return static_cast<int>(
+      DeleteAllWithinBestEffort(*producer_->target().io, data_location_, files, why));
 }
 
 int64_t Committer::files() const {

@@ -174,6 +174,8 @@ std::string PaddedVersion(int64_t version) {
 // is there (a hint: a reader that finds none lists the log).
 arrow::Status ReplaceHint(FileIO& io, const std::string& target, const std::string& text,
                           Env* env) {
+  // Object storage replaces a file whole at once.
+  if (io.WritesAppearWhole(target)) return io.WriteAll(target, text);
   const std::string temporary =
       LogFolderOf(target.substr(0, target.rfind("/_delta_log/"))) +
       "/._last_checkpoint." + Uuid::Random(env).ToString() + ".tmp";
@@ -387,8 +389,13 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
   const std::string folder = LogFolderOf(root);
   const std::string name = PaddedVersion(snapshot.version) + ".checkpoint.parquet";
   result.location = folder + "/" + name;
-  const std::string temporary =
-      folder + "/." + name + "." + Uuid::Random(env).ToString() + ".tmp";
+  // On object storage a file appears only whole, so it is written in place (a racing
+  // checkpointer of this version writes the same state); elsewhere it is renamed into
+  // place, so that no reader sees part of it.
+  const bool in_place = io->WritesAppearWhole(result.location);
+  const std::string written_at =
+      in_place ? result.location
+               : folder + "/." + name + "." + Uuid::Random(env).ToString() + ".tmp";
   auto context = std::make_shared<ParquetWriteContext>();
   context->io = io;
   context->arrow_schema = schema;
@@ -396,7 +403,7 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
   context->root_name = "spark_schema";
   arrow::Status written;
   {
-    auto writer = ParquetFileWriter::Open(context, temporary);
+    auto writer = ParquetFileWriter::Open(context, written_at);
     written = writer.status();
     if (written.ok()) written = (*writer)->Write(*batch);
     if (written.ok()) {
@@ -407,12 +414,14 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
       (*writer)->Abort();
     }
   }
-  if (written.ok()) written = io->RenameNoReplace(temporary, result.location);
+  if (written.ok() && !in_place)
+    written = io->RenameNoReplace(written_at, result.location);
   // Durable before _last_checkpoint can name it; the hint itself needs no sync (a reader
   // without one lists the log).
   if (written.ok()) written = SyncNewFiles(*io, {result.location});
   if (!written.ok()) {
-    DeleteBestEffort(*io, temporary, "temporary checkpoint", "after a failed write");
+    if (!in_place)
+      DeleteBestEffort(*io, written_at, "temporary checkpoint", "after a failed write");
     if (KindOf(written) != ErrorKind::kAlreadyExists) return WithContext(written, where);
     // Another writer checkpointed this version first: the same state, kept.
   }

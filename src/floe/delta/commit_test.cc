@@ -354,7 +354,9 @@ TEST(DeltaCommitTest, EveryOperationOfACheckpointingAppendCanFailCleanly) {
     // unknown.
     const bool unknown =
         !result.ok() && KindOf(result.status()) == ErrorKind::kCommitStateUnknown;
-    if (unknown) EXPECT_EQ(kind, FileOperation::kSync);
+    if (unknown) {
+      EXPECT_EQ(kind, FileOperation::kSync);
+    }
     EXPECT_EQ(after->version, result.ok() || unknown ? 2 : 1);
     const std::string checkpoint =
         root + "/_delta_log/00000000000000000002.checkpoint.parquet";

@@ -61,21 +61,9 @@ arrow::Status ValidateCommitType(const Committer& committer, CommitType type,
   return arrow::Status::OK();
 }
 
-arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text,
-                          Env* env) {
-  const std::string folder = target.substr(0, target.rfind('/'));
-  const std::string temporary = folder + "/." + target.substr(folder.size() + 1) + "." +
-                                Uuid::Random(env).ToString() + ".tmp";
-  arrow::Status written = io.WriteAll(temporary, text);
-  if (!written.ok()) {
-    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed write");
-    return written;
-  }
-  arrow::Status renamed = io.RenameNoReplace(temporary, target);
-  if (!renamed.ok()) {
-    DeleteBestEffort(io, temporary, "temporary commit file", "after a failed commit");
-    return renamed;
-  }
+arrow::Status PutIfAbsent(FileIO& io, const std::string& target,
+                          const std::string& text) {
+  ARROW_RETURN_NOT_OK(io.WriteIfAbsent(target, text));
   return SyncPut(io, target);
 }
 
@@ -88,15 +76,15 @@ arrow::Status SyncPut(FileIO& io, const std::string& target) {
       "wrote " + target + " but could not make it durable: " + synced.message());
 }
 
-FilesystemCommitter::FilesystemCommitter(std::shared_ptr<FileIO> io, Env* env)
-    : io_(std::move(io)), env_(env) {}
+FilesystemCommitter::FilesystemCommitter(std::shared_ptr<FileIO> io)
+    : io_(std::move(io)) {}
 
 arrow::Result<CommitResponse> FilesystemCommitter::Commit(
     const std::string& actions, const CommitMetadata& metadata) {
   ARROW_RETURN_NOT_OK(
       ValidateCommitType(*this, metadata.commit_type(), metadata.table_root()));
   const std::string target = metadata.published_path();
-  arrow::Status put = PutIfAbsent(*io_, target, actions, env_);
+  arrow::Status put = PutIfAbsent(*io_, target, actions);
   if (put.ok()) return Committed{target};
   if (KindOf(put) == ErrorKind::kAlreadyExists) return Conflict{metadata.version()};
   if (KindOf(put) == ErrorKind::kCommitStateUnknown) return put;  // landed, not durable

@@ -115,12 +115,13 @@ class Committer {
 arrow::Status ValidateCommitType(const Committer& committer, CommitType type,
                                  const std::string& table_root);
 
-/// Path-based tables: `_delta_log/<v>.json` written as a temporary file beside it and
-/// renamed without replacing (FileIO::RenameNoReplace); a name already taken is Conflict.
+/// Path-based tables: `_delta_log/<v>.json` written only if absent (PutIfAbsent: on disk
+/// a temporary file renamed without replacing, on object storage a conditional PUT); a
+/// name already taken is Conflict.
 /// It never publishes: Publish refuses any commit.
 class FilesystemCommitter : public Committer {
  public:
-  explicit FilesystemCommitter(std::shared_ptr<FileIO> io, Env* env = Env::Default());
+  explicit FilesystemCommitter(std::shared_ptr<FileIO> io);
   arrow::Result<CommitResponse> Commit(const std::string& actions,
                                        const CommitMetadata& metadata) override;
   bool IsCatalogCommitter() const override { return false; }
@@ -128,14 +129,13 @@ class FilesystemCommitter : public Committer {
 
  private:
   std::shared_ptr<FileIO> io_;
-  Env* env_;
 };
 
-/// Writes `text` as `target` only if no file is there: a temporary file beside it,
-/// renamed without replacing, then made durable (SyncPut). AlreadyExists when another
-/// writer has the name; the temporary file is deleted on every failure.
-arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text,
-                          Env* env);
+/// Writes `text` as `target` only if no file is there (FileIO::WriteIfAbsent: a
+/// temporary file renamed without replacing on disk, a conditional PUT on object
+/// storage), then makes it durable (SyncPut). AlreadyExists when another writer has the
+/// name.
+arrow::Status PutIfAbsent(FileIO& io, const std::string& target, const std::string& text);
 /// Makes the file just put at `target` durable (SyncNewFiles). A failure is
 /// CommitStateUnknown: the file is visible but may not survive a power cut.
 arrow::Status SyncPut(FileIO& io, const std::string& target);

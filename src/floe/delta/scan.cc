@@ -157,7 +157,9 @@ class DeltaReader : public arrow::RecordBatchReader {
           partition_[i],
           ParsePartitionValue(value->second, field->type(), field->name()));
     }
-    auto opened = ParquetFileReader::Open(*io_, add.location, parquet_);
+    ParquetReadOptions read = parquet_;
+    if (add.size > 0) read.file_size = add.size;
+    auto opened = ParquetFileReader::Open(*io_, add.location, read);
     if (!opened.ok()) return WithFile(opened.status());
     file_ = std::move(*opened);
     ++stats_->files_read;

@@ -188,13 +188,22 @@ arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
   }
   if (options.dry_run) return result;
   std::vector<FileInfo> deleted;
-  for (const auto& file : result.deleted) {
-    arrow::Status status = io->DeleteWithin(root, file.location);
-    if (status.ok() || KindOf(status) == ErrorKind::kNotFound) {
-      deleted.push_back(file);
-    } else {
-      result.bytes -= file.size;
-      result.failed.push_back({file.location, status.message()});
+  // Up to 1000 a call: one request each on object storage.
+  constexpr size_t kBatch = 1000;
+  for (size_t start = 0; start < result.deleted.size(); start += kBatch) {
+    const size_t end = std::min(result.deleted.size(), start + kBatch);
+    std::vector<std::string> batch;
+    for (size_t i = start; i < end; ++i) batch.push_back(result.deleted[i].location);
+    const std::vector<arrow::Status> statuses = io->DeleteAllWithin(root, batch);
+    for (size_t i = start; i < end; ++i) {
+      const FileInfo& file = result.deleted[i];
+      const arrow::Status& status = statuses[i - start];
+      if (status.ok() || KindOf(status) == ErrorKind::kNotFound) {
+        deleted.push_back(file);
+      } else {
+        result.bytes -= file.size;
+        result.failed.push_back({file.location, status.message()});
+      }
     }
   }
   result.deleted = std::move(deleted);

@@ -243,22 +243,19 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
 }
 
 std::shared_ptr<Committer> CommitterOr(const std::shared_ptr<Committer>& committer,
-                                       const std::shared_ptr<FileIO>& io, Env* env) {
-  return committer ? committer : std::make_shared<FilesystemCommitter>(io, env);
+                                       const std::shared_ptr<FileIO>& io) {
+  return committer ? committer : std::make_shared<FilesystemCommitter>(io);
 }
 
-// Every Delta commit floe makes is a put-if-absent: a no-replace rename, which object
-// storage lacks (a conditional PUT is not built yet). Refused before any file is written.
-arrow::Status CheckDeltaStorage(const std::string& root) {
+// Every Delta commit floe makes is a put-if-absent (FileIO::WriteIfAbsent): a no-replace
+// rename on disk, a conditional PUT on object storage, which floe signs itself and so
+// needs static credentials for. Checked before any file is written.
+arrow::Status CheckDeltaStorage(FileIO& io, const std::string& root) {
   ARROW_RETURN_NOT_OK(CheckSupportedLocation(root));
-  if (IsS3Scheme(LocationScheme(root))) {
-    return MakeError(ErrorKind::kNotSupported,
+  return WithContext(io.CheckWriteIfAbsent(root + "/_delta_log/"),
                      "Delta table " + root +
-                         ": floe commits Delta versions by a no-replace rename, which "
-                         "object storage does not have; writing Delta tables on " +
-                         LocationScheme(root) + ":// is not supported yet");
-  }
-  return arrow::Status::OK();
+                         ": floe commits Delta versions by a conditional write, and "
+                         "cannot here");
 }
 
 std::string PartitionByText(const std::vector<std::string>& columns) {
@@ -274,7 +271,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                                    const arrow::Schema& schema,
                                    const CreateTableOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
-  ARROW_RETURN_NOT_OK(CheckDeltaStorage(root));
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
   ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
   if (exists) {
     return MakeError(ErrorKind::kAlreadyExists,
@@ -409,7 +406,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
   }
   if (catalog_managed)
     created.reader_features = std::vector<std::string>{"catalogManaged"};
-  auto committer = CommitterOr(options.committer, io, env);
+  auto committer = CommitterOr(options.committer, io);
   CommitMetadata commit(root, 0, CommitTypeOf(created, /*create=*/true), now, -1, env);
   auto response = committer->Commit(text, commit);
   ARROW_RETURN_NOT_OK(response.status());
@@ -481,14 +478,14 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const DeltaWriteOptions& options) {
   const std::string root = StripTrailingSlash(table_root);
   Env* env = options.env;
-  ARROW_RETURN_NOT_OK(CheckDeltaStorage(root));
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
   if (options.threads < 1 || options.threads > kMaxWriteThreads) {
     return MakeError(ErrorKind::kInvalidInput,
                      "a write to Delta table " + root + " runs 1 to " +
                          std::to_string(kMaxWriteThreads) + " tasks, not " +
                          std::to_string(options.threads));
   }
-  auto committer = CommitterOr(options.committer, io, env);
+  auto committer = CommitterOr(options.committer, io);
   // A catalog-managed table's log is the published files plus its catalog's tail.
   SnapshotOptions read_options;
   ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());

@@ -15,6 +15,7 @@
 #include "floe/delta/scan.h"
 #include "floe/delta/write_format.h"
 #include "floe/io/fault_injecting_file_io.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/testing/forwarding_file_io.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
@@ -397,15 +398,19 @@ TEST(DeltaWriteTest, EveryOperationOfAnAppendCanFailCleanly) {
   EXPECT_GT(counts[static_cast<int>(FileOperation::kRename)], 0);
 }
 
-TEST(DeltaWriteTest, ObjectStorageIsRefusedBeforeAnyRequest) {
-  // Delta commits are no-replace renames, which object storage lacks. The FileIO here is
-  // local: had either call reached storage, it would fail differently.
-  auto io = *MakeArrowFileIO();
+TEST(DeltaWriteTest, ObjectStorageWithoutCredentialsIsRefusedBeforeAnyRequest) {
+  // Delta commits are conditional PUTs there, which floe signs itself: without keys it
+  // cannot, and says so before any file exists. The endpoint takes no connection: had
+  // either call reached storage, it would fail differently.
+  testing::ScopedEnvironment no_keys(testing::NoAwsCredentials());
+  FLOE_ASSIGN_OR_FAIL(auto io, MakeS3FileIO({{"s3.endpoint", "http://127.0.0.1:1"},
+                                             {"s3.retry.num-retries", "0"}}));
   auto created = CreateTable(io, "s3://bucket/delta/t", *TableSchema(), {});
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(KindOf(created.status()), ErrorKind::kNotSupported);
-  EXPECT_NE(created.status().message().find("no-replace rename"), std::string::npos)
+  EXPECT_NE(created.status().message().find("no AWS credentials"), std::string::npos)
       << created.status().message();
+  EXPECT_NE(created.status().message().find("s3://bucket/delta/t"), std::string::npos);
   auto rows = Rows(0, 5);
   auto written = Write(io, "s3a://bucket/delta/t", *rows, {});
   ASSERT_FALSE(written.ok());

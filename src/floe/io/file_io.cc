@@ -25,6 +25,7 @@
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/secrets.h"
+#include "floe/util/uuid.h"
 
 namespace floe {
 namespace {
@@ -452,6 +453,42 @@ arrow::Result<std::shared_ptr<FileIO>> MakeArrowFileIO(ArrowFileIOOptions option
 
 arrow::Status FileIO::SyncFolder(const std::string&) { return arrow::Status::OK(); }
 
+arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> FileIO::OpenInputOfSize(
+    const std::string& location, int64_t) {
+  return OpenInput(location);
+}
+
+arrow::Status FileIO::WriteIfAbsent(const std::string& location, std::string_view bytes) {
+  const size_t slash = location.rfind('/');
+  if (slash == std::string::npos || slash + 1 == location.size()) {
+    return MakeError(ErrorKind::kInvalidInput, "cannot create " + location);
+  }
+  // A hidden name in the same folder, so the rename stays within one directory.
+  const std::string temporary = location.substr(0, slash + 1) + "." +
+                                location.substr(slash + 1) + "." +
+                                Uuid::Random().ToString() + ".tmp";
+  arrow::Status written = WriteAll(temporary, bytes);
+  if (written.ok()) written = RenameNoReplace(temporary, location);
+  if (!written.ok()) DeleteBestEffort(*this, temporary, "temporary file", "");
+  return written;
+}
+
+arrow::Status FileIO::CheckWriteIfAbsent(const std::string&) {
+  return arrow::Status::OK();
+}
+
+bool FileIO::WritesAppearWhole(const std::string&) const { return false; }
+
+bool FileIO::HighLatency(const std::string&) const { return false; }
+
+std::vector<arrow::Status> FileIO::DeleteAllWithin(
+    const std::string& root, const std::vector<std::string>& locations) {
+  std::vector<arrow::Status> statuses;
+  statuses.reserve(locations.size());
+  for (const auto& location : locations) statuses.push_back(DeleteWithin(root, location));
+  return statuses;
+}
+
 namespace {
 
 // Where the path of `location` starts: after `scheme://authority`, after `scheme:`, or
@@ -549,6 +586,26 @@ bool DeleteWithinBestEffort(FileIO& io, const std::string& root,
                    location, what, "");
   }
   return Deleted(io.DeleteWithin(root, location), location, what, "");
+}
+
+size_t DeleteAllWithinBestEffort(FileIO& io, const std::string& root,
+                                 const std::vector<std::string>& locations,
+                                 std::string_view what) {
+  if (locations.empty()) return 0;
+  size_t failures = 0;
+  if (root.empty()) {
+    for (const auto& location : locations)
+      failures += DeleteWithinBestEffort(io, root, location, what) ? 0 : 1;
+    return failures;
+  }
+  const std::vector<arrow::Status> statuses = io.DeleteAllWithin(root, locations);
+  for (size_t i = 0; i < locations.size(); ++i) {
+    const arrow::Status status = i < statuses.size()
+                                     ? statuses[i]
+                                     : arrow::Status::IOError("no answer for this file");
+    failures += Deleted(status, locations[i], what, "") ? 0 : 1;
+  }
+  return failures;
 }
 
 namespace {

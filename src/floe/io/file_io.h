@@ -36,6 +36,12 @@ class FileIO {
   /// Opens a file for reading. A missing file gives NotFound naming the location.
   virtual arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& location) = 0;
+  /// OpenInput of a file whose size the caller has from metadata (a manifest's
+  /// file_size_in_bytes, a Delta add's size): storage that would ask for the size first
+  /// (an S3 HEAD request) takes `size` instead, so a wrong size fails the read (the
+  /// Parquet footer is not where it says). The default opens the file and asks it.
+  virtual arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputOfSize(
+      const std::string& location, int64_t size);
   /// Creates a file for writing, replacing any file at the location; parent directories
   /// are created as needed. A successful Close of the stream means its bytes are durable
   /// (on local disk, the file was fsynced before it was closed; see DESIGN.md,
@@ -77,6 +83,35 @@ class FileIO {
   /// nothing: storage where a completed write or rename is durable (object stores,
   /// memory) needs nothing more.
   virtual arrow::Status SyncFolder(const std::string& folder);
+
+  /// Creates `location` holding `bytes` only if no file is there: of writers racing for
+  /// one name exactly one succeeds, and every other gets AlreadyExists. What a commit
+  /// that claims a name uses (a Delta log version). Readers never see part of the file.
+  /// The name is not yet durable (SyncNewFiles). The default writes a temporary file
+  /// beside `location` through OpenOutput and renames it without replacing
+  /// (RenameNoReplace), deleting the temporary file on every failure; object storage
+  /// sends a conditional PUT instead (If-None-Match: *). CommitStateUnknown when the file
+  /// may or may not have been created by this call.
+  virtual arrow::Status WriteIfAbsent(const std::string& location,
+                                      std::string_view bytes);
+  /// OK when WriteIfAbsent can work at `location` as far as the FileIO can tell without
+  /// trying; otherwise why not (on S3: no static credentials to sign it with). What a
+  /// writer asks before any file exists. The default: OK.
+  virtual arrow::Status CheckWriteIfAbsent(const std::string& location);
+  /// True when a file written through OpenOutput appears at its location only whole,
+  /// when its stream closes, and replaces what was there at once (object storage): a
+  /// writer that must never let a reader see part of a file then needs no temporary
+  /// file and rename. False (the default) for file systems.
+  virtual bool WritesAppearWhole(const std::string& location) const;
+  /// True where every request waits on a network round trip (object storage): readers
+  /// keep more requests in flight there. False (the default) for file systems.
+  virtual bool HighLatency(const std::string& location) const;
+  /// Deletes each of `locations` as DeleteWithin(`root`, location) does: one status per
+  /// location, in order. The default calls DeleteWithin for each; object storage deletes
+  /// up to 1000 in one request, and reports a file already gone as deleted (OK) rather
+  /// than NotFound. What maintenance uses to delete many files.
+  virtual std::vector<arrow::Status> DeleteAllWithin(
+      const std::string& root, const std::vector<std::string>& locations);
 
   /// The most ReadAll reads by default: metadata files, manifests and manifest lists are
   /// read whole, and one claiming more than this is refused before any of it is read (a
@@ -128,6 +163,12 @@ bool DeleteBestEffort(FileIO& io, const std::string& location, std::string_view 
 /// logged).
 bool DeleteWithinBestEffort(FileIO& io, const std::string& root,
                             const std::string& location, std::string_view what);
+/// DeleteWithinBestEffort for many files below one `root`, through
+/// FileIO::DeleteAllWithin (in batches on object storage); gives how many could not be
+/// deleted (each logged).
+size_t DeleteAllWithinBestEffort(FileIO& io, const std::string& root,
+                                 const std::vector<std::string>& locations,
+                                 std::string_view what);
 
 /// Makes the FileIO for the files under `location`, configured by `properties` (a
 /// catalog's, or a table's when its catalog vends them). Catalogs take one through

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -72,7 +73,9 @@ TEST(FileIOTest, ListNamesAndStatDescribeWhatListDoes) {
   EXPECT_FALSE(file.symbolic_link);
   FLOE_ASSIGN_OR_FAIL(auto listed, io->List(root.string()));
   for (const auto& entry : listed) {
-    if (entry.location == file.location) EXPECT_EQ(entry.modified_ms, file.modified_ms);
+    if (entry.location == file.location) {
+      EXPECT_EQ(entry.modified_ms, file.modified_ms);
+    }
   }
   FLOE_ASSIGN_OR_FAIL(auto link, io->Stat((root / "link.json").string()));
   EXPECT_TRUE(link.symbolic_link);
@@ -263,6 +266,96 @@ TEST(FileIOTest, FsyncIsACatalogPropertyThatMustBeABoolean) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(KindOf(bad.status()), ErrorKind::kInvalidInput);
   EXPECT_NE(bad.status().message().find("floe.io.fsync"), std::string::npos);
+}
+
+TEST(FileIOTest, WriteIfAbsentLetsExactlyOneOfRacingWritersHaveTheName) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string folder = directory.Child("_delta_log");
+  const std::string target = folder + "/00000000000000000001.json";
+  constexpr int kWriters = 8;
+  std::vector<arrow::Status> outcomes(kWriters);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      outcomes[w] = io->WriteIfAbsent(target, "writer " + std::to_string(w));
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  int winners = 0;
+  std::string winner_text;
+  for (int w = 0; w < kWriters; ++w) {
+    if (outcomes[w].ok()) {
+      ++winners;
+      winner_text = "writer " + std::to_string(w);
+    } else {
+      EXPECT_EQ(KindOf(outcomes[w]), ErrorKind::kAlreadyExists) << outcomes[w].ToString();
+    }
+  }
+  EXPECT_EQ(winners, 1);
+  std::ifstream in(target);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, winner_text);
+  // The losers' temporary files are gone: the folder holds the one name.
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder))
+    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"00000000000000000001.json"});
+  EXPECT_FALSE(io->WritesAppearWhole(target));
+  EXPECT_TRUE(io->CheckWriteIfAbsent(target).ok());
+}
+
+// Counts the single deletes a batch delete makes, and refuses one location.
+class DeleteRecorder final : public testing::ForwardingFileIO {
+ public:
+  using ForwardingFileIO::ForwardingFileIO;
+  arrow::Status DeleteWithin(const std::string& root,
+                             const std::string& location) override {
+    ++deletes;
+    if (location == refuse) return arrow::Status::IOError("refused ", location);
+    return ForwardingFileIO::DeleteWithin(root, location);
+  }
+  int deletes = 0;
+  std::string refuse;
+};
+
+TEST(FileIOTest, DeleteAllWithinAnswersEveryFileInOrderAndStaysBelowItsRoot) {
+  testing::TempDirectory directory;
+  const std::string root = directory.Child("table/data");
+  fs::create_directories(root);
+  const std::string outside = directory.Child("precious.txt");
+  Touch(outside);
+  std::vector<std::string> files;
+  for (int i = 0; i < 5; ++i) {
+    files.push_back(root + "/f" + std::to_string(i) + ".parquet");
+    Touch(files.back());
+  }
+  auto io = std::make_shared<DeleteRecorder>(*MakeArrowFileIO());
+  io->refuse = files[3];
+  std::vector<std::string> asked = files;
+  asked.push_back(outside);
+  asked.push_back(root + "/never-there.parquet");
+  auto statuses = io->DeleteAllWithin(root, asked);
+  ASSERT_EQ(statuses.size(), asked.size());
+  EXPECT_EQ(io->deletes, static_cast<int>(asked.size()));
+  for (int i : {0, 1, 2, 4}) {
+    EXPECT_TRUE(statuses[i].ok()) << statuses[i].ToString();
+    EXPECT_FALSE(fs::exists(files[i]));
+  }
+  EXPECT_FALSE(statuses[3].ok());
+  EXPECT_TRUE(fs::exists(files[3]));
+  EXPECT_EQ(KindOf(statuses[5]), ErrorKind::kInvalidInput) << statuses[5].ToString();
+  EXPECT_TRUE(fs::exists(outside));
+  EXPECT_EQ(KindOf(statuses[6]), ErrorKind::kNotFound) << statuses[6].ToString();
+  // Best effort: the refused one and the one outside count as failures; the missing
+  // one does not (it is gone, as asked).
+  Touch(files[0]);
+  EXPECT_EQ(DeleteAllWithinBestEffort(*io, root, {files[0], files[3], outside}, "file"),
+            2u);
+  EXPECT_FALSE(fs::exists(files[0]));
+  EXPECT_EQ(DeleteAllWithinBestEffort(*io, "", {files[3]}, "file"), 1u);
+  EXPECT_TRUE(fs::exists(files[3]));
 }
 
 }  // namespace

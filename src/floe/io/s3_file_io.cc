@@ -11,6 +11,7 @@
 
 #ifdef FLOE_WITH_S3
 #include "arrow/filesystem/s3fs.h"
+#include "floe/io/s3_request.h"
 #endif
 
 namespace floe {
@@ -52,12 +53,22 @@ constexpr DefaultOnly kDefaultOnly[] = {
     {"s3.use-arn-region-enabled", "false"},
 };
 
-// Keys whose value floe uses (S3SettingsFromProperties), and s3.preload-client-enabled,
-// which changes only when iceberg-java builds its client.
+// Keys whose value floe uses (S3SettingsFromProperties), s3.preload-client-enabled,
+// which changes only when iceberg-java builds its client, and
+// s3.session-token-expires-at-ms, which a REST catalog vends with a session token
+// (iceberg-java refreshes the token before then; floe uses it until it expires, and
+// the storage's refusal then fails the operation cleanly).
 constexpr std::string_view kHonoured[] = {
-    "s3.endpoint",      "s3.access-key-id",     "s3.secret-access-key",
-    "s3.session-token", "s3.path-style-access", "client.region",
-    "s3.region",        "s3.retry.num-retries", "s3.preload-client-enabled",
+    "s3.endpoint",
+    "s3.access-key-id",
+    "s3.secret-access-key",
+    "s3.session-token",
+    "s3.path-style-access",
+    "client.region",
+    "s3.region",
+    "s3.retry.num-retries",
+    "s3.preload-client-enabled",
+    "s3.session-token-expires-at-ms",
 };
 
 bool Honoured(std::string_view key, std::string_view value) {
@@ -118,10 +129,14 @@ arrow::Result<S3Settings> S3SettingsFromProperties(
   };
   S3Settings settings;
   settings.endpoint = get("s3.endpoint");
+  // The AWS SDKs' standard variables for an S3-compatible endpoint.
+  if (settings.endpoint.empty()) settings.endpoint = Environment("AWS_ENDPOINT_URL_S3");
+  if (settings.endpoint.empty()) settings.endpoint = Environment("AWS_ENDPOINT_URL");
   if (!settings.endpoint.empty() && !StartsWith(settings.endpoint, "http://") &&
       !StartsWith(settings.endpoint, "https://")) {
     return MakeError(ErrorKind::kInvalidInput,
-                     "storage property s3.endpoint must be an http:// or https:// URL");
+                     "storage property s3.endpoint (or AWS_ENDPOINT_URL) must be an "
+                     "http:// or https:// URL");
   }
   settings.access_key_id = get("s3.access-key-id");
   settings.secret_access_key = get("s3.secret-access-key");
@@ -222,15 +237,32 @@ class S3OutputStream final : public arrow::io::OutputStream {
 
 class S3FileIO final : public FileIO {
  public:
-  S3FileIO(std::shared_ptr<arrow::fs::S3FileSystem> s3, std::shared_ptr<FileIO> local,
+  S3FileIO(std::shared_ptr<arrow::fs::S3FileSystem> s3,
+           std::unique_ptr<S3Requests> requests, std::shared_ptr<FileIO> local,
            std::vector<std::string> secrets)
-      : s3_(std::move(s3)), local_(std::move(local)), secrets_(std::move(secrets)) {}
+      : s3_(std::move(s3)),
+        requests_(std::move(requests)),
+        local_(std::move(local)),
+        secrets_(std::move(secrets)) {}
 
   arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& location) override {
     if (!IsS3(location)) return local_->OpenInput(location);
     ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
     auto file = s3_->OpenInputFile(path);
+    if (!file.ok()) return NotFoundOr(path, file.status(), "opening ", location);
+    return std::shared_ptr<arrow::io::RandomAccessFile>(std::move(*file));
+  }
+
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputOfSize(
+      const std::string& location, int64_t size) override {
+    if (!IsS3(location)) return local_->OpenInputOfSize(location, size);
+    if (size < 0) return OpenInput(location);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    // The size from metadata saves the HEAD request Arrow would send for it.
+    arrow::fs::FileInfo info(path, arrow::fs::FileType::File);
+    info.set_size(size);
+    auto file = s3_->OpenInputFile(info);
     if (!file.ok()) return NotFoundOr(path, file.status(), "opening ", location);
     return std::shared_ptr<arrow::io::RandomAccessFile>(std::move(*file));
   }
@@ -310,9 +342,99 @@ class S3FileIO final : public FileIO {
     return arrow::Status::OK();  // a completed PUT is durable
   }
 
+  arrow::Status WriteIfAbsent(const std::string& location,
+                              std::string_view bytes) override {
+    if (!IsS3(location)) return local_->WriteIfAbsent(location, bytes);
+    ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
+    const size_t slash = path.find('/');
+    if (slash == std::string::npos) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + location + "' names no object");
+    }
+    auto put =
+        requests_->PutIfAbsent(path.substr(0, slash), path.substr(slash + 1), bytes);
+    if (!put.ok()) return WithContext(put.status(), "creating " + location);
+    if (put->created) return arrow::Status::OK();
+    if (put->unclear_attempt) {
+      // An attempt that got no clear answer may have created the object the retry then
+      // found: it is ours exactly when it holds our bytes (what floe creates this way
+      // names unique files, so another writer's bytes differ).
+      auto ours = HoldsExactly(location, bytes);
+      if (!ours.ok()) {
+        return MakeError(ErrorKind::kCommitStateUnknown,
+                         "creating " + location +
+                             ": a retried write found an object there, which could not "
+                             "be read back: " +
+                             ours.status().message());
+      }
+      if (*ours) return arrow::Status::OK();
+    }
+    return MakeError(ErrorKind::kAlreadyExists, "file already exists: " + location);
+  }
+
+  arrow::Status CheckWriteIfAbsent(const std::string& location) override {
+    if (!IsS3(location)) return local_->CheckWriteIfAbsent(location);
+    return WithContext(requests_->CheckCredentials(), location);
+  }
+
+  bool WritesAppearWhole(const std::string& location) const override {
+    return IsS3(location) || local_->WritesAppearWhole(location);
+  }
+
+  bool HighLatency(const std::string& location) const override {
+    return IsS3(location) || local_->HighLatency(location);
+  }
+
+  std::vector<arrow::Status> DeleteAllWithin(
+      const std::string& root, const std::vector<std::string>& locations) override {
+    // Without credentials to sign with, each file goes on its own (through Arrow).
+    if (!IsS3(root) || !requests_->CheckCredentials().ok())
+      return FileIO::DeleteAllWithin(root, locations);
+    std::vector<arrow::Status> statuses(locations.size());
+    // Keys by bucket, each checked to lie below `root` first, as DeleteWithin does.
+    std::map<std::string, std::vector<size_t>> by_bucket;
+    std::vector<std::string> keys(locations.size());
+    for (size_t i = 0; i < locations.size(); ++i) {
+      const std::string& location = locations[i];
+      if (!IsS3(location) || !IsLocationUnder(location, root) ||
+          CanonicalLocation(location) == CanonicalLocation(root)) {
+        statuses[i] = MakeError(ErrorKind::kInvalidInput,
+                                "not deleting " + location + ": it is not below " + root);
+        continue;
+      }
+      auto path = PathOf(location);
+      const size_t slash = path.ok() ? path->find('/') : std::string::npos;
+      if (slash == std::string::npos) {
+        statuses[i] = MakeError(ErrorKind::kInvalidInput,
+                                "not deleting " + location + ": it names no object");
+        continue;
+      }
+      keys[i] = path->substr(slash + 1);
+      by_bucket[path->substr(0, slash)].push_back(i);
+    }
+    for (const auto& [bucket, indexes] : by_bucket) {
+      std::vector<std::string> batch;
+      batch.reserve(indexes.size());
+      for (size_t i : indexes) batch.push_back(keys[i]);
+      std::vector<arrow::Status> answers = requests_->DeleteObjects(bucket, batch);
+      for (size_t j = 0; j < indexes.size(); ++j) statuses[indexes[j]] = answers[j];
+    }
+    return statuses;
+  }
+
  private:
   static bool IsS3(const std::string& location) {
     return IsS3Scheme(LocationScheme(location));
+  }
+
+  // Whether the object at `location` holds exactly `bytes`.
+  arrow::Result<bool> HoldsExactly(const std::string& location, std::string_view bytes) {
+    ARROW_ASSIGN_OR_RAISE(auto file, OpenInput(location));
+    ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+    if (size != static_cast<int64_t>(bytes.size())) return false;
+    ARROW_ASSIGN_OR_RAISE(auto buffer, file->ReadAt(0, size));
+    return std::string_view(reinterpret_cast<const char*>(buffer->data()),
+                            static_cast<size_t>(buffer->size())) == bytes;
   }
 
   // "s3://bucket/key" as Arrow's S3 path, "bucket/key".
@@ -385,6 +507,9 @@ class S3FileIO final : public FileIO {
   }
 
   std::shared_ptr<arrow::fs::S3FileSystem> s3_;
+  // Requests of floe's own (conditional PUT, batched deletes), signed with the keys
+  // Arrow's S3 client uses.
+  std::unique_ptr<S3Requests> requests_;
   std::shared_ptr<FileIO> local_;
   std::vector<std::string> secrets_;
 };
@@ -433,8 +558,16 @@ arrow::Result<std::shared_ptr<FileIO>> MakeS3FileIO(
         s3.status().code(),
         RedactSecrets("connecting to S3: " + s3.status().message(), secrets));
   }
-  return std::shared_ptr<FileIO>(
-      std::make_shared<S3FileIO>(std::move(*s3), std::move(local), secrets));
+  // floe's own requests sign with the keys given, or else with what Arrow's client
+  // resolves (its AWS credential chain), asked before every request.
+  std::shared_ptr<arrow::fs::S3FileSystem> client = *s3;
+  auto requests = S3Requests::Make(settings, [client] {
+    const arrow::fs::S3Options options = client->options();
+    return S3Credentials{options.GetAccessKey(), options.GetSecretKey(),
+                         options.GetSessionToken()};
+  });
+  return std::shared_ptr<FileIO>(std::make_shared<S3FileIO>(
+      std::move(client), std::move(requests), std::move(local), secrets));
 }
 
 #else

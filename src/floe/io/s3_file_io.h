@@ -21,7 +21,8 @@ bool IsS3Scheme(std::string_view scheme);
 /// How S3FileIO reaches its storage, read from catalog or table properties by
 /// S3SettingsFromProperties.
 struct S3Settings {
-  /// `s3.endpoint`: an http:// or https:// URL of an S3-compatible server; empty for AWS.
+  /// `s3.endpoint` (else the AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL environment
+  /// variable): an http:// or https:// URL of an S3-compatible server; empty for AWS.
   std::string endpoint;
   /// `s3.access-key-id`, `s3.secret-access-key`, `s3.session-token`. Without a key the
   /// standard AWS credential chain is used (AWS_ACCESS_KEY_ID and the other environment

@@ -126,9 +126,21 @@ TEST(S3FileIOTest, FailuresNameTheLocationAndNeverTheSecret) {
             ErrorKind::kNotSupported);
   // Local locations go to the local FileIO.
   EXPECT_TRUE((*io)->Exists("/").ok());
-  io->reset();  // the FileIO goes before Arrow's S3 support ends
-  FinalizeStorage();
+  // Objects appear whole and every request is a round trip; local files neither.
+  EXPECT_TRUE((*io)->WritesAppearWhole("s3://bucket/t/_delta_log/_last_checkpoint"));
+  EXPECT_TRUE((*io)->HighLatency("s3a://bucket/t"));
+  EXPECT_FALSE((*io)->WritesAppearWhole("/tmp/t/_delta_log/_last_checkpoint"));
+  EXPECT_FALSE((*io)->HighLatency("/tmp/t"));
 }
+
+// Arrow's S3 support, once started, is ended once, after the last test (it cannot start
+// again in the process): every S3 FileIO of a test is gone by then.
+class FinalizeStorageAfterTheTests final : public ::testing::Environment {
+ public:
+  void TearDown() override { FinalizeStorage(); }
+};
+const auto* const kFinalizer =
+    ::testing::AddGlobalTestEnvironment(new FinalizeStorageAfterTheTests);
 
 }  // namespace
 }  // namespace floe

@@ -316,7 +316,8 @@ arrow::Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
     FileIO& io, const std::string& location, const ParquetReadOptions& options) {
   std::unique_ptr<ParquetFileReader> file(new ParquetFileReader());
   file->location_ = location;
-  auto opened = io.OpenInput(location);
+  auto opened = options.file_size ? io.OpenInputOfSize(location, *options.file_size)
+                                  : io.OpenInput(location);
   if (!opened.ok())
     return WithContext(opened.status(), "reading a data file of the table");
   std::shared_ptr<arrow::io::RandomAccessFile> input = *opened;

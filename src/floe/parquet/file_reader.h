@@ -46,6 +46,9 @@ struct ParquetReadOptions {
   /// Called with the size of every read request's answer (optional). Called from the
   /// reading threads: it must be thread-safe when use_threads is set or it is shared.
   std::function<void(int64_t bytes)> on_read;
+  /// The file's size as its table's metadata records it, when known: opened with
+  /// FileIO::OpenInputOfSize, so object storage is not asked for it.
+  std::optional<int64_t> file_size;
 };
 
 /// One leaf's statistics in one row group, decoded from Parquet's physical form. Byte

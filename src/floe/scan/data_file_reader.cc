@@ -478,6 +478,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   ParquetReadOptions read_options;
   read_options.use_threads = options.use_threads;
   read_options.verify_page_checksums = options.verify_page_checksums;
+  if (file.file_size_in_bytes > 0) read_options.file_size = file.file_size_in_bytes;
   if (stats) {
     // The callback keeps the counters alive as long as the file (reads a pre-buffering
     // reader started may finish after the scan let go of them).

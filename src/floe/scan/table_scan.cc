@@ -445,6 +445,12 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   return tasks;
 }
 
+// The scan's read-ahead when ScanOptions::files_ahead is unset: on object storage each
+// file's requests wait on round trips, and more files in flight hide them (2 to 8 cut a
+// scan of 10 files on s3s-fs over loopback from 1.38 s to 0.83 s, bench/storage).
+constexpr int kFilesAhead = 2;
+constexpr int kFilesAheadHighLatency = 8;
+
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>>
 TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
@@ -476,13 +482,15 @@ TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   options.use_threads = use_threads_;
   options.verify_page_checksums = verify_page_checksums_;
-  if (use_threads_ && files_ahead_ > 1 && tasks.size() > 1) {
+  const int files_ahead = files_ahead_.value_or(
+      io_->HighLatency(metadata_->location) ? kFilesAheadHighLatency : kFilesAhead);
+  if (use_threads_ && files_ahead > 1 && tasks.size() > 1) {
     // Each file's queue holds at most this much decoded data (a batch or two of a
     // default 128 MiB row group), so the read-ahead holds about files_ahead times it.
     constexpr int64_t kBytesAheadPerFile = 64 << 20;
     return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ReadAheadReader>(
         io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_,
-        files_ahead_, kBytesAheadPerFile));
+        files_ahead, kBytesAheadPerFile));
   }
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
       io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_));

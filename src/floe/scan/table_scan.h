@@ -39,8 +39,10 @@ struct ScanOptions {
   bool use_threads = true;
   /// With use_threads, how many files are read at once (each on a thread of its own,
   /// decoding ahead of the caller into a bounded queue); rows still come file after file
-  /// in the planned order. 1 reads one file at a time.
-  int files_ahead = 2;
+  /// in the planned order. 1 reads one file at a time. Unset: 2 on file systems, 8 where
+  /// every request waits on a round trip (FileIO::HighLatency: object storage), measured
+  /// in bench/results/storage.md.
+  std::optional<int> files_ahead;
   /// Check every Parquet page against its CRC-32 (when the file has them, as floe's and
   /// parquet-java's do) and fail the read on a mismatch. Off only to measure its cost:
   /// corrupt bytes then decode into wrong values.
@@ -92,7 +94,7 @@ class TableScan {
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
-  int files_ahead_ = 2;
+  std::optional<int> files_ahead_;
   bool verify_page_checksums_ = true;
   std::set<std::string> only_files_;
   std::shared_ptr<ScanStats> stats_ = std::make_shared<ScanStats>();

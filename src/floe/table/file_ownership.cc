@@ -1,5 +1,7 @@
 #include "floe/table/file_ownership.h"
 
+#include <algorithm>
+
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +67,25 @@ std::string TableFolders::RootHolding(std::string_view file) const {
     if (Under(file, root)) return root;
   }
   return "";
+}
+
+arrow::Result<size_t> TableFolders::DeleteFiles(
+    FileIO& io, const std::vector<std::string>& files, std::string_view what,
+    const std::function<arrow::Status()>& before_batch) const {
+  constexpr size_t kBatch = 1000;
+  std::map<std::string, std::vector<std::string>> by_root;
+  for (const auto& file : files) by_root[RootHolding(file)].push_back(file);
+  size_t failures = 0;
+  for (const auto& [root, held] : by_root) {
+    for (size_t start = 0; start < held.size(); start += kBatch) {
+      if (before_batch) ARROW_RETURN_NOT_OK(before_batch());
+      const std::vector<std::string> batch(
+          held.begin() + start, held.begin() + std::min(held.size(), start + kBatch));
+      // An empty root (the file is in none of the folders) refuses every delete.
+      failures += DeleteAllWithinBestEffort(io, root, batch, what);
+    }
+  }
+  return failures;
 }
 
 arrow::Result<std::vector<std::string>> SnapshotManifestPaths(FileIO& io,
@@ -292,32 +313,74 @@ arrow::Status CheckNoSymbolicLinks(const TableFolders& folders) {
   return arrow::Status::OK();
 }
 
-arrow::Status CheckNewTableLocation(const std::shared_ptr<Catalog>& catalog,
-                                    const TableIdentifier& id,
-                                    const TableMetadata& metadata) {
-  TableFolders folders = TableFolders::Of(metadata);
-  auto context = [&](const arrow::Status& status) {
-    return WithContext(
-        status, "cannot create table " + id.ToString() + " at " + folders.location);
-  };
-  ARROW_ASSIGN_OR_RAISE(auto tables, CatalogTables::Load(catalog, id));
-  ARROW_RETURN_NOT_OK(context(tables.CheckFolders(folders)));
-  ARROW_RETURN_NOT_OK(context(CheckNoSymbolicLinks(folders)));
+namespace {
+
+// What the new table's folders hold (but `own_metadata`), listed through `io`: OK, or
+// the refusal naming the first file.
+arrow::Status CheckFoldersEmpty(
+    FileIO& io, const TableFolders& folders, const std::string& own_metadata,
+    const std::function<arrow::Status(arrow::Status)>& context, bool* unlistable) {
   for (const auto& root : folders.Roots()) {
     if (!CheckSupportedLocation(root).ok()) continue;  // the gate speaks for writes there
-    auto listed = catalog->io()->List(root);
-    if (!listed.ok()) return context(listed.status());
-    if (!listed->empty()) {
+    auto listed = io.List(root);
+    if (!listed.ok()) {
+      if (unlistable != nullptr) *unlistable = true;
+      return context(listed.status());
+    }
+    std::vector<FileInfo> found;
+    for (auto& file : *listed) {
+      if (own_metadata.empty() ||
+          CanonicalLocation(file.location) != CanonicalLocation(own_metadata)) {
+        found.push_back(std::move(file));
+      }
+    }
+    if (!found.empty()) {
       return context(Refuse(
-          "its folder " + root + " already holds " + std::to_string(listed->size()) +
-          (listed->size() == 1 ? " file" : " files") + " (such as " +
-          listed->front().location +
+          "its folder " + root + " already holds " + std::to_string(found.size()) +
+          (found.size() == 1 ? " file" : " files") + " (such as " +
+          found.front().location +
           "), which remove-orphans would take for the new table's: a dropped table's "
           "files, or another create of this table in flight; give an empty --location, "
           "or remove what is there"));
     }
   }
   return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Status CheckNewTableLocation(const std::shared_ptr<Catalog>& catalog,
+                                    const TableIdentifier& id,
+                                    const TableMetadata& metadata,
+                                    bool* check_after_create) {
+  TableFolders folders = TableFolders::Of(metadata);
+  auto context = [&](const arrow::Status& status) {
+    return WithContext(
+        status, "cannot create table " + id.ToString() + " at " + folders.location);
+  };
+  if (check_after_create != nullptr) *check_after_create = false;
+  ARROW_ASSIGN_OR_RAISE(auto tables, CatalogTables::Load(catalog, id));
+  ARROW_RETURN_NOT_OK(context(tables.CheckFolders(folders)));
+  ARROW_RETURN_NOT_OK(context(CheckNoSymbolicLinks(folders)));
+  bool unlistable = false;
+  arrow::Status empty =
+      CheckFoldersEmpty(*catalog->io(), folders, "", context, &unlistable);
+  if (unlistable && catalog->VendsTableStorage() && check_after_create != nullptr) {
+    // The catalog's own FileIO has no credentials there: the table's will.
+    *check_after_create = true;
+    return arrow::Status::OK();
+  }
+  return empty;
+}
+
+arrow::Status CheckNewTableFoldersEmpty(FileIO& io, const TableIdentifier& id,
+                                        const TableState& state) {
+  TableFolders folders = TableFolders::Of(*state.metadata);
+  auto context = [&](const arrow::Status& status) {
+    return WithContext(
+        status, "cannot create table " + id.ToString() + " at " + folders.location);
+  };
+  return CheckFoldersEmpty(io, folders, state.metadata_location, context, nullptr);
 }
 
 }  // namespace floe

@@ -3,6 +3,7 @@
 // metadata references, and what the other tables of its catalog own.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +34,15 @@ struct TableFolders {
   /// The folder of Roots() that holds `file` ("" when none does): where a delete of it
   /// starts walking (FileIO::DeleteWithin).
   std::string RootHolding(std::string_view file) const;
+
+  /// Deletes `files`, each from the folder of Roots() that holds it (one outside them
+  /// is refused; never through a link: FileIO::DeleteAllWithin), up to 1000 at a time
+  /// (one request each on object storage). `before_batch`, when given, is asked before
+  /// each batch; an error from it stops the deleting and is returned. Gives how many
+  /// files could not be deleted (each logged as `what`).
+  arrow::Result<size_t> DeleteFiles(
+      FileIO& io, const std::vector<std::string>& files, std::string_view what,
+      const std::function<arrow::Status()>& before_batch = {}) const;
 };
 
 /// Every file a table's metadata references, as canonical locations.
@@ -121,9 +131,21 @@ class CatalogTables {
 /// or metadata folder is a symbolic link or already holds files (a dropped table's, or
 /// anyone's: remove-orphans would take them for the new table's), or its folders
 /// overlap another table's (see CatalogTables::CheckFolders).
+///
+/// With a catalog that vends each table's storage (Catalog::VendsTableStorage) and a
+/// FileIO of its own that cannot list the location, the folders' emptiness is left to
+/// CheckNewTableFoldersEmpty after the create, through the table's FileIO;
+/// `*check_after_create` is then set (it must not be null for such a catalog).
 arrow::Status CheckNewTableLocation(const std::shared_ptr<Catalog>& catalog,
                                     const TableIdentifier& id,
-                                    const TableMetadata& metadata);
+                                    const TableMetadata& metadata,
+                                    bool* check_after_create = nullptr);
+
+/// OK when the data and metadata folders of table `id`, just created with `state`, hold
+/// no file but its metadata file, listed through `io`; otherwise InvalidInput naming
+/// what is there (as CheckNewTableLocation).
+arrow::Status CheckNewTableFoldersEmpty(FileIO& io, const TableIdentifier& id,
+                                        const TableState& state);
 
 /// InvalidInput naming the folder when a local folder of `folders` (or the table
 /// location above it) is a symbolic link: cleanup never deletes through links.

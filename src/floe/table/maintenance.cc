@@ -281,15 +281,14 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
   }
   if (options.dry_run) return report;
   const TableFolders folders = TableFolders::Of(*before);
-  for (const auto* files : {&report.data_files, &report.manifests, &report.manifest_lists,
-                            &report.statistics_files}) {
-    for (const auto& file : *files) {
-      // Never through a symbolic link: a link planted in a folder cannot redirect this.
-      if (!DeleteWithinBestEffort(*table.io(), folders.RootHolding(file), file, "")) {
-        ++report.delete_failures;
-      }
-    }
+  std::vector<std::string> files;
+  for (const auto* kind : {&report.data_files, &report.manifests, &report.manifest_lists,
+                           &report.statistics_files}) {
+    files.insert(files.end(), kind->begin(), kind->end());
   }
+  // Never through a symbolic link: a link planted in a folder cannot redirect this.
+  ARROW_ASSIGN_OR_RAISE(size_t failures, folders.DeleteFiles(*table.io(), files, ""));
+  report.delete_failures += static_cast<int64_t>(failures);
   return report;
 }
 

@@ -149,14 +149,15 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
     }
   }
   if (options.dry_run) return report;
-  for (const auto& orphan : report.orphans) {
-    // A signal stops the deleting; what is left is still unreferenced.
-    ARROW_RETURN_NOT_OK(CheckCancelled("removing orphan files"));
-    if (!DeleteWithinBestEffort(*table.io(), folders.RootHolding(orphan.location),
-                                orphan.location, "orphan file")) {
-      ++report.delete_failures;
-    }
-  }
+  std::vector<std::string> files;
+  files.reserve(report.orphans.size());
+  for (const auto& orphan : report.orphans) files.push_back(orphan.location);
+  // A signal stops the deleting between batches; what is left is still unreferenced.
+  ARROW_ASSIGN_OR_RAISE(size_t failures,
+                        folders.DeleteFiles(*table.io(), files, "orphan file", [] {
+                          return CheckCancelled("removing orphan files");
+                        }));
+  report.delete_failures += static_cast<int64_t>(failures);
   return report;
 }
 

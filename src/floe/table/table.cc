@@ -48,9 +48,27 @@ arrow::Result<std::shared_ptr<Table>> Table::Create(std::shared_ptr<Catalog> cat
                         NewTableMetadata(*options.schema, *spec, *order, location,
                                          options.properties, catalog->env()));
   // Nothing may already be where the new table's files go, nor overlap another table's.
-  ARROW_RETURN_NOT_OK(CheckNewTableLocation(catalog, id, *metadata));
+  bool check_after_create = false;
+  ARROW_RETURN_NOT_OK(CheckNewTableLocation(catalog, id, *metadata, &check_after_create));
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->CreateTable(id, *metadata));
   ARROW_ASSIGN_OR_RAISE(auto io, catalog->TableIO(id, state));
+  if (check_after_create) {
+    // A catalog that vends each table's storage: its folders are listed with the
+    // table's credentials, now that it has them. Dropping from such a catalog (REST)
+    // never deletes files.
+    arrow::Status empty = CheckNewTableFoldersEmpty(*io, id, state);
+    if (!empty.ok()) {
+      arrow::Status dropped = catalog->DropTable(id);
+      if (!dropped.ok()) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         empty.message() +
+                             "; the table, created meanwhile, could not "
+                             "be dropped again: " +
+                             dropped.message());
+      }
+      return empty;
+    }
+  }
   return std::make_shared<Table>(std::move(catalog), id, std::move(state), std::move(io));
 }
 

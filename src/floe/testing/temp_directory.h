@@ -1,10 +1,12 @@
-// Test helpers: a temporary directory removed when the test ends, an environment
-// variable set until the test ends.
+// Test helpers: a temporary directory removed when the test ends, environment variables
+// set or unset until the test ends.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace floe::testing {
 
@@ -25,18 +27,25 @@ class TempDirectory {
   std::filesystem::path path_;
 };
 
-/// Sets an environment variable until destruction, then restores (or unsets) it.
+/// Sets environment variables (or unsets those given nullopt) until destruction, then
+/// restores (or unsets) each.
 class ScopedEnvironment {
  public:
+  using Changes = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
   ScopedEnvironment(std::string name, const std::string& value);
+  explicit ScopedEnvironment(const Changes& changes);
   ~ScopedEnvironment();
   ScopedEnvironment(const ScopedEnvironment&) = delete;
   ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
 
  private:
-  std::string name_;
-  std::optional<std::string> saved_;
+  Changes saved_;  // each variable with the value it had
 };
+
+/// For ScopedEnvironment: no AWS credentials anywhere the AWS credential chain looks (no
+/// keys in the environment, no shared credentials or config file, no instance metadata).
+ScopedEnvironment::Changes NoAwsCredentials();
 
 }  // namespace floe::testing
 

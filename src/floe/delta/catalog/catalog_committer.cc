@@ -59,7 +59,7 @@ arrow::Result<CommitResponse> CatalogCommitter::Create(const std::string& action
   // Version 0 is published directly: nothing can read the table before the catalog
   // registers it, and registration is the step that can lose (the name taken).
   const std::string target = metadata.published_path();
-  arrow::Status put = PutIfAbsent(*io_, target, actions, env_);
+  arrow::Status put = PutIfAbsent(*io_, target, actions);
   if (KindOf(put) == ErrorKind::kAlreadyExists) return Conflict{0};
   if (KindOf(put) == ErrorKind::kCommitStateUnknown) {
     // Version 0 was written but may not last; no catalog names it yet, so take it back
@@ -93,7 +93,7 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
   // Stage. The name is this attempt's own (a fresh UUID), so "exists" cannot be another
   // writer's: it is an error like any other.
   const std::string& staged = metadata.staged_path();
-  arrow::Status put = PutIfAbsent(*io_, staged, actions, env_);
+  arrow::Status put = PutIfAbsent(*io_, staged, actions);
   if (KindOf(put) == ErrorKind::kCommitStateUnknown) {
     // Nothing names a staged file before ratification: not durable is plain failure.
     DeleteBestEffort(*io_, staged, "staged commit", "after a failed sync");
@@ -143,7 +143,7 @@ arrow::Status CatalogCommitter::Publish(const std::vector<CatalogCommit>& commit
                            std::to_string(commits[i - 1].version));
     }
     ARROW_ASSIGN_OR_RAISE(std::string text, io_->ReadAll(commit.staged_location));
-    arrow::Status put = PutIfAbsent(*io_, commit.published_location, text, env_);
+    arrow::Status put = PutIfAbsent(*io_, commit.published_location, text);
     if (KindOf(put) == ErrorKind::kAlreadyExists) {
       // Another writer published it first: the same bytes, or the log is corrupt.
       ARROW_ASSIGN_OR_RAISE(std::string there, io_->ReadAll(commit.published_location));
