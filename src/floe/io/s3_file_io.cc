@@ -10,6 +10,7 @@
 #include "floe/util/secrets.h"
 
 #ifdef FLOE_WITH_S3
+#include "arrow/buffer.h"
 #include "arrow/filesystem/s3fs.h"
 #include "floe/io/s3_request.h"
 #endif
