@@ -324,8 +324,14 @@ arrow::Result<ConditionalPutResult> S3Requests::PutIfAbsent(const std::string& b
                                             "Content-Type: application/octet-stream"};
   std::vector<std::string> secrets;
   for (int conflicts = 0;; ++conflicts) {
-    ARROW_ASSIGN_OR_RAISE(Reply reply, impl_->Send("PUT", url, headers, bytes,
-                                                   &result.unclear_attempt, &secrets));
+    auto sent =
+        impl_->Send("PUT", url, headers, bytes, &result.unclear_attempt, &secrets);
+    if (!sent.ok()) {
+      // No credentials for a retry: an earlier attempt may still have landed.
+      if (!result.unclear_attempt) return sent.status();
+      return MakeError(ErrorKind::kCommitStateUnknown, sent.status().message());
+    }
+    const Reply& reply = *sent;
     if (reply.status == 200) {
       result.created = true;
       return result;
