@@ -49,7 +49,7 @@ demo: build-release
 test: unit-test interop-test parity-test python-test spark-test
 
 unit-test: build-debug
-	cd $(BUILD_DEBUG) && ctest --output-on-failure
+	cd $(BUILD_DEBUG) && ctest -j$(JOBS) --output-on-failure
 
 interop-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q tests/interop

@@ -17,7 +17,7 @@ function(floe_add_library name)
   endif()
 endfunction()
 
-# floe_add_test(NAME SOURCES...): one GoogleTest binary, registered with CTest.
+# floe_add_test(NAME SOURCES...): one GoogleTest binary, registered with CTest in shards.
 function(floe_add_test name)
   add_executable(${name} ${ARGN})
   target_compile_options(${name} PRIVATE ${FLOE_WARNINGS})
@@ -26,7 +26,14 @@ function(floe_add_test name)
     target_precompile_headers(${name} PRIVATE
       <arrow/api.h> <nlohmann/json.hpp> <gtest/gtest.h> <string> <vector> <memory>)
   endif()
-  add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 600
-    ENVIRONMENT "FLOE_TEST_TMPDIR=${CMAKE_BINARY_DIR}/test-tmp")
+  # Registered as FLOE_TEST_SHARDS gtest shards, so that `ctest -j` runs them side by side.
+  if(NOT FLOE_TEST_SHARDS)
+    set(FLOE_TEST_SHARDS 2)
+  endif()
+  math(EXPR last "${FLOE_TEST_SHARDS} - 1")
+  foreach(shard RANGE ${last})
+    add_test(NAME ${name}_${shard} COMMAND ${name})
+    set_tests_properties(${name}_${shard} PROPERTIES TIMEOUT 600
+      ENVIRONMENT "FLOE_TEST_TMPDIR=${CMAKE_BINARY_DIR}/test-tmp;GTEST_TOTAL_SHARDS=${FLOE_TEST_SHARDS};GTEST_SHARD_INDEX=${shard}")
+  endforeach()
 endfunction()

@@ -7,7 +7,11 @@ overwrite, read.
     floe.delta.create_table("/data/events", schema, partition_by=["region"])
     floe.delta.write("/data/events", table)                    # one commit: version 1
     floe.delta.write("/data/events", table, mode="overwrite")  # replaces every file
+    floe.delta.write("/data/events", day, mode="overwrite",
+                     predicate="day = '2024-06-01'")            # replaceWhere
+    floe.delta.delete("/data/events", "region = 'eu' AND id < 100")
     rows = floe.delta.read("/data/events", columns=["id"], version=1)
+    rows = floe.delta.read("/data/events", where="region = 'eu'")  # skips files
 
     # Catalog-managed: the catalog's coordinator ratifies every commit.
     catalog = floe.Catalog()
@@ -38,12 +42,14 @@ import pyarrow as pa
 from . import _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
 from ._catalog import Catalog, _threads
+from ._errors import InvalidInputError
 
 __all__ = [
     "DeltaFile",
     "DeltaSnapshot",
     "DeltaWriteResult",
     "create_table",
+    "delete",
     "read",
     "scan",
     "snapshot",
@@ -69,6 +75,10 @@ class DeltaWriteResult:
     #: The version a checkpoint was written at after the commit (every
     #: ``delta.checkpointInterval`` versions, 10 by default); -1 when none was.
     checkpoint_version: int = -1
+    #: A predicate's rows deleted (a delete, or a replaceWhere), and the other rows of the
+    #: files holding them, written anew (copy-on-write).
+    rows_deleted: int = 0
+    rows_copied: int = 0
 
 
 @dataclass(frozen=True)
@@ -167,6 +177,7 @@ def write(
     data: Any,
     *,
     mode: str = "append",
+    predicate: str | None = None,
     txn: tuple[str, int] | None = None,
     threads: int = 1,
     catalog: Catalog | None = None,
@@ -178,7 +189,12 @@ def write(
     DataFrame, a DuckDB relation, a pandas DataFrame). Columns are matched by name and cast
     safely to the table's types. ``mode="overwrite"`` replaces every file of the table (it
     fails, committing nothing, if another writer changed the table's files meanwhile).
-    A failed write leaves no file it wrote.
+    With a `predicate` (floe's filter syntax, as ``floe scan --where``), an overwrite
+    replaces only the rows it selects, as delta-spark's ``replaceWhere``: files holding such
+    rows are removed and their other rows written anew, and every row of `data` must match
+    the predicate (:class:`ValueError` otherwise, nothing committed). It fails, committing
+    nothing, if a concurrent writer removed a file it read or added files the predicate may
+    select (delta-spark's rules). A failed write leaves no file it wrote.
 
     ``txn=(app_id, version)`` makes the write idempotent, as Delta's ``txn`` action does
     for streaming writers: when the table already holds `app_id` at `version` or later,
@@ -194,6 +210,10 @@ def write(
     app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
     if txn is not None and not app_id:
         raise ValueError("txn needs a non-empty application id")
+    if mode not in ("append", "overwrite"):
+        raise InvalidInputError(f"mode must be 'append' or 'overwrite', not {mode!r}")
+    if predicate is not None and not isinstance(predicate, str):
+        raise TypeError(f"predicate must be a str, not {type(predicate).__name__}")
     raw = _floe.delta_write(
         str(path),
         stream_capsule(data),
@@ -203,7 +223,49 @@ def write(
         _threads(threads),
         _native(catalog),
         _storage(storage),
+        predicate or "",
     )
+    return _write_result(raw)
+
+
+def delete(
+    path: str,
+    predicate: str,
+    *,
+    threads: int = 1,
+    catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
+) -> DeltaWriteResult:
+    """Deletes the rows of the Delta table at `path` for which `predicate` is true (floe's
+    filter syntax, as ``floe scan --where``; rows where it is null stay), as one new version.
+
+    Copy-on-write, as delta-spark's DELETE on a table without deletion vectors: files that
+    data skipping (partition values, statistics) rules out are not read; a file whose rows
+    all match is removed; a file holding some is removed and its other rows are written
+    anew (``rows_copied``). When no row matches, nothing is committed and ``skipped`` is
+    true. It fails, committing nothing, if a concurrent writer removed a file it read or
+    added files the predicate may select (delta-spark's ConcurrentDeleteReadException and
+    ConcurrentAppendException).
+    """
+    if not isinstance(predicate, str):
+        raise TypeError(f"predicate must be a str, not {type(predicate).__name__}")
+    if not predicate:
+        raise InvalidInputError("delete needs a predicate (the rows to delete)")
+    raw = _floe.delta_write(
+        str(path),
+        None,
+        "delete",
+        "",
+        None,
+        _threads(threads),
+        _native(catalog),
+        _storage(storage),
+        predicate,
+    )
+    return _write_result(raw)
+
+
+def _write_result(raw: Mapping[str, Any]) -> DeltaWriteResult:
     return DeltaWriteResult(
         version=int(raw["version"]),
         attempts=int(raw["attempts"]),
@@ -213,6 +275,8 @@ def write(
         bytes=int(raw["bytes"]),
         skipped=bool(raw["skipped"]),
         checkpoint_version=int(raw["checkpoint_version"]),
+        rows_deleted=int(raw["rows_deleted"]),
+        rows_copied=int(raw["rows_copied"]),
     )
 
 
@@ -220,6 +284,7 @@ def scan(
     path: str,
     *,
     columns: Sequence[str] | None = None,
+    where: str | None = None,
     version: int | None = None,
     as_of: int | None = None,
     catalog: Catalog | None = None,
@@ -227,7 +292,9 @@ def scan(
 ) -> pa.RecordBatchReader:
     """The rows of the Delta table at `path`, streamed file by file.
 
-    `columns` picks top-level columns (default: all); `version` reads that version;
+    `columns` picks top-level columns (default: all); `where` keeps the rows a filter
+    selects (floe's filter syntax, as ``floe scan --where``), not opening the files whose
+    partition values or statistics rule them out; `version` reads that version;
     `as_of` (milliseconds since the epoch) the newest version committed at or before it.
     With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there;
     `storage` configures a table by path's storage, as for :func:`create_table`.
@@ -239,6 +306,7 @@ def scan(
         as_of,
         _native(catalog),
         _storage(storage),
+        where or "",
     )
     return reader_from_capsule(capsule)
 
@@ -247,6 +315,7 @@ def read(
     path: str,
     *,
     columns: Sequence[str] | None = None,
+    where: str | None = None,
     version: int | None = None,
     as_of: int | None = None,
     catalog: Catalog | None = None,
@@ -256,6 +325,7 @@ def read(
     return scan(
         path,
         columns=columns,
+        where=where,
         version=version,
         as_of=as_of,
         catalog=catalog,

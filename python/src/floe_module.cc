@@ -906,17 +906,25 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
 nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string& mode,
                     const std::string& app_id, std::optional<int64_t> app_version,
                     int threads, PyCatalog* catalog,
-                    const std::map<std::string, std::string>& storage) {
-  if (mode != "append" && mode != "overwrite") {
+                    const std::map<std::string, std::string>& storage,
+                    const std::string& predicate) {
+  if (mode != "append" && mode != "overwrite" && mode != "delete") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
   }
-  auto input = ImportStream(data);
+  std::shared_ptr<arrow::RecordBatchReader> input;
+  if (mode == "delete") {
+    input = Unwrap(arrow::RecordBatchReader::Make({}, arrow::schema({})));
+  } else {
+    input = ImportStream(data);
+  }
   auto result = RunReleased([&] {
     DeltaHandle table = OpenDelta(path, catalog, storage);
     delta::DeltaWriteOptions options;
-    options.mode = mode == "append" ? delta::DeltaWriteMode::kAppend
-                                    : delta::DeltaWriteMode::kOverwrite;
+    options.mode = mode == "append"      ? delta::DeltaWriteMode::kAppend
+                   : mode == "overwrite" ? delta::DeltaWriteMode::kOverwrite
+                                         : delta::DeltaWriteMode::kDelete;
+    options.predicate = predicate;
     options.app_id = app_id;
     options.app_version = app_version;
     options.threads = threads;
@@ -932,6 +940,8 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
   out["bytes"] = result.bytes;
   out["skipped"] = result.skipped;
   out["checkpoint_version"] = result.checkpoint_version;
+  out["rows_deleted"] = result.rows_deleted;
+  out["rows_copied"] = result.rows_copied;
   return out;
 }
 
@@ -939,11 +949,13 @@ nb::capsule DeltaScanStream(const std::string& path,
                             const std::vector<std::string>& columns,
                             std::optional<int64_t> version,
                             std::optional<int64_t> as_of_ms, PyCatalog* catalog,
-                            const std::map<std::string, std::string>& storage) {
+                            const std::map<std::string, std::string>& storage,
+                            const std::string& where) {
   auto reader = RunReleased([&] {
     DeltaHandle table = OpenDelta(path, catalog, storage);
     delta::DeltaScanOptions options;
     options.columns = columns;
+    options.filter = where;
     options.snapshot.version = version;
     options.snapshot.as_of_ms = as_of_ms;
     options.snapshot.tail = TailOf(table);
@@ -1207,12 +1219,12 @@ NB_MODULE(_floe, m) {
   m.def("delta_create", &DeltaCreate, "path"_a, "schema"_a, "partition_columns"_a,
         "properties"_a, "catalog"_a.none() = nb::none(), "location"_a = "",
         "storage"_a = std::map<std::string, std::string>());
-  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a, "mode"_a, "app_id"_a,
+  m.def("delta_write", &DeltaWrite, "path"_a, "data"_a.none(), "mode"_a, "app_id"_a,
         "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
-        "storage"_a = std::map<std::string, std::string>());
+        "storage"_a = std::map<std::string, std::string>(), "predicate"_a = "");
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
-        "storage"_a = std::map<std::string, std::string>());
+        "storage"_a = std::map<std::string, std::string>(), "where"_a = "");
   m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none(),
         "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>());

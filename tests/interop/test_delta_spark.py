@@ -11,6 +11,7 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import threading
@@ -182,6 +183,42 @@ def test_delta_spark_reads_floe_history_and_floe_reads_delta_spark(spark, tmp_pa
     # floe appends after delta-spark's commits and checkpoint.
     floe("append", table, tmp_path / "in0.parquet")
     assert spark.read.format("delta").load(str(table)).count() == rows.num_rows + 10
+
+
+def test_floe_deletes_and_replaces_where_as_delta_spark_does(spark, tmp_path):
+    """floe's DELETE and replaceWhere leave the rows delta-spark's leave on a copy of the same
+    table, and delta-spark reads floe's history of them."""
+    ours = tmp_path / "ours"
+    floe("create", ours, "--schema", "id long not null, p string, s string", "--partition-by", "p")
+    for part in range(4):
+        pq.write_table(pa.table({"id": pa.array(range(part * 25, part * 25 + 25), pa.int64()),
+                                 "p": [f"p{i % 3}" for i in range(25)],
+                                 "s": [None if i % 4 == 0 else f"s{i}" for i in range(25)]}),
+                       tmp_path / f"in{part}.parquet")
+        floe("append", ours, tmp_path / f"in{part}.parquet", "--threads", 2)
+    theirs = tmp_path / "theirs"
+    shutil.copytree(ours, theirs)
+    floe("delete", ours, "--where", "p = 'p1' AND id >= 30")
+    spark.sql(f"DELETE FROM delta.`{theirs}` WHERE p = 'p1' AND id >= 30")
+    floe("delete", ours, "--where", "s IS NULL")
+    spark.sql(f"DELETE FROM delta.`{theirs}` WHERE s IS NULL")
+    fresh = pa.table({"id": pa.array(range(40, 50), pa.int64()), "p": ["p2"] * 10,
+                      "s": [f"new{i}" for i in range(10)]})
+    pq.write_table(fresh, tmp_path / "fresh.parquet")
+    floe("overwrite", ours, tmp_path / "fresh.parquet", "--where", "p = 'p2' AND id < 60")
+    spark.createDataFrame(fresh.to_pylist(), "id long, p string, s string").write.format("delta") \
+        .mode("overwrite").option("replaceWhere", "p = 'p2' AND id < 60").save(str(theirs))
+    read = lambda path: sorted(  # noqa: E731
+        (tuple(r) for r in spark.read.format("delta").load(str(path)).select("id", "p", "s").collect()))
+    assert read(ours) == read(theirs)
+    assert len(read(ours)) > 0
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{ours}`").orderBy("version").collect()
+    assert [row.operation for row in history][-3:] == ["DELETE", "DELETE", "WRITE"]
+    assert history[-3].operationParameters["predicate"] == '["p = \'p1\' AND id >= 30"]'
+    assert history[-3].operationMetrics["numDeletedRows"] == str(
+        sum(1 for i in range(100) if i % 25 % 3 == 1 and i >= 30))
+    assert history[-1].operationParameters["mode"] == "Overwrite"
+    assert all(not row.isBlindAppend for row in history[-3:])
 
 
 SHARED_DELTA = SHARED / "kernel" / "tests" / "data"

@@ -161,3 +161,39 @@ def test_catalog_managed_tables_through_a_catalog(tmp_path):
     with pytest.raises(floe.InvalidInputError, match="location"):
         floe.delta.create_table(str(tmp_path / "by-path"), SCHEMA, location=str(tmp_path / "x"))
     assert floe.delta.snapshot("lake.events", catalog=catalog).version == 3
+
+
+def test_delete_replace_where_and_filtered_reads(tmp_path):
+    """floe.delta.delete, write(predicate=) and read(where=) leave and return the rows
+    deltalake leaves and pyarrow selects."""
+    path = str(tmp_path / "dml")
+    floe.delta.create_table(path, SCHEMA, partition_by=["region"])
+    for start in range(0, 160, 40):
+        floe.delta.write(path, rows(start, 40), threads=2)
+    theirs = str(tmp_path / "theirs")
+    import shutil
+    shutil.copytree(path, theirs)
+    gone = floe.delta.delete(path, "region = 'eu' AND id >= 30")
+    deltalake.DeltaTable(theirs).delete("region = 'eu' AND id >= 30")
+    assert gone.rows_deleted == sum(1 for i in range(160) if i % 4 == 0 and i >= 30)
+    assert gone.version == 5 and gone.files_removed > 0
+    ids = lambda p: sorted(deltalake.DeltaTable(p).to_pyarrow_table().column("id").to_pylist())  # noqa: E731
+    assert ids(path) == ids(theirs)
+    nothing = floe.delta.delete(path, "id > 100000")
+    assert nothing.skipped and nothing.version == 5
+    fresh = rows(1000, 8).set_column(6, "region", pa.array(["us/west"] * 8))
+    replaced = floe.delta.write(path, fresh, mode="overwrite", predicate="region = 'us/west'")
+    assert replaced.rows == 8 and replaced.rows_deleted == 40
+    got = floe.delta.read(path, where="region = 'us/west'")
+    assert sorted(got.column("id").to_pylist()) == list(range(1000, 1008))
+    everything = deltalake.DeltaTable(path).to_pyarrow_table()
+    assert sorted(floe.delta.read(path, where="day < '1970-01-01'").column("id").to_pylist()) == \
+        sorted(everything.filter(pa.compute.field("day") < datetime.date(1970, 1, 1))
+               .column("id").to_pylist())
+    with pytest.raises(floe.InvalidInputError, match="do not match"):
+        floe.delta.write(path, rows(2000, 4), mode="overwrite", predicate="region = 'eu'")
+    with pytest.raises(floe.InvalidInputError, match="nope"):
+        floe.delta.delete(path, "nope = 1")
+    with pytest.raises(floe.InvalidInputError, match="predicate"):
+        floe.delta.delete(path, "")
+    assert deltalake.DeltaTable(path).version() == 6

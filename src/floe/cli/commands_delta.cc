@@ -202,6 +202,7 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
   delta::DeltaScanOptions options;
   options.snapshot.tail = target.tail;
   options.columns = arguments.columns;
+  options.filter = arguments.filter;
   options.snapshot.version = arguments.version;
   options.snapshot.as_of_ms = arguments.as_of_ms;
   ARROW_ASSIGN_OR_RAISE(auto scan, delta::DeltaScan::Make(io, root, options));
@@ -224,6 +225,7 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
               << " checkpoint=" << scan->snapshot().checkpoint_version
               << " commits_read=" << scan->snapshot().commits_read
               << " files_planned=" << stats.files_planned
+              << " files_skipped=" << stats.files_skipped
               << " files_read=" << stats.files_read << " rows=" << stats.rows << "\n";
   }
   return arrow::Status::OK();
@@ -406,11 +408,12 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn, int threads,
-                         const CatalogDeltaTable* catalog) {
+                         const CatalogDeltaTable* catalog, const std::string& predicate) {
   ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string root = target.root;
   delta::DeltaWriteOptions options;
   options.threads = threads;
+  options.predicate = predicate;
   if (catalog != nullptr) options.committer = catalog->committer;
   if (!txn.empty()) {
     const size_t colon = txn.rfind(':');
@@ -448,6 +451,14 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
               << result.version << ")\n";
     return arrow::Status::OK();
   }
+  if (!predicate.empty()) {
+    std::cout << "overwrote " << result.rows_deleted << " rows matching the predicate in "
+              << "Delta table " << Printable(target.label) << " with " << result.rows
+              << " rows (" << result.files_removed << " data files removed, "
+              << result.files_added << " written, " << result.rows_copied
+              << " rows copied) as version " << result.version << "\n";
+    return arrow::Status::OK();
+  }
   std::cout << (overwrite ? "overwrote Delta table " : "appended ") << result.rows
             << " rows in " << result.files_added << " data file"
             << (result.files_added == 1 ? "" : "s")
@@ -456,6 +467,37 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
             << (overwrite ? std::string() : " to Delta table " + Printable(target.label))
             << (overwrite ? Printable(target.label) : std::string()) << " as version "
             << result.version;
+  if (result.attempts > 1)
+    std::cout << " (committed on attempt " << result.attempts << ")";
+  if (result.checkpoint_version >= 0)
+    std::cout << "; checkpoint written at version " << result.checkpoint_version;
+  std::cout << "\n";
+  return arrow::Status::OK();
+}
+
+arrow::Status DeleteDelta(const std::string& path, const StorageProperties& storage,
+                          const std::string& predicate, int threads,
+                          const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
+  delta::DeltaWriteOptions options;
+  options.mode = delta::DeltaWriteMode::kDelete;
+  options.predicate = predicate;
+  options.threads = threads;
+  if (catalog != nullptr) options.committer = catalog->committer;
+  auto none = arrow::RecordBatchReader::Make({}, arrow::schema({}));
+  if (!none.ok()) return none.status();
+  ARROW_ASSIGN_OR_RAISE(auto result,
+                        delta::Write(target.io, target.root, **none, options));
+  if (result.skipped) {
+    std::cout << "deleted 0 rows from Delta table " << Printable(target.label)
+              << ": no row matches; no version committed (table version "
+              << result.version << ")\n";
+    return arrow::Status::OK();
+  }
+  std::cout << "deleted " << result.rows_deleted << " rows from Delta table "
+            << Printable(target.label) << " (" << result.files_removed
+            << " data files removed, " << result.files_added << " written, "
+            << result.rows_copied << " rows copied) as version " << result.version;
   if (result.attempts > 1)
     std::cout << " (committed on attempt " << result.attempts << ")";
   if (result.checkpoint_version >= 0)

@@ -28,6 +28,7 @@ bool IsTablePath(const std::string& argument);
 struct DeltaScanArguments {
   std::string path;
   std::vector<std::string> columns;
+  std::string filter;
   std::optional<int64_t> version;
   std::optional<int64_t> as_of_ms;
   OutputOptions output;
@@ -56,12 +57,18 @@ arrow::Status CreateDelta(const std::string& path, const StorageProperties& stor
                           const arrow::Schema& schema,
                           const std::vector<std::string>& partition_columns,
                           const std::map<std::string, std::string>& properties);
-/// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table); `txn`
-/// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run.
+/// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table, or with
+/// `predicate` the rows it selects: a replaceWhere); `txn` ("APP_ID:VERSION", or empty)
+/// makes the write idempotent; `threads` write tasks run.
 arrow::Status WriteDelta(const std::string& path, const StorageProperties& storage,
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn = "", int threads = 1,
-                         const CatalogDeltaTable* catalog = nullptr);
+                         const CatalogDeltaTable* catalog = nullptr,
+                         const std::string& predicate = "");
+/// `floe delete PATH --where PREDICATE`: the rows it selects deleted (copy-on-write).
+arrow::Status DeleteDelta(const std::string& path, const StorageProperties& storage,
+                          const std::string& predicate, int threads,
+                          const CatalogDeltaTable* catalog = nullptr);
 
 }  // namespace floe::cli

@@ -391,7 +391,8 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   auto where = std::make_shared<std::string>();
   auto options = std::make_shared<std::vector<std::string>>();
   auto threads = std::make_shared<int>(1);
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
+      ->required();
   command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")
       ->required();
   command->add_option("--option", *options,
@@ -399,6 +400,22 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--threads", *threads, "Parallel write tasks")
       ->check(CLI::Range(1, 256));
   OnRun(command, context, [=]() -> arrow::Status {
+    std::optional<CatalogDeltaTable> delta_table;
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
+    }
+    if (IsTablePath(*table) || delta_table) {
+      if (!options->empty()) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "--option does not apply to a Delta table (" + *table + ")");
+      }
+      StorageProperties storage;
+      if (!delta_table) {
+        ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
+      }
+      return DeleteDelta(*table, storage, *where, *threads,
+                         delta_table ? &*delta_table : nullptr);
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions write;
@@ -466,7 +483,8 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
       "--where", *where,
       "Rows replaced: every file holding one must match wholly, and every new "
       "row must match (required, except on a Delta table: there, without it, the "
-      "whole table is replaced)");
+      "whole table is replaced; with it, files holding matches are rewritten "
+      "without them, as delta-spark's replaceWhere)");
   command->add_option(
       "--option", *options,
       "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
@@ -489,16 +507,12 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
                        "--txn applies to Delta tables only, not " + *table);
     }
     if (is_delta) {
-      if (!where->empty()) {
-        return MakeError(ErrorKind::kNotSupported,
-                         "--where is not supported on Delta tables yet (" + *table + ")");
-      }
       StorageProperties storage;
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
       }
       return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/true, *txn,
-                        *threads, delta_table ? &*delta_table : nullptr);
+                        *threads, delta_table ? &*delta_table : nullptr, *where);
     }
     if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
@@ -557,12 +571,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
     }
     if (IsTablePath(*table) || delta_table) {
-      if (!where->empty()) {
-        return MakeError(ErrorKind::kNotSupported,
-                         "--where is not supported on Delta tables yet (" + *table + ")");
-      }
       DeltaScanArguments arguments;
       arguments.path = *table;
+      arguments.filter = *where;
       arguments.catalog = delta_table ? &*delta_table : nullptr;
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(arguments.storage, context->PathStorage());

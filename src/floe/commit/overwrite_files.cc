@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "floe/expr/evaluators.h"
+#include "floe/expr/manifest/metrics_summaries.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"

@@ -211,6 +211,27 @@ arrow::Result<std::optional<DeletionVector>> JsonDeletionVector(
   return std::optional<DeletionVector>(std::move(dv));
 }
 
+using PartitionValues = std::map<std::string, std::optional<std::string>>;
+
+// An action's partitionValues (absent or null: none).
+arrow::Result<PartitionValues> JsonPartitionValues(const Json& action,
+                                                   const std::string& where) {
+  PartitionValues values;
+  auto found = action.find("partitionValues");
+  if (found == action.end() || found->is_null()) return values;
+  if (!found->is_object()) return Invalid(where, "partitionValues is not an object");
+  for (auto v = found->begin(); v != found->end(); ++v) {
+    if (v->is_null()) {
+      values[v.key()] = std::nullopt;
+    } else if (v->is_string()) {
+      values[v.key()] = v->get<std::string>();
+    } else {
+      return Invalid(where, "partition value of " + v.key() + " is not a string");
+    }
+  }
+  return values;
+}
+
 arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
                               const std::string& where, Replay* replay) {
   if (!line.is_object()) return Invalid(where, "an action that is not a JSON object");
@@ -224,20 +245,7 @@ arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
       AddFile add;
       ARROW_ASSIGN_OR_RAISE(add.path, JsonString(action, "path", where));
       ARROW_ASSIGN_OR_RAISE(add.location, ResolvePath(root, add.path));
-      auto values = action.find("partitionValues");
-      if (values != action.end() && !values->is_null()) {
-        if (!values->is_object())
-          return Invalid(where, "partitionValues is not an object");
-        for (auto v = values->begin(); v != values->end(); ++v) {
-          if (v->is_null()) {
-            add.partition_values[v.key()] = std::nullopt;
-          } else if (v->is_string()) {
-            add.partition_values[v.key()] = v->get<std::string>();
-          } else {
-            return Invalid(where, "partition value of " + v.key() + " is not a string");
-          }
-        }
-      }
+      ARROW_ASSIGN_OR_RAISE(add.partition_values, JsonPartitionValues(action, where));
       ARROW_ASSIGN_OR_RAISE(auto size, JsonOptionalLong(action, "size", where));
       add.size = size.value_or(0);
       ARROW_ASSIGN_OR_RAISE(auto mtime,
@@ -948,6 +956,11 @@ std::string CommitLocation(const std::string& table_root, int64_t version) {
   return LogFolder(StripTrailingSlash(table_root)) + "/" + VersionText(version) + ".json";
 }
 
+arrow::Result<std::string> ResolveFilePath(const std::string& table_root,
+                                           const std::string& path) {
+  return ResolvePath(table_root, path);
+}
+
 arrow::Result<CommitActions> ReadCommitActions(FileIO& io, const std::string& table_root,
                                                int64_t version) {
   return ReadCommitFileActions(io, CommitLocation(table_root, version));
@@ -976,8 +989,16 @@ arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
       if (!it->is_object()) continue;
       if (it.key() == "protocol") actions.protocol = true;
       if (it.key() == "metaData") actions.metadata = true;
-      if (it.key() == "add" && changes(*it)) ++actions.adds;
-      if (it.key() == "remove" && changes(*it)) ++actions.removes;
+      if (it.key() == "add" && changes(*it)) {
+        ++actions.adds;
+        ARROW_ASSIGN_OR_RAISE(auto values, JsonPartitionValues(*it, where));
+        actions.added_partition_values.push_back(std::move(values));
+      }
+      if (it.key() == "remove" && changes(*it)) {
+        ++actions.removes;
+        ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(*it, "path", where));
+        actions.removed_paths.insert(std::move(path));
+      }
       if (it.key() == "txn") {
         ARROW_ASSIGN_OR_RAISE(std::string app, JsonString(*it, "appId", where));
         ARROW_ASSIGN_OR_RAISE(auto app_version, JsonOptionalLong(*it, "version", where));

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,11 @@ struct Snapshot {
   bool through_catalog = false;
 };
 
+/// The file an add's or remove's `path` names: decoded, resolved against `table_root`
+/// (AddFile::location).
+arrow::Result<std::string> ResolveFilePath(const std::string& table_root,
+                                           const std::string& path);
+
 /// `location` with the escapes of an RFC 2396 URI reference decoded (%XX);
 /// InvalidMetadata on a broken escape.
 arrow::Result<std::string> DecodeUriPath(const std::string& path);
@@ -163,6 +169,10 @@ struct CommitActions {
   std::optional<std::string> txn_id;  ///< commitInfo.txnId
   std::optional<int64_t> in_commit_timestamp;
   std::map<std::string, int64_t> app_versions;  ///< txn actions: appId -> version
+  /// The partitionValues of each add with dataChange true.
+  std::vector<std::map<std::string, std::optional<std::string>>> added_partition_values;
+  /// The paths (as the log spells them) of the removes with dataChange true.
+  std::set<std::string> removed_paths;
 };
 
 /// The commit `<table_root>/_delta_log/<version>.json`, summarised. NotFound when absent.

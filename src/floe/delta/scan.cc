@@ -10,6 +10,7 @@
 #include "arrow/scalar.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/delta/deletion_vector.h"
+#include "floe/delta/filter.h"
 #include "floe/delta/schema.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -48,19 +49,34 @@ arrow::Status CheckMappingIds(const parquet::arrow::SchemaField& file_field,
 
 class DeltaReader : public arrow::RecordBatchReader {
  public:
+  // Reads `files` of `snapshot`: the columns of `schema`, then (with a filter) the rows
+  // it selects, then the first `output_columns` columns.
   DeltaReader(std::shared_ptr<FileIO> io, const Snapshot* snapshot,
-              std::shared_ptr<arrow::Schema> schema, std::vector<bool> is_partition,
-              ParquetReadOptions parquet, std::shared_ptr<DeltaScanStats> stats)
+              std::vector<const AddFile*> files, std::shared_ptr<arrow::Schema> schema,
+              std::vector<bool> is_partition, const DeltaFilter* filter,
+              int output_columns, ParquetReadOptions parquet,
+              std::shared_ptr<DeltaScanStats> stats)
       : id_mode_([&] {
           auto mode = snapshot->metadata.configuration.find("delta.columnMapping.mode");
           return mode != snapshot->metadata.configuration.end() && mode->second == "id";
         }()),
         io_(std::move(io)),
         snapshot_(snapshot),
+        files_(std::move(files)),
         schema_(std::move(schema)),
         is_partition_(std::move(is_partition)),
+        filter_(filter),
         parquet_(std::move(parquet)),
         stats_(std::move(stats)) {
+    if (output_columns < schema_->num_fields()) {
+      project_ = true;
+      for (int i = 0; i < output_columns; ++i) output_indices_.push_back(i);
+      arrow::FieldVector fields(schema_->fields().begin(),
+                                schema_->fields().begin() + output_columns);
+      output_schema_ = arrow::schema(std::move(fields));
+    } else {
+      output_schema_ = schema_;
+    }
     // Column mapping: the columns as the data files name them.
     for (const auto& field : schema_->fields()) {
       auto physical = PhysicalField(field);
@@ -69,7 +85,7 @@ class DeltaReader : public arrow::RecordBatchReader {
     }
   }
 
-  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
 
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     while (true) {
@@ -78,7 +94,8 @@ class DeltaReader : public arrow::RecordBatchReader {
         ARROW_RETURN_NOT_OK(WithFile(current_->ReadNext(&batch)));
         if (batch) {
           ARROW_ASSIGN_OR_RAISE(auto shaped, Shape(*batch, batch->num_rows()));
-          ARROW_ASSIGN_OR_RAISE(*out, ApplyDeletes(std::move(shaped)));
+          ARROW_ASSIGN_OR_RAISE(shaped, ApplyDeletes(std::move(shaped)));
+          ARROW_ASSIGN_OR_RAISE(*out, Finish(std::move(shaped)));
           if ((*out)->num_rows() == 0) continue;
           stats_->rows += (*out)->num_rows();
           return arrow::Status::OK();
@@ -90,21 +107,34 @@ class DeltaReader : public arrow::RecordBatchReader {
         int64_t rows = std::min(pending_rows_, parquet_.batch_size);
         pending_rows_ -= rows;
         ARROW_ASSIGN_OR_RAISE(auto shaped, Shape(*empty_batch_, rows));
-        ARROW_ASSIGN_OR_RAISE(*out, ApplyDeletes(std::move(shaped)));
+        ARROW_ASSIGN_OR_RAISE(shaped, ApplyDeletes(std::move(shaped)));
+        ARROW_ASSIGN_OR_RAISE(*out, Finish(std::move(shaped)));
         if ((*out)->num_rows() == 0) continue;
         stats_->rows += (*out)->num_rows();
         return arrow::Status::OK();
       }
-      if (next_ >= snapshot_->files.size()) {
+      if (next_ >= files_.size()) {
         *out = nullptr;
         return arrow::Status::OK();
       }
       ARROW_RETURN_NOT_OK(CheckCancelled("the Delta scan"));
-      ARROW_RETURN_NOT_OK(Open(snapshot_->files[next_++]));
+      ARROW_RETURN_NOT_OK(Open(*files_[next_++]));
     }
   }
 
  private:
+  // The filter's rows of `batch`, in the output columns.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Finish(
+      std::shared_ptr<arrow::RecordBatch> batch) {
+    if (filter_ != nullptr && batch->num_rows() > 0) {
+      auto selected = filter_->Select(batch);
+      if (!selected.ok()) return WithFile(selected.status());
+      batch = std::move(*selected);
+    }
+    if (!project_) return batch;
+    return batch->SelectColumns(output_indices_);
+  }
+
   arrow::Status WithFile(const arrow::Status& status) const {
     if (status.ok()) return status;
     return WithContext(status, "reading Delta data file " + add_->location);
@@ -250,8 +280,13 @@ class DeltaReader : public arrow::RecordBatchReader {
   bool id_mode_;
   std::shared_ptr<FileIO> io_;
   const Snapshot* snapshot_;
+  std::vector<const AddFile*> files_;
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<bool> is_partition_;
+  const DeltaFilter* filter_;
+  bool project_ = false;  // output only output_indices_ of schema_
+  std::vector<int> output_indices_;
+  std::shared_ptr<arrow::Schema> output_schema_;
   arrow::FieldVector physical_;  // schema_'s fields named as in the data files
   ParquetReadOptions parquet_;
   std::shared_ptr<DeltaScanStats> stats_;
@@ -274,10 +309,16 @@ class DeltaReader : public arrow::RecordBatchReader {
 arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(
     std::shared_ptr<FileIO> io, const std::string& table_root,
     const DeltaScanOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(Snapshot snapshot,
+                        LoadSnapshot(*io, table_root, options.snapshot));
+  return Make(std::move(io), std::move(snapshot), options);
+}
+
+arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(
+    std::shared_ptr<FileIO> io, Snapshot snapshot, const DeltaScanOptions& options) {
   std::unique_ptr<DeltaScan> scan(new DeltaScan());
   scan->io_ = std::move(io);
-  ARROW_ASSIGN_OR_RAISE(scan->snapshot_,
-                        LoadSnapshot(*scan->io_, table_root, options.snapshot));
+  scan->snapshot_ = std::move(snapshot);
   ARROW_RETURN_NOT_OK(CheckReadable(scan->snapshot_));
   const std::string table = "Delta table " + scan->snapshot_.table_root;
   auto schema = SchemaFromJson(scan->snapshot_.metadata.schema_string);
@@ -303,21 +344,50 @@ arrow::Result<std::unique_ptr<DeltaScan>> DeltaScan::Make(
       fields.push_back(std::move(field));
     }
   }
+  scan->output_columns_ = static_cast<int>(fields.size());
+  if (!options.filter.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto filter,
+                          DeltaFilter::Make(scan->table_schema_, partition_columns,
+                                            options.filter, scan->snapshot_.table_root));
+    scan->filter_ = std::make_shared<DeltaFilter>(std::move(filter));
+    // The filter's columns are read too, after the requested ones.
+    for (const auto& column : scan->filter_->columns()) {
+      bool listed = false;
+      for (const auto& field : fields) listed = listed || field->name() == column;
+      if (!listed) fields.push_back(scan->table_schema_->GetFieldByName(column));
+    }
+  }
   for (const auto& field : fields) {
     scan->is_partition_.push_back(std::find(partition_columns.begin(),
                                             partition_columns.end(),
                                             field->name()) != partition_columns.end());
   }
-  scan->schema_ = arrow::schema(std::move(fields));
+  scan->read_schema_ = arrow::schema(std::move(fields));
+  scan->schema_ = arrow::schema(
+      arrow::FieldVector(scan->read_schema_->fields().begin(),
+                         scan->read_schema_->fields().begin() + scan->output_columns_));
   scan->parquet_ = options.parquet;
-  scan->stats_->files_planned = static_cast<int64_t>(scan->snapshot_.files.size());
+  for (const auto& file : scan->snapshot_.files) {
+    if (!scan->filter_ || scan->filter_->MightMatch(file)) scan->files_.push_back(&file);
+  }
+  scan->stats_->files_planned = static_cast<int64_t>(scan->files_.size());
+  scan->stats_->files_skipped =
+      static_cast<int64_t>(scan->snapshot_.files.size() - scan->files_.size());
   return scan;
 }
 
 arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> DeltaScan::ToRecordBatchReader()
     const {
-  return std::make_unique<DeltaReader>(io_, &snapshot_, schema_, is_partition_, parquet_,
-                                       stats_);
+  return std::make_unique<DeltaReader>(io_, &snapshot_, files_, read_schema_,
+                                       is_partition_, filter_.get(), output_columns_,
+                                       parquet_, stats_);
+}
+
+arrow::Result<std::unique_ptr<arrow::RecordBatchReader>> DeltaScan::ReadFiles(
+    std::vector<const AddFile*> files) const {
+  return std::make_unique<DeltaReader>(io_, &snapshot_, std::move(files), read_schema_,
+                                       is_partition_, nullptr, read_schema_->num_fields(),
+                                       parquet_, stats_);
 }
 
 }  // namespace floe::delta

@@ -13,6 +13,8 @@
 #include "arrow/compute/api.h"
 #include "arrow/util/key_value_metadata.h"
 #include "floe/delta/checkpoint.h"
+#include "floe/delta/filter.h"
+#include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
 #include "floe/delta/write_format.h"
 #include "floe/io/s3_file_io.h"
@@ -23,6 +25,7 @@
 #include "floe/util/error.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
+#include "floe/util/test_hooks.h"
 #include "floe/util/uuid.h"
 
 namespace floe::delta {
@@ -152,6 +155,127 @@ bool InCommitTimestamps(const Protocol& protocol,
   auto enabled = configuration.find("delta.enableInCommitTimestamps");
   return protocol.HasWriterFeature("inCommitTimestamp") &&
          enabled != configuration.end() && enabled->second == "true";
+}
+
+// A predicate write's input to the tasks: the rows of the files it rewrites that the
+// predicate does not select (copied), then, for a replaceWhere, the new rows, every one
+// of which must match the predicate (delta-spark's replaceWhere constraint check).
+class PredicateInput : public arrow::RecordBatchReader {
+ public:
+  PredicateInput(std::unique_ptr<arrow::RecordBatchReader> copied,
+                 const DeltaFilter* filter, arrow::RecordBatchReader* input,
+                 std::shared_ptr<arrow::Schema> target, std::string where)
+      : copied_(std::move(copied)),
+        filter_(filter),
+        input_(input),
+        target_(std::move(target)),
+        where_(std::move(where)) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return target_; }
+  int64_t rows_copied() const { return rows_copied_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    while (copied_) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(copied_->ReadNext(&batch));
+      if (!batch) {
+        copied_.reset();
+        break;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto mask, filter_->Evaluate(*batch));
+      // Kept: false and unknown (null) alike, as a SQL DELETE keeps them.
+      ARROW_ASSIGN_OR_RAISE(
+          arrow::Datum selected,
+          arrow::compute::CallFunction("coalesce", {mask, arrow::MakeScalar(false)}));
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum kept, arrow::compute::Invert(selected));
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum rows, arrow::compute::Filter(batch, kept));
+      if (rows.record_batch()->num_rows() == 0) continue;
+      rows_copied_ += rows.record_batch()->num_rows();
+      *out = rows.record_batch();
+      return arrow::Status::OK();
+    }
+    if (input_ == nullptr) {
+      *out = nullptr;
+      return arrow::Status::OK();
+    }
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(WithContext(input_->ReadNext(&batch), "reading the input"));
+    if (!batch || batch->num_rows() == 0) {
+      *out = batch;
+      return arrow::Status::OK();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target_, where_));
+    ARROW_ASSIGN_OR_RAISE(auto mask, filter_->Evaluate(*conformed));
+    const auto& matches = static_cast<const arrow::BooleanArray&>(*mask);
+    if (matches.true_count() != matches.length()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "the input has rows that do not match the overwrite's predicate " +
+                           filter_->text() + " (" +
+                           std::to_string(matches.length() - matches.true_count()) +
+                           " in a batch of " + std::to_string(matches.length()) +
+                           "); a replaceWhere writes only rows it selects. Nothing was "
+                           "committed to " +
+                           where_);
+    }
+    *out = std::move(conformed);
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::unique_ptr<arrow::RecordBatchReader> copied_;
+  const DeltaFilter* filter_;
+  arrow::RecordBatchReader* input_;
+  std::shared_ptr<arrow::Schema> target_;
+  std::string where_;
+  int64_t rows_copied_ = 0;
+};
+
+// The files a predicate write removes (every one holding a row it selects) and rewrites
+// (those also holding other rows), found by reading only the predicate's columns of the
+// files data skipping keeps.
+struct PredicateMatch {
+  std::unique_ptr<DeltaFilter> filter;
+  std::unique_ptr<DeltaScan> scan;  // holds the files below
+  std::set<std::string> read;       // decoded paths of the files read
+  std::vector<const AddFile*> removed;
+  std::vector<const AddFile*> rewritten;
+  int64_t rows_deleted = 0;
+};
+
+arrow::Result<PredicateMatch> MatchPredicate(const std::shared_ptr<FileIO>& io,
+                                             const Snapshot& read,
+                                             const std::shared_ptr<arrow::Schema>& schema,
+                                             const std::string& predicate) {
+  PredicateMatch match;
+  ARROW_ASSIGN_OR_RAISE(
+      auto filter, DeltaFilter::Make(schema, read.metadata.partition_columns, predicate,
+                                     read.table_root));
+  match.filter = std::make_unique<DeltaFilter>(std::move(filter));
+  DeltaScanOptions columns;
+  columns.columns = match.filter->columns();
+  ARROW_ASSIGN_OR_RAISE(match.scan, DeltaScan::Make(io, read, columns));
+  const DeltaScan* counter = match.scan.get();
+  for (const AddFile* file : counter->files()) {
+    if (!match.filter->MightMatch(*file)) continue;
+    ARROW_RETURN_NOT_OK(CheckCancelled("the Delta predicate's file matching"));
+    match.read.insert(file->location);
+    ARROW_ASSIGN_OR_RAISE(auto reader, counter->ReadFiles({file}));
+    int64_t rows = 0;
+    int64_t matched = 0;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+      if (!batch) break;
+      ARROW_ASSIGN_OR_RAISE(auto mask, match.filter->Evaluate(*batch));
+      rows += batch->num_rows();
+      matched += static_cast<const arrow::BooleanArray&>(*mask).true_count();
+    }
+    if (matched == 0) continue;
+    match.rows_deleted += matched;
+    match.removed.push_back(file);
+    if (matched < rows) match.rewritten.push_back(file);
+  }
+  return match;
 }
 
 // Writes the input's batches (conformed to the table's columns) with
@@ -442,10 +566,12 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
     }
   }
   auto append_only = snapshot.metadata.configuration.find("delta.appendOnly");
-  if (mode == DeltaWriteMode::kOverwrite &&
+  if (mode != DeltaWriteMode::kAppend &&
       append_only != snapshot.metadata.configuration.end() &&
       append_only->second == "true") {
-    reasons.push_back("table property delta.appendOnly (an overwrite removes files)");
+    reasons.push_back(
+        "table property delta.appendOnly (an overwrite or a delete removes "
+        "files)");
   }
   auto schema = SchemaFromJson(snapshot.metadata.schema_string);
   if (!schema.ok()) {
@@ -490,8 +616,19 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   SnapshotOptions read_options;
   ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());
   ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
-  if (options.mode == DeltaWriteMode::kOverwrite)
-    ARROW_RETURN_NOT_OK(CheckReadable(read));
+  const bool by_predicate = !options.predicate.empty();
+  if (options.mode == DeltaWriteMode::kDelete && !by_predicate) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "a delete from Delta table " + root + " needs a predicate (the rows to delete)");
+  }
+  if (options.mode == DeltaWriteMode::kAppend && by_predicate) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an append to Delta table " + root +
+                         " takes no predicate; an overwrite with one replaces the rows "
+                         "it selects");
+  }
+  if (options.mode != DeltaWriteMode::kAppend) ARROW_RETURN_NOT_OK(CheckReadable(read));
   const CommitType commit_type = CommitTypeOf(read.protocol, /*create=*/false);
   ARROW_RETURN_NOT_OK(ValidateCommitType(*committer, commit_type, root));
   ARROW_RETURN_NOT_OK(CheckWritable(read, options.mode));
@@ -553,10 +690,39 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
     format_options.stats_columns = std::move(columns);
   }
+  // A predicate's files, found before any file is written.
+  PredicateMatch match;
+  std::unique_ptr<DeltaScan> rows_scan;
+  std::unique_ptr<PredicateInput> predicate_input;
+  if (by_predicate) {
+    ARROW_ASSIGN_OR_RAISE(match, MatchPredicate(io, read, schema, options.predicate));
+    result.rows_deleted = match.rows_deleted;
+    if (options.mode == DeltaWriteMode::kDelete && match.removed.empty()) {
+      Log(LogLevel::kInfo, where + ": no row matches " + options.predicate +
+                               "; nothing deleted, no version committed");
+      result.skipped = true;
+      result.version = read.version;
+      return result;
+    }
+    std::unique_ptr<arrow::RecordBatchReader> copied;
+    if (!match.rewritten.empty()) {
+      ARROW_ASSIGN_OR_RAISE(rows_scan, DeltaScan::Make(io, read, DeltaScanOptions{}));
+      ARROW_ASSIGN_OR_RAISE(copied, rows_scan->ReadFiles(match.rewritten));
+    }
+    predicate_input = std::make_unique<PredicateInput>(
+        std::move(copied), match.filter.get(),
+        options.mode == DeltaWriteMode::kOverwrite ? &input : nullptr,
+        arrow::schema(schema->fields()), where);
+  }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
-  ARROW_ASSIGN_OR_RAISE(auto tasks, RunTasks(format, input, schema,
-                                             !read.metadata.partition_columns.empty(),
-                                             where, options, &result));
+  ARROW_ASSIGN_OR_RAISE(
+      auto tasks,
+      RunTasks(format, predicate_input ? *predicate_input : input, schema,
+               !read.metadata.partition_columns.empty(), where, options, &result));
+  if (predicate_input) {
+    result.rows_copied = predicate_input->rows_copied();
+    result.rows -= result.rows_copied;
+  }
   std::string adds;
   std::vector<std::string> written;
   for (auto& task : tasks) {
@@ -581,17 +747,23 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
   std::string removes;
-  if (options.mode == DeltaWriteMode::kOverwrite) {
+  int64_t removed_bytes = 0;
+  if (options.mode != DeltaWriteMode::kAppend) {
     const int64_t now = env->NowMillis();
-    for (const auto& file : read.files) {
+    std::vector<const AddFile*> removed = match.removed;
+    if (!by_predicate) {
+      for (const auto& file : read.files) removed.push_back(&file);
+    }
+    for (const AddFile* file : removed) {
       OJson values = OJson::object();
-      for (const auto& [name, value] : file.partition_values) {
+      for (const auto& [name, value] : file->partition_values) {
         values[name] = value ? OJson(*value) : OJson();
       }
-      OJson remove = {{"path", file.path},         {"deletionTimestamp", now},
+      OJson remove = {{"path", file->path},        {"deletionTimestamp", now},
                       {"dataChange", true},        {"extendedFileMetadata", true},
-                      {"partitionValues", values}, {"size", file.size}};
+                      {"partitionValues", values}, {"size", file->size}};
       removes += Dump({{"remove", remove}}) + "\n";
+      removed_bytes += file->size;
       ++result.files_removed;
     }
   }
@@ -603,23 +775,50 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   const std::string txn_id = Uuid::Random(env).ToString();
   constexpr int kTransientRetries = 3;
   int io_failures = 0;
+  TestPausePoint("delta-commit");  // the files written, the first attempt not yet made
   for (int attempt = 1;; ++attempt) {
     ARROW_RETURN_NOT_OK(CheckCancelled("the Delta commit"));
     result.attempts = attempt;
-    OJson metrics = {{"numFiles", std::to_string(result.files_added)},
-                     {"numOutputRows", std::to_string(result.rows)},
-                     {"numOutputBytes", std::to_string(result.bytes)}};
-    if (!blind_append) metrics["numRemovedFiles"] = std::to_string(result.files_removed);
+    OJson metrics;
+    if (options.mode == DeltaWriteMode::kDelete) {
+      metrics = {{"numRemovedFiles", std::to_string(result.files_removed)},
+                 {"numRemovedBytes", std::to_string(removed_bytes)},
+                 {"numCopiedRows", std::to_string(result.rows_copied)},
+                 {"numDeletedRows", std::to_string(result.rows_deleted)},
+                 {"numAddedFiles", std::to_string(result.files_added)},
+                 {"numAddedBytes", std::to_string(result.bytes)},
+                 {"numDeletionVectorsAdded", "0"},
+                 {"numAddedChangeFiles", "0"}};
+    } else {
+      metrics = {{"numFiles", std::to_string(result.files_added)},
+                 {"numOutputRows", std::to_string(result.rows)},
+                 {"numOutputBytes", std::to_string(result.bytes)}};
+      if (!blind_append)
+        metrics["numRemovedFiles"] = std::to_string(result.files_removed);
+      if (by_predicate) {
+        metrics["numRemovedBytes"] = std::to_string(removed_bytes);
+        metrics["numCopiedRows"] = std::to_string(result.rows_copied);
+        metrics["numDeletedRows"] = std::to_string(result.rows_deleted);
+      }
+    }
+    // delta-spark writes the predicate as a JSON array of its SQL text.
+    const std::string predicates = OJson::array({options.predicate}).dump();
+    OJson parameters;
+    if (options.mode == DeltaWriteMode::kDelete) {
+      parameters = {{"predicate", predicates}};
+    } else {
+      parameters = {{"mode", blind_append ? "Append" : "Overwrite"},
+                    {"partitionBy", PartitionByText(read.metadata.partition_columns)}};
+      if (by_predicate) parameters["predicate"] = predicates;
+    }
     const int64_t now = env->NowMillis();
     const int64_t timestamp = ict ? std::max(now, previous_timestamp + 1) : now;
     OJson commit_info = OJson::object();
     if (ict) commit_info["inCommitTimestamp"] = timestamp;
     commit_info["timestamp"] = timestamp;
     commit_info.update(
-        OJson{{"operation", "WRITE"},
-              {"operationParameters",
-               {{"mode", blind_append ? "Append" : "Overwrite"},
-                {"partitionBy", PartitionByText(read.metadata.partition_columns)}}},
+        OJson{{"operation", options.mode == DeltaWriteMode::kDelete ? "DELETE" : "WRITE"},
+              {"operationParameters", parameters},
               {"readVersion", read.version},
               {"isolationLevel", "Serializable"},
               {"isBlindAppend", blind_append},
@@ -685,7 +884,32 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                              ", committed concurrently; nothing "
                              "was committed");
       }
-      if (!blind_append && (winner->adds > 0 || winner->removes > 0)) {
+      if (by_predicate) {
+        // delta-spark's checks for a transaction that read the predicate's files
+        // (Serializable, the only level open-source Delta tables take): a concurrent
+        // remove of a file it read, or a concurrent add into what the predicate reads.
+        for (const auto& path : winner->removed_paths) {
+          auto location = ResolveFilePath(root, path);
+          if (location.ok() && match.read.count(*location) > 0) {
+            return MakeError(ErrorKind::kValidationFailed,
+                             "version " + std::to_string(version) + " of " + where +
+                                 " removed " + path +
+                                 ", which this write read (delta-spark's "
+                                 "ConcurrentDeleteReadException); nothing was committed");
+          }
+        }
+        const bool partitioned = !read.metadata.partition_columns.empty();
+        for (const auto& values : winner->added_partition_values) {
+          if (!partitioned || match.filter->MightMatchPartition(values)) {
+            return MakeError(
+                ErrorKind::kValidationFailed,
+                "version " + std::to_string(version) + " of " + where +
+                    " added files that the predicate " + options.predicate +
+                    " may select (delta-spark's ConcurrentAppendException); nothing "
+                    "was committed");
+          }
+        }
+      } else if (!blind_append && (winner->adds > 0 || winner->removes > 0)) {
         return MakeError(
             ErrorKind::kValidationFailed,
             "version " + std::to_string(version) + " of " + where +

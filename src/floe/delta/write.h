@@ -49,7 +49,11 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                                    const arrow::Schema& schema,
                                    const CreateTableOptions& options = {});
 
-enum class DeltaWriteMode { kAppend, kOverwrite };
+/// kAppend adds rows. kOverwrite replaces every row, or with a predicate only the rows it
+/// selects (delta-spark's replaceWhere). kDelete removes the rows a predicate selects
+/// (copy-on-write: the files holding them are removed and their other rows written
+/// anew).
+enum class DeltaWriteMode { kAppend, kOverwrite, kDelete };
 
 /// The most write tasks one write runs (as the floe command and the Python package cap
 /// an Iceberg write's).
@@ -57,6 +61,11 @@ inline constexpr int kMaxWriteThreads = 256;
 
 struct DeltaWriteOptions {
   DeltaWriteMode mode = DeltaWriteMode::kAppend;
+  /// The rows an overwrite replaces or a delete removes, in the `--where` syntax
+  /// (expr/parser.h): those for which it is true. An overwrite's every input row must
+  /// match it (as delta-spark's replaceWhere checks), or nothing is committed. Required
+  /// for kDelete; refused for kAppend.
+  std::string predicate;
   /// Attempts at the commit (a lost race retries at the next version; a transient I/O
   /// error at the same one). delta-spark's delta.maxCommitAttempts: a blind append that
   /// keeps losing is still making room for others, never conflicting.
@@ -85,9 +94,13 @@ struct DeltaWriteResult {
   int attempts = 0;
   int64_t files_added = 0;
   int64_t files_removed = 0;
-  int64_t rows = 0;
+  int64_t rows = 0;  ///< Rows of the input written.
   int64_t bytes = 0;
-  /// The table's txn for the app_id was at app_version or later: nothing was written.
+  /// A predicate's rows deleted, and the other rows of their files written anew.
+  int64_t rows_deleted = 0;
+  int64_t rows_copied = 0;
+  /// Nothing was committed: the table's txn for the app_id was at app_version or later,
+  /// or a delete's predicate matched no row.
   bool skipped = false;
   /// The checkpoint written after the commit (-1: none).
   int64_t checkpoint_version = -1;

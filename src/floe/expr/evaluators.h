@@ -11,7 +11,6 @@
 
 #include "arrow/result.h"
 #include "floe/expr/expression.h"
-#include "floe/manifest/data_file.h"
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema.h"
 
@@ -37,12 +36,6 @@ using SummaryLookup = std::function<const ColumnSummary*(int field_id)>;
 /// values are not checked against bounds (iceberg-java's limit).
 bool MightMatch(const Expression& filter, const SummaryLookup& lookup);
 
-/// From a data file's metrics for field `field_id` of type `type` (bounds that do not
-/// decode, e.g. after a type promotion, are left out).
-ColumnSummary SummaryFromMetrics(const DataFile& file, int field_id, const Type& type);
-/// From one field summary of a manifest's partitions.
-ColumnSummary SummaryFromPartitionSummary(const PartitionFieldSummary& summary,
-                                          const Type& type);
 /// From one value of a partition tuple.
 ColumnSummary SummaryFromValue(const Value& value, const Type& type);
 

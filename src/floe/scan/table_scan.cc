@@ -12,6 +12,7 @@
 
 #include "floe/expr/binder.h"
 #include "floe/expr/evaluators.h"
+#include "floe/expr/manifest/metrics_summaries.h"
 #include "floe/expr/parser.h"
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
