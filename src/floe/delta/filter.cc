@@ -40,7 +40,7 @@ std::shared_ptr<arrow::Field> WithIds(const std::shared_ptr<arrow::Field>& field
                            ? WithIds(type->field(i), children[i])
                            : type->field(i));
     }
-    type = arrow::struct_(std::move(fields));
+    type = arrow::struct_(fields);
   }
   return field->WithType(type)->WithMetadata(std::move(metadata));
 }

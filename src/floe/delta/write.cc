@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
 #include "arrow/util/key_value_metadata.h"
