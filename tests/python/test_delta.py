@@ -147,6 +147,26 @@ def test_catalog_managed_tables_through_a_catalog(tmp_path):
         ids += pq.read_table(root / urllib.parse.unquote(add["path"])).column("id").to_pylist()
     assert sorted(ids) == list(range(30))
 
+    # A delete through the catalog's coordinator: version 4 ratified and published, and the
+    # published log (read above as pyarrow reads the files) without the deleted rows.
+    gone = floe.delta.delete("lake.events", "region = 'eu' AND id >= 10", catalog=catalog)
+    eu = lambda i: i % 10 % 4 == 0  # noqa: E731 (rows() picks regions by position in a batch)
+    assert gone.version == 4 and gone.rows_deleted == sum(1 for i in range(10, 30) if eu(i))
+    live = {}
+    for v in range(5):
+        for line in (root / "_delta_log" / f"{v:020d}.json").read_text().splitlines():
+            action = json.loads(line)
+            if "add" in action:
+                live[action["add"]["path"]] = action["add"]
+            if "remove" in action:
+                live.pop(action["remove"]["path"])
+    ids = []
+    for add in live.values():
+        ids += pq.read_table(root / urllib.parse.unquote(add["path"])).column("id").to_pylist()
+    expected = [i for i in range(30) if not (eu(i) and i >= 10)]
+    assert sorted(ids) == expected
+    assert sorted(floe.delta.read("lake.events", catalog=catalog).column("id").to_pylist()) == expected
+
     # By path the protocol forbids it; a name the catalog does not have, or a wrong catalog.
     with pytest.raises(floe.InvalidInputError, match="catalog-managed"):
         floe.delta.read(location)

@@ -14,6 +14,7 @@
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
 #include "floe/util/location.h"
+#include "floe/util/log.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/exception.h"
@@ -353,6 +354,14 @@ arrow::Status ApplyJsonAction(const std::string& root, const Json& line,
 arrow::Status ApplyCommit(FileIO& io, const std::string& root,
                           const std::string& location, Replay* replay) {
   ARROW_ASSIGN_OR_RAISE(std::string text, io.ReadAll(location));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    // delta-spark and delta-kernel-rs replay it as a version with no actions, and so does
+    // floe; but no writer commits nothing, so its bytes were most likely lost (a copy
+    // cut short, a disk that did not keep them): say so, naming the file.
+    Log(LogLevel::kWarning, "Delta commit file " + location +
+                                " is empty; read as a version with no actions (its "
+                                "writer's actions may have been lost)");
+  }
   replay->in_commit_timestamp.reset();
   std::istringstream lines(text);
   int number = 0;

@@ -169,6 +169,20 @@ TEST_F(DeltaLogTest, ACorruptLineIsAnErrorNamingTheFileAndTheLine) {
             std::string::npos);
 }
 
+TEST_F(DeltaLogTest, AnEmptyCommitIsAVersionWithNoActionsAndAWarningNamingIt) {
+  Commit(0, {ProtocolLine(), MetadataLine()});
+  Commit(1, {AddLine("x.parquet", R"({"region":"eu","day":null})")});
+  Commit(2, {});  // bytes lost: delta-spark and kernel-rs read it as no actions
+  ::testing::internal::CaptureStderr();
+  auto snapshot = LoadSnapshot(*io_, kRoot);
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_EQ(snapshot->version, 2);
+  EXPECT_EQ(Paths(*snapshot), std::vector<std::string>{"x.parquet"});
+  EXPECT_NE(logged.find(CommitName(2) + " is empty"), std::string::npos) << logged;
+  EXPECT_EQ(logged.find(CommitName(1)), std::string::npos) << logged;
+}
+
 TEST_F(DeltaLogTest, NoLogIsNoSuchTableAndNoMetadataIsNamed) {
   auto missing = LoadSnapshot(*io_, kRoot);
   ASSERT_FALSE(missing.ok());
