@@ -51,13 +51,17 @@ test: unit-test interop-test parity-test python-test spark-test
 unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest -j$(JOBS) --output-on-failure
 
+# Test modules run $(JOBS) at a time (pytest-xdist, whole modules per worker: a module's
+# Spark session and servers are its own; its tests stay in order).
+PYTEST_PARALLEL := -n $(JOBS) --dist loadfile
+
 interop-test: build-debug
-	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q tests/interop
+	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q $(PYTEST_PARALLEL) tests/interop
 
 parity-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) \
 	FLOE_TRANSFORM_PROBE=$(abspath $(BUILD_DEBUG)/tests/parity/floe_transform_probe) \
-	$(PYTHON) -m pytest -q tests/parity
+	$(PYTHON) -m pytest -q $(PYTEST_PARALLEL) tests/parity
 
 # The package bootstrap installed into .venv (a Release build of floe._floe).
 python-test: bootstrap

@@ -219,6 +219,14 @@ def _paused(args, point="delta-commit", ms=6000):
     pytest.fail(f"floe never paused at {point}: exit {process.returncode}")
 
 
+def deltalake_appends(table: pathlib.Path, region: str):
+    """deltalake appends 10 rows (ids 7000 to 7009) into `region`."""
+    late = input_batch(7000, 10)
+    late = late.set_column(late.column_names.index("region"), "region", pa.array([region] * 10))
+    schema = rows(table).schema
+    write_deltalake(str(table), late.select(schema.names).cast(schema), mode="append")
+
+
 def _operation_files(table: pathlib.Path) -> set:
     return {n for n in storage(table) if not n.startswith("_delta_log/")}
 
@@ -227,11 +235,7 @@ def test_a_concurrent_append_into_the_deleted_rows_fails_the_delete(make_table):
     table = make_table(parts=3)
     files = _operation_files(table)
     delete = _paused(["delete", table, "--where", "region = 'a b' AND id < 100"])
-    # deltalake appends (a blind append) into the region the delete reads.
-    late = input_batch(7000, 10)
-    late = late.set_column(late.column_names.index("region"), "region", pa.array(["a b"] * 10))
-    schema = rows(table).schema
-    write_deltalake(str(table), late.select(schema.names).cast(schema), mode="append")
+    deltalake_appends(table, "a b")  # a blind append into the region the delete reads
     out, err = delete.communicate(timeout=300)
     assert delete.returncode != 0, out
     assert "ConcurrentAppendException" in err and "nothing was committed" in err, err
@@ -245,10 +249,7 @@ def test_a_concurrent_append_into_the_deleted_rows_fails_the_delete(make_table):
 def test_a_concurrent_append_elsewhere_lets_the_delete_commit(make_table):
     table = make_table(parts=3)
     delete = _paused(["delete", table, "--where", "region = 'a b' AND id < 100"])
-    late = input_batch(7000, 10)
-    late = late.set_column(late.column_names.index("region"), "region", pa.array(["plain"] * 10))
-    schema = rows(table).schema
-    write_deltalake(str(table), late.select(schema.names).cast(schema), mode="append")
+    deltalake_appends(table, "plain")
     out, err = delete.communicate(timeout=300)
     assert delete.returncode == 0, err
     assert "as version 5" in out and "attempt 2" in out, out

@@ -404,6 +404,19 @@ arrow::Status CreateDelta(const std::string& path, const StorageProperties& stor
   return arrow::Status::OK();
 }
 
+namespace {
+
+// The end of a write's line: the attempts it took and the checkpoint it wrote, if any.
+void PrintCommitEnd(const delta::DeltaWriteResult& result) {
+  if (result.attempts > 1)
+    std::cout << " (committed on attempt " << result.attempts << ")";
+  if (result.checkpoint_version >= 0)
+    std::cout << "; checkpoint written at version " << result.checkpoint_version;
+  std::cout << "\n";
+}
+
+}  // namespace
+
 arrow::Status WriteDelta(const std::string& path, const StorageProperties& storage,
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
@@ -467,11 +480,7 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
             << (overwrite ? std::string() : " to Delta table " + Printable(target.label))
             << (overwrite ? Printable(target.label) : std::string()) << " as version "
             << result.version;
-  if (result.attempts > 1)
-    std::cout << " (committed on attempt " << result.attempts << ")";
-  if (result.checkpoint_version >= 0)
-    std::cout << "; checkpoint written at version " << result.checkpoint_version;
-  std::cout << "\n";
+  PrintCommitEnd(result);
   return arrow::Status::OK();
 }
 
@@ -498,11 +507,7 @@ arrow::Status DeleteDelta(const std::string& path, const StorageProperties& stor
             << Printable(target.label) << " (" << result.files_removed
             << " data files removed, " << result.files_added << " written, "
             << result.rows_copied << " rows copied) as version " << result.version;
-  if (result.attempts > 1)
-    std::cout << " (committed on attempt " << result.attempts << ")";
-  if (result.checkpoint_version >= 0)
-    std::cout << "; checkpoint written at version " << result.checkpoint_version;
-  std::cout << "\n";
+  PrintCommitEnd(result);
   return arrow::Status::OK();
 }
 
