@@ -990,20 +990,16 @@ arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
     if (json.is_discarded() || !json.is_object()) {
       return Invalid(where, "not a JSON object (truncated or corrupt)");
     }
-    auto changes = [](const Json& action) {
-      auto change = action.find("dataChange");
-      return change == action.end() || !change->is_boolean() || change->get<bool>();
-    };
     for (auto it = json.begin(); it != json.end(); ++it) {
       if (!it->is_object()) continue;
       if (it.key() == "protocol") actions.protocol = true;
       if (it.key() == "metaData") actions.metadata = true;
-      if (it.key() == "add" && changes(*it)) {
+      if (it.key() == "add") {
         ++actions.adds;
         ARROW_ASSIGN_OR_RAISE(auto values, JsonPartitionValues(*it, where));
         actions.added_partition_values.push_back(std::move(values));
       }
-      if (it.key() == "remove" && changes(*it)) {
+      if (it.key() == "remove") {
         ++actions.removes;
         ARROW_ASSIGN_OR_RAISE(std::string path, JsonString(*it, "path", where));
         actions.removed_paths.insert(std::move(path));

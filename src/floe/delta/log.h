@@ -164,14 +164,18 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
 struct CommitActions {
   bool protocol = false;
   bool metadata = false;
-  int64_t adds = 0;                   ///< with dataChange true
-  int64_t removes = 0;                ///< with dataChange true
+  // Every add and remove, whatever its dataChange, as delta-spark's conflict checker
+  // counts a winner's files (WinningCommitSummary.addedFiles and removedFiles): a
+  // compaction's remove takes a file away from a writer that read it just as a delete's
+  // does, and its add holds rows just as an append's does.
+  int64_t adds = 0;
+  int64_t removes = 0;
   std::optional<std::string> txn_id;  ///< commitInfo.txnId
   std::optional<int64_t> in_commit_timestamp;
   std::map<std::string, int64_t> app_versions;  ///< txn actions: appId -> version
-  /// The partitionValues of each add with dataChange true.
+  /// The partitionValues of each add.
   std::vector<std::map<std::string, std::optional<std::string>>> added_partition_values;
-  /// The paths (as the log spells them) of the removes with dataChange true.
+  /// The paths (as the log spells them) of the removes.
   std::set<std::string> removed_paths;
 };
 

@@ -1,6 +1,7 @@
 #include "floe/delta/log.h"
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,25 @@ TEST_F(DeltaLogTest, PathsAreDecodedOnceAndRemovesMatchTheDecodedPath) {
   EXPECT_EQ(snapshot.files[0].location, std::string(kRoot) + "/a b/c%3A.parquet");
   EXPECT_FALSE(DecodeUriPath("bad%2").ok());
   EXPECT_FALSE(DecodeUriPath("bad%zz").ok());
+}
+
+TEST_F(DeltaLogTest, AWinnersFilesCountWhateverTheirDataChange) {
+  // A compaction (dataChange false) takes files away and adds their rows back: a writer
+  // that read those files conflicts with it as with a delete (delta-spark's
+  // WinningCommitSummary counts every add and remove).
+  Commit(0, {R"({"commitInfo":{"operation":"OPTIMIZE","txnId":"t"}})",
+             R"({"remove":{"path":"region=eu/a.parquet","dataChange":false}})",
+             R"({"add":{"path":"region=eu/b.parquet","partitionValues":{"region":"eu"},)"
+             R"("size":10,"modificationTime":1,"dataChange":false}})",
+             RemoveLine("region=us/c.parquet")});
+  FLOE_ASSIGN_OR_FAIL(auto actions, ReadCommitActions(*io_, kRoot, 0));
+  EXPECT_EQ(actions.adds, 1);
+  EXPECT_EQ(actions.removes, 2);
+  EXPECT_EQ(actions.removed_paths,
+            (std::set<std::string>{"region=eu/a.parquet", "region=us/c.parquet"}));
+  ASSERT_EQ(actions.added_partition_values.size(), 1u);
+  EXPECT_EQ(actions.added_partition_values[0].at("region"), "eu");
+  EXPECT_EQ(actions.txn_id, "t");
 }
 
 TEST_F(DeltaLogTest, AGapInTheLogIsAnErrorNamingTheMissingCommit) {
