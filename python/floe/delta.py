@@ -10,6 +10,7 @@ overwrite, read.
     floe.delta.write("/data/events", day, mode="overwrite",
                      predicate="day = '2024-06-01'")            # replaceWhere
     floe.delta.delete("/data/events", "region = 'eu' AND id < 100")
+    floe.delta.compact("/data/events")                          # OPTIMIZE
     rows = floe.delta.read("/data/events", columns=["id"], version=1)
     rows = floe.delta.read("/data/events", where="region = 'eu'")  # skips files
 
@@ -48,6 +49,7 @@ __all__ = [
     "DeltaFile",
     "DeltaSnapshot",
     "DeltaWriteResult",
+    "compact",
     "create_table",
     "delete",
     "read",
@@ -261,6 +263,51 @@ def delete(
         _native(catalog),
         _storage(storage),
         predicate,
+    )
+    return _write_result(raw)
+
+
+def compact(
+    path: str,
+    *,
+    where: str | None = None,
+    min_file_size: int = 1 << 30,
+    max_file_size: int = 1 << 30,
+    threads: int = 1,
+    catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
+) -> DeltaWriteResult:
+    """Compacts the small files of the Delta table at `path`, as delta-spark's ``OPTIMIZE``
+    (without ``ZORDER BY``) does, as one new version whose rows are unchanged.
+
+    In each partition (only those `where` selects: a filter naming partition columns only,
+    as ``OPTIMIZE ... WHERE``), the files smaller than `min_file_size` bytes are sorted by
+    size and packed into bins of at most `max_file_size` bytes (both 1 GiB by default, as
+    delta-spark's); each bin of two or more files is rewritten into one file by one write
+    task, `threads` bins at a time. Adds and removes carry ``dataChange`` false, and the
+    commit is ``OPTIMIZE`` at ``SnapshotIsolation``: a concurrent append never conflicts
+    with it; a concurrent remove of a file it compacts fails it, committing nothing and
+    leaving no file it wrote. When no bin needs rewriting nothing is committed
+    (``skipped``). The old files stay on storage (older versions read them) until
+    ``floe vacuum PATH`` deletes them after the table's retention period.
+    """
+    if where is not None and not isinstance(where, str):
+        raise TypeError(f"where must be a str, not {type(where).__name__}")
+    for name, value in (("min_file_size", min_file_size), ("max_file_size", max_file_size)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    raw = _floe.delta_write(
+        str(path),
+        None,
+        "compact",
+        "",
+        None,
+        _threads(threads),
+        _native(catalog),
+        _storage(storage),
+        where or "",
+        min_file_size,
+        max_file_size,
     )
     return _write_result(raw)
 

@@ -907,19 +907,29 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
                     const std::string& app_id, std::optional<int64_t> app_version,
                     int threads, PyCatalog* catalog,
                     const std::map<std::string, std::string>& storage,
-                    const std::string& predicate) {
-  if (mode != "append" && mode != "overwrite" && mode != "delete") {
+                    const std::string& predicate, int64_t min_file_size,
+                    int64_t max_file_size) {
+  if (mode != "append" && mode != "overwrite" && mode != "delete" && mode != "compact") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
   }
   std::shared_ptr<arrow::RecordBatchReader> input;
-  if (mode == "delete") {
+  if (mode == "delete" || mode == "compact") {
     input = Unwrap(arrow::RecordBatchReader::Make({}, arrow::schema({})));
   } else {
     input = ImportStream(data);
   }
   auto result = RunReleased([&] {
     DeltaHandle table = OpenDelta(path, catalog, storage);
+    if (mode == "compact") {
+      delta::DeltaCompactOptions options;
+      options.predicate = predicate;
+      options.min_file_size = min_file_size;
+      options.max_file_size = max_file_size;
+      options.threads = threads;
+      options.committer = table.committer;
+      return Unwrap(delta::Compact(table.io, table.root, options));
+    }
     delta::DeltaWriteOptions options;
     options.mode = mode == "append"      ? delta::DeltaWriteMode::kAppend
                    : mode == "overwrite" ? delta::DeltaWriteMode::kOverwrite
@@ -1221,7 +1231,8 @@ NB_MODULE(_floe, m) {
         "storage"_a = std::map<std::string, std::string>());
   m.def("delta_write", &DeltaWrite, "path"_a, "data"_a.none(), "mode"_a, "app_id"_a,
         "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
-        "storage"_a = std::map<std::string, std::string>(), "predicate"_a = "");
+        "storage"_a = std::map<std::string, std::string>(), "predicate"_a = "",
+        "min_file_size"_a = int64_t{1} << 30, "max_file_size"_a = int64_t{1} << 30);
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");

@@ -221,6 +221,47 @@ def test_floe_deletes_and_replaces_where_as_delta_spark_does(spark, tmp_path):
     assert all(not row.isBlindAppend for row in history[-3:])
 
 
+def test_floe_compacts_as_delta_spark_optimizes(spark, tmp_path):
+    """floe's compaction and delta-spark's OPTIMIZE of copies of one table leave the same rows,
+    the same files per partition, and commits with the same operation, parameters and metric
+    names; delta-spark reads floe's compacted table and its history."""
+    ours = tmp_path / "ours"
+    floe("create", ours, "--schema", "id long not null, p string, s string", "--partition-by", "p")
+    for part in range(8):
+        pq.write_table(pa.table({"id": pa.array(range(part * 30, part * 30 + 30), pa.int64()),
+                                 "p": [None if i % 7 == 0 else f"p{i % 3}" for i in range(30)],
+                                 "s": [None if i % 4 == 0 else f"s{i}" for i in range(30)]}),
+                       tmp_path / f"in{part}.parquet")
+        floe("append", ours, tmp_path / f"in{part}.parquet", "--threads", 1 + part % 3)
+    theirs = tmp_path / "theirs"
+    shutil.copytree(ours, theirs)
+    floe("rewrite", ours, "--threads", 2)
+    spark.sql(f"OPTIMIZE delta.`{theirs}`")
+    read = lambda path: sorted(  # noqa: E731
+        (tuple(r) for r in spark.read.format("delta").load(str(path)).select("id", "p", "s").collect()),
+        key=lambda r: r[0])
+    assert read(ours) == read(theirs) and len(read(ours)) == 240
+    files = lambda path: sorted(  # noqa: E731
+        (r.p or "", r.n) for r in spark.sql(
+            f"SELECT p, count(*) AS n FROM (SELECT DISTINCT p, _metadata.file_path AS f "
+            f"FROM delta.`{path}`) GROUP BY p").collect())
+    assert files(ours) == files(theirs) == [("", 1), ("p0", 1), ("p1", 1), ("p2", 1)]
+    ours_last, theirs_last = (spark.sql(f"DESCRIBE HISTORY delta.`{path}` LIMIT 1").collect()[0]
+                              for path in (ours, theirs))
+    assert ours_last.operation == theirs_last.operation == "OPTIMIZE"
+    assert ours_last.operationParameters == theirs_last.operationParameters
+    assert ours_last.isolationLevel == theirs_last.isolationLevel == "SnapshotIsolation"
+    assert ours_last.isBlindAppend is theirs_last.isBlindAppend is False
+    assert set(ours_last.operationMetrics) == set(theirs_last.operationMetrics)
+    for name in ("numRemovedFiles", "numAddedFiles", "numDeletionVectorsRemoved"):
+        assert ours_last.operationMetrics[name] == theirs_last.operationMetrics[name], name
+    # Both commits' file actions change no data.
+    for path in (ours, theirs):
+        text = sorted((path / "_delta_log").glob("*.json"))[-1].read_text()
+        actions = [json.loads(line) for line in text.splitlines()]
+        assert all(a[k]["dataChange"] is False for a in actions for k in ("add", "remove") if k in a)
+
+
 SHARED_DELTA = SHARED / "kernel" / "tests" / "data"
 
 

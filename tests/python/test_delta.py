@@ -220,3 +220,30 @@ def test_delete_replace_where_and_filtered_reads(tmp_path):
     with pytest.raises(floe.InvalidInputError, match="predicate"):
         floe.delta.delete(path, "")
     assert deltalake.DeltaTable(path).version() == 6
+
+
+def test_compact_keeps_the_rows_deltalake_reads(tmp_path):
+    """floe.delta.compact packs each partition's small files into one, rows unchanged as
+    deltalake reads them; a data-column filter is refused and commits nothing."""
+    path = str(tmp_path / "compact")
+    floe.delta.create_table(path, SCHEMA, partition_by=["region"])
+    for start in range(0, 320, 40):
+        floe.delta.write(path, rows(start, 40), threads=2)
+    before = deltalake.DeltaTable(path).to_pyarrow_table().sort_by("id")
+    assert len(deltalake.DeltaTable(path).file_uris()) == 32
+    with pytest.raises(floe.InvalidInputError, match="partition columns only"):
+        floe.delta.compact(path, where="id < 3")
+    only_eu = floe.delta.compact(path, where="region = 'eu'")
+    assert (only_eu.version, only_eu.files_removed, only_eu.files_added) == (9, 8, 1)
+    done = floe.delta.compact(path, threads=3)
+    assert (done.version, done.files_removed, done.files_added, done.rows) == (10, 24, 3, 240)
+    assert len(deltalake.DeltaTable(path).file_uris()) == 4
+    after = deltalake.DeltaTable(path).to_pyarrow_table().sort_by("id")
+    nan_safe = lambda t: [{k: ("NaN" if v != v else v) for k, v in r.items()}  # noqa: E731
+                          for r in t.to_pylist()]
+    assert after.schema == before.schema and nan_safe(after) == nan_safe(before)
+    history = deltalake.DeltaTable(path).history(2)
+    assert [h["operation"] for h in history] == ["OPTIMIZE", "OPTIMIZE"]
+    assert floe.delta.compact(path).skipped
+    with pytest.raises(TypeError, match="min_file_size"):
+        floe.delta.compact(path, min_file_size="big")

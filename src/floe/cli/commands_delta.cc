@@ -511,4 +511,30 @@ arrow::Status DeleteDelta(const std::string& path, const StorageProperties& stor
   return arrow::Status::OK();
 }
 
+arrow::Status CompactDelta(const std::string& path, const StorageProperties& storage,
+                           const std::string& predicate, int64_t min_file_size,
+                           int64_t max_file_size, int threads,
+                           const CatalogDeltaTable* catalog) {
+  ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
+  delta::DeltaCompactOptions options;
+  options.predicate = predicate;
+  options.min_file_size = min_file_size;
+  options.max_file_size = max_file_size;
+  options.threads = threads;
+  if (catalog != nullptr) options.committer = catalog->committer;
+  ARROW_ASSIGN_OR_RAISE(auto result, delta::Compact(target.io, target.root, options));
+  if (result.skipped) {
+    std::cout << "no partition of Delta table " << Printable(target.label)
+              << " has two or more files to compact; no version committed (table "
+                 "version "
+              << result.version << ")\n";
+    return arrow::Status::OK();
+  }
+  std::cout << "compacted " << result.files_removed << " data files of Delta table "
+            << Printable(target.label) << " (" << result.rows << " rows) into "
+            << result.files_added << " as version " << result.version;
+  PrintCommitEnd(result);
+  return arrow::Status::OK();
+}
+
 }  // namespace floe::cli

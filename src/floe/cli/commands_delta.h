@@ -70,5 +70,11 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
 arrow::Status DeleteDelta(const std::string& path, const StorageProperties& storage,
                           const std::string& predicate, int threads,
                           const CatalogDeltaTable* catalog = nullptr);
+/// `floe rewrite PATH`: small files compacted (delta-spark's OPTIMIZE), in the
+/// partitions `predicate` selects (every one when empty).
+arrow::Status CompactDelta(const std::string& path, const StorageProperties& storage,
+                           const std::string& predicate, int64_t min_file_size,
+                           int64_t max_file_size, int threads,
+                           const CatalogDeltaTable* catalog = nullptr);
 
 }  // namespace floe::cli

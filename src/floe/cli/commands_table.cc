@@ -436,17 +436,57 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
   auto where = std::make_shared<std::string>();
   auto options = std::make_shared<std::vector<std::string>>();
   auto min_input_files = std::make_shared<int>(5);
-  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  auto min_file_size = std::make_shared<int64_t>(int64_t{1} << 30);
+  auto max_file_size = std::make_shared<int64_t>(int64_t{1} << 30);
+  auto threads = std::make_shared<int>(1);
+  command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
+      ->required();
   command->add_option("--where", *where,
-                      "Only files that may hold matching rows (scan filter syntax)");
-  command->add_option("--min-input-files", *min_input_files,
-                      "Rewrite a partition's small files once there are this many "
-                      "(default 5, as Spark) or they exceed the target file size");
+                      "Only files that may hold matching rows (scan filter syntax); on "
+                      "a Delta table, partition columns only (as OPTIMIZE ... WHERE)");
+  auto* min_input =
+      command->add_option("--min-input-files", *min_input_files,
+                          "Rewrite a partition's small files once there are this many "
+                          "(default 5, as Spark) or they exceed the target file size");
   command->add_option("--option", *options,
                       "Write option KEY=VALUE for the new files (repeatable), e.g. "
                       "write.target-file-size-bytes=268435456");
+  auto* min_size = command->add_option(
+      "--min-file-size", *min_file_size,
+      "Delta tables: compact files smaller than this many bytes (default 1 GiB, as "
+      "delta-spark's OPTIMIZE)");
+  auto* max_size = command->add_option(
+      "--max-file-size", *max_file_size,
+      "Delta tables: the most bytes of files compacted into one (default 1 GiB)");
+  auto* threads_option =
+      command->add_option("--threads", *threads, "Delta tables: bins written at once")
+          ->check(CLI::Range(1, 256));
 
   OnRun(command, context, [=]() -> arrow::Status {
+    std::optional<CatalogDeltaTable> delta_table;
+    if (!IsTablePath(*table)) {
+      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
+    }
+    if (IsTablePath(*table) || delta_table) {
+      if (!options->empty() || min_input->count() > 0) {
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "--option and --min-input-files do not apply to a Delta table (" + *table +
+                "); --min-file-size and --max-file-size do");
+      }
+      StorageProperties storage;
+      if (!delta_table) {
+        ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
+      }
+      return CompactDelta(*table, storage, *where, *min_file_size, *max_file_size,
+                          *threads, delta_table ? &*delta_table : nullptr);
+    }
+    if (min_size->count() > 0 || max_size->count() > 0 || threads_option->count() > 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--min-file-size, --max-file-size and --threads apply to Delta "
+                       "tables; an Iceberg table's rewrite takes "
+                       "--option write.target-file-size-bytes=N");
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions write;

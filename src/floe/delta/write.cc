@@ -1,6 +1,7 @@
 #include "floe/delta/write.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -367,6 +368,115 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   return tasks;
 }
 
+// A compaction's bins (delta-spark's OptimizeExecutor without ZORDER BY): per partition,
+// the files under min_file_size, smallest first, packed while their sizes sum to at most
+// max_file_size; a bin of one file is left alone (rewriting it changes nothing).
+arrow::Result<std::vector<std::vector<const AddFile*>>> PlanCompaction(
+    const Snapshot& read, const std::shared_ptr<arrow::Schema>& schema,
+    const DeltaWriteOptions& options, const std::string& where) {
+  std::unique_ptr<DeltaFilter> filter;
+  if (!options.predicate.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto made,
+                          DeltaFilter::Make(schema, read.metadata.partition_columns,
+                                            options.predicate, read.table_root));
+    if (!made.OnlyPartitionColumns()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a compaction's predicate names partition columns only (as "
+                       "delta-spark's OPTIMIZE ... WHERE); " +
+                           options.predicate + " names others of " + where);
+    }
+    filter = std::make_unique<DeltaFilter>(std::move(made));
+  }
+  std::map<std::map<std::string, std::optional<std::string>>, std::vector<const AddFile*>>
+      partitions;
+  for (const AddFile& file : read.files) {
+    if (file.size >= options.min_file_size) continue;
+    if (filter && !filter->MightMatchPartition(file.partition_values)) continue;
+    partitions[file.partition_values].push_back(&file);
+  }
+  std::vector<std::vector<const AddFile*>> bins;
+  for (auto& [values, files] : partitions) {
+    std::stable_sort(files.begin(), files.end(), [](const AddFile* a, const AddFile* b) {
+      return a->size < b->size;
+    });
+    std::vector<const AddFile*> bin;
+    int64_t bin_size = 0;
+    auto close = [&] {
+      if (bin.size() > 1) bins.push_back(std::move(bin));
+      bin.clear();
+      bin_size = 0;
+    };
+    for (const AddFile* file : files) {
+      if (!bin.empty() && bin_size + file->size > options.target_file_size) close();
+      bin.push_back(file);
+      bin_size += file->size;
+    }
+    close();
+  }
+  return bins;
+}
+
+// Writes each bin's rows (its files read whole, in the table's columns) with a write task
+// of its own, so that each bin becomes one file, `options.threads` bins at a time; the
+// tasks are returned unfinished. On any error every task is destroyed, deleting every
+// file it wrote.
+arrow::Result<std::vector<std::unique_ptr<WriteTask>>> CompactBins(
+    const std::shared_ptr<const WriteFormat>& format, const std::shared_ptr<FileIO>& io,
+    const Snapshot& read, const std::vector<std::vector<const AddFile*>>& bins,
+    const std::shared_ptr<arrow::Schema>& schema, const std::string& where,
+    const DeltaWriteOptions& options, DeltaWriteResult* result) {
+  auto target = arrow::schema(schema->fields());
+  (void)target->fingerprint();
+  (void)target->metadata_fingerprint();
+  std::vector<std::unique_ptr<WriteTask>> tasks(bins.size());
+  std::vector<int64_t> rows(bins.size(), 0);
+  std::atomic<size_t> next{0};
+  std::mutex error_mutex;
+  arrow::Status first_error;
+  auto work = [&]() -> arrow::Status {
+    // A scan of its own per worker (a scan's reading statistics are not shared safely).
+    std::unique_ptr<DeltaScan> scan;
+    for (size_t i = next++; i < bins.size(); i = next++) {
+      {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error.ok()) return arrow::Status::OK();
+      }
+      ARROW_RETURN_NOT_OK(CheckCancelled("the Delta compaction"));
+      if (!scan) {
+        ARROW_ASSIGN_OR_RAISE(scan, DeltaScan::Make(io, read, DeltaScanOptions{}));
+      }
+      ARROW_ASSIGN_OR_RAISE(tasks[i],
+                            WriteTask::Make(format, static_cast<int>(i), 0, options.env));
+      ARROW_ASSIGN_OR_RAISE(auto reader, scan->ReadFiles(bins[i]));
+      while (true) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+        if (!batch) break;
+        if (batch->num_rows() == 0) continue;
+        ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target, where));
+        rows[i] += conformed->num_rows();
+        ARROW_RETURN_NOT_OK(tasks[i]->Write(conformed));
+      }
+    }
+    return arrow::Status::OK();
+  };
+  auto run = [&] {
+    auto status = work();
+    if (status.ok()) return;
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (first_error.ok()) first_error = status;
+  };
+  const size_t threads =
+      std::min(bins.size(), static_cast<size_t>(std::max(1, options.threads)));
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < threads; ++i) workers.emplace_back(run);
+  run();
+  for (auto& worker : workers) worker.join();
+  if (!first_error.ok()) return first_error;  // the tasks go, and their files with them
+  for (int64_t count : rows) result->rows += count;
+  return tasks;
+}
+
 std::shared_ptr<Committer> CommitterOr(const std::shared_ptr<Committer>& committer,
                                        const std::shared_ptr<FileIO>& io) {
   return committer ? committer : std::make_shared<FilesystemCommitter>(io);
@@ -567,7 +677,9 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
     }
   }
   auto append_only = snapshot.metadata.configuration.find("delta.appendOnly");
-  if (mode != DeltaWriteMode::kAppend &&
+  // A compaction's removes change no data: delta-spark allows them on an append-only
+  // table (DeltaLog.assertRemovable binds removes with dataChange true).
+  if (mode != DeltaWriteMode::kAppend && mode != DeltaWriteMode::kCompact &&
       append_only != snapshot.metadata.configuration.end() &&
       append_only->second == "true") {
     reasons.push_back(
@@ -617,7 +729,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   SnapshotOptions read_options;
   ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());
   ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
-  const bool by_predicate = !options.predicate.empty();
+  const bool compact = options.mode == DeltaWriteMode::kCompact;
+  // A compaction's predicate only chooses partitions (PlanCompaction).
+  const bool by_predicate = !options.predicate.empty() && !compact;
   if (options.mode == DeltaWriteMode::kDelete && !by_predicate) {
     return MakeError(
         ErrorKind::kInvalidInput,
@@ -664,6 +778,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   format_options.settings.codec = "snappy";  // Spark's and delta-rs's default
   format_options.target_file_size = options.target_file_size;
   format_options.modification_time_ms = env->NowMillis();
+  format_options.data_change = !compact;
   const auto& configuration = read.metadata.configuration;
   if (auto it = configuration.find("delta.dataSkippingNumIndexedCols");
       it != configuration.end()) {
@@ -691,6 +806,29 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
     format_options.stats_columns = std::move(columns);
   }
+  // A compaction's bins, planned before any file is written.
+  std::vector<std::vector<const AddFile*>> bins;
+  std::set<std::string> compacted;  // their locations
+  if (compact) {
+    if (options.min_file_size < 0 || options.target_file_size <= 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a compaction of " + where +
+                           " needs a positive maximum file size and a minimum file size "
+                           "of 0 or more");
+    }
+    ARROW_ASSIGN_OR_RAISE(bins, PlanCompaction(read, schema, options, where));
+    if (bins.empty()) {
+      Log(LogLevel::kInfo, where +
+                               ": no partition has two or more files to compact; no "
+                               "version committed");
+      result.skipped = true;
+      result.version = read.version;
+      return result;
+    }
+    for (const auto& bin : bins) {
+      for (const AddFile* file : bin) compacted.insert(file->location);
+    }
+  }
   // A predicate's files, found before any file is written.
   PredicateMatch match;
   std::unique_ptr<DeltaScan> rows_scan;
@@ -716,10 +854,16 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
         arrow::schema(schema->fields()), where);
   }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
-  ARROW_ASSIGN_OR_RAISE(
-      auto tasks,
-      RunTasks(format, predicate_input ? *predicate_input : input, schema,
-               !read.metadata.partition_columns.empty(), where, options, &result));
+  std::vector<std::unique_ptr<WriteTask>> tasks;
+  if (compact) {
+    ARROW_ASSIGN_OR_RAISE(
+        tasks, CompactBins(format, io, read, bins, schema, where, options, &result));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(
+        tasks,
+        RunTasks(format, predicate_input ? *predicate_input : input, schema,
+                 !read.metadata.partition_columns.empty(), where, options, &result));
+  }
   if (predicate_input) {
     result.rows_copied = predicate_input->rows_copied();
     result.rows -= result.rows_copied;
@@ -739,30 +883,43 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     for (auto& task : tasks) task->Acknowledge();
   };
   for (char c : adds) result.files_added += c == '\n' ? 1 : 0;
+  std::vector<int64_t> added_sizes;
   {
     std::istringstream lines(adds);
     for (std::string line; std::getline(lines, line);) {
       auto json = OJson::parse(line, nullptr, false);
       if (json.is_object() && json.contains("add"))
-        result.bytes += json["add"].value("size", int64_t{0});
+        added_sizes.push_back(json["add"].value("size", int64_t{0}));
     }
   }
+  for (int64_t size : added_sizes) result.bytes += size;
   std::string removes;
   int64_t removed_bytes = 0;
   if (options.mode != DeltaWriteMode::kAppend) {
     const int64_t now = env->NowMillis();
     std::vector<const AddFile*> removed = match.removed;
-    if (!by_predicate) {
+    if (compact) {
+      for (const auto& bin : bins) removed.insert(removed.end(), bin.begin(), bin.end());
+    } else if (!by_predicate) {
       for (const auto& file : read.files) removed.push_back(&file);
     }
+    // As delta-spark's AddFile.removeWithTimestamp spells a remove.
     for (const AddFile* file : removed) {
       OJson values = OJson::object();
       for (const auto& [name, value] : file->partition_values) {
         values[name] = value ? OJson(*value) : OJson();
       }
       OJson remove = {{"path", file->path},        {"deletionTimestamp", now},
-                      {"dataChange", true},        {"extendedFileMetadata", true},
+                      {"dataChange", !compact},    {"extendedFileMetadata", true},
                       {"partitionValues", values}, {"size", file->size}};
+      if (file->tags) {
+        OJson tags = OJson::object();
+        for (const auto& [name, value] : *file->tags) {
+          tags[name] = value ? OJson(*value) : OJson();
+        }
+        remove["tags"] = std::move(tags);
+      }
+      if (file->stats) remove["stats"] = *file->stats;
       removes += Dump({{"remove", remove}}) + "\n";
       removed_bytes += file->size;
       ++result.files_removed;
@@ -781,7 +938,22 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     ARROW_RETURN_NOT_OK(CheckCancelled("the Delta commit"));
     result.attempts = attempt;
     OJson metrics;
-    if (options.mode == DeltaWriteMode::kDelete) {
+    if (compact) {
+      // delta-spark's OPTIMIZE metrics: the added files' sizes at its percentiles.
+      std::vector<int64_t> sizes = added_sizes;
+      std::sort(sizes.begin(), sizes.end());
+      const size_t n = sizes.size();
+      metrics = {{"numRemovedFiles", std::to_string(result.files_removed)},
+                 {"numRemovedBytes", std::to_string(removed_bytes)},
+                 {"p25FileSize", std::to_string(sizes[n / 4])},
+                 {"numDeletionVectorsRemoved", "0"},
+                 {"minFileSize", std::to_string(sizes.front())},
+                 {"numAddedFiles", std::to_string(result.files_added)},
+                 {"maxFileSize", std::to_string(sizes.back())},
+                 {"p75FileSize", std::to_string(sizes[n * 3 / 4])},
+                 {"p50FileSize", std::to_string(sizes[n / 2])},
+                 {"numAddedBytes", std::to_string(result.bytes)}};
+    } else if (options.mode == DeltaWriteMode::kDelete) {
       metrics = {{"numRemovedFiles", std::to_string(result.files_removed)},
                  {"numRemovedBytes", std::to_string(removed_bytes)},
                  {"numCopiedRows", std::to_string(result.rows_copied)},
@@ -805,7 +977,12 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     // delta-spark writes the predicate as a JSON array of its SQL text.
     const std::string predicates = OJson::array({options.predicate}).dump();
     OJson parameters;
-    if (options.mode == DeltaWriteMode::kDelete) {
+    if (compact) {
+      parameters = {{"predicate", options.predicate.empty() ? "[]" : predicates},
+                    {"zOrderBy", "[]"},
+                    {"clusterBy", "[]"},
+                    {"auto", false}};
+    } else if (options.mode == DeltaWriteMode::kDelete) {
       parameters = {{"predicate", predicates}};
     } else {
       parameters = {{"mode", blind_append ? "Append" : "Overwrite"},
@@ -818,10 +995,14 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     if (ict) commit_info["inCommitTimestamp"] = timestamp;
     commit_info["timestamp"] = timestamp;
     commit_info.update(
-        OJson{{"operation", options.mode == DeltaWriteMode::kDelete ? "DELETE" : "WRITE"},
+        OJson{{"operation", compact                                   ? "OPTIMIZE"
+                            : options.mode == DeltaWriteMode::kDelete ? "DELETE"
+                                                                      : "WRITE"},
               {"operationParameters", parameters},
               {"readVersion", read.version},
-              {"isolationLevel", "Serializable"},
+              // A commit that changes no data takes SnapshotIsolation (delta-spark's
+              // canDowngradeToSnapshotIsolation).
+              {"isolationLevel", compact ? "SnapshotIsolation" : "Serializable"},
               {"isBlindAppend", blind_append},
               {"operationMetrics", metrics},
               {"engineInfo", EngineInfo()},
@@ -885,7 +1066,21 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                              ", committed concurrently; nothing "
                              "was committed");
       }
-      if (by_predicate) {
+      if (compact) {
+        // SnapshotIsolation: no add conflicts with a compaction; a remove of a file it
+        // rewrites does (delta-spark's OPTIMIZE retries only while every file it
+        // compacted is still in the table).
+        for (const auto& path : winner->removed_paths) {
+          auto location = ResolveFilePath(root, path);
+          if (location.ok() && compacted.count(*location) > 0) {
+            return MakeError(ErrorKind::kValidationFailed,
+                             "version " + std::to_string(version) + " of " + where +
+                                 " removed " + path +
+                                 ", which this compaction rewrites (delta-spark's "
+                                 "ConcurrentDeleteReadException); nothing was committed");
+          }
+        }
+      } else if (by_predicate) {
         // delta-spark's checks for a transaction that read the predicate's files
         // (Serializable, the only level open-source Delta tables take): a concurrent
         // remove of a file it read, or a concurrent add into what the predicate reads.
@@ -971,6 +1166,24 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
   return result;
+}
+
+arrow::Result<DeltaWriteResult> Compact(const std::shared_ptr<FileIO>& io,
+                                        const std::string& table_root,
+                                        const DeltaCompactOptions& options) {
+  DeltaWriteOptions write;
+  write.mode = DeltaWriteMode::kCompact;
+  write.predicate = options.predicate;
+  write.min_file_size = options.min_file_size;
+  write.target_file_size = options.max_file_size;
+  write.threads = options.threads;
+  write.max_attempts = options.max_attempts;
+  write.committer = options.committer;
+  write.write_checkpoints = options.write_checkpoints;
+  write.env = options.env;
+  auto none = arrow::RecordBatchReader::Make({}, arrow::schema({}));
+  if (!none.ok()) return none.status();
+  return Write(io, table_root, **none, write);
 }
 
 }  // namespace floe::delta

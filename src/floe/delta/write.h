@@ -1,5 +1,6 @@
-// Writing a Delta table by path: create (version 0: protocol and metaData), and append or
-// overwrite through floe's write task (data files, add actions with statistics),
+// Writing a Delta table by path: create (version 0: protocol and metaData), and append,
+// overwrite, delete or compact through floe's write task (data files, add actions with
+// statistics),
 // committed by the filesystem committer (the next version's `_delta_log/<v>.json` created
 // only if absent: a temporary file renamed without replacing). A loser of the race
 // re-reads the winners, fails on a real conflict (a protocol or metaData change, or, for
@@ -52,8 +53,8 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
 /// kAppend adds rows. kOverwrite replaces every row, or with a predicate only the rows it
 /// selects (delta-spark's replaceWhere). kDelete removes the rows a predicate selects
 /// (copy-on-write: the files holding them are removed and their other rows written
-/// anew).
-enum class DeltaWriteMode { kAppend, kOverwrite, kDelete };
+/// anew). kCompact rewrites small files into bigger ones, rows unchanged (Compact).
+enum class DeltaWriteMode { kAppend, kOverwrite, kDelete, kCompact };
 
 /// The most write tasks one write runs (as the floe command and the Python package cap
 /// an Iceberg write's).
@@ -64,7 +65,8 @@ struct DeltaWriteOptions {
   /// The rows an overwrite replaces or a delete removes, in the `--where` syntax
   /// (expr/parser.h): those for which it is true. An overwrite's every input row must
   /// match it (as delta-spark's replaceWhere checks), or nothing is committed. Required
-  /// for kDelete; refused for kAppend.
+  /// for kDelete; refused for kAppend; for kCompact, the partitions compacted (partition
+  /// columns only).
   std::string predicate;
   /// Attempts at the commit (a lost race retries at the next version; a transient I/O
   /// error at the same one). delta-spark's delta.maxCommitAttempts: a blind append that
@@ -80,6 +82,9 @@ struct DeltaWriteOptions {
   /// commits this app_id at this version or later fails the write.
   std::string app_id;
   std::optional<int64_t> app_version;
+  /// kCompact: files smaller than this are compacted (delta-spark's
+  /// spark.databricks.delta.optimize.minFileSize); target_file_size is its maxFileSize.
+  int64_t min_file_size = int64_t{1} << 30;
   /// Commits the version; a FilesystemCommitter over the FileIO when unset.
   std::shared_ptr<Committer> committer;
   /// Write a checkpoint after committing a version that is a multiple of
@@ -105,6 +110,36 @@ struct DeltaWriteResult {
   /// The checkpoint written after the commit (-1: none).
   int64_t checkpoint_version = -1;
 };
+
+/// Compaction as delta-spark's OPTIMIZE (without ZORDER BY) does it, by bin-packing.
+struct DeltaCompactOptions {
+  /// Only the partitions this filter (the `--where` syntax, naming partition columns
+  /// only, as OPTIMIZE ... WHERE) selects; every partition when empty.
+  std::string predicate;
+  /// Files smaller than this are compacted (optimize.minFileSize, 1 GiB).
+  int64_t min_file_size = int64_t{1} << 30;
+  /// A bin's most input bytes, and its output file's target size (optimize.maxFileSize,
+  /// 1 GiB).
+  int64_t max_file_size = int64_t{1} << 30;
+  /// Bins written at once (each bin by one write task, into one file).
+  int threads = 1;
+  int max_attempts = 10'000'000;
+  std::shared_ptr<Committer> committer;
+  bool write_checkpoints = true;
+  Env* env = Env::Default();
+};
+
+/// Compacts the small files of each partition: they are sorted by size and packed into
+/// bins of at most max_file_size bytes; every bin of two or more files is rewritten into
+/// one file. One version commits every bin, its adds and removes with dataChange false,
+/// as operation OPTIMIZE at SnapshotIsolation: concurrent appends never conflict with
+/// it, but a concurrent remove of a file it compacts fails it (nothing committed, its
+/// new files deleted). When no bin needs rewriting nothing is committed
+/// (DeltaWriteResult::skipped). files_added/removed, rows and bytes describe the
+/// rewrite.
+arrow::Result<DeltaWriteResult> Compact(const std::shared_ptr<FileIO>& io,
+                                        const std::string& table_root,
+                                        const DeltaCompactOptions& options = {});
 
 /// OK when floe writes `snapshot`'s table exactly as Delta writers do; NotSupported (a
 /// decline, with every reason: feature and property names, never values) otherwise.

@@ -636,7 +636,7 @@ arrow::Result<std::string> DeltaWriteFormat::AddAction(const TaskFile& file) con
   add["partitionValues"] = std::move(values);
   add["size"] = file.file.size;
   add["modificationTime"] = options_.modification_time_ms;
-  add["dataChange"] = true;
+  add["dataChange"] = options_.data_change;
   ARROW_ASSIGN_OR_RAISE(std::string stats, Stats(file.file));
   add["stats"] = std::move(stats);
   return add.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -52,6 +52,8 @@ struct DeltaWriteFormatOptions {
   std::optional<std::vector<std::string>> stats_columns;
   /// Milliseconds since the epoch, stamped as each add's modificationTime.
   int64_t modification_time_ms = 0;
+  /// Each add's dataChange: false for a compaction's, whose rows were in the table.
+  bool data_change = true;
   arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 

@@ -1,5 +1,6 @@
 #include "floe/delta/write.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -396,6 +397,86 @@ TEST(DeltaWriteTest, EveryOperationOfAnAppendCanFailCleanly) {
   }
   EXPECT_GT(failures, 5);  // the sweep really failed writes and commits
   EXPECT_GT(counts[static_cast<int>(FileOperation::kRename)], 0);
+}
+
+// Every id a table's scan returns, sorted.
+std::vector<int64_t> Ids(const std::shared_ptr<FileIO>& io, const std::string& root) {
+  std::vector<int64_t> ids;
+  auto scan = DeltaScan::Make(io, root);
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  if (!scan.ok()) return ids;
+  auto table = *(*(*scan)->ToRecordBatchReader())->ToTable();
+  for (const auto& chunk : table->GetColumnByName("id")->chunks()) {
+    const auto& values = static_cast<const arrow::Int64Array&>(*chunk);
+    for (int64_t i = 0; i < values.length(); ++i) ids.push_back(values.Value(i));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+TEST(DeltaWriteTest, EveryOperationOfACompactionCanFailCleanly) {
+  testing::TempDirectory directory;
+  std::vector<int64_t> all;
+  auto run = [&](FileOperation kind, int64_t nth, int index, int64_t* counts) {
+    const std::string root = directory.Child("run-" + std::to_string(index));
+    auto local = *MakeArrowFileIO();
+    CreateTableOptions create;
+    create.partition_columns = {"region"};
+    EXPECT_TRUE(CreateTable(local, root, *TableSchema(), create).ok());
+    for (int64_t start : {0, 100, 200}) {
+      auto rows = Rows(start, 9);
+      EXPECT_TRUE(Write(local, root, *rows).ok());
+    }
+    const auto before = *LoadSnapshot(*local, root);
+    const std::set<std::string> before_files = DataFiles(*local, root);
+    all = Ids(local, root);
+    auto io = std::make_shared<FaultInjectingFileIO>(local);
+    io->FailNth(kind, nth);
+    auto result = Compact(io, root);
+    const std::string fired = io->fired_at();
+    if (counts) {
+      for (int k = 0; k < kFileOperationKinds; ++k)
+        counts[k] = io->Count(static_cast<FileOperation>(k));
+    }
+    auto after = LoadSnapshot(*local, root);
+    EXPECT_TRUE(after.ok()) << after.status().ToString();
+    const bool unknown =
+        !result.ok() && KindOf(result.status()) == ErrorKind::kCommitStateUnknown;
+    if (result.ok() || unknown) {
+      EXPECT_EQ(after->version, before.version + 1);
+      EXPECT_EQ(after->files.size(), 3u);  // one per region
+    } else {
+      EXPECT_NE(result.status().message().find("injected fault"), std::string::npos)
+          << result.status().ToString();
+      EXPECT_EQ(after->version, before.version) << FileOperationName(kind) << " #" << nth;
+    }
+    EXPECT_EQ(Ids(local, root), all) << FileOperationName(kind) << " #" << nth;
+    // On disk: the files of before (kept for older versions) and the live ones, nothing
+    // else.
+    std::set<std::string> referenced = Referenced(*after);
+    for (const auto& file : DataFiles(*local, root)) {
+      if (kind == FileOperation::kDelete &&
+          CanonicalLocation(file) == CanonicalLocation(fired)) {
+        continue;
+      }
+      EXPECT_TRUE(referenced.count(file) || before_files.count(file))
+          << "stray file " << file << " after failing " << FileOperationName(kind) << " #"
+          << nth;
+    }
+    return result.ok();
+  };
+  int64_t counts[kFileOperationKinds] = {};
+  int index = 0;
+  ASSERT_TRUE(run(FileOperation::kCreate, 0, index++, counts));
+  EXPECT_EQ(all.size(), 27u);
+  int failures = 0;
+  for (int k = 0; k < kFileOperationKinds; ++k) {
+    auto kind = static_cast<FileOperation>(k);
+    for (int64_t nth = 1; nth <= counts[k]; ++nth) {
+      if (!run(kind, nth, index++, nullptr)) ++failures;
+    }
+  }
+  EXPECT_GT(failures, 5);
 }
 
 TEST(DeltaWriteTest, ObjectStorageWithoutCredentialsIsRefusedBeforeAnyRequest) {
