@@ -243,3 +243,22 @@ def test_rename_and_drop(floe, tmp_path):
 def scanned_ids_of(floe, name):
     out = floe.run("scan", name, "--format", "csv").stdout.splitlines()
     return sorted(int(line.split(",")[0]) for line in out[1:])
+
+
+def test_a_compaction_is_ratified_by_the_coordinator_and_refused_by_path(floe, tmp_path):
+    table_id, root = create(floe)
+    for start in (0, 30, 60):
+        pq.write_table(rows(start, 30), tmp_path / f"{start}.parquet")
+        floe.run("append", TABLE, tmp_path / f"{start}.parquet")
+    assert "catalog" in floe.fail("rewrite", root)  # catalog-managed: not by path
+    assert published_versions(root) == [0, 1, 2, 3]
+    result = floe.run("rewrite", TABLE, "--threads", 2)
+    assert "compacted 9 data files" in result.stdout and "as version 4" in result.stdout, result.stdout
+    commits, published = coordinator_rows(floe, table_id)
+    assert [v for v, _ in commits] == [1, 2, 3, 4]  # the compaction ratified as version 4
+    staged = root / "_delta_log" / "_staged_commits" / commits[-1][1]
+    assert staged.read_bytes() == (root / "_delta_log" / f"{4:020d}.json").read_bytes()
+    assert published == 4 and published_versions(root) == [0, 1, 2, 3, 4]
+    live, _ = replay(root, [root / "_delta_log" / f"{v:020d}.json" for v in range(5)])
+    assert len(live) == 3 and all(add["dataChange"] is False for add in live.values())
+    assert read_ids(root, live) == list(range(90))
