@@ -42,7 +42,7 @@ import pyarrow as pa
 
 from . import _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
-from ._catalog import Catalog, _threads
+from ._catalog import Catalog, _bytes, _threads
 from ._errors import InvalidInputError
 
 __all__ = [
@@ -182,6 +182,7 @@ def write(
     predicate: str | None = None,
     txn: tuple[str, int] | None = None,
     threads: int = 1,
+    memory_limit: int | str | None = None,
     catalog: Catalog | None = None,
     storage: Mapping[str, str] | None = None,
 ) -> DeltaWriteResult:
@@ -204,7 +205,10 @@ def write(
     rows, in the same version.
 
     `threads` (1 to 256, as for Iceberg tables) write tasks run in parallel; with more than
-    one, each partition's rows are written by one task.
+    one, each partition's rows are written by one task. `memory_limit` (bytes, or text such
+    as ``"1G"``) bounds what their Parquet writers hold together, as for Iceberg tables:
+    open files write their row groups early to stay within half of it, and a write that
+    needs more fails with a :class:`floe.FloeError` saying so, nothing committed.
 
     With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there;
     `storage` configures a table by path's storage, as for :func:`create_table`.
@@ -226,6 +230,7 @@ def write(
         _native(catalog),
         _storage(storage),
         predicate or "",
+        memory_limit=_bytes(memory_limit, "memory_limit"),
     )
     return _write_result(raw)
 

@@ -908,7 +908,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
                     int threads, PyCatalog* catalog,
                     const std::map<std::string, std::string>& storage,
                     const std::string& predicate, int64_t min_file_size,
-                    int64_t max_file_size) {
+                    int64_t max_file_size, int64_t memory_limit) {
   if (mode != "append" && mode != "overwrite" && mode != "delete" && mode != "compact") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
@@ -927,6 +927,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
       options.min_file_size = min_file_size;
       options.max_file_size = max_file_size;
       options.threads = threads;
+      options.memory_limit = memory_limit;
       options.committer = table.committer;
       return Unwrap(delta::Compact(table.io, table.root, options));
     }
@@ -938,6 +939,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
     options.app_id = app_id;
     options.app_version = app_version;
     options.threads = threads;
+    options.memory_limit = memory_limit;
     options.committer = table.committer;
     return Unwrap(delta::Write(table.io, table.root, *input, options));
   });
@@ -1232,7 +1234,8 @@ NB_MODULE(_floe, m) {
   m.def("delta_write", &DeltaWrite, "path"_a, "data"_a.none(), "mode"_a, "app_id"_a,
         "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "predicate"_a = "",
-        "min_file_size"_a = int64_t{1} << 30, "max_file_size"_a = int64_t{1} << 30);
+        "min_file_size"_a = int64_t{1} << 30, "max_file_size"_a = int64_t{1} << 30,
+        "memory_limit"_a = 0);
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");

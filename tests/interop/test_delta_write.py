@@ -261,6 +261,40 @@ def test_bad_input_leaves_no_file(tmp_path):
     assert storage(table) == before
 
 
+def test_the_memory_limit_bounds_a_write_and_unhonoured_flags_are_refused(tmp_path):
+    """--memory-limit is honoured on a Delta append as on an Iceberg one: too little fails,
+    saying so, with storage unchanged; a limit below the rows makes the tasks write their
+    row groups early, and deltalake reads every row. --option and --input-clustered, which a
+    Delta write would not honour, are refused before anything is written."""
+    table = tmp_path / "limited"
+    floe("create", table, "--schema", "id long not null, s string, part long",
+         "--partition-by", "part")
+    count = 240_000
+    rows = pa.table({"id": pa.array(range(count), pa.int64()),
+                     "s": [f"row {i} " + "x" * (i % 50) for i in range(count)],
+                     "part": pa.array([i % 16 for i in range(count)], pa.int64())})
+    pq.write_table(rows, tmp_path / "in.parquet", row_group_size=20_000)
+    before = storage(table)
+    failed = floe("append", table, tmp_path / "in.parquet", "--memory-limit", "256KiB",
+                  "--threads", 2, check=False)
+    assert failed.returncode != 0 and "--memory-limit" in failed.stderr, failed.stderr
+    assert storage(table) == before
+    for flags in (["--option", "write.parquet.compression-codec=zstd"], ["--input-clustered"]):
+        refused = floe("append", table, tmp_path / "in.parquet", *flags, check=False)
+        assert refused.returncode != 0 and "do not apply to a Delta table" in refused.stderr
+        assert storage(table) == before
+    refused = floe("overwrite", table, tmp_path / "in.parquet", "--option", "a=b", check=False)
+    assert refused.returncode != 0 and "does not apply to a Delta table" in refused.stderr
+    floe("append", table, tmp_path / "in.parquet", "--memory-limit", "12MiB", "--threads", 2)
+    got = DeltaTable(str(table)).to_pyarrow_table().sort_by("id").select(["id", "s", "part"])
+    assert got.equals(rows.select(["id", "s", "part"]).cast(got.schema))
+    # Each task's share (3 MiB for its 8 open files of ~600 KB each) made files of
+    # several row groups.
+    groups = [pq.ParquetFile(urllib.parse.unquote(uri.removeprefix("file://"))).num_row_groups
+              for uri in DeltaTable(str(table)).file_uris()]
+    assert len(groups) == 16 and max(groups) > 1, groups
+
+
 def test_floe_checkpoints_what_deltalake_reads_without_the_commits(tmp_path):
     """Every 10th version floe writes a V1 checkpoint (delta-spark's columns, typed partition
     values) and `_last_checkpoint`; with the commits before it deleted, deltalake and floe still

@@ -247,3 +247,18 @@ def test_compact_keeps_the_rows_deltalake_reads(tmp_path):
     assert floe.delta.compact(path).skipped
     with pytest.raises(TypeError, match="min_file_size"):
         floe.delta.compact(path, min_file_size="big")
+
+
+def test_write_memory_limit(tmp_path):
+    """memory_limit bounds a Delta write as an Iceberg one: too little fails saying so and
+    leaves the table as it was; enough writes every row."""
+    path = str(tmp_path / "limited")
+    floe.delta.create_table(path, SCHEMA, partition_by=["region"])
+    with pytest.raises(floe.FloeError, match="memory limit"):
+        floe.delta.write(path, rows(0, 30_000), memory_limit="64K", threads=2)
+    assert deltalake.DeltaTable(path).version() == 0
+    assert len(list((tmp_path / "limited").rglob("*.parquet"))) == 0
+    done = floe.delta.write(path, rows(0, 30_000), memory_limit=64 << 20, threads=2)
+    assert done.rows == 30_000 and deltalake.DeltaTable(path).to_pyarrow_table().num_rows == 30_000
+    with pytest.raises(TypeError, match="memory_limit"):
+        floe.delta.write(path, rows(0, 1), memory_limit=[1])

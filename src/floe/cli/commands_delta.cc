@@ -421,11 +421,13 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn, int threads,
-                         const CatalogDeltaTable* catalog, const std::string& predicate) {
+                         const CatalogDeltaTable* catalog, const std::string& predicate,
+                         int64_t memory_limit) {
   ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string root = target.root;
   delta::DeltaWriteOptions options;
   options.threads = threads;
+  options.memory_limit = memory_limit;
   options.predicate = predicate;
   if (catalog != nullptr) options.committer = catalog->committer;
   if (!txn.empty()) {

@@ -314,12 +314,23 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
       }
+      // Settings a Delta write would not honour are refused, never ignored.
+      if (!options->empty() || *clustered) {
+        return MakeError(
+            ErrorKind::kInvalidInput,
+            "--option and --input-clustered do not apply to a Delta table (" + *table +
+                ")");
+      }
+      int64_t limit = 0;
+      if (!memory_limit->empty()) {
+        ARROW_ASSIGN_OR_RAISE(limit, ParseByteSize(*memory_limit));
+      }
       StorageProperties storage;
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
       }
       return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/false, *txn,
-                        *threads, delta_table ? &*delta_table : nullptr);
+                        *threads, delta_table ? &*delta_table : nullptr, "", limit);
     }
     if (!txn->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -547,6 +558,10 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
                        "--txn applies to Delta tables only, not " + *table);
     }
     if (is_delta) {
+      if (!options->empty()) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "--option does not apply to a Delta table (" + *table + ")");
+      }
       StorageProperties storage;
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());

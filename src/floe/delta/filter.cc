@@ -45,28 +45,22 @@ std::shared_ptr<arrow::Field> WithIds(const std::shared_ptr<arrow::Field>& field
   return field->WithType(type)->WithMetadata(std::move(metadata));
 }
 
-// A leaf the statistics describe: its path of physical names and its type.
-struct StatsLeaf {
-  std::vector<std::string> path;
-  TypePtr type;
-  std::string top;  // the top-level column (logical name)
-};
-
+// The primitive leaves below `field` (a leaf the statistics may describe), by field id:
+// their paths of physical names and their types.
 void CollectLeaves(const std::shared_ptr<arrow::Field>& field, const NestedField& nested,
-                   std::vector<std::string> path, const std::string& top,
-                   std::map<int, StatsLeaf>* leaves) {
+                   std::vector<std::string> path,
+                   std::map<int, std::pair<std::vector<std::string>, TypePtr>>* leaves) {
   path.push_back(PhysicalName(*field));
   if (field->type()->id() == arrow::Type::STRUCT &&
       nested.type->id() == TypeId::kStruct) {
     const auto& children = static_cast<const StructType&>(*nested.type).fields();
     for (int i = 0; i < field->type()->num_fields(); ++i) {
       if (static_cast<size_t>(i) >= children.size()) break;
-      CollectLeaves(field->type()->field(i), children[i], path, top, leaves);
+      CollectLeaves(field->type()->field(i), children[i], path, leaves);
     }
     return;
   }
-  if (nested.type->is_primitive())
-    (*leaves)[nested.id] = StatsLeaf{path, nested.type, top};
+  if (nested.type->is_primitive()) (*leaves)[nested.id] = {path, nested.type};
 }
 
 const Json* Find(const Json& stats, std::string_view key,
@@ -176,6 +170,20 @@ arrow::Result<DeltaFilter> DeltaFilter::Make(std::shared_ptr<arrow::Schema> tabl
                   fields[i].name) == filter.partition_columns_.end())
       filter.only_partition_columns_ = false;
   }
+  std::map<int, std::pair<std::vector<std::string>, TypePtr>> leaves;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const auto& field = filter.table_schema_->field(static_cast<int>(i));
+    if (std::find(filter.partition_columns_.begin(), filter.partition_columns_.end(),
+                  field->name()) != filter.partition_columns_.end()) {
+      filter.partition_fields_.push_back({i, fields[i].id, PhysicalName(*field)});
+    }
+    CollectLeaves(field, fields[i], {}, &leaves);
+  }
+  for (int id : ids) {
+    auto leaf = leaves.find(id);
+    if (leaf != leaves.end())
+      filter.stats_leaves_.push_back({id, leaf->second.first, leaf->second.second});
+  }
   return filter;
 }
 
@@ -193,47 +201,39 @@ bool DeltaFilter::Matches(
     const std::map<std::string, std::optional<std::string>>& partition_values) const {
   std::map<int, ColumnSummary> summaries;
   const auto& fields = schema_->fields();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    const auto& field = table_schema_->field(static_cast<int>(i));
-    if (std::find(partition_columns_.begin(), partition_columns_.end(), field->name()) ==
-        partition_columns_.end())
-      continue;
-    auto text = partition_values.find(PhysicalName(*field));
+  for (const auto& column : partition_fields_) {
+    auto text = partition_values.find(column.physical_name);
     if (text == partition_values.end()) continue;
-    auto value = PartitionValue(text->second, field, *fields[i].type);
-    if (value.ok()) summaries[fields[i].id] = SummaryFromValue(*value, *fields[i].type);
+    const auto& type = *fields[column.index].type;
+    auto value = PartitionValue(
+        text->second, table_schema_->field(static_cast<int>(column.index)), type);
+    if (value.ok()) summaries[column.id] = SummaryFromValue(*value, type);
   }
-  if (file != nullptr && file->stats) {
+  if (file != nullptr && file->stats && !stats_leaves_.empty()) {
     Json stats = Json::parse(*file->stats, nullptr, /*allow_exceptions=*/false);
     if (stats.is_object()) {
-      std::map<int, StatsLeaf> leaves;
-      for (size_t i = 0; i < fields.size(); ++i) {
-        const auto& field = table_schema_->field(static_cast<int>(i));
-        CollectLeaves(field, fields[i], {}, field->name(), &leaves);
-      }
       std::optional<int64_t> records;
       if (auto it = stats.find("numRecords");
           it != stats.end() && it->is_number_integer())
         records = it->get<int64_t>();
-      for (int id : ReferencedFieldIds(*bound_)) {
-        auto leaf = leaves.find(id);
-        if (leaf == leaves.end() || summaries.count(id)) continue;
+      for (const auto& leaf : stats_leaves_) {
+        if (summaries.count(leaf.id)) continue;
         ColumnSummary summary;
-        if (const Json* min = Find(stats, "minValues", leaf->second.path))
-          summary.lower = StatsBound(*min, *leaf->second.type, false);
-        if (const Json* max = Find(stats, "maxValues", leaf->second.path))
-          summary.upper = StatsBound(*max, *leaf->second.type, true);
-        if (const Json* nulls = Find(stats, "nullCount", leaf->second.path);
+        if (const Json* min = Find(stats, "minValues", leaf.path))
+          summary.lower = StatsBound(*min, *leaf.type, false);
+        if (const Json* max = Find(stats, "maxValues", leaf.path))
+          summary.upper = StatsBound(*max, *leaf.type, true);
+        if (const Json* nulls = Find(stats, "nullCount", leaf.path);
             nulls && nulls->is_number_integer()) {
           summary.has_null = nulls->get<int64_t>() > 0;
           if (records) summary.all_null = nulls->get<int64_t>() == *records;
         }
-        const auto type = leaf->second.type->id();
+        const auto type = leaf.type->id();
         if (type != TypeId::kFloat && type != TypeId::kDouble) {
           summary.has_nan = false;
           summary.all_nan = false;
         }
-        summaries[id] = std::move(summary);
+        summaries[leaf.id] = std::move(summary);
       }
     }
   }

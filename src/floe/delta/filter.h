@@ -70,6 +70,21 @@ class DeltaFilter {
   std::vector<std::string> partition_columns_;
   std::vector<std::string> columns_;
   bool only_partition_columns_ = false;
+  /// Found once in Make, used for every file: the partition columns (their index in the
+  /// schema, field id and physical name), and the leaves the filter reads that add.stats
+  /// may describe (their path of physical names).
+  struct PartitionColumn {
+    size_t index = 0;
+    int id = 0;
+    std::string physical_name;
+  };
+  std::vector<PartitionColumn> partition_fields_;
+  struct StatsLeaf {
+    int id = 0;
+    std::vector<std::string> path;
+    TypePtr type;
+  };
+  std::vector<StatsLeaf> stats_leaves_;
 };
 
 }  // namespace floe::delta

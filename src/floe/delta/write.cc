@@ -21,6 +21,7 @@
 #include "floe/delta/write_format.h"
 #include "floe/io/s3_file_io.h"
 #include "floe/task/batch_queue.h"
+#include "floe/task/limited_memory_pool.h"
 #include "floe/task/task_commit.h"
 #include "floe/task/write_task.h"
 #include "floe/util/cancel.h"
@@ -768,6 +769,13 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
 
+  if (options.memory_limit < 0) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "a write's memory limit is 0 (none) or more bytes, not " +
+                         std::to_string(options.memory_limit));
+  }
+  // Declared before the format and the tasks, which allocate from it.
+  std::unique_ptr<LimitedMemoryPool> limited;
   const std::string operation_id = Uuid::Random(env).ToString();
   DeltaWriteFormatOptions format_options;
   format_options.table_root = root;
@@ -779,6 +787,13 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   format_options.target_file_size = options.target_file_size;
   format_options.modification_time_ms = env->NowMillis();
   format_options.data_change = !compact;
+  if (options.memory_limit > 0) {
+    limited = std::make_unique<LimitedMemoryPool>(arrow::default_memory_pool(),
+                                                  options.memory_limit);
+    format_options.pool = limited.get();
+    // As an Iceberg write's plan shares it: half for the open files' buffered rows.
+    format_options.buffer_budget = options.memory_limit / 2 / options.threads;
+  }
   const auto& configuration = read.metadata.configuration;
   if (auto it = configuration.find("delta.dataSkippingNumIndexedCols");
       it != configuration.end()) {
@@ -1177,6 +1192,7 @@ arrow::Result<DeltaWriteResult> Compact(const std::shared_ptr<FileIO>& io,
   write.min_file_size = options.min_file_size;
   write.target_file_size = options.max_file_size;
   write.threads = options.threads;
+  write.memory_limit = options.memory_limit;
   write.max_attempts = options.max_attempts;
   write.committer = options.committer;
   write.write_checkpoints = options.write_checkpoints;

@@ -76,6 +76,10 @@ struct DeltaWriteOptions {
   /// Parallel write tasks (threads), 1 to kMaxWriteThreads. With more than one, each
   /// partition's rows go to one task, as Spark's hash distribution sends them.
   int threads = 1;
+  /// Bytes the write tasks' Parquet writers may hold together (0: no limit). Each task's
+  /// open files write out their row groups early to stay within its share of half of it;
+  /// past the limit the write fails, saying so, with nothing committed.
+  int64_t memory_limit = 0;
   /// An idempotent write (Delta's txn action): when the table's txn for `app_id` is at
   /// `app_version` or later, nothing is written (DeltaWriteResult::skipped); otherwise
   /// `txn{app_id, app_version}` is committed with the files. A concurrent writer that
@@ -123,6 +127,7 @@ struct DeltaCompactOptions {
   int64_t max_file_size = int64_t{1} << 30;
   /// Bins written at once (each bin by one write task, into one file).
   int threads = 1;
+  int64_t memory_limit = 0;  ///< As DeltaWriteOptions::memory_limit.
   int max_attempts = 10'000'000;
   std::shared_ptr<Committer> committer;
   bool write_checkpoints = true;
