@@ -278,6 +278,7 @@ def test_the_memory_limit_bounds_a_write_and_unhonoured_flags_are_refused(tmp_pa
     failed = floe("append", table, tmp_path / "in.parquet", "--memory-limit", "256KiB",
                   "--threads", 2, check=False)
     assert failed.returncode != 0 and "--memory-limit" in failed.stderr, failed.stderr
+    assert "--input-clustered" not in failed.stderr  # advice a Delta write can take
     assert storage(table) == before
     for flags in (["--option", "write.parquet.compression-codec=zstd"], ["--input-clustered"]):
         refused = floe("append", table, tmp_path / "in.parquet", *flags, check=False)

@@ -76,6 +76,9 @@ class DeltaWriteFormat final : public WriteFormat {
   }
   int64_t target_file_size() const override { return options_.target_file_size; }
   int64_t buffer_budget() const override { return options_.buffer_budget; }
+  std::string MemoryAdvice() const override {
+    return "raise --memory-limit, or write fewer partitions per task (more tasks)";
+  }
   arrow::Result<std::vector<PartitionRows>> Split(
       const std::shared_ptr<arrow::RecordBatch>& batch,
       PartitionShare share) const override;

@@ -88,6 +88,13 @@ class WriteFormat {
   /// The bytes a task's open files may buffer together before the largest row groups
   /// are written out early (0: no budget).
   virtual int64_t buffer_budget() const = 0;
+  /// What a user may change when a task with open files runs out of memory: the
+  /// settings this format's writes honour.
+  virtual std::string MemoryAdvice() const {
+    return "raise --memory-limit, write fewer partitions per task (more tasks, or input "
+           "grouped by partition with --input-clustered), or lower "
+           "write.parquet.row-group-size-bytes";
+  }
 
   /// Groups `batch`'s rows by partition, groups ordered by their first row, keeping only
   /// the partitions `share` owns; an unpartitioned table gives one group of every row.

@@ -166,12 +166,9 @@ arrow::Status WriteTask::ExplainOutOfMemory(const arrow::Status& status) const {
         "write task ran out of memory sorting its rows by the table's sort order (",
         status.message(), "): raise --memory-limit");
   }
-  return arrow::Status::OutOfMemory(
-      "write task ran out of memory with ", open_.size(), " open data file",
-      open_.size() == 1 ? "" : "s", " (", status.message(),
-      "): raise --memory-limit, write fewer partitions per task (more tasks, or input "
-      "grouped by "
-      "partition with --input-clustered), or lower write.parquet.row-group-size-bytes");
+  return arrow::Status::OutOfMemory("write task ran out of memory with ", open_.size(),
+                                    " open data file", open_.size() == 1 ? "" : "s", " (",
+                                    status.message(), "): ", format_->MemoryAdvice());
 }
 
 arrow::Result<std::string> WriteTask::Finish() {
