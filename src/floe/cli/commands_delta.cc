@@ -526,9 +526,9 @@ arrow::Status CompactDelta(const std::string& path, const StorageProperties& sto
   if (catalog != nullptr) options.committer = catalog->committer;
   ARROW_ASSIGN_OR_RAISE(auto result, delta::Compact(target.io, target.root, options));
   if (result.skipped) {
-    std::cout << "no partition of Delta table " << Printable(target.label)
-              << " has two or more files to compact; no version committed (table "
-                 "version "
+    std::cout << "nothing to compact in Delta table " << Printable(target.label)
+              << " (no partition has two or more small files holding rows); no version "
+                 "committed (table version "
               << result.version << ")\n";
     return arrow::Status::OK();
   }

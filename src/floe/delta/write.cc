@@ -908,6 +908,15 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
   for (int64_t size : added_sizes) result.bytes += size;
+  if (compact && added_sizes.empty()) {
+    // Every compacted file was empty: delta-spark's OPTIMIZE commits only when it wrote a
+    // file, and so does floe (the empty files stay).
+    Log(LogLevel::kInfo,
+        where + ": the files to compact hold no rows; no version committed");
+    result.skipped = true;
+    result.version = read.version;
+    return result;
+  }
   std::string removes;
   int64_t removed_bytes = 0;
   if (options.mode != DeltaWriteMode::kAppend) {

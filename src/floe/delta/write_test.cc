@@ -21,6 +21,7 @@
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
+#include "parquet/arrow/writer.h"
 
 namespace floe::delta {
 namespace {
@@ -477,6 +478,39 @@ TEST(DeltaWriteTest, EveryOperationOfACompactionCanFailCleanly) {
     }
   }
   EXPECT_GT(failures, 5);
+}
+
+TEST(DeltaWriteTest, ACompactionOfEmptyFilesCommitsNothing) {
+  // Files with no rows (some writers leave them): packed into a bin, they write no file,
+  // and no version is committed, as delta-spark's OPTIMIZE commits only what it wrote.
+  testing::TempDirectory directory;
+  const std::string root = directory.Child("empty");
+  auto io = *MakeArrowFileIO();
+  ASSERT_TRUE(CreateTable(io, root, *TableSchema()).ok());
+  std::string commit;
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
+    auto rows = Rows(0, 0);
+    auto table = *rows->ToTable();
+    auto out = *io->OpenOutput(root + "/" + name);
+    ASSERT_TRUE(
+        parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 1024).ok());
+    ASSERT_TRUE(out->Close().ok());
+    const int64_t size = io->Stat(root + "/" + name)->size;
+    commit +=
+        std::string(R"({"add":{"path":")") + name + R"(","partitionValues":{},"size":)" +
+        std::to_string(size) +
+        R"(,"modificationTime":1,"dataChange":true,"stats":"{\"numRecords\":0}"}})" +
+        "\n";
+  }
+  ASSERT_TRUE(io->WriteAll(CommitLocation(root, 1), commit).ok());
+  FLOE_ASSIGN_OR_FAIL(auto result, Compact(io, root));
+  EXPECT_TRUE(result.skipped);
+  EXPECT_EQ(result.version, 1);
+  EXPECT_EQ(result.files_added, 0);
+  FLOE_ASSIGN_OR_FAIL(auto after, LoadSnapshot(*io, root));
+  EXPECT_EQ(after.version, 1);
+  EXPECT_EQ(after.files.size(), 3u);
+  EXPECT_EQ(DataFiles(*io, root).size(), 3u);  // no file written, none deleted
 }
 
 TEST(DeltaWriteTest, ObjectStorageWithoutCredentialsIsRefusedBeforeAnyRequest) {
