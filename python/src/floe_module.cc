@@ -852,7 +852,11 @@ struct DeltaHandle {
 
 DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog,
                       const std::map<std::string, std::string>& storage) {
-  if (catalog == nullptr) return {path, DeltaIO(path, storage), nullptr};
+  if (catalog == nullptr) {
+    // A relative path is the current folder's, as the floe command takes it.
+    const std::string root = cli::TableRoot(path);
+    return {root, DeltaIO(root, storage), nullptr};
+  }
   if (!storage.empty()) {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "storage applies to a Delta table given by path; a catalog-managed "
@@ -898,8 +902,9 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
+    const std::string root = cli::TableRoot(path);
     return Unwrap(
-        delta::CreateTable(DeltaIO(path, storage), path, *arrow_schema, options));
+        delta::CreateTable(DeltaIO(root, storage), root, *arrow_schema, options));
   });
 }
 

@@ -262,3 +262,14 @@ def test_write_memory_limit(tmp_path):
     assert done.rows == 30_000 and deltalake.DeltaTable(path).to_pyarrow_table().num_rows == 30_000
     with pytest.raises(TypeError, match="memory_limit"):
         floe.delta.write(path, rows(0, 1), memory_limit=[1])
+
+
+def test_a_relative_path_is_the_current_folders(tmp_path, monkeypatch):
+    """As the floe command takes it: ./lake/t and lake/t are below the current folder."""
+    monkeypatch.chdir(tmp_path)
+    floe.delta.create_table("lake/t", SCHEMA, partition_by=["region"])
+    floe.delta.write("./lake/t", rows(0, 8))
+    assert (tmp_path / "lake" / "t" / "_delta_log" / f"{1:020d}.json").exists()
+    assert deltalake.DeltaTable(str(tmp_path / "lake" / "t")).to_pyarrow_table().num_rows == 8
+    assert floe.delta.read("lake/t/").num_rows == 8
+    assert floe.delta.snapshot("lake/../lake/t").version == 1

@@ -2,7 +2,6 @@
 // files.
 #include "floe/cli/commands_delta.h"
 
-#include <filesystem>
 #include <iostream>
 
 #include "arrow/compute/api.h"
@@ -24,17 +23,6 @@ namespace {
 
 std::string TimeText(int64_t millis) {
   return FormatIsoDateTime(millis * 1000, 1000000) + "Z";
-}
-
-// A relative path is taken from the working directory.
-std::string TableRoot(const std::string& argument) {
-  if (LocationScheme(argument) != "file" || argument.rfind("file:", 0) == 0) {
-    return StripTrailingSlash(argument);
-  }
-  std::error_code error;
-  auto absolute = std::filesystem::absolute(argument, error);
-  if (error) return StripTrailingSlash(argument);
-  return StripTrailingSlash(absolute.lexically_normal().string());
 }
 
 arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root,

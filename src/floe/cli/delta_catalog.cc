@@ -1,9 +1,13 @@
 #include "floe/cli/delta_catalog.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "floe/catalog/sql_catalog.h"
 #include "floe/delta/write.h"
 #include "floe/io/file_io.h"
 #include "floe/util/error.h"
+#include "floe/util/location.h"
 #include "floe/util/uuid.h"
 
 namespace floe::cli {
@@ -121,6 +125,17 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
   if (!created.ok() && !namespace_exists) (void)catalog->DropNamespace(id.ns);
   if (created.ok() && created_namespace) *created_namespace = !namespace_exists;
   return created;
+}
+
+std::string TableRoot(const std::string& argument) {
+  if (LocationScheme(argument) != "file" || argument.rfind("file:", 0) == 0) {
+    return StripTrailingSlash(argument);
+  }
+  // A relative path is taken from the working directory.
+  std::error_code error;
+  auto absolute = std::filesystem::absolute(argument, error);
+  if (error) return StripTrailingSlash(argument);
+  return StripTrailingSlash(absolute.lexically_normal().string());
 }
 
 }  // namespace floe::cli

@@ -61,4 +61,9 @@ arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
 arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
                                const CatalogDeltaTable& from, const TableIdentifier& to);
 
+/// A Delta table's path as floe resolves it, for the command and the Python package
+/// alike: a local path made absolute (from the working directory) and normalised, a URI
+/// as given; no trailing slash.
+std::string TableRoot(const std::string& argument);
+
 }  // namespace floe::cli
