@@ -152,6 +152,10 @@ def test_bins_are_packed_as_delta_spark_packs_them(table):
 def test_a_partition_predicate_compacts_only_its_partitions(table):
     before = data_files(table)
     log = storage(table / "_delta_log")
+    # Iceberg's rewrite settings are refused on a Delta table, not ignored.
+    for flags in (["--option", "write.target-file-size-bytes=1"], ["--min-input-files", "2"]):
+        refused = floe("rewrite", table, *flags, check=False)
+        assert refused.returncode != 0 and "do not apply to a Delta table" in refused.stderr
     refused = floe("rewrite", table, "--where", "id < 10", check=False)
     assert refused.returncode != 0
     assert "partition columns only" in refused.stderr and "id < 10" in refused.stderr

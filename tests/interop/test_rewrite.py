@@ -38,6 +38,9 @@ def test_rewrite_compacts_each_partition_and_changes_no_row(floe, pyiceberg_cata
     partitions = len(REGIONS) + 1  # and the null region
     assert len(old_files) == 6 * partitions
 
+    # Delta's compaction settings are refused on an Iceberg table, not ignored.
+    for flags in (["--min-file-size", "1"], ["--max-file-size", "1"], ["--threads", "2"]):
+        assert "apply to Delta tables" in floe.fail("rewrite", TABLE, *flags)
     # Six small files per partition: below a threshold of seven nothing is rewritten.
     result = floe.run("rewrite", TABLE, "--min-input-files", "7")
     assert "nothing committed" in result.stdout
