@@ -21,8 +21,9 @@ overwrite, read.
     rows = floe.delta.read("lake.events", catalog=catalog)
 
 A path may be relative (to the current folder, as the ``floe`` command takes it) or a URI
-(``s3://...``, with ``storage=``). By path, every write is one commit: the next ``_delta_log/<version>.json``, created only
-if absent (a lost race re-reads the winners and retries, or fails on a real conflict).
+(``s3://...``, with ``storage=``). By path, every write is one commit: the next
+``_delta_log/<version>.json``, created only if absent (a lost race re-reads the winners
+and retries, or fails on a real conflict).
 With ``catalog=`` (floe's SQL catalog, SQLite or PostgreSQL), the first argument is the
 table's ``NAMESPACE.TABLE`` there: a catalog-managed table, whose commits are staged in
 ``_delta_log/_staged_commits/``, ratified by the catalog (each version once, in order) and
