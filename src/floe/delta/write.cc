@@ -22,6 +22,7 @@
 #include "floe/io/s3_file_io.h"
 #include "floe/task/batch_queue.h"
 #include "floe/task/limited_memory_pool.h"
+#include "floe/task/partition_dealer.h"
 #include "floe/task/task_commit.h"
 #include "floe/task/write_task.h"
 #include "floe/util/cancel.h"
@@ -309,8 +310,9 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   std::vector<std::unique_ptr<BatchQueue>> queues;
   for (int i = 0; i < (share ? threads : 1); ++i) {
     queues.push_back(std::make_unique<BatchQueue>(share ? 2 : 2 * threads));
-    if (share) tasks[i]->TakeShare(PartitionShare{i, threads});
   }
+  // Each partition to one task, chosen when it first appears (PartitionDealer).
+  PartitionDealer dealer(threads);
   std::mutex error_mutex;
   arrow::Status first_error;
   auto fail = [&](const arrow::Status& status) {
@@ -324,9 +326,11 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
       workers.emplace_back([&, i] {
         BatchQueue* queue = queues[share ? i : 0].get();
         while (auto work = queue->Pop()) {
+          const int64_t rows = work->rows();
           auto status = work->batch ? tasks[i]->Write(work->batch)
                                     : tasks[i]->WriteGroups(std::move(work->groups));
           if (!status.ok()) return fail(status);
+          if (share) dealer.Written(i, rows);
         }
       });
     }
@@ -349,7 +353,8 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
       for (int64_t offset = 0; offset < conformed->num_rows(); offset += kSliceRows) {
         auto slice = conformed->Slice(offset, kSliceRows);
         if (share) {
-          ARROW_ASSIGN_OR_RAISE(auto shares, tasks[0]->SplitShares(slice, threads));
+          ARROW_ASSIGN_OR_RAISE(auto shares,
+                                tasks[0]->SplitShares(slice, threads, dealer.AsOwner()));
           for (int i = 0; i < threads; ++i) {
             if (shares[i].empty()) continue;
             if (!queues[i]->Push(TaskWork{nullptr, std::move(shares[i])}))

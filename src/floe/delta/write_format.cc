@@ -443,15 +443,17 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> DeltaWriteFormat::SplitImpl(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
-    std::optional<int> only) const {
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count, std::optional<int> only,
+    const PartitionOwner& owner) const {
   const size_t outputs = only ? 1 : static_cast<size_t>(count);
   ARROW_ASSIGN_OR_RAISE(auto data, batch->SelectColumns(data_indices_));
   if (partition_indices_.empty()) {
     std::vector<std::vector<PartitionRows>> result(outputs);
     PartitionRows all{"", DeltaPartition{}, data};
-    const int owner = only ? 0 : PartitionShare::OwnerOf(all.key, count);
-    result[static_cast<size_t>(owner)].push_back(std::move(all));
+    const int index = only    ? 0
+                      : owner ? owner(all.key, data->num_rows())
+                              : PartitionShare::OwnerOf(all.key, count);
+    result[static_cast<size_t>(index)].push_back(std::move(all));
     return result;
   }
   std::vector<std::shared_ptr<arrow::Array>> columns;
@@ -485,7 +487,8 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> DeltaWriteFormat::SplitIm
           partition.values.emplace_back(name, std::move(text));
         }
         return std::any(std::move(partition));
-      });
+      },
+      owner);
   ARROW_RETURN_NOT_OK(failure);
   return result;
 }
@@ -494,14 +497,16 @@ arrow::Result<std::vector<PartitionRows>> DeltaWriteFormat::Split(
     const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const {
   const int count = std::max(share.count, 1);
   ARROW_ASSIGN_OR_RAISE(
-      auto shares, SplitImpl(batch, count,
-                             count > 1 ? std::optional<int>(share.index) : std::nullopt));
+      auto shares,
+      SplitImpl(batch, count, count > 1 ? std::optional<int>(share.index) : std::nullopt,
+                nullptr));
   return std::move(shares.front());
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> DeltaWriteFormat::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
-  return SplitImpl(batch, std::max(count, 1), std::nullopt);
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    const PartitionOwner& owner) const {
+  return SplitImpl(batch, std::max(count, 1), std::nullopt, owner);
 }
 
 std::string DeltaWriteFormat::FileLocation(const std::any& partition, int partition_id,

@@ -83,7 +83,8 @@ class DeltaWriteFormat final : public WriteFormat {
       const std::shared_ptr<arrow::RecordBatch>& batch,
       PartitionShare share) const override;
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
-      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const override;
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      const PartitionOwner& owner) const override;
   std::string FileLocation(const std::any& partition, int partition_id,
                            int64_t attempt_id, int64_t count) const override;
   arrow::Status NotClustered(const std::any& partition) const override;
@@ -102,7 +103,7 @@ class DeltaWriteFormat final : public WriteFormat {
   DeltaWriteFormat() = default;
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitImpl(
       const std::shared_ptr<arrow::RecordBatch>& batch, int count,
-      std::optional<int> only) const;
+      std::optional<int> only, const PartitionOwner& owner) const;
 
   DeltaWriteFormatOptions options_;
   std::shared_ptr<const ParquetWriteContext> parquet_;

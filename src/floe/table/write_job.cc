@@ -8,6 +8,7 @@
 #include "arrow/type.h"
 #include "floe/task/batch_queue.h"
 #include "floe/task/limited_memory_pool.h"
+#include "floe/task/partition_dealer.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
@@ -40,16 +41,16 @@ class JobRun {
     // Tasks that share the partitions out each get the rows of their partitions in a
     // queue of their own, so each partition's files come from one task, as under Spark's
     // hash distribution: the reading thread splits each batch by partition once and
-    // hands every group to the task that owns it. Otherwise the tasks take the batches
-    // from one queue, each writing whichever rows it gets.
+    // hands every group to the task the dealer gave its partition. Otherwise the tasks
+    // take the batches from one queue, each writing whichever rows it gets.
     share_partitions_ = threads > 1 && plan_.distribution == Distribution::kByPartition;
+    if (share_partitions_) dealer_ = std::make_unique<PartitionDealer>(threads);
     for (int i = 0; i < (share_partitions_ ? threads : 1); ++i) {
-      // A task's queue holds the rows the reading thread split for it (gathered for it
-      // alone, or slices of an input batch the other tasks' groups share): a short
-      // queue bounds what waits.
+      // A task's queue holds the rows the reading thread split for it (slices of an
+      // input batch and the indices of the rows to gather): a short queue bounds what
+      // waits.
       queues_.push_back(std::make_unique<BatchQueue>(
           share_partitions_ ? size_t{2} : static_cast<size_t>(threads) * 2));
-      if (share_partitions_) tasks_[i]->TakeShare(PartitionShare{i, threads});
     }
     // Tasks that split an unpartitioned sorted table's rows by key each sort what they
     // are given, then write one key range gathered from every task's rows.
@@ -76,7 +77,7 @@ class JobRun {
     std::vector<std::thread> workers;
     if (threaded) {
       for (size_t i = 0; i < tasks_.size(); ++i) {
-        workers.emplace_back(&JobRun::RunTask, this, tasks_[i].get(),
+        workers.emplace_back(&JobRun::RunTask, this, static_cast<int>(i),
                              queues_[share_partitions_ ? i : 0].get());
       }
     }
@@ -127,7 +128,7 @@ class JobRun {
     if (threaded) {
       for (auto& worker : workers) worker.join();
     } else if (!Failed()) {
-      RunTask(tasks_[0].get(), queues_[0].get());
+      RunTask(0, queues_[0].get());
     }
   }
 
@@ -164,11 +165,12 @@ class JobRun {
     if (options_.progress) options_.progress(progress_);
   }
 
-  // Splits `batch` by partition once and hands each task the groups its share owns (the
-  // partition keys computed once, not by every task for every row). False after a
-  // failure or a cancelled queue.
+  // Splits `batch` by partition once and hands each task the groups of the partitions
+  // the dealer gave it (the partition keys computed once, not by every task for every
+  // row). False after a failure or a cancelled queue.
   bool PushShares(const std::shared_ptr<arrow::RecordBatch>& batch) {
-    auto shares = tasks_[0]->SplitShares(batch, static_cast<int>(queues_.size()));
+    auto shares = tasks_[0]->SplitShares(batch, static_cast<int>(queues_.size()),
+                                         dealer_->AsOwner());
     if (!shares.ok()) {
       Fail(shares.status());
       return false;
@@ -182,14 +184,17 @@ class JobRun {
   }
 
   // Each task hands its message to the committer as soon as it finishes.
-  void RunTask(WriteTask* task, BatchQueue* queue) {
+  void RunTask(int index, BatchQueue* queue) {
+    WriteTask* task = tasks_[static_cast<size_t>(index)].get();
     while (auto work = queue->Pop()) {
+      const int64_t rows = work->rows();
       auto status = work->batch ? task->Write(work->batch)
                                 : task->WriteGroups(std::move(work->groups));
       if (!status.ok()) {
         Fail(status);
         return;
       }
+      if (dealer_) dealer_->Written(index, rows);
     }
     if (Failed()) return;
     auto message = task->Finish();
@@ -213,6 +218,7 @@ class JobRun {
   std::vector<std::unique_ptr<BatchQueue>> queues_;
   std::shared_ptr<SortedRanges> ranges_;
   bool share_partitions_ = false;
+  std::unique_ptr<PartitionDealer> dealer_;
   std::mutex error_mutex_;
   arrow::Status first_error_;
   std::mutex progress_mutex_;

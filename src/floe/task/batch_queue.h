@@ -22,6 +22,12 @@ namespace floe {
 struct TaskWork {
   std::shared_ptr<arrow::RecordBatch> batch;
   std::vector<PartitionRows> groups;
+
+  int64_t rows() const {
+    int64_t total = batch ? batch->num_rows() : 0;
+    for (const auto& group : groups) total += group.num_rows();
+    return total;
+  }
 };
 
 /// A bounded queue of work from the reading thread to the task threads.

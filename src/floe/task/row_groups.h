@@ -18,16 +18,25 @@
 namespace floe {
 
 /// `batch`'s rows grouped by key, groups in order of their first row and rows in input
-/// order within a group, each group in output PartitionShare::OwnerOf(key, count); with
+/// order within a group, each group in the output `owner` chooses (null:
+/// PartitionShare::OwnerOf(key, count)); with
 /// `only`, a single output holding share `*only`'s groups (the others dropped).
 /// `key_of(row, &key)` appends the row's partition key to an empty `key`;
 /// `partition_of(row)` describes the partition of a group from its first row (called once
 /// per group). Groups whose rows are contiguous are zero-copy slices of `batch`;
-/// otherwise one Take per output gathers its groups' rows, so each output's rows live
-/// and die with that output alone.
+/// otherwise each group holds `batch` and the indices of its rows (PartitionRows::take),
+/// gathered by the thread that writes it: splitting copies no row.
 arrow::Result<std::vector<std::vector<PartitionRows>>> GroupRowsByKey(
     const std::shared_ptr<arrow::RecordBatch>& batch, int count, std::optional<int> only,
     const std::function<void(int64_t row, std::string* key)>& key_of,
-    const std::function<arrow::Result<std::any>(int64_t row)>& partition_of);
+    const std::function<arrow::Result<std::any>(int64_t row)>& partition_of,
+    const PartitionOwner& owner = nullptr);
+
+/// Gathers the rows of `groups` still to be taken (PartitionRows::take) in place: one
+/// Take for each run of groups whose indices follow one another in one index array (as
+/// GroupRowsByKey leaves each output's groups), each group then a slice of its run. One
+/// Take of a whole output costs far less than one per group (a Take has a fixed cost per
+/// column).
+arrow::Status GatherGroups(std::vector<PartitionRows>& groups);
 
 }  // namespace floe

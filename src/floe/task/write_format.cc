@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "arrow/compute/api_vector.h"
+#include "arrow/datum.h"
+
 namespace floe {
 
 bool PartitionShare::Owns(std::string_view key) const {
@@ -14,8 +17,25 @@ int PartitionShare::OwnerOf(std::string_view key, int count) {
                           static_cast<size_t>(count));
 }
 
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> PartitionRows::Gathered() const {
+  if (!take) return rows;
+  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(rows, take));
+  return taken.record_batch();
+}
+
 arrow::Result<std::vector<std::vector<PartitionRows>>> WriteFormat::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    const PartitionOwner& owner) const {
+  if (owner) {
+    std::vector<std::vector<PartitionRows>> shares(
+        static_cast<size_t>(std::max(count, 1)));
+    ARROW_ASSIGN_OR_RAISE(auto groups, Split(batch, PartitionShare{}));
+    for (auto& group : groups) {
+      const int index = owner(group.key, group.num_rows());
+      shares[static_cast<size_t>(index)].push_back(std::move(group));
+    }
+    return shares;
+  }
   std::vector<std::vector<PartitionRows>> shares;
   for (int i = 0; i < std::max(count, 1); ++i) {
     ARROW_ASSIGN_OR_RAISE(auto groups,

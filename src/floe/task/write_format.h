@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arrow/array/array_base.h"
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "floe/parquet/file_writer.h"
@@ -30,6 +31,11 @@ struct PartitionShare {
   static int OwnerOf(std::string_view key, int count);
 };
 
+/// Chooses which of the tasks sharing a write's partitions owns a partition, from its key
+/// and its rows in the batch being split (PartitionDealer); null: the share its key
+/// hashes to (PartitionShare::OwnerOf), as tasks that split on their own agree on.
+using PartitionOwner = std::function<int(const std::string& key, int64_t rows)>;
+
 /// How a task's open files follow the partitions of its rows.
 enum class WriterMode {
   kUnpartitioned,  ///< One file at a time.
@@ -46,7 +52,16 @@ struct PartitionRows {
   /// The format's own description of the partition (Iceberg: its tuple of values),
   /// handed back to the format with the files written for it.
   std::any partition;
+  /// The rows; when `take` is set, the rows of `rows` at those indices, gathered by
+  /// Gathered() on the thread that writes them (so a reading thread that splits batches
+  /// for several tasks does not copy every row itself, and a task holds a copy of one
+  /// group at a time, not of its whole share).
   std::shared_ptr<arrow::RecordBatch> rows;
+  std::shared_ptr<arrow::Array> take;
+
+  /// The group's rows, gathered when `take` is set.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Gathered() const;
+  int64_t num_rows() const { return take ? take->length() : rows->num_rows(); }
 };
 
 /// A file a task wrote, with the partition its rows belong to.
@@ -100,11 +115,13 @@ class WriteFormat {
   /// the partitions `share` owns; an unpartitioned table gives one group of every row.
   virtual arrow::Result<std::vector<PartitionRows>> Split(
       const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share) const = 0;
-  /// Split for `count` tasks sharing the partitions out: output i holds the groups
-  /// PartitionShare{i, count} owns. The default splits once per share; a format that can
-  /// compute the partitions once overrides it.
+  /// Split for `count` tasks sharing the partitions out: output i holds the groups task
+  /// i owns, as `owner` chooses (null: PartitionShare{i, count}'s). The default splits
+  /// once per share (or once, for `owner`); a format that can compute the partitions
+  /// once overrides it.
   virtual arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
-      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      const PartitionOwner& owner) const;
   /// The location of a task's `count`-th file (from 1) in `partition`: unique per task
   /// attempt, since `partition_id` and `attempt_id` are unique per attempt.
   virtual std::string FileLocation(const std::any& partition, int partition_id,

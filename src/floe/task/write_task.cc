@@ -5,6 +5,7 @@
 
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
+#include "floe/task/row_groups.h"
 #include "floe/task/task_commit.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -85,6 +86,7 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
     auto held = [&]() -> arrow::Status {
       if (share_.count <= 1) return holder_->Add(batch);
       ARROW_ASSIGN_OR_RAISE(auto groups, format_->Split(batch, share_));
+      ARROW_RETURN_NOT_OK(GatherGroups(groups));
       for (auto& group : groups) ARROW_RETURN_NOT_OK(holder_->Add(std::move(group.rows)));
       return arrow::Status::OK();
     }();
@@ -96,8 +98,9 @@ arrow::Status WriteTask::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> WriteTask::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
-  return format_->SplitShares(batch, count);
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    const PartitionOwner& owner) const {
+  return format_->SplitShares(batch, count, owner);
 }
 
 arrow::Status WriteTask::WriteGroups(std::vector<PartitionRows> groups) {
@@ -109,24 +112,23 @@ arrow::Status WriteTask::WriteGroups(std::vector<PartitionRows> groups) {
                                     " do not match the write schema");
     }
   }
-  arrow::Status status;
-  if (holder_) {
+  auto status = [&]() -> arrow::Status {
+    // Rows the reading thread left to gather are gathered here, on the task's thread.
+    ARROW_RETURN_NOT_OK(GatherGroups(groups));
+    if (!holder_) return WriteGroupsNow(groups);
     // Held (or spilled in sorted runs) until Finish, as Write holds a batch's.
-    for (auto& group : groups) {
-      status = holder_->Add(std::move(group.rows));
-      if (!status.ok()) break;
-    }
-  } else {
-    status = WriteGroupsNow(groups);
-  }
+    for (auto& group : groups) ARROW_RETURN_NOT_OK(holder_->Add(std::move(group.rows)));
+    return arrow::Status::OK();
+  }();
   return ExplainOutOfMemory(status);
 }
 
 arrow::Status WriteTask::WriteGroupsNow(const std::vector<PartitionRows>& groups) {
   for (const auto& group : groups) {
     ARROW_ASSIGN_OR_RAISE(RollingFileWriter * writer, WriterFor(group));
-    ARROW_RETURN_NOT_OK(writer->Write(*group.rows));
-    rows_written_ += group.rows->num_rows();
+    ARROW_ASSIGN_OR_RAISE(auto rows, group.Gathered());  // gathered already, as a rule
+    ARROW_RETURN_NOT_OK(writer->Write(*rows));
+    rows_written_ += rows->num_rows();
   }
   return KeepWithinBudget();
 }
@@ -134,6 +136,7 @@ arrow::Status WriteTask::WriteGroupsNow(const std::vector<PartitionRows>& groups
 arrow::Status WriteTask::WriteRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                                    PartitionShare share) {
   ARROW_ASSIGN_OR_RAISE(auto groups, format_->Split(batch, share));
+  ARROW_RETURN_NOT_OK(GatherGroups(groups));
   return WriteGroupsNow(groups);
 }
 

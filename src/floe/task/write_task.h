@@ -50,7 +50,8 @@ class WriteTask {
   /// partitions once and hands each task the groups its share owns (WriteGroups).
   /// Thread-safe (the format is).
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
-      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      const PartitionOwner& owner = nullptr) const;
   /// Writes rows already split by partition (one output of SplitShares), as
   /// Write writes a batch's: every group is written, whatever the task's share.
   arrow::Status WriteGroups(std::vector<PartitionRows> groups);

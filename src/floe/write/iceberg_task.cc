@@ -58,8 +58,9 @@ arrow::Result<std::vector<PartitionRows>> IcebergWriteFormat::Split(
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> IcebergWriteFormat::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
-  return partitioner_->SplitShares(batch, count);
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    const PartitionOwner& owner) const {
+  return partitioner_->SplitShares(batch, count, owner);
 }
 
 std::string IcebergWriteFormat::FileLocation(const std::any& partition, int partition_id,

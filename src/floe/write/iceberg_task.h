@@ -40,7 +40,8 @@ class IcebergWriteFormat final : public WriteFormat {
       const std::shared_ptr<arrow::RecordBatch>& batch,
       PartitionShare share) const override;
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
-      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const override;
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      const PartitionOwner& owner) const override;
   /// iceberg-java's OutputFileFactory name, "%05d-%d-%s-%05d.parquet" of partition id,
   /// attempt id, operation id and count, in the partition's path below the data
   /// location (LocationProvider).

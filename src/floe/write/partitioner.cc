@@ -54,26 +54,29 @@ arrow::Result<std::vector<PartitionRows>> Partitioner::Split(
   ARROW_ASSIGN_OR_RAISE(
       auto shares,
       SplitShares(batch, count,
-                  count > 1 ? std::optional<int>(share.index) : std::nullopt));
+                  count > 1 ? std::optional<int>(share.index) : std::nullopt, nullptr));
   return std::move(shares.front());
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count) const {
-  return SplitShares(batch, std::max(count, 1), std::nullopt);
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+    const PartitionOwner& owner) const {
+  return SplitShares(batch, std::max(count, 1), std::nullopt, owner);
 }
 
 arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int count,
-    std::optional<int> only) const {
+    const std::shared_ptr<arrow::RecordBatch>& batch, int count, std::optional<int> only,
+    const PartitionOwner& owner) const {
   const size_t outputs = only ? 1 : static_cast<size_t>(count);
   std::vector<std::vector<PartitionRows>> result(outputs);
   if (spec_->fields().empty()) {
     // One group of every row: Split gives it whatever the share, SplitShares to the
     // share its (empty) key hashes to.
     PartitionRows all{"", std::vector<Value>{}, batch};
-    const int owner = only ? 0 : PartitionShare::OwnerOf(all.key, count);
-    result[static_cast<size_t>(owner)].push_back(std::move(all));
+    const int index = only    ? 0
+                      : owner ? owner(all.key, batch->num_rows())
+                              : PartitionShare::OwnerOf(all.key, count);
+    result[static_cast<size_t>(index)].push_back(std::move(all));
     return result;
   }
   // Transformed partition columns.
@@ -98,7 +101,8 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
           tuple.push_back(std::move(value));
         }
         return std::any(std::move(tuple));
-      });
+      },
+      owner);
 }
 
 }  // namespace floe

@@ -35,10 +35,11 @@ class Partitioner {
       const std::shared_ptr<arrow::RecordBatch>& batch, PartitionShare share = {}) const;
 
   /// Split for `count` tasks sharing the partitions out, the keys computed once: output
-  /// i holds the groups PartitionShare{i, count} owns, each output's rows gathered on
-  /// their own (so one task's rows never keep another's alive).
+  /// i holds the groups task i owns, as `owner` chooses (null: PartitionShare{i,
+  /// count}'s); rows not contiguous are left for the task to gather (GatherGroups).
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
-      const std::shared_ptr<arrow::RecordBatch>& batch, int count) const;
+      const std::shared_ptr<arrow::RecordBatch>& batch, int count,
+      const PartitionOwner& owner = nullptr) const;
 
   /// The partition path of a tuple (PartitionSpec.partitionToPath).
   std::string PathOf(const std::vector<Value>& partition) const;
@@ -52,7 +53,7 @@ class Partitioner {
   /// SplitShares; with `only`, the one output holds that share's groups.
   arrow::Result<std::vector<std::vector<PartitionRows>>> SplitShares(
       const std::shared_ptr<arrow::RecordBatch>& batch, int count,
-      std::optional<int> only) const;
+      std::optional<int> only, const PartitionOwner& owner) const;
 
   SchemaPtr schema_;
   PartitionSpecPtr spec_;

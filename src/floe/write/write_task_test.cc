@@ -19,6 +19,7 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
+#include "floe/task/row_groups.h"
 #include "floe/task/task_commit.h"
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
@@ -161,9 +162,34 @@ TEST_F(WriteTaskTest, SplitSharesGivesEachShareWhatSplittingForItGives) {
         ASSERT_EQ(share.size(), alone.size()) << count << " " << i;
         for (size_t g = 0; g < share.size(); ++g) {
           EXPECT_EQ(share[g].key, alone[g].key);
-          EXPECT_TRUE(share[g].rows->Equals(*alone[g].rows)) << share[g].key;
+          // Interleaved rows are gathered by the writer (take), contiguous ones sliced.
+          EXPECT_EQ(share[g].take != nullptr, batch == interleaved) << share[g].key;
+          FLOE_ASSIGN_OR_FAIL(auto gathered, share[g].Gathered());
+          FLOE_ASSIGN_OR_FAIL(auto gathered_alone, alone[g].Gathered());
+          EXPECT_TRUE(gathered->Equals(*gathered_alone)) << share[g].key;
+          EXPECT_EQ(gathered->num_rows(), share[g].num_rows());
+          // Every row of the group is of its region (row % 11), in input order.
+          const auto& id =
+              static_cast<const arrow::Int64Array&>(*gathered->GetColumnByName("id"));
+          for (int64_t row = 0; row < id.length(); ++row) {
+            EXPECT_EQ(id.Value(row) % 11, id.Value(0) % 11) << share[g].key;
+            if (row > 0) {
+              EXPECT_LT(id.Value(row - 1), id.Value(row)) << share[g].key;
+            }
+          }
           EXPECT_TRUE((PartitionShare{i, count}.Owns(share[g].key)));
-          rows += share[g].rows->num_rows();
+          rows += gathered->num_rows();
+        }
+        // Gathering the share in place takes its rows once (every group a slice of one
+        // batch) and gives each group the rows it gathers alone.
+        auto in_place = share;
+        FLOE_ASSERT_OK(GatherGroups(in_place));
+        for (size_t g = 0; g < in_place.size(); ++g) {
+          EXPECT_EQ(in_place[g].take, nullptr);
+          FLOE_ASSIGN_OR_FAIL(auto gathered, share[g].Gathered());
+          EXPECT_TRUE(in_place[g].rows->Equals(*gathered)) << share[g].key;
+          EXPECT_EQ(in_place[g].rows->column(0)->data()->buffers[1],
+                    in_place[0].rows->column(0)->data()->buffers[1]);
         }
       }
       EXPECT_EQ(rows, batch->num_rows());
