@@ -52,8 +52,9 @@ unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest -j$(JOBS) --output-on-failure
 
 # Test modules run $(JOBS) at a time (pytest-xdist, whole modules per worker: a module's
-# Spark session and servers are its own; its tests stay in order).
-PYTEST_PARALLEL := -n $(JOBS) --dist loadfile
+# Spark session and servers are its own; its tests stay in order). The slowest tests are
+# listed at the end, to show where CI's time goes.
+PYTEST_PARALLEL := -n $(JOBS) --dist loadfile --durations=20
 
 interop-test: build-debug
 	FLOE_BIN=$(abspath $(BUILD_DEBUG)/src/floe/cli/floe) $(PYTHON) -m pytest -q $(PYTEST_PARALLEL) tests/interop

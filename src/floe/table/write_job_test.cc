@@ -252,6 +252,31 @@ TEST_F(SplitWriteTest, AJobHandsEveryTasksFilesToTheCommitter) {
   EXPECT_EQ(report.snapshot->summary.GetLong("added-data-files"), 9);
 }
 
+// Tasks that share the partitions out hold only their own partitions' open files, so
+// they share one row group's worth of buffered rows (the write's buffers do not grow with
+// its threads); tasks that may each write every partition (distribution none) each get
+// it whole; a memory limit is shared whatever the distribution.
+TEST_F(SplitWriteTest, TasksSharingThePartitionsShareOneRowGroupOfBuffers) {
+  constexpr int64_t kRowGroup = 134217728;  // write.parquet.row-group-size-bytes default
+  FLOE_ASSIGN_OR_FAIL(auto one, WritePlan::Make(*table_->metadata(), {}, {.tasks = 1}));
+  EXPECT_EQ(one->task_buffer_budget_bytes, kRowGroup);
+  FLOE_ASSIGN_OR_FAIL(auto four, WritePlan::Make(*table_->metadata(), {}, {.tasks = 4}));
+  ASSERT_EQ(four->distribution, Distribution::kByPartition);
+  EXPECT_EQ(four->task_buffer_budget_bytes, kRowGroup / 4);
+  FLOE_ASSIGN_OR_FAIL(
+      auto none, WritePlan::Make(*table_->metadata(),
+                                 {{"write.distribution-mode", "none"}}, {.tasks = 4}));
+  ASSERT_EQ(none->distribution, Distribution::kNone);
+  EXPECT_EQ(none->task_buffer_budget_bytes, kRowGroup);
+  FLOE_ASSIGN_OR_FAIL(auto limited,
+                      WritePlan::Make(*table_->metadata(), {},
+                                      {.tasks = 4, .memory_limit = int64_t{64} << 20}));
+  EXPECT_EQ(limited->task_buffer_budget_bytes, int64_t{8} << 20);
+  // The budget travels with the plan to tasks in other processes.
+  FLOE_ASSIGN_OR_FAIL(auto carried, WritePlan::Deserialize(four->Serialize()));
+  EXPECT_EQ(carried->task_buffer_budget_bytes, kRowGroup / 4);
+}
+
 // Table::PlanWrite runs the gate: a declined write gives NotSupported carrying each
 // reason (names only), before anything exists.
 TEST_F(SplitWriteTest, PlanWriteDeclinesWithTheGatesReasons) {

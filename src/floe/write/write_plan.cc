@@ -52,16 +52,6 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   plan->properties = metadata.properties;
   for (const auto& [key, value] : options) plan->properties[key] = value;
   ARROW_ASSIGN_OR_RAISE(plan->parquet, ParquetSettingsFromProperties(plan->properties));
-  // A fanout task's open files share one row group's worth of buffered rows, or their
-  // share of half the memory limit.
-  const int tasks = std::max(1, plan_options.tasks);
-  plan->task_buffer_budget_bytes = plan->parquet.row_group_size_bytes;
-  if (plan_options.memory_limit > 0) {
-    plan->task_buffer_budget_bytes = plan_options.memory_limit / 2 / tasks;
-    // Sorting a run needs about twice the run (the rows and their sorted copy), while
-    // no file is open; merging needs a batch of every run next to the open files.
-    plan->task_sort_run_bytes = plan_options.memory_limit / 4 / tasks;
-  }
   ARROW_ASSIGN_OR_RAISE(plan->target_file_size_bytes,
                         properties::kTargetFileSizeBytes.Parse(plan->properties));
   if (plan->target_file_size_bytes <= 0) {
@@ -84,6 +74,23 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
       DistributionFor(*plan->spec,
                       plan->sort_order ? *plan->sort_order : *SortOrder::Unsorted(),
                       plan->properties));
+  // A fanout task's open files share one row group's worth of buffered rows. Tasks that
+  // share the partitions out each hold only their own partitions' files, so they share
+  // that one row group's worth: each file's row groups come out as one task's would, and
+  // a write's buffers do not grow with its threads. With a memory limit, the tasks share
+  // half of it.
+  const int tasks = std::max(1, plan_options.tasks);
+  plan->task_buffer_budget_bytes = plan->parquet.row_group_size_bytes;
+  if (plan->distribution == Distribution::kByPartition) {
+    plan->task_buffer_budget_bytes =
+        std::max<int64_t>(1, plan->parquet.row_group_size_bytes / tasks);
+  }
+  if (plan_options.memory_limit > 0) {
+    plan->task_buffer_budget_bytes = plan_options.memory_limit / 2 / tasks;
+    // Sorting a run needs about twice the run (the rows and their sorted copy), while
+    // no file is open; merging needs a batch of every run next to the open files.
+    plan->task_sort_run_bytes = plan_options.memory_limit / 4 / tasks;
+  }
   plan->operation_id = Uuid::Random(plan_options.env).ToString();
   if (auto current = metadata.CurrentSnapshot())
     plan->base_snapshot_id = current->snapshot_id;
