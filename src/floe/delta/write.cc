@@ -792,15 +792,10 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   format_options.target_file_size = options.target_file_size;
   format_options.modification_time_ms = env->NowMillis();
   format_options.data_change = !compact;
-  // As an Iceberg write's plan budgets them: a partitioned write's open files buffer one
-  // row group's worth, shared by the tasks (each holds its own partitions' files);
-  // before, a Delta write had no budget without a memory limit and buffered a row group
-  // per open partition.
-  format_options.buffer_budget =
-      read.metadata.partition_columns.empty()
-          ? format_options.settings.row_group_size_bytes
-          : std::max<int64_t>(1, format_options.settings.row_group_size_bytes /
-                                     std::max(1, options.threads));
+  // As an Iceberg write's plan budgets them: a task's open files buffer one row group's
+  // worth (before, a Delta write had no budget without a memory limit and buffered a row
+  // group per open partition).
+  format_options.buffer_budget = format_options.settings.row_group_size_bytes;
   if (options.memory_limit > 0) {
     limited = std::make_unique<LimitedMemoryPool>(arrow::default_memory_pool(),
                                                   options.memory_limit);

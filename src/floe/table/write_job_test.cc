@@ -252,17 +252,16 @@ TEST_F(SplitWriteTest, AJobHandsEveryTasksFilesToTheCommitter) {
   EXPECT_EQ(report.snapshot->summary.GetLong("added-data-files"), 9);
 }
 
-// Tasks that share the partitions out hold only their own partitions' open files, so
-// they share one row group's worth of buffered rows (the write's buffers do not grow with
-// its threads); tasks that may each write every partition (distribution none) each get
-// it whole; a memory limit is shared whatever the distribution.
-TEST_F(SplitWriteTest, TasksSharingThePartitionsShareOneRowGroupOfBuffers) {
+// Each task's open files buffer one row group's worth, whatever the distribution (a share
+// of it would cut a large partition's row groups short of what one task writes); a memory
+// limit is shared by the tasks.
+TEST_F(SplitWriteTest, EachTaskBuffersOneRowGroupAndTheTasksShareAMemoryLimit) {
   constexpr int64_t kRowGroup = 134217728;  // write.parquet.row-group-size-bytes default
   FLOE_ASSIGN_OR_FAIL(auto one, WritePlan::Make(*table_->metadata(), {}, {.tasks = 1}));
   EXPECT_EQ(one->task_buffer_budget_bytes, kRowGroup);
   FLOE_ASSIGN_OR_FAIL(auto four, WritePlan::Make(*table_->metadata(), {}, {.tasks = 4}));
   ASSERT_EQ(four->distribution, Distribution::kByPartition);
-  EXPECT_EQ(four->task_buffer_budget_bytes, kRowGroup / 4);
+  EXPECT_EQ(four->task_buffer_budget_bytes, kRowGroup);
   FLOE_ASSIGN_OR_FAIL(
       auto none, WritePlan::Make(*table_->metadata(),
                                  {{"write.distribution-mode", "none"}}, {.tasks = 4}));
@@ -274,7 +273,7 @@ TEST_F(SplitWriteTest, TasksSharingThePartitionsShareOneRowGroupOfBuffers) {
   EXPECT_EQ(limited->task_buffer_budget_bytes, int64_t{8} << 20);
   // The budget travels with the plan to tasks in other processes.
   FLOE_ASSIGN_OR_FAIL(auto carried, WritePlan::Deserialize(four->Serialize()));
-  EXPECT_EQ(carried->task_buffer_budget_bytes, kRowGroup / 4);
+  EXPECT_EQ(carried->task_buffer_budget_bytes, kRowGroup);
 }
 
 // Table::PlanWrite runs the gate: a declined write gives NotSupported carrying each

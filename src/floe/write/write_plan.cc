@@ -74,17 +74,11 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
       DistributionFor(*plan->spec,
                       plan->sort_order ? *plan->sort_order : *SortOrder::Unsorted(),
                       plan->properties));
-  // A fanout task's open files share one row group's worth of buffered rows. Tasks that
-  // share the partitions out each hold only their own partitions' files, so they share
-  // that one row group's worth: each file's row groups come out as one task's would, and
-  // a write's buffers do not grow with its threads. With a memory limit, the tasks share
-  // half of it.
+  // A fanout task's open files share one row group's worth of buffered rows (per task:
+  // dividing it among tasks that share the partitions out would cut a large partition's
+  // row groups short of one task's), or their share of half the memory limit.
   const int tasks = std::max(1, plan_options.tasks);
   plan->task_buffer_budget_bytes = plan->parquet.row_group_size_bytes;
-  if (plan->distribution == Distribution::kByPartition) {
-    plan->task_buffer_budget_bytes =
-        std::max<int64_t>(1, plan->parquet.row_group_size_bytes / tasks);
-  }
   if (plan_options.memory_limit > 0) {
     plan->task_buffer_budget_bytes = plan_options.memory_limit / 2 / tasks;
     // Sorting a run needs about twice the run (the rows and their sorted copy), while
