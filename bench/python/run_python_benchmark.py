@@ -10,12 +10,14 @@ and level (write.parquet.compression-codec / -level set on both tables):
   with input_clustered=True); fanout by bucket(16, l_orderkey) + day(l_shipdate).
 floe appends with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
 and its clustered table with a projected, filtered scan (3 columns, the last quarter of the
-days).
+days); each scan runs three times, the engines alternating, and the median run is kept.
 Every arm runs in a process of its own, so its peak memory is its own. Printed and written to
 bench/results/python.{json,md}: wall-clock rows/s, rows per CPU-second (all threads' CPU;
-the machine has 2 cores), peak RSS, the peak anonymous memory above what it was once the
-input was mapped ("extra": what the writer itself allocated; the mapped input's pages are
-the file's, not anonymous), and the ratios.
+the machine has 2 cores), the CPU split into user and system time (system time here is
+mostly the kernel zeroing pages it hands out), peak RSS, the peak anonymous memory above
+what it was once the input was mapped ("extra": what the writer itself allocated; the mapped
+input's pages are the file's, not anonymous), the peak of Arrow's memory pool (live Arrow
+allocations, floe's and pyarrow's alike), and the ratios.
 
     .venv/bin/python bench/python/run_python_benchmark.py --rows 10000000
 (needs build/release, for the generator: make build-release)
@@ -40,8 +42,11 @@ LAYOUTS = {
 CODEC = {"write.parquet.compression-codec": "zstd", "write.parquet.compression-level": "3"}
 
 PRELUDE = """
-import json, sys, threading, time
+import json, resource, sys, threading, time
 import pyarrow as pa
+def cpu_split():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
 def rss_kb(field):
     return int([l for l in open("/proc/self/status") if l.startswith(field)][0].split()[1])
 # The input is an Arrow IPC file mapped into memory: its pages are the file's (RssFile), so
@@ -55,11 +60,18 @@ def sample():
         peak_anon_kb[0] = max(peak_anon_kb[0], rss_kb("RssAnon:"))
         time.sleep(0.005)
 threading.Thread(target=sample, daemon=True).start()
-def report(seconds, cpu_seconds, **extra):
+# Arrow's pool (floe's allocations and pyarrow's go through the same one) counts what is
+# allocated and live; extra RSS above it is the allocator's own keeping and memory that
+# is not Arrow's (zstd's contexts, Python objects).
+pool = pa.default_memory_pool()
+pool_bytes = pool.bytes_allocated()
+def report(seconds, cpu_seconds, cpu_before, **extra):
     peak_anon_kb[0] = max(peak_anon_kb[0], rss_kb("RssAnon:"))
-    print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds,
-                          peak_rss_mb=rss_kb("VmHWM:") / 1024,
-                          extra_rss_mb=(peak_anon_kb[0] - loaded_kb) / 1024, **extra)))
+    user, system = (after - before for after, before in zip(cpu_split(), cpu_before))
+    print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, user_seconds=user,
+                          system_seconds=system, peak_rss_mb=rss_kb("VmHWM:") / 1024,
+                          extra_rss_mb=(peak_anon_kb[0] - loaded_kb) / 1024,
+                          arrow_peak_mb=(pool.max_memory() - pool_bytes) / 2**20, **extra)))
 """
 
 FLOE_WRITE = PRELUDE + """
@@ -68,9 +80,9 @@ catalog = floe.Catalog(warehouse=sys.argv[2])
 catalog.create_namespace_if_not_exists("b")
 table = catalog.create_table("b." + sys.argv[3], data.schema, partition_by=sys.argv[4] or None,
                              properties=json.loads(sys.argv[5]))
-started, cpu = time.perf_counter(), time.process_time()
+started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
 result = table.append(data, threads=int(sys.argv[6]), input_clustered=sys.argv[7] == "1")
-report(time.perf_counter() - started, time.process_time() - cpu, files=result.data_files)
+report(time.perf_counter() - started, time.process_time() - cpu, split, files=result.data_files)
 """
 
 PYICEBERG_WRITE = PRELUDE + """
@@ -85,10 +97,10 @@ if layout:
         if "bucket" in layout:
             update.add_field("l_orderkey", BucketTransform(16), "l_orderkey_bucket")
         update.add_field("l_shipdate", DayTransform(), "l_shipdate_day")
-started, cpu = time.perf_counter(), time.process_time()
+started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
 table.append(data)
 seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
-report(seconds, cpu_seconds, files=len(table.inspect.files()))
+report(seconds, cpu_seconds, split, files=len(table.inspect.files()))
 """
 
 TO_IPC = """
@@ -100,7 +112,10 @@ with pa.OSFile(sys.argv[2], "wb") as sink, pa.ipc.new_file(sink, table.schema) a
 """
 
 SCAN = """
-import json, sys, time
+import json, resource, sys, time
+def cpu_split():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
 def rss_kb(field):
     return int([l for l in open("/proc/self/status") if l.startswith(field)][0].split()[1])
 engine, warehouse, name, columns, where = sys.argv[1:6]
@@ -108,19 +123,34 @@ columns = json.loads(columns)
 if engine == "floe":
     import floe
     table = floe.Catalog(warehouse=warehouse).load_table("b." + name)
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
     rows = table.scan(columns=columns or None, where=where or None).to_arrow().num_rows
 else:
     from pyiceberg.catalog.sql import SqlCatalog
     catalog = SqlCatalog("py", uri=f"sqlite:///{warehouse}/py.db", warehouse=f"file://{warehouse}")
     table = catalog.load_table("b." + name)
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
     scan = table.scan(row_filter=where or "true", selected_fields=tuple(columns) or ("*",))
     rows = scan.to_arrow().num_rows
 seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
-print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, rows=rows,
-                      peak_rss_mb=rss_kb("VmHWM:") / 1024)))
+user, system = (after - before for after, before in zip(cpu_split(), split))
+print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, user_seconds=user,
+                      system_seconds=system, rows=rows, peak_rss_mb=rss_kb("VmHWM:") / 1024)))
 """
+
+
+SCAN_REPEATS = 3
+
+
+def median_run(runs):
+    """The run of median wall time, with every run's wall time beside it."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    ordered = sorted(runs, key=lambda r: r["seconds"])
+    chosen = dict(ordered[len(ordered) // 2])
+    chosen["all_seconds"] = [round(r["seconds"], 2) for r in runs]
+    return chosen
 
 
 def run(code, *args):
@@ -184,12 +214,20 @@ def main():
         for label, layout, columns, where in scans:
             if layout in args.skip:
                 continue
-            for engine in ("floe", "pyiceberg"):
-                threads = 2 if engine == "floe" else 1
-                warehouse = work / ("floe" if engine == "floe" else "py")
-                name = f"{layout}_{engine}_{threads if engine == 'floe' else 1}"
-                measured = run(SCAN, engine, warehouse, name, json.dumps(columns), where)
-                measured.update(op=label, layout=layout, engine=engine, threads=threads)
+            # A scan is short, and the machine's noise (the kernel zeroing huge pages, see
+            # bench/results/python.md) can triple one run: each engine's scan runs
+            # SCAN_REPEATS times, the engines alternating, and the median run is kept.
+            runs = {"floe": [], "pyiceberg": []}
+            for _ in range(SCAN_REPEATS):
+                for engine, engine_runs in runs.items():
+                    warehouse = work / ("floe" if engine == "floe" else "py")
+                    name = f"{layout}_{engine}_{2 if engine == 'floe' else 1}"
+                    engine_runs.append(run(SCAN, engine, warehouse, name, json.dumps(columns),
+                                           where))
+            for engine, engine_runs in runs.items():
+                measured = median_run(engine_runs)
+                measured.update(op=label, layout=layout, engine=engine,
+                                threads=2 if engine == "floe" else 1)
                 results.append(measured)
                 print(json.dumps(measured), flush=True)
     finally:
@@ -211,26 +249,32 @@ def write_report(args, results, floe_version, pyiceberg_version):
         "# Python: floe vs pyiceberg",
         "",
         f"`.venv/bin/python bench/python/run_python_benchmark.py --rows {args.rows}` "
-        f"(floe {floe_version} Release, pyiceberg {pyiceberg_version}; 2 cores; one run; "
+        f"(floe {floe_version} Release, pyiceberg {pyiceberg_version}; 2 cores; one run, "
+        "scans the median of three; "
         f"{datetime.date.today().isoformat()}). Same pyarrow.Table (memory-mapped) for every append, "
         "zstd level 3 on both; rows/CPU-s counts every thread's CPU; the input is an Arrow IPC "
         "file mapped into memory, and extra RSS is the peak anonymous memory (RssAnon, "
         "sampled every 5 ms) above what it was once the input was mapped: what the writer "
         "itself allocated.",
         "",
-        "| op | layout | engine | threads | s | rows/s | rows/CPU-s | peak RSS MiB | extra RSS MiB | files |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| op | layout | engine | threads | s | rows/s | rows/CPU-s | user s | sys s "
+        "| peak RSS MiB | extra RSS MiB | Arrow peak MiB | files |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    def cell(r, key):
+        return f"{r[key]:,.0f}" if key in r else ""
+
     for r in results:
         if "error" in r:
             lines.append(f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | "
-                         f"error: {r['error']} | | | | | |")
+                         f"error: {r['error']} | | | | | | | | |")
             continue
         rows = r.get("rows", args.rows)
         lines.append(
             f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | {r['seconds']:.2f} | "
             f"{rows / r['seconds']:,.0f} | {rows / max(r['cpu_seconds'], 1e-9):,.0f} | "
-            f"{r['peak_rss_mb']:,.0f} | {r.get('extra_rss_mb', float('nan')):,.0f} | "
+            f"{r['user_seconds']:.2f} | {r['system_seconds']:.2f} | "
+            f"{r['peak_rss_mb']:,.0f} | {cell(r, 'extra_rss_mb')} | {cell(r, 'arrow_peak_mb')} | "
             f"{r.get('files', '')} |"
         )
     lines += ["", "Ratios (wall clock; > 1 means floe is faster or smaller):", ""]
@@ -252,7 +296,9 @@ def write_report(args, results, floe_version, pyiceberg_version):
         theirs = next((r for r in results if r["op"] == op and r["engine"] == "pyiceberg"), None)
         if mine and theirs and "error" not in mine and "error" not in theirs:
             lines.append(f"- {op}: floe {theirs['seconds'] / mine['seconds']:.2f}x pyiceberg "
-                         f"({mine['rows']:,} rows each: {mine['rows'] == theirs['rows']})")
+                         f"(median of {mine['all_seconds']} s against {theirs['all_seconds']} s; "
+                         f"user CPU {theirs['user_seconds'] / mine['user_seconds']:.2f}x; "
+                         f"{mine['rows']:,} rows each: {mine['rows'] == theirs['rows']})")
     (args.results / "python.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -609,7 +609,10 @@ class Table:
         """A scan of the current snapshot (or `snapshot_id`, or the one current at
         `as_of`: ms since the epoch or a datetime).
 
-        ``columns`` are full dotted names (``items.price`` reads only that leaf); ``where``
+        ``columns`` are full dotted names (``items.price`` reads only that leaf), or
+        Iceberg's metadata columns: ``_file`` (the row's data file), ``_pos`` (its
+        position in that file), ``_spec_id``, and on format-v3 tables ``_row_id`` and
+        ``_last_updated_sequence_number`` (row lineage, as iceberg-java reads it); ``where``
         is a filter (``"region IN ('eu', 'us') AND ts >= '2024-01-01T00:00:00Z'"``) that
         prunes manifests, files and row groups and is applied to the rows; ``limit`` caps
         the rows returned. ``files`` reads only those data files of the snapshot (paths

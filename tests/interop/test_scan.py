@@ -304,3 +304,44 @@ def test_bad_filters_fail_naming_the_problem(floe, tmp_path):
                             ("region LIKE '%x'", "prefix patterns")]:
         error = floe.fail("scan", "b.t", "--where", where)
         assert expected in error, (where, error)
+
+
+def test_metadata_columns_from_the_command(floe, tmp_path):
+    """`floe scan --columns` with Iceberg's metadata columns on a format-v3 table written by
+    2 tasks into 9 partitions (paths that need escaping): `_file` and `_pos` are each row's
+    file and position in it as pyarrow reads the files themselves, `_row_id` is the file's
+    first row id plus the position (ids 0 to N-1 over the append, one contiguous range per
+    file), `_last_updated_sequence_number` the append's sequence number, `_spec_id` 0.
+    Spark's reader checks the same columns on rewritten files and deletion vectors
+    (tests/spark/test_spark.py)."""
+    floe.run("create", "m.t", "--schema", "id long not null, region string",
+             "--partition-by", "region", "--property", "format-version=3")
+    regions = ["eu", "us/west", "Zürich", "a=b&c", "東京", "", None, "50%", "tab\there"]
+    rows = pa.table({"id": pa.array(range(3000), pa.int64()),
+                     "region": [regions[i % len(regions)] for i in range(3000)]})
+    pq.write_table(rows, tmp_path / "in.parquet")
+    floe.run("append", "m.t", tmp_path / "in.parquet", "--threads", 2)
+    columns = "id,_file,_pos,_spec_id,_row_id,_last_updated_sequence_number"
+    got, _ = scan(floe, tmp_path, "m.t", "--columns", columns)
+    assert got.column_names == columns.split(",")
+    assert got.num_rows == 3000
+
+    # Each file's own rows, in the order pyarrow reads them: (file, position) -> id.
+    files = data_files(floe, floe.warehouse / "m" / "t")
+    assert len(files) == len(regions)
+    where = {}
+    for path in files:
+        for position, row_id in enumerate(pq.read_table(path).column("id").to_pylist()):
+            where[row_id] = (str(path), position)
+    by_file = {}
+    for row in got.to_pylist():
+        path = row["_file"].removeprefix("file:")
+        assert (path, row["_pos"]) == where[row["id"]], row
+        assert row["_spec_id"] == 0 and row["_last_updated_sequence_number"] == 1, row
+        by_file.setdefault(path, set()).add(row["_row_id"] - row["_pos"])
+    # One first row id per file, and the files' ranges tile 0..N-1.
+    assert all(len(firsts) == 1 for firsts in by_file.values())
+    assert sorted(got.column("_row_id").to_pylist()) == list(range(3000))
+
+    error = floe.fail("scan", "m.t", "--columns", "id,_position")
+    assert "no column '_position'" in error

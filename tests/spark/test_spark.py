@@ -465,3 +465,66 @@ def test_where_replaces_the_rows_matching_a_filter_as_sparks_overwrite_does(
     with pytest.raises(Exception, match="mode\\('overwrite'\\)"):
         (replacement.write.format("floe").options(**_options(warehouse))
          .option("where", "region = 'eu'").mode("append").save(ours))
+
+
+METADATA_COLUMNS = ["_file", "_pos", "_spec_id", "_row_id", "_last_updated_sequence_number"]
+
+
+def test_metadata_columns_read_as_sparks_iceberg_reader_reads_them(spark, catalog, warehouse):
+    """`_file`, `_pos`, `_spec_id`, `_row_id` and `_last_updated_sequence_number` as floe's
+    scan returns them, against Spark's Iceberg reader on the same format-v3 table: files
+    floe appended (lineage inherited from first_row_id), files Spark appended, files
+    Spark's copy-on-write UPDATE rewrote (lineage stored in the files: kept rows keep
+    their ids, updated rows get a new sequence number) and deletion vectors from a
+    merge-on-read DELETE (positions counted before deletes)."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string()), pa.field("v", pa.int64())])
+    # Partitioned by region (names that need escaping in paths, a null, an empty string)
+    # so the UPDATE below rewrites one partition's files and leaves the others.
+    table = catalog.create_table("db.lineage", schema, partition_by="region",
+                                 properties={"format-version": "3"})
+
+    def rows(start, count):
+        ids = list(range(start, start + count))
+        return pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids],
+                         "v": ids}, schema=schema)
+
+    table.append(rows(0, 300), threads=2)
+    table.append(rows(300, 200))
+    spark.sql("INSERT INTO floe.db.lineage SELECT id, 'eu', id FROM range(500, 700)")
+    spark.sql("UPDATE floe.db.lineage SET v = v + 1 WHERE region = 'us/west' AND id % 5 = 0")
+    spark.sql("ALTER TABLE floe.db.lineage SET TBLPROPERTIES "
+              "('write.delete.mode' = 'merge-on-read')")
+    spark.sql("DELETE FROM floe.db.lineage WHERE id % 7 = 3")
+    table.refresh()
+
+    # Not vacuous: some files hold their rows' lineage (the UPDATE's), some inherit it,
+    # and some rows are deleted by deletion vectors.
+    files = table.scan().plan_files()
+    stored = [f for f in files
+              if "_row_id" in pq.read_schema(f["file_path"].removeprefix("file:")).names]
+    assert stored and len(stored) < len(files)
+    assert table.current_snapshot().summary.get("added-dvs") or \
+        table.current_snapshot().summary.get("added-delete-files")
+
+    columns = ["id", *METADATA_COLUMNS]
+    for where in (None, "id >= 120 AND id < 610"):
+        ours = table.scan(columns=columns, where=where).to_arrow()
+        query = f"SELECT {', '.join(columns)} FROM floe.db.lineage"
+        theirs = spark.sql(query + (f" WHERE {where}" if where else "")).toArrow()
+        expected = 700 - len([i for i in range(700) if i % 7 == 3]) if where is None else None
+        if expected is not None:
+            assert ours.num_rows == expected
+        assert ours.column_names == columns
+        assert _same_rows(theirs, ours) == [], where
+    # Every row has lineage on a v3 table, and the UPDATE's rows a newer sequence number
+    # than every row floe appended, kept or not.
+    read = table.scan(columns=["id", "_row_id", "_last_updated_sequence_number"]).to_arrow()
+    assert read.column("_row_id").null_count == 0
+    assert len(set(read.column("_row_id").to_pylist())) == read.num_rows
+    sequence = dict(zip(read.column("id").to_pylist(),
+                        read.column("_last_updated_sequence_number").to_pylist()))
+    updated = {i for i in range(0, 500, 5) if REGIONS[i % len(REGIONS)] == "us/west"}
+    kept = {i for i in range(500) if i % 7 != 3} - updated
+    assert min(sequence[i] for i in updated if i % 7 != 3) > max(sequence[i] for i in kept)

@@ -601,7 +601,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
   command->add_option(
       "--columns", *columns,
       "Comma-separated columns to read (default: all); nested fields by dotted "
-      "name, e.g. items.price (only their Parquet leaves are read)");
+      "name, e.g. items.price (only their Parquet leaves are read); also the "
+      "metadata columns _file, _pos, _spec_id, _row_id and "
+      "_last_updated_sequence_number");
   command->add_option(
       "--where", *where,
       "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "

@@ -16,6 +16,7 @@
 #include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
+#include "floe/spec/metadata_columns.h"
 #include "floe/spec/name_mapping.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
@@ -118,6 +119,14 @@ ColumnSummary RowGroupSummary(const ParquetLeafStats& stats, const Type& type) {
   return summary;
 }
 
+// What the metadata columns of one file's rows are made of (see ReadDataFile).
+struct FileMetadataValues {
+  std::string path;
+  int spec_id = 0;
+  std::optional<int64_t> first_row_id;
+  std::optional<int64_t> data_sequence_number;
+};
+
 class ProjectingReader final : public arrow::RecordBatchReader {
  public:
   ProjectingReader(std::unique_ptr<ParquetFileReader> file_reader,
@@ -128,7 +137,8 @@ class ProjectingReader final : public arrow::RecordBatchReader {
                    int64_t row_count, ExpressionPtr filter, std::string location,
                    std::shared_ptr<ScanStats> stats,
                    std::shared_ptr<const FileDeletes> deletes,
-                   std::vector<std::pair<int64_t, int64_t>> spans)
+                   std::vector<std::pair<int64_t, int64_t>> spans,
+                   FileMetadataValues metadata_values)
       : file_reader_(std::move(file_reader)),
         batches_(std::move(batches)),
         read_(std::move(read)),
@@ -140,7 +150,14 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         location_(std::move(location)),
         stats_(std::move(stats)),
         deletes_(std::move(deletes)),
-        spans_(std::move(spans)) {}
+        spans_(std::move(spans)),
+        metadata_values_(std::move(metadata_values)) {
+    for (const auto& field : read_->fields()) {
+      const int id = ArrowFieldId(*field);
+      if (id == kPosColumnId || (id == kRowIdColumnId && metadata_values_.first_row_id))
+        needs_positions_ = true;
+    }
+  }
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_; }
 
@@ -208,10 +225,24 @@ class ProjectingReader final : public arrow::RecordBatchReader {
       rows = std::min<int64_t>(rows_left_, 65536);
       rows_left_ -= rows;
     }
+    std::shared_ptr<arrow::Array> positions;
+    if (needs_positions_) {
+      ARROW_ASSIGN_OR_RAISE(positions, NextPositions(rows));
+    }
     arrow::ArrayVector columns;
     for (size_t i = 0; i < source_index_.size(); ++i) {
       const auto& field = read_->field(static_cast<int>(i));
-      if (source_index_[i] >= 0) {
+      if (FindMetadataColumn(ArrowFieldId(*field))) {
+        std::shared_ptr<arrow::Array> stored;
+        if (source_index_[i] >= 0) {
+          ARROW_ASSIGN_OR_RAISE(
+              stored, ProjectColumn(batch->column(source_index_[i]), *field,
+                                    ParquetColumnMatch::kFieldId, field->name()));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              MetadataColumn(*field, rows, positions, std::move(stored)));
+        columns.push_back(std::move(column));
+      } else if (source_index_[i] >= 0) {
         ARROW_ASSIGN_OR_RAISE(auto column,
                               ProjectColumn(batch->column(source_index_[i]), *field,
                                             ParquetColumnMatch::kFieldId, field->name()));
@@ -227,6 +258,78 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     }
     *out = arrow::RecordBatch::Make(read_, rows, std::move(columns));
     return arrow::Status::OK();
+  }
+
+  // The positions in the file of the next `rows` rows of the selected row groups.
+  arrow::Result<std::shared_ptr<arrow::Array>> NextPositions(int64_t rows) {
+    arrow::Int64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.Reserve(rows));
+    for (int64_t row = 0; row < rows; ++row) {
+      while (position_span_ < spans_.size() &&
+             position_offset_ >= spans_[position_span_].second) {
+        ++position_span_;
+        position_offset_ = 0;
+      }
+      if (position_span_ >= spans_.size()) {
+        return MakeError(
+            ErrorKind::kInvalidMetadata,
+            "data file " + location_ + " returned more rows than its row groups hold");
+      }
+      builder.UnsafeAppend(spans_[position_span_].first + position_offset_++);
+    }
+    return builder.Finish();
+  }
+
+  // A metadata column's values for the next `rows` rows, whose positions are
+  // `positions`. `stored` is the column as the file holds it, when it does (the lineage
+  // columns a rewrite of rows wrote).
+  arrow::Result<std::shared_ptr<arrow::Array>> MetadataColumn(
+      const arrow::Field& field, int64_t rows,
+      const std::shared_ptr<arrow::Array>& positions,
+      std::shared_ptr<arrow::Array> stored) const {
+    const int id = ArrowFieldId(field);
+    const auto& type = field.type();
+    if (id == kFileColumnId) {
+      ARROW_ASSIGN_OR_RAISE(
+          auto path,
+          arrow::MakeScalar(type, arrow::Buffer::FromString(metadata_values_.path)));
+      return arrow::MakeArrayFromScalar(*path, rows);
+    }
+    if (id == kSpecIdColumnId) {
+      ARROW_ASSIGN_OR_RAISE(auto spec, arrow::MakeScalar(type, metadata_values_.spec_id));
+      return arrow::MakeArrayFromScalar(*spec, rows);
+    }
+    if (id == kPosColumnId) return positions;
+    // Lineage (format v3): a value the file holds is the row's own (kept by the rewrite
+    // that wrote it); a null one is inherited, _row_id as the file's first_row_id plus
+    // the row's position and _last_updated_sequence_number as the file's data sequence
+    // number. A file without first_row_id (added before the table had lineage) inherits
+    // nothing: its rows' lineage is null. As iceberg-java reads them. (By hand, not with
+    // Arrow's add and coalesce: those live in the compute library floe does not load.)
+    const auto& first_row_id = metadata_values_.first_row_id;
+    const auto& sequence_number = metadata_values_.data_sequence_number;
+    const bool inherits =
+        first_row_id && (id == kRowIdColumnId || sequence_number.has_value());
+    if (!inherits) {
+      if (stored) return stored;
+      return arrow::MakeArrayOfNull(type, rows);
+    }
+    if (stored && stored->null_count() == 0) return stored;
+    const auto* own =
+        stored ? static_cast<const arrow::Int64Array*>(stored.get()) : nullptr;
+    const auto* position = static_cast<const arrow::Int64Array*>(positions.get());
+    arrow::Int64Builder values;
+    ARROW_RETURN_NOT_OK(values.Reserve(rows));
+    for (int64_t row = 0; row < rows; ++row) {
+      if (own && own->IsValid(row)) {
+        values.UnsafeAppend(own->Value(row));
+      } else if (id == kRowIdColumnId) {
+        values.UnsafeAppend(*first_row_id + position->Value(row));
+      } else {
+        values.UnsafeAppend(*sequence_number);
+      }
+    }
+    return values.Finish();
   }
 
   // Drops the rows of `batch` (the next rows of the selected row groups) that the delete
@@ -288,6 +391,11 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   std::vector<std::pair<int64_t, int64_t>> spans_;
   size_t span_ = 0;
   int64_t span_offset_ = 0;
+  FileMetadataValues metadata_values_;
+  bool needs_positions_ = false;
+  // Where NextPositions is in spans_ (ApplyDeletes keeps its own place).
+  size_t position_span_ = 0;
+  int64_t position_offset_ = 0;
 };
 
 // Name mapping (files written without field ids): the file's own fields, annotated with
@@ -472,7 +580,8 @@ arrow::Result<RowGroupSelection> SelectRowGroups(
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
-    std::shared_ptr<ScanStats> stats, std::shared_ptr<const FileDeletes> deletes) {
+    std::shared_ptr<ScanStats> stats, std::shared_ptr<const FileDeletes> deletes,
+    std::optional<int64_t> data_sequence_number) {
   const std::string& location = file.file_path;
   const Schema& projection = *options.read_schema;
   ParquetReadOptions read_options;
@@ -540,7 +649,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
       std::move(reader), std::move(batches), std::move(read_schema),
       std::move(output_schema), std::move(source_index), std::move(layout.constants),
       selection.rows, options.filter, location, std::move(stats), std::move(deletes),
-      std::move(selection.spans)));
+      std::move(selection.spans),
+      FileMetadataValues{file.file_path, file.spec_id, file.first_row_id,
+                         data_sequence_number}));
 }
 
 }  // namespace floe

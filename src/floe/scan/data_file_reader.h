@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "arrow/record_batch.h"
@@ -67,10 +68,20 @@ struct DataFileReadOptions {
 /// `deletes` (optional) drops the rows at the listed positions of the file and the rows
 /// whose equality-field values an equality delete lists, before the filter; the equality
 /// fields must be top-level columns of the read schema.
+///
+/// The read and output schemas may hold metadata columns (spec/metadata_columns.h), whose
+/// values iceberg-java's reader gives: `_file` the file's path as the manifest gives it,
+/// `_pos` the row's position in the file (counted before deletes and the filter drop
+/// rows, and across pruned row groups), `_spec_id` the file's spec id. `_row_id` and
+/// `_last_updated_sequence_number` are the file's own values where it holds them (a
+/// rewrite of rows that kept their lineage wrote them); a null is inherited: the file's
+/// first_row_id plus the row's position, and `data_sequence_number`, when the file has a
+/// first_row_id, and null otherwise.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
     std::shared_ptr<ScanStats> stats,
-    std::shared_ptr<const FileDeletes> deletes = nullptr);
+    std::shared_ptr<const FileDeletes> deletes = nullptr,
+    std::optional<int64_t> data_sequence_number = std::nullopt);
 
 }  // namespace floe

@@ -17,6 +17,7 @@
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/metadata_columns.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -52,8 +53,9 @@ class ChainedReader final : public arrow::RecordBatchReader {
                                 deletes_.Load(task.deletes, task.file.file_path));
           deletes = std::make_shared<const FileDeletes>(std::move(loaded));
         }
-        ARROW_ASSIGN_OR_RAISE(current_, ReadDataFile(io_, task.file, options_, *task.spec,
-                                                     stats_, deletes));
+        ARROW_ASSIGN_OR_RAISE(
+            current_, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,
+                                   task.data_sequence_number));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -170,7 +172,8 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
       deletes = std::make_shared<const FileDeletes>(std::move(loaded));
     }
     ARROW_ASSIGN_OR_RAISE(
-        auto opened, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes));
+        auto opened, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,
+                                  task.data_sequence_number));
     deletes.reset();
     arrow::RecordBatchReader* reader = opened.get();
     {
@@ -225,6 +228,24 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
   arrow::Status failed_;
 };
 
+// `selected` (a pruning of the table schema) with the metadata columns of `projection`
+// after its own fields: they are no columns of the table, so SelectFields leaves them
+// out.
+arrow::Result<SchemaPtr> WithMetadataColumns(const SchemaPtr& selected,
+                                             const Schema& projection) {
+  std::vector<NestedField> fields = selected->fields();
+  bool added = false;
+  for (const auto& field : projection.fields()) {
+    if (FindMetadataColumn(field.id)) {
+      fields.push_back(field);
+      added = true;
+    }
+  }
+  if (!added) return selected;
+  return Schema::Make(selected->schema_id(), std::move(fields),
+                      selected->identifier_field_ids());
+}
+
 }  // namespace
 
 arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO> io,
@@ -266,11 +287,22 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   } else {
     std::set<int> ids;
     std::vector<int> top_level_order;  // top-level ancestors, in the order first named
+    std::map<int, NestedField> metadata_columns;
     for (const auto& name : options.columns) {
       auto id = schema->FindFieldId(name);
-      if (!id)
-        return MakeError(ErrorKind::kInvalidInput,
-                         "no column '" + name + "' in the table schema");
+      if (!id) {
+        // A table column of the name comes first; then iceberg-java's metadata columns.
+        const NestedField* column = FindMetadataColumn(name);
+        if (!column)
+          return MakeError(ErrorKind::kInvalidInput,
+                           "no column '" + name + "' in the table schema");
+        metadata_columns.emplace(column->id, *column);
+        if (std::find(top_level_order.begin(), top_level_order.end(), column->id) ==
+            top_level_order.end()) {
+          top_level_order.push_back(column->id);
+        }
+        continue;
+      }
       ids.insert(*id);
       int top = *id;
       while (auto parent = schema->FindParentId(top)) top = *parent;
@@ -282,6 +314,10 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     SchemaPtr selected = SelectFields(*schema, ids);
     std::vector<NestedField> ordered;
     for (int top : top_level_order) {
+      if (auto column = metadata_columns.find(top); column != metadata_columns.end()) {
+        ordered.push_back(column->second);
+        continue;
+      }
       for (const auto& field : selected->fields()) {
         if (field.id == top) ordered.push_back(field);
       }
@@ -297,7 +333,9 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     scan->read_schema_ = scan->projection_;
   } else {
     for (int id : scan->projection_->AllFieldIds()) read_ids.insert(id);
-    scan->read_schema_ = SelectFields(*schema, read_ids);
+    ARROW_ASSIGN_OR_RAISE(
+        scan->read_schema_,
+        WithMetadataColumns(SelectFields(*schema, read_ids), *scan->projection_));
   }
   scan->io_ = std::move(io);
   scan->metadata_ = std::move(metadata);
@@ -430,7 +468,8 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
           continue;
         }
       }
-      tasks.push_back(FileScanTask{std::move(entry.data_file), spec, {}});
+      tasks.push_back(FileScanTask{
+          std::move(entry.data_file), spec, {}, entry.sequence_number.value_or(0)});
       sequence_numbers.push_back(entry.sequence_number.value_or(0));
     }
   }
@@ -477,7 +516,8 @@ TableScan::ToRecordBatchReader() {
   if (!equality_ids.empty()) {
     std::set<int> ids = equality_ids;
     for (int id : read_schema_->AllFieldIds()) ids.insert(id);
-    read_schema = SelectFields(*schema_, ids);
+    ARROW_ASSIGN_OR_RAISE(read_schema,
+                          WithMetadataColumns(SelectFields(*schema_, ids), *projection_));
   }
   DataFileReadOptions options{read_schema, projection_, filter_, nullptr};
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));

@@ -20,7 +20,10 @@ struct ScanOptions {
   /// Columns to return, by full dotted name or iceberg-java's short form (items.price for
   /// items.element.price): a nested field returns only that field inside its parents, and
   /// only its Parquet leaves are read. Top-level columns come in the order first named.
-  /// Empty returns every column.
+  /// Empty returns every column. A name the table schema lacks may be one of
+  /// iceberg-java's metadata columns (spec/metadata_columns.h): `_file`, `_pos`,
+  /// `_spec_id`, `_row_id`, `_last_updated_sequence_number`; see ReadDataFile for their
+  /// values.
   std::vector<std::string> columns;
   /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It
   /// prunes manifests, data files and row groups, and is applied to the rows read.
@@ -54,6 +57,8 @@ struct FileScanTask {
   DataFile file;
   PartitionSpecPtr spec;
   std::vector<std::shared_ptr<const DeleteFileEntry>> deletes;
+  /// The file's data sequence number (its manifest entry's, inherited).
+  int64_t data_sequence_number = 0;
 };
 
 /// Not thread-safe.

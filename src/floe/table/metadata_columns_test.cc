@@ -1,0 +1,198 @@
+// The metadata columns a scan returns (_file, _pos, _spec_id, _row_id,
+// _last_updated_sequence_number), read from tables floe wrote, with expected values that
+// follow from the spec and the rows written: each row's id is chosen so that its
+// position in its file and its row id can be computed from it independently of floe.
+// Spark's Iceberg reader checks the same columns on tables Spark rewrote
+// (tests/spark/test_spark.py::test_metadata_columns_read_as_spark_reads_them).
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "arrow/api.h"
+#include "floe/catalog/sql_catalog.h"
+#include "floe/spec/arrow_schema.h"
+#include "floe/spec/metadata_columns.h"
+#include "floe/spec/schema_ddl.h"
+#include "floe/table/table.h"
+#include "floe/testing/temp_directory.h"
+#include "floe/util/error.h"
+
+namespace floe {
+namespace {
+
+class MetadataColumnsTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Table> Create(const std::string& schema_text,
+                                const std::string& partition_by, PropertyMap properties) {
+    CatalogOptions options;
+    options.warehouse = directory_.Child("warehouse");
+    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("catalog.db")),
+                                    options, *MakeArrowFileIO());
+    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    catalog_ = std::move(*catalog);
+    EXPECT_TRUE(catalog_->CreateNamespace({"db"}, {}).ok());
+    CreateTableOptions create;
+    create.schema = *ParseSchemaText(schema_text);
+    create.spec = *ParsePartitionBy(partition_by, *create.schema);
+    create.properties = std::move(properties);
+    auto table = Table::Create(catalog_, {{"db"}, "t"}, create);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    return *table;
+  }
+
+  // Appends ids [start, start + count) in batches of 100 rows, one task: one file.
+  void Append(const std::shared_ptr<Table>& table, int64_t start, int64_t count) {
+    auto schema = *ToArrowSchema(*table->metadata()->CurrentSchema());
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    for (int64_t offset = 0; offset < count; offset += 100) {
+      const int64_t rows = std::min<int64_t>(100, count - offset);
+      arrow::ArrayVector columns;
+      for (const auto& field : schema->fields()) {
+        if (field->name() == "id") {
+          arrow::Int64Builder ids;
+          for (int64_t i = 0; i < rows; ++i)
+            EXPECT_TRUE(ids.Append(start + offset + i).ok());
+          columns.push_back(*ids.Finish());
+        } else {
+          arrow::Int64Builder other;
+          for (int64_t i = 0; i < rows; ++i) EXPECT_TRUE(other.Append(-1).ok());
+          columns.push_back(*other.Finish());
+        }
+      }
+      batches.push_back(arrow::RecordBatch::Make(schema, rows, std::move(columns)));
+    }
+    auto reader = *arrow::RecordBatchReader::Make(batches, schema);
+    auto appended = table->Append(*reader, AppendOptions{});
+    ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  }
+
+  std::shared_ptr<arrow::Table> Scan(const std::shared_ptr<Table>& table,
+                                     std::vector<std::string> columns,
+                                     const std::string& filter = "") {
+    auto loaded = Table::Load(catalog_, {{"db"}, "t"});
+    EXPECT_TRUE(loaded.ok());
+    ScanOptions options;
+    options.columns = std::move(columns);
+    options.filter = filter;
+    auto scan = (*loaded)->NewScan(options);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    auto reader = (*scan)->ToRecordBatchReader();
+    EXPECT_TRUE(reader.ok());
+    auto read = (*reader)->ToTable();
+    EXPECT_TRUE(read.ok()) << read.status().ToString();
+    row_groups_skipped_ = (*scan)->stats()->row_groups_skipped.load();
+    row_groups_read_ = (*scan)->stats()->row_groups_read.load();
+    return *read;
+  }
+
+  std::shared_ptr<Catalog> catalog_;
+  testing::TempDirectory directory_;
+  int64_t row_groups_skipped_ = 0;
+  int64_t row_groups_read_ = 0;
+};
+
+int64_t LongAt(const arrow::Table& table, const std::string& name, int64_t row) {
+  auto column = table.GetColumnByName(name);
+  auto scalar = *column->GetScalar(row);
+  if (!scalar->is_valid) return -999;
+  return static_cast<const arrow::Int64Scalar&>(*scalar).value;
+}
+
+// Three appends of 1,000 rows to a v3 table, each one file of row groups of about 100
+// rows: row ids are assigned from 0 in commit order, so the row with id i (ids written
+// 0, 1, 2, ... in order) has _row_id i, position i % 1000 in its file, and the sequence
+// number of the append that wrote it (1, 2, 3).
+TEST_F(MetadataColumnsTest, ReadAsTheSpecDefinesThemAcrossPrunedRowGroupsAndTheFilter) {
+  auto table = Create("id long not null, v long", "",
+                      {{"format-version", "3"},
+                       {"write.parquet.row-group-size-bytes", "1"},
+                       {"write.parquet.page-row-limit", "100"}});
+  for (int k = 0; k < 3; ++k) Append(table, 1000 * k, 1000);
+
+  // The filter skips row groups (pruned by statistics) and rows inside those read.
+  auto read = Scan(
+      table,
+      {"_last_updated_sequence_number", "id", "_pos", "_row_id", "_file", "_spec_id"},
+      "id >= 1450 and id < 2620 and id <> 1500 and id <> 2001");
+  // Columns in the order named, typed as iceberg-java types them.
+  ASSERT_EQ(read->schema()->num_fields(), 6);
+  EXPECT_EQ(read->schema()->field(0)->name(), "_last_updated_sequence_number");
+  EXPECT_EQ(read->schema()->field(2)->name(), "_pos");
+  EXPECT_TRUE(read->schema()->field(4)->type()->Equals(arrow::utf8()));
+  EXPECT_TRUE(read->schema()->field(5)->type()->Equals(arrow::int32()));
+  EXPECT_FALSE(read->schema()->field(2)->nullable());
+  EXPECT_TRUE(read->schema()->field(3)->nullable());
+
+  // Row groups before and after the filter's range were skipped, the rest read.
+  EXPECT_GT(row_groups_skipped_, 5);
+  EXPECT_GT(row_groups_read_, 5);
+  int64_t expected_rows = 0;
+  for (int64_t id = 1450; id < 2620; ++id) expected_rows += id != 1500 && id != 2001;
+  ASSERT_EQ(read->num_rows(), expected_rows);
+  std::map<int64_t, std::set<std::string>> files_by_append;
+  for (int64_t row = 0; row < read->num_rows(); ++row) {
+    const int64_t id = LongAt(*read, "id", row);
+    EXPECT_EQ(LongAt(*read, "_pos", row), id % 1000) << id;
+    EXPECT_EQ(LongAt(*read, "_row_id", row), id) << id;
+    EXPECT_EQ(LongAt(*read, "_last_updated_sequence_number", row), id / 1000 + 1) << id;
+    auto spec = *read->GetColumnByName("_spec_id")->GetScalar(row);
+    EXPECT_EQ(static_cast<const arrow::Int32Scalar&>(*spec).value, 0);
+    auto file = *read->GetColumnByName("_file")->GetScalar(row);
+    files_by_append[id / 1000].insert(file->ToString());
+  }
+  // One file per append, each named by its full location.
+  ASSERT_EQ(files_by_append.size(), 2u);
+  for (const auto& [append, files] : files_by_append) {
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(files.begin()->rfind("file:", 0) == 0 || files.begin()->rfind("/", 0) == 0,
+              true)
+        << *files.begin();
+    EXPECT_NE(files.begin()->find(".parquet"), std::string::npos);
+  }
+  EXPECT_NE(*files_by_append[1].begin(), *files_by_append[2].begin());
+
+  // Only metadata columns: no column of the file is decoded, the rows still count.
+  auto positions = Scan(table, {"_pos"});
+  ASSERT_EQ(positions->num_rows(), 3000);
+  std::map<int64_t, int> seen;
+  for (int64_t row = 0; row < positions->num_rows(); ++row)
+    seen[LongAt(*positions, "_pos", row)] += 1;
+  ASSERT_EQ(seen.size(), 1000u);
+  for (const auto& [position, count] : seen) EXPECT_EQ(count, 3) << position;
+}
+
+// Files without first_row_id (a v2 table's) inherit no lineage: null, as iceberg-java
+// reads them; _pos and _file are still there.
+TEST_F(MetadataColumnsTest, RowsOfAV2TableHaveNoLineage) {
+  auto table = Create("id long not null", "", {{"format-version", "2"}});
+  Append(table, 0, 250);
+  auto read = Scan(table, {"id", "_row_id", "_last_updated_sequence_number", "_pos"});
+  ASSERT_EQ(read->num_rows(), 250);
+  EXPECT_EQ(read->GetColumnByName("_row_id")->null_count(), 250);
+  EXPECT_EQ(read->GetColumnByName("_last_updated_sequence_number")->null_count(), 250);
+  for (int64_t row = 0; row < 250; ++row)
+    EXPECT_EQ(LongAt(*read, "_pos", row), LongAt(*read, "id", row));
+}
+
+// A table column of a metadata column's name is the table's; an unknown name is an
+// error naming it.
+TEST_F(MetadataColumnsTest, ATableColumnOfTheNameComesFirstAndUnknownNamesFail) {
+  auto table = Create("id long not null, _pos long", "", {{"format-version", "3"}});
+  Append(table, 0, 10);
+  auto read = Scan(table, {"_pos"});
+  ASSERT_EQ(read->num_rows(), 10);
+  for (int64_t row = 0; row < 10; ++row) EXPECT_EQ(LongAt(*read, "_pos", row), -1);
+
+  auto loaded = Table::Load(catalog_, {{"db"}, "t"});
+  ASSERT_TRUE(loaded.ok());
+  ScanOptions options;
+  options.columns = {"id", "_position"};
+  auto scan = (*loaded)->NewScan(options);
+  ASSERT_FALSE(scan.ok());
+  EXPECT_NE(scan.status().message().find("'_position'"), std::string::npos)
+      << scan.status().ToString();
+}
+
+}  // namespace
+}  // namespace floe
