@@ -528,3 +528,101 @@ def test_metadata_columns_read_as_sparks_iceberg_reader_reads_them(spark, catalo
     updated = {i for i in range(0, 500, 5) if REGIONS[i % len(REGIONS)] == "us/west"}
     kept = {i for i in range(500) if i % 7 != 3} - updated
     assert min(sequence[i] for i in updated if i % 7 != 3) > max(sequence[i] for i in kept)
+
+
+def test_rewrites_keep_row_lineage_as_sparks_iceberg_writer_keeps_it(spark, catalog):
+    """On format v3, floe's copy-on-write delete and its compaction write each kept row's
+    `_row_id` and `_last_updated_sequence_number` into the new files, as Spark's Iceberg
+    DELETE and rewrite_data_files do: two sibling tables with the same appends (so the
+    same row ids), one rewritten by floe and one by Spark, read by Spark's reader with the
+    same lineage for every row; the same lineage columns in the new Parquet files, with the
+    same metrics in the manifests; the same row counts, next-row-id and added-rows."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string()), pa.field("v", pa.float64())])
+    names = ("db.cow_floe", "db.cow_spark")
+    tables = [catalog.create_table(name, schema, partition_by="region",
+                                   properties={"format-version": "3"}) for name in names]
+    values = [float("nan"), -0.0, 5e-324, 1.7976931348623157e308, None, -1.5]
+    for start in (0, 400, 800):
+        ids = list(range(start, start + 400))
+        data = pa.table({"id": ids, "region": [REGIONS[i % 4] for i in ids],
+                         "v": [values[i % len(values)] for i in ids]}, schema=schema)
+        # One task: the files' order in the manifest, which assigns their first row ids,
+        # is then the same in both tables.
+        for table in tables:
+            table.append(data)
+
+    def lineage(name):
+        return spark.sql(f"SELECT id, region, v, _row_id, _last_updated_sequence_number "
+                         f"FROM floe.{name}").toArrow()
+
+    def lineage_metrics(name):
+        """The lineage columns' metrics of the current snapshot's data files, by region and
+        record count (the files' contents), as Spark reads the manifests."""
+        out = {}
+        for row in spark.sql(f"SELECT partition.region AS region, record_count, value_counts, "
+                             f"null_value_counts, lower_bounds, upper_bounds, column_sizes "
+                             f"FROM floe.{name}.files").collect():
+            ids = (2147483540, 2147483539)
+            out[(row.region, row.record_count)] = (
+                {i: row.value_counts.get(i) for i in ids},
+                {i: row.null_value_counts.get(i) for i in ids},
+                {i: row.lower_bounds.get(i) for i in ids},
+                {i: row.upper_bounds.get(i) for i in ids},
+                sorted(row.column_sizes),
+            )
+        return out
+
+    def lineage_state(table):
+        table.refresh()
+        snapshot = [s for s in table.metadata["snapshots"]
+                    if s["snapshot-id"] == table.metadata["current-snapshot-id"]][0]
+        summary = snapshot["summary"]
+        return (table.metadata["next-row-id"], snapshot.get("first-row-id"),
+                snapshot.get("added-rows"), snapshot["sequence-number"],
+                {k: summary.get(k) for k in ("operation", "added-records", "deleted-records",
+                                             "total-records", "deleted-data-files")})
+
+    def new_file_columns(table):
+        """The Parquet schema (names, field ids, types) of the files the last commit added."""
+        snapshot = table.current_snapshot().snapshot_id
+        out = set()
+        for f in table.scan().plan_files():
+            path = f["file_path"].removeprefix("file:")
+            schema = pq.read_schema(path)
+            if "_row_id" in schema.names:
+                out.add(tuple((field.name, str(field.type), field.metadata[b"PARQUET:field_id"])
+                              for field in schema))
+                # The Iceberg schema in the footer names the lineage fields as Spark's does.
+                out.add(schema.metadata[b"iceberg.schema"])
+        assert out, snapshot
+        return out
+
+    before = lineage(names[0])
+    assert _same_rows(lineage(names[1]), before) == []
+    # A copy-on-write delete keeping some rows of every file it touches.
+    ours = tables[0].delete("id >= 100 AND id < 1150 AND region = 'us/west'")
+    assert ours.files_rewritten > 0
+    spark.sql("DELETE FROM floe.db.cow_spark "
+              "WHERE id >= 100 AND id < 1150 AND region = 'us/west'")
+    assert _same_rows(lineage(names[1]), lineage(names[0])) == []
+    assert lineage_state(tables[0]) == lineage_state(tables[1])
+    assert lineage_metrics(names[0]) == lineage_metrics(names[1])
+    assert new_file_columns(tables[0]) == new_file_columns(tables[1])
+    # The kept rows kept their lineage from before the delete.
+    kept = before.filter(pa.compute.invert(pa.compute.and_(
+        pa.compute.and_(pa.compute.greater_equal(before["id"], 100),
+                        pa.compute.less(before["id"], 1150)),
+        pa.compute.equal(before["region"], "us/west"))))
+    assert _same_rows(kept, lineage(names[0])) == []
+
+    # Compaction of every partition's files into one.
+    result = tables[0].rewrite(min_input_files=2)
+    assert result.files_rewritten > 0
+    spark.sql("CALL floe.system.rewrite_data_files(table => 'db.cow_spark', "
+              "options => map('min-input-files', '2'))")
+    assert _same_rows(lineage(names[1]), lineage(names[0])) == []
+    assert _same_rows(kept, lineage(names[0])) == []
+    assert lineage_state(tables[0]) == lineage_state(tables[1])
+    assert lineage_metrics(names[0]) == lineage_metrics(names[1])

@@ -308,11 +308,6 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
 GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
                            RowRewrite kind) {
   GateResult result = CheckWrite(metadata, options);
-  if (metadata.format_version >= 3) {
-    result.reasons.push_back(
-        "format version 3 keeps each row's _row_id and _last_updated_sequence_number "
-        "through a rewrite, and floe does not write those columns yet");
-  }
   if (kind == RowRewrite::kDelete) {
     PropertyMap effective = metadata.properties;
     for (const auto& [key, value] : options) effective[key] = value;

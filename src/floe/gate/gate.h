@@ -31,10 +31,10 @@ enum class RowRewrite {
 };
 
 /// CheckWrite, plus the rules a rewrite of existing rows must meet to be what
-/// iceberg-java would write: on format v3, rewritten rows keep their `_row_id` and
-/// `_last_updated_sequence_number` (iceberg-java writes those columns into the files it
-/// rewrites; floe does not yet, so it declines); a delete under
-/// write.delete.mode=merge-on-read writes delete files instead (declined).
+/// iceberg-java would write: a delete under write.delete.mode=merge-on-read writes delete
+/// files instead (declined). (On format v3 the rewritten rows keep their `_row_id` and
+/// `_last_updated_sequence_number`, written into the new files as iceberg-java writes
+/// them: WritePlanOptions::row_lineage.)
 GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
                            RowRewrite kind);
 

@@ -5,6 +5,7 @@
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/metadata_columns.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
@@ -74,19 +75,45 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   return matches;
 }
 
-// The rows of the given files for which the filter is not true, file after file.
+// What a rewrite of a table's rows reads and writes: the table's columns and, on a
+// format-v3 table, each row's `_row_id` and `_last_updated_sequence_number` after them
+// (read as iceberg-java reads them: the file's own or inherited), which the rewritten
+// files keep, as iceberg-java's copy-on-write writers and compaction keep them.
+struct RewriteSchema {
+  SchemaPtr schema;
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  bool row_lineage = false;
+};
+
+arrow::Result<RewriteSchema> RewriteSchemaOf(const TableMetadata& metadata) {
+  RewriteSchema rewrite;
+  rewrite.schema = metadata.CurrentSchema();
+  rewrite.row_lineage = metadata.format_version >= 3;
+  if (rewrite.row_lineage) {
+    std::vector<NestedField> fields = rewrite.schema->fields();
+    fields.push_back(*FindMetadataColumn(kRowIdColumnId));
+    fields.push_back(*FindMetadataColumn(kLastUpdatedColumnId));
+    ARROW_ASSIGN_OR_RAISE(rewrite.schema,
+                          Schema::Make(rewrite.schema->schema_id(), std::move(fields),
+                                       rewrite.schema->identifier_field_ids()));
+  }
+  ARROW_ASSIGN_OR_RAISE(rewrite.arrow_schema, ToArrowSchema(*rewrite.schema));
+  return rewrite;
+}
+
+// The rows of the given files for which the filter is not true, file after file, in the
+// rewrite's schema.
 class KeptRowsReader final : public arrow::RecordBatchReader {
  public:
   KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
-                 const SchemaPtr& schema, ExpressionPtr filter,
-                 std::shared_ptr<arrow::Schema> arrow_schema,
+                 const RewriteSchema& schema, ExpressionPtr filter,
                  std::shared_ptr<const NameMapping> name_mapping)
       : io_(std::move(io)),
         files_(std::move(files)),
         filter_(std::move(filter)),
-        arrow_schema_(std::move(arrow_schema)) {
-    options_.read_schema = schema;
-    options_.output_schema = schema;
+        arrow_schema_(schema.arrow_schema) {
+    options_.read_schema = schema.schema;
+    options_.output_schema = schema.schema;
     options_.name_mapping = std::move(name_mapping);
   }
 
@@ -101,7 +128,8 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
         }
         const auto& task = files_[next_++];
         ARROW_ASSIGN_OR_RAISE(
-            current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr));
+            current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr, nullptr,
+                                   task.data_sequence_number));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -184,13 +212,12 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
 
-  SchemaPtr schema = state_.metadata->CurrentSchema();
-  ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
+  ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader kept(io(), std::move(partial), schema, bound, arrow_schema,
-                      std::move(name_mapping));
-  ARROW_ASSIGN_OR_RAISE(auto written, Write(kept, options, std::move(overwrite),
-                                            /*commit_if_empty=*/true, nullptr));
+  KeptRowsReader kept(io(), std::move(partial), rewrite, bound, std::move(name_mapping));
+  ARROW_ASSIGN_OR_RAISE(auto written,
+                        Write(kept, options, std::move(overwrite),
+                              /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = kept.rows();
@@ -250,18 +277,18 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   if (chosen.empty()) return result;
   result.files_removed = static_cast<int64_t>(chosen.size());
   result.files_rewritten = result.files_removed;
-  SchemaPtr schema = state_.metadata->CurrentSchema();
-  ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
+  ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader rows(io(), std::move(chosen), schema, AlwaysFalse(), arrow_schema,
+  KeptRowsReader rows(io(), std::move(chosen), rewrite, AlwaysFalse(),
                       std::move(name_mapping));
   // The files come partition by partition: one task with the clustered writer leaves one
   // file per partition (more only past the target size), as Spark's one job per group.
   AppendOptions write = options;
   write.threads = 1;
   write.input_clustered = true;
-  ARROW_ASSIGN_OR_RAISE(auto written, Write(rows, write, std::move(overwrite),
-                                            /*commit_if_empty=*/true, nullptr));
+  ARROW_ASSIGN_OR_RAISE(auto written,
+                        Write(rows, write, std::move(overwrite),
+                              /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = rows.rows();

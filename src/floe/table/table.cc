@@ -212,14 +212,15 @@ std::unique_ptr<OverwriteFiles> Table::NewOverwrite(
 arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
                                          const AppendOptions& options,
                                          std::unique_ptr<SnapshotProducer> producer,
-                                         bool commit_if_empty,
-                                         const RowCheck& check_rows) {
+                                         bool commit_if_empty, const RowCheck& check_rows,
+                                         bool row_lineage) {
   // Plan time: the gate ran; now everything the tasks need. Nothing is written yet.
   WritePlanOptions plan_options;
   plan_options.input_clustered = options.input_clustered;
   plan_options.tasks = std::max(1, options.threads);
   plan_options.memory_limit = options.memory_limit;
   plan_options.env = commit_target().env;
+  plan_options.row_lineage = row_lineage;
   ARROW_ASSIGN_OR_RAISE(auto plan,
                         WritePlan::Make(*state_.metadata, options.options, plan_options));
   Committer committer(

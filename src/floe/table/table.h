@@ -198,11 +198,15 @@ class Table {
   arrow::Status Declined(const GateResult& gate, std::string_view what) const;
   /// Writes `input` with a WriteJob and commits its files with `producer` (an append or
   /// an overwrite). `check_rows` sees every conformed batch before it is written. Without
-  /// `commit_if_empty`, a write of no files commits nothing (a dynamic overwrite).
+  /// `commit_if_empty`, a write of no files commits nothing (a dynamic overwrite). With
+  /// `row_lineage` (a rewrite of a format-v3 table's rows), `input` carries each row's
+  /// `_row_id` and `_last_updated_sequence_number` after the table's columns, and the
+  /// files keep them (WritePlanOptions::row_lineage).
   arrow::Result<AppendResult> Write(arrow::RecordBatchReader& input,
                                     const AppendOptions& options,
                                     std::unique_ptr<SnapshotProducer> producer,
-                                    bool commit_if_empty, const RowCheck& check_rows);
+                                    bool commit_if_empty, const RowCheck& check_rows,
+                                    bool row_lineage = false);
   /// An overwrite validated as iceberg-java's Spark writes validate theirs: against the
   /// commits since `read_snapshot_id` (the one the operation read; by default the
   /// current snapshot), for conflicts with

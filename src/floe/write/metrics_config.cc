@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "floe/spec/metadata_columns.h"
+
 namespace floe {
 
 std::optional<MetricsMode> MetricsMode::Parse(std::string_view text) {
@@ -127,12 +129,20 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
   } else {
     int64_t limit = properties::kMetricsMaxInferredColumns.Get(properties);
     if (limit < 0) limit = properties::kMetricsMaxInferredColumns.default_value;
-    if (CountProjectedIds(*schema.as_struct()) <= limit) {
+    // A rewrite's lineage columns (spec/metadata_columns.h) are not the table's:
+    // iceberg-java counts the table's own columns (MetricsConfig.forTable) and gives
+    // those two the default mode.
+    std::vector<NestedField> own;
+    for (const auto& field : schema.fields()) {
+      if (!FindMetadataColumn(field.id)) own.push_back(field);
+    }
+    const StructType table_columns(std::move(own));
+    if (CountProjectedIds(table_columns) <= limit) {
       config.default_mode_ = kDefault;
     } else {
       config.default_mode_ = MetricsMode::None();
       std::vector<int> ids;
-      LimitFieldIds(*schema.as_struct(), static_cast<size_t>(limit), &ids);
+      LimitFieldIds(table_columns, static_cast<size_t>(limit), &ids);
       for (int id : ids) config.column_modes_[id] = kDefault;
     }
   }

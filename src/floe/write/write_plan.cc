@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/spec/metadata_columns.h"
 #include "floe/util/error.h"
 #include "floe/util/murmur3.h"
 #include "floe/util/text.h"
@@ -47,6 +48,20 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
   plan->format_version = metadata.format_version;
   plan->table_location = metadata.location;
   plan->schema = metadata.CurrentSchema();
+  if (plan_options.row_lineage) {
+    if (metadata.format_version < 3) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "row lineage is kept by format-version 3 tables only");
+    }
+    // The two columns iceberg-java's writers add to a rewrite's files (its
+    // MetadataColumns.schemaWithRowLineage), after the table's own.
+    std::vector<NestedField> fields = plan->schema->fields();
+    fields.push_back(*FindMetadataColumn(kRowIdColumnId));
+    fields.push_back(*FindMetadataColumn(kLastUpdatedColumnId));
+    ARROW_ASSIGN_OR_RAISE(plan->schema,
+                          Schema::Make(plan->schema->schema_id(), std::move(fields),
+                                       plan->schema->identifier_field_ids()));
+  }
   plan->spec = metadata.DefaultSpec();
   plan->sort_order = metadata.DefaultSortOrder();
   plan->properties = metadata.properties;

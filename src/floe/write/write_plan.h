@@ -46,12 +46,20 @@ struct WritePlanOptions {
   /// An overwrite by filter: the filter (`--where` syntax) whose rows the write
   /// replaces; every row the tasks write must match it (WritePlan::row_filter).
   std::string row_filter;
+  /// A rewrite of existing rows on a format-v3 table (a copy-on-write delete, a
+  /// compaction): the rows carry their `_row_id` and `_last_updated_sequence_number`
+  /// (spec/metadata_columns.h), and the files keep them as two more columns, as
+  /// iceberg-java's writers do (WritePlan::schema then ends with those two fields).
+  bool row_lineage = false;
 };
 
 /// Immutable; share as std::shared_ptr<const WritePlan>.
 struct WritePlan {
   int format_version = 2;
   std::string table_location;
+  /// The table's current schema; for a rewrite that keeps row lineage
+  /// (WritePlanOptions::row_lineage), followed by `_row_id` and
+  /// `_last_updated_sequence_number`.
   SchemaPtr schema;
   PartitionSpecPtr spec;
   SortOrderPtr sort_order;
