@@ -626,3 +626,66 @@ def test_rewrites_keep_row_lineage_as_sparks_iceberg_writer_keeps_it(spark, cata
     assert _same_rows(kept, lineage(names[0])) == []
     assert lineage_state(tables[0]) == lineage_state(tables[1])
     assert lineage_metrics(names[0]) == lineage_metrics(names[1])
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, catalog, version):
+    """A copy-on-write delete on a table whose files carry delete files (position deletes
+    on v2, deletion vectors on v3, both written by Spark's merge-on-read DELETE) rewrites
+    the files without the rows already deleted, as Spark's copy-on-write DELETE does on a
+    sibling table: the same rows (and on v3 the same lineage), the same delete files left
+    live (v2's position delete files stay; on v3 a removed file's DV goes with it) and the
+    same snapshot counters."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string())])
+    names = (f"db.dv{version}_floe", f"db.dv{version}_spark")
+    tables = [catalog.create_table(name, schema, partition_by="region",
+                                   properties={"format-version": str(version)})
+              for name in names]
+    for start in (0, 300):
+        ids = list(range(start, start + 300))
+        data = pa.table({"id": ids, "region": [REGIONS[i % 3] for i in ids]}, schema=schema)
+        for table in tables:
+            table.append(data)
+    for name in names:
+        spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES "
+                  "('write.delete.mode' = 'merge-on-read')")
+        spark.sql(f"DELETE FROM floe.{name} WHERE id % 10 = 7 AND id < 450")
+        spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES "
+                  "('write.delete.mode' = 'copy-on-write')")
+    assert all(t.refresh().current_snapshot().summary.get("added-delete-files") for t in tables)
+
+    # Rows of files with deletes: some files keep rows (rewritten), one loses them all.
+    where = "(id >= 100 AND id < 200) OR (id >= 300 AND region = 'eu')"
+    result = tables[0].delete(where)
+    assert result.files_rewritten > 0
+    spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+
+    lineage = ", _row_id, _last_updated_sequence_number" if version == 3 else ""
+
+    def rows(name):
+        return spark.sql(f"SELECT id, region{lineage} FROM floe.{name}").toArrow()
+
+    assert _same_rows(rows(names[1]), rows(names[0])) == []
+    survivors = [i for i in range(600) if not (i % 10 == 7 and i < 450)
+                 and not (100 <= i < 200 or (i >= 300 and REGIONS[i % 3] == "eu"))]
+    assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
+    assert sorted(tables[0].refresh().to_arrow().column("id").to_pylist()) == survivors
+
+    def live_deletes(name):
+        return sorted((r.content, r.file_format, r.record_count, r.region)
+                      for r in spark.sql(f"SELECT content, file_format, record_count, "
+                                         f"partition.region AS region "
+                                         f"FROM floe.{name}.delete_files").collect())
+
+    assert live_deletes(names[0]) == live_deletes(names[1])
+    keys = ("deleted-records", "added-records", "deleted-data-files", "added-data-files",
+            "removed-delete-files", "removed-dvs", "removed-position-deletes",
+            "total-delete-files", "total-position-deletes", "total-records",
+            "total-data-files")
+    summaries = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                 for t in tables]
+    assert summaries[0] == summaries[1]
+    if version == 3:
+        assert summaries[0]["removed-dvs"]

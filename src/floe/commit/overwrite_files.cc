@@ -187,9 +187,17 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   std::vector<ManifestFile> manifests = *new_manifests_;
   removed_.clear();
   std::set<std::string> found;
+  // Delete manifests of a v3 table, by their place in `manifests`: seen once every
+  // removed data file is known.
+  std::vector<size_t> delete_manifests;
   if (parent != nullptr) {
     ARROW_ASSIGN_OR_RAISE(auto existing, ManifestsOf(*parent));
     for (auto& manifest : existing) {
+      if (manifest.content == ManifestContent::kDeletes && base.format_version >= 3) {
+        delete_manifests.push_back(manifests.size());
+        manifests.push_back(std::move(manifest));
+        continue;
+      }
       if (manifest.content != ManifestContent::kData ||
           (to_delete_.empty() && replaced.empty())) {
         manifests.push_back(std::move(manifest));
@@ -253,7 +261,47 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
                            " (a concurrent commit removed it)");
     }
   }
+  ARROW_RETURN_NOT_OK(
+      RemoveDeletionVectorsOfRemovedFiles(base, delete_manifests, &manifests));
   return manifests;
+}
+
+arrow::Status OverwriteFiles::RemoveDeletionVectorsOfRemovedFiles(
+    const TableMetadata& base, const std::vector<size_t>& delete_manifests,
+    std::vector<ManifestFile>* manifests) {
+  std::set<std::string> removed_data;
+  for (const auto& file : removed_) removed_data.insert(file.file_path);
+  if (removed_data.empty()) return arrow::Status::OK();
+  for (size_t index : delete_manifests) {
+    ManifestFile& manifest = (*manifests)[index];
+    ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
+    std::vector<ManifestEntry> entries;
+    bool touched = false;
+    for (auto& entry : contents.entries) {
+      if (entry.status == EntryStatus::kDeleted) continue;
+      const DataFile& file = entry.data_file;
+      if (file.file_format == FileFormat::kPuffin && file.referenced_data_file &&
+          removed_data.count(*file.referenced_data_file) > 0) {
+        removed_.push_back(file);
+        entry.status = EntryStatus::kDeleted;
+        entry.snapshot_id = snapshot_id();
+        touched = true;
+      } else {
+        entry.status = EntryStatus::kExisting;
+      }
+      entries.push_back(std::move(entry));
+    }
+    if (!touched) continue;  // kept as it is
+    if (!contents.spec) {
+      return MakeError(
+          ErrorKind::kInvalidMetadata,
+          "manifest " + manifest.manifest_path + " uses an unknown partition spec");
+    }
+    ++replaced_manifests_;
+    ARROW_ASSIGN_OR_RAISE(manifest, WriteManifest(base, *contents.spec, entries,
+                                                  ManifestContent::kDeletes));
+  }
+  return arrow::Status::OK();
 }
 
 void OverwriteFiles::Summarize(const TableMetadata& base,

@@ -77,6 +77,14 @@ class OverwriteFiles final : public SnapshotProducer {
 
  private:
   arrow::Status Validate(const TableMetadata& base, const Snapshot* parent);
+  /// Format v3: a data file the commit removes takes its deletion vector with it, as
+  /// iceberg-java's merging producers remove the DVs of the data files they delete (a
+  /// DV is never left dangling). Rewrites the delete manifests of `manifests` at the
+  /// indexes `delete_manifests` that hold such DVs, and adds the DVs to removed_ for the
+  /// summary (removed-dvs, removed-position-deletes).
+  arrow::Status RemoveDeletionVectorsOfRemovedFiles(
+      const TableMetadata& base, const std::vector<size_t>& delete_manifests,
+      std::vector<ManifestFile>* manifests);
   bool MightConflict(const TableMetadata& base, const DataFile& file) const;
   std::string PartitionKey(const DataFile& file) const;
 

@@ -1,9 +1,16 @@
 // Row-level operations on a Table: copy-on-write delete and overwrite by filter.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "arrow/array.h"
 #include "arrow/compute/api.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
+#include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/metadata_columns.h"
 #include "floe/table/table.h"
@@ -16,6 +23,7 @@ namespace {
 struct FileMatch {
   FileScanTask task;
   int64_t matched = 0;
+  int64_t live = 0;  ///< Rows its delete files leave (record_count without any).
 };
 
 // Rows of a mask that are TRUE (null and false are not).
@@ -24,8 +32,17 @@ arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
   return booleans.true_count();
 }
 
-// floe's copy-on-write operations rewrite data files without their delete files, so a
-// table whose files carry deletes is declined at plan time, before anything is written.
+// What the delete files of `task` delete from it (null when it has none).
+arrow::Result<std::shared_ptr<const FileDeletes>> DeletesOf(DeleteLoader& loader,
+                                                            const FileScanTask& task) {
+  if (task.deletes.empty()) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto loaded, loader.Load(task.deletes, task.file.file_path));
+  return std::make_shared<const FileDeletes>(std::move(loaded));
+}
+
+// floe's compaction does not yet choose files by their deletes as Spark's does (its
+// delete-ratio-threshold), so a table whose files carry deletes is declined at plan time,
+// before anything is written.
 arrow::Status RefuseDeleteFiles(const std::vector<FileScanTask>& tasks,
                                 std::string_view operation) {
   for (const auto& task : tasks) {
@@ -41,7 +58,9 @@ arrow::Status RefuseDeleteFiles(const std::vector<FileScanTask>& tasks,
 }
 
 // The candidate files of the filter (pruned by partitions and metrics) and how many of
-// each file's rows match, read through the filter's columns only.
+// each file's rows match, read through the filter's columns only. Rows the file's delete
+// files delete neither match nor count as live: a copy-on-write rewrite drops them, as
+// iceberg-java's does.
 arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
                                                  const TableMetadataPtr& metadata,
                                                  const std::string& filter_text,
@@ -51,21 +70,30 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io, metadata, options));
   *bound_filter = scan->filter();
   ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
-  ARROW_RETURN_NOT_OK(RefuseDeleteFiles(tasks, "a copy-on-write delete or overwrite"));
   SchemaPtr schema = metadata->CurrentSchema();
   DataFileReadOptions read;
-  read.read_schema = SelectFields(*schema, ReferencedFieldIds(*scan->filter()));
+  std::set<int> read_ids = ReferencedFieldIds(*scan->filter());
+  // Equality deletes compare their columns: those are read too.
+  for (const auto& task : tasks) {
+    for (const auto& entry : task.deletes) {
+      for (int id : entry->file.equality_ids) read_ids.insert(id);
+    }
+  }
+  read.read_schema = SelectFields(*schema, read_ids);
   read.output_schema = read.read_schema;
   ARROW_ASSIGN_OR_RAISE(read.name_mapping, TableNameMapping(metadata->properties));
+  DeleteLoader loader(io, schema, read.name_mapping);
   std::vector<FileMatch> matches;
   for (auto& task : tasks) {
-    ARROW_ASSIGN_OR_RAISE(auto reader,
-                          ReadDataFile(io, task.file, read, *task.spec, nullptr));
-    FileMatch match{std::move(task), 0};
+    ARROW_ASSIGN_OR_RAISE(auto deletes, DeletesOf(loader, task));
+    ARROW_ASSIGN_OR_RAISE(auto reader, ReadDataFile(io, task.file, read, *task.spec,
+                                                    nullptr, std::move(deletes)));
+    FileMatch match{std::move(task), 0, 0};
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
       if (!batch) break;
+      match.live += batch->num_rows();
       ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*scan->filter(), batch));
       ARROW_ASSIGN_OR_RAISE(int64_t matched, CountTrue(mask));
       match.matched += matched;
@@ -107,11 +135,12 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
  public:
   KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
                  const RewriteSchema& schema, ExpressionPtr filter,
-                 std::shared_ptr<const NameMapping> name_mapping)
+                 std::shared_ptr<const NameMapping> name_mapping, SchemaPtr table_schema)
       : io_(std::move(io)),
         files_(std::move(files)),
         filter_(std::move(filter)),
-        arrow_schema_(schema.arrow_schema) {
+        arrow_schema_(schema.arrow_schema),
+        deletes_(io_, std::move(table_schema), name_mapping) {
     options_.read_schema = schema.schema;
     options_.output_schema = schema.schema;
     options_.name_mapping = std::move(name_mapping);
@@ -127,9 +156,11 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = files_[next_++];
+        // The rows the file's delete files delete are not kept.
+        ARROW_ASSIGN_OR_RAISE(auto deletes, DeletesOf(deletes_, task));
         ARROW_ASSIGN_OR_RAISE(
-            current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr, nullptr,
-                                   task.data_sequence_number));
+            current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr,
+                                   std::move(deletes), task.data_sequence_number));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -159,6 +190,7 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
   ExpressionPtr filter_;
   std::shared_ptr<arrow::Schema> arrow_schema_;
   DataFileReadOptions options_;
+  DeleteLoader deletes_;
   size_t next_ = 0;
   std::shared_ptr<arrow::RecordBatchReader> current_;
   int64_t rows_ = 0;
@@ -200,7 +232,7 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   for (auto& match : matches) {
     overwrite->DeleteFile(match.task.file.file_path);
     result.rows_removed += match.matched;
-    if (match.matched < match.task.file.record_count) partial.push_back(match.task);
+    if (match.matched < match.live) partial.push_back(match.task);
   }
   if (!partial.empty()) {
     // Keeping some rows of a file means writing them anew: declined where iceberg-java
@@ -214,7 +246,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
 
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader kept(io(), std::move(partial), rewrite, bound, std::move(name_mapping));
+  KeptRowsReader kept(io(), std::move(partial), rewrite, bound, std::move(name_mapping),
+                      state_.metadata->CurrentSchema());
   ARROW_ASSIGN_OR_RAISE(auto written,
                         Write(kept, options, std::move(overwrite),
                               /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
@@ -280,7 +313,7 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
   KeptRowsReader rows(io(), std::move(chosen), rewrite, AlwaysFalse(),
-                      std::move(name_mapping));
+                      std::move(name_mapping), state_.metadata->CurrentSchema());
   // The files come partition by partition: one task with the clustered writer leaves one
   // file per partition (more only past the target size), as Spark's one job per group.
   AppendOptions write = options;
@@ -320,12 +353,12 @@ arrow::Result<ExpressionPtr> Table::DeleteFilesMatching(const std::string& filte
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
   for (const auto& match : matches) {
-    if (match.matched < match.task.file.record_count) {
+    if (match.matched < match.live) {
       return MakeError(ErrorKind::kValidationFailed,
                        "Cannot delete file where some, but not all, rows match filter " +
                            bound->ToString() + ": " + match.task.file.file_path + " (" +
                            std::to_string(match.matched) + " of " +
-                           std::to_string(match.task.file.record_count) +
+                           std::to_string(match.live) +
                            " rows match); use floe delete for a row-level delete");
     }
     if (overwrite) overwrite->DeleteFile(match.task.file.file_path);
