@@ -689,3 +689,19 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     assert summaries[0] == summaries[1]
     if version == 3:
         assert summaries[0]["removed-dvs"]
+
+    # Compaction: the same files chosen (Spark's rules, a file with a third of its rows
+    # deleted among them), rewritten without their deleted rows.
+    for name in names:
+        spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES "
+                  "('write.delete.mode' = 'merge-on-read')")
+        spark.sql(f"DELETE FROM floe.{name} WHERE id >= 200 AND id < 300 AND id % 3 <> 0")
+    result = tables[0].refresh().rewrite(min_input_files=2)
+    assert result.files_rewritten > 0
+    spark.sql(f"CALL floe.system.rewrite_data_files(table => '{names[1]}', "
+              "options => map('min-input-files', '2'))")
+    assert _same_rows(rows(names[1]), rows(names[0])) == []
+    assert live_deletes(names[0]) == live_deletes(names[1]), (live_deletes(names[0]), live_deletes(names[1]))
+    summaries = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                 for t in tables]
+    assert summaries[0] == summaries[1]

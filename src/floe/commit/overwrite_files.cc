@@ -187,19 +187,26 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   std::vector<ManifestFile> manifests = *new_manifests_;
   removed_.clear();
   std::set<std::string> found;
-  // Delete manifests of a v3 table, by their place in `manifests`: seen once every
-  // removed data file is known.
+  // Delete manifests, by their place in `manifests`: seen once every removed data file
+  // and the oldest data left are known.
   std::vector<size_t> delete_manifests;
+  // The smallest data sequence number of the data the parent's manifests still hold
+  // after this commit (iceberg-java's MergingSnapshotProducer: over the filtered data
+  // manifests, not the new ones, from the table's last sequence number down).
+  int64_t min_data_sequence = base.last_sequence_number;
+  auto older_data = [&](int64_t sequence) {
+    if (sequence >= 0) min_data_sequence = std::min(min_data_sequence, sequence);
+  };
   if (parent != nullptr) {
     ARROW_ASSIGN_OR_RAISE(auto existing, ManifestsOf(*parent));
     for (auto& manifest : existing) {
-      if (manifest.content == ManifestContent::kDeletes && base.format_version >= 3) {
+      if (manifest.content == ManifestContent::kDeletes) {
         delete_manifests.push_back(manifests.size());
         manifests.push_back(std::move(manifest));
         continue;
       }
-      if (manifest.content != ManifestContent::kData ||
-          (to_delete_.empty() && replaced.empty())) {
+      if (to_delete_.empty() && replaced.empty()) {
+        older_data(manifest.min_sequence_number);
         manifests.push_back(std::move(manifest));
         continue;
       }
@@ -227,6 +234,7 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
           changed = true;
         } else {
           entry.status = EntryStatus::kExisting;
+          if (entry.sequence_number) older_data(*entry.sequence_number);
         }
         entries.push_back(std::move(entry));
       }
@@ -234,6 +242,7 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
           entries.begin(), entries.end(),
           [](const ManifestEntry& e) { return e.status == EntryStatus::kDeleted; });
       if (!touched) {
+        older_data(manifest.min_sequence_number);
         manifests.push_back(std::move(manifest));  // nothing of ours: keep it as it is
         continue;
       }
@@ -262,26 +271,37 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
     }
   }
   ARROW_RETURN_NOT_OK(
-      RemoveDeletionVectorsOfRemovedFiles(base, delete_manifests, &manifests));
+      RemoveDeleteFiles(base, delete_manifests, min_data_sequence, &manifests));
   return manifests;
 }
 
-arrow::Status OverwriteFiles::RemoveDeletionVectorsOfRemovedFiles(
+arrow::Status OverwriteFiles::RemoveDeleteFiles(
     const TableMetadata& base, const std::vector<size_t>& delete_manifests,
-    std::vector<ManifestFile>* manifests) {
+    int64_t min_data_sequence, std::vector<ManifestFile>* manifests) {
   std::set<std::string> removed_data;
-  for (const auto& file : removed_) removed_data.insert(file.file_path);
-  if (removed_data.empty()) return arrow::Status::OK();
+  if (base.format_version >= 3) {
+    for (const auto& file : removed_) removed_data.insert(file.file_path);
+  }
   for (size_t index : delete_manifests) {
     ManifestFile& manifest = (*manifests)[index];
+    // Only a manifest that may hold either kind is read.
+    const bool may_be_old = manifest.min_sequence_number >= 0 &&
+                            manifest.min_sequence_number < min_data_sequence;
+    if (removed_data.empty() && !may_be_old) continue;
     ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
     std::vector<ManifestEntry> entries;
     bool touched = false;
     for (auto& entry : contents.entries) {
       if (entry.status == EntryStatus::kDeleted) continue;
       const DataFile& file = entry.data_file;
-      if (file.file_format == FileFormat::kPuffin && file.referenced_data_file &&
-          removed_data.count(*file.referenced_data_file) > 0) {
+      const int64_t sequence = entry.sequence_number.value_or(0);
+      // Older than every data file left: it can delete nothing any more (iceberg-java's
+      // dropDeleteFilesOlderThan).
+      const bool too_old = sequence > 0 && sequence < min_data_sequence;
+      const bool dangling_vector = file.file_format == FileFormat::kPuffin &&
+                                   file.referenced_data_file &&
+                                   removed_data.count(*file.referenced_data_file) > 0;
+      if (too_old || dangling_vector) {
         removed_.push_back(file);
         entry.status = EntryStatus::kDeleted;
         entry.snapshot_id = snapshot_id();

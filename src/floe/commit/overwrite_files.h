@@ -77,14 +77,17 @@ class OverwriteFiles final : public SnapshotProducer {
 
  private:
   arrow::Status Validate(const TableMetadata& base, const Snapshot* parent);
-  /// Format v3: a data file the commit removes takes its deletion vector with it, as
-  /// iceberg-java's merging producers remove the DVs of the data files they delete (a
-  /// DV is never left dangling). Rewrites the delete manifests of `manifests` at the
-  /// indexes `delete_manifests` that hold such DVs, and adds the DVs to removed_ for the
-  /// summary (removed-dvs, removed-position-deletes).
-  arrow::Status RemoveDeletionVectorsOfRemovedFiles(
-      const TableMetadata& base, const std::vector<size_t>& delete_manifests,
-      std::vector<ManifestFile>* manifests);
+  /// Removes the delete files iceberg-java's merging producers remove: on format v3 the
+  /// deletion vector of every data file the commit removes (a DV is never left
+  /// dangling), and any delete file whose data sequence number is below
+  /// `min_data_sequence`, the oldest data the table keeps (it can delete nothing any
+  /// more: dropDeleteFilesOlderThan). Rewrites the delete manifests of `manifests` at the
+  /// indexes `delete_manifests` that hold such files, and adds them to removed_ for the
+  /// summary (removed-delete-files, removed-dvs, removed-position-deletes).
+  arrow::Status RemoveDeleteFiles(const TableMetadata& base,
+                                  const std::vector<size_t>& delete_manifests,
+                                  int64_t min_data_sequence,
+                                  std::vector<ManifestFile>* manifests);
   bool MightConflict(const TableMetadata& base, const DataFile& file) const;
   std::string PartitionKey(const DataFile& file) const;
 

@@ -1,4 +1,5 @@
 // Row-level operations on a Table: copy-on-write delete and overwrite by filter.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,21 +41,33 @@ arrow::Result<std::shared_ptr<const FileDeletes>> DeletesOf(DeleteLoader& loader
   return std::make_shared<const FileDeletes>(std::move(loaded));
 }
 
-// floe's compaction does not yet choose files by their deletes as Spark's does (its
-// delete-ratio-threshold), so a table whose files carry deletes is declined at plan time,
-// before anything is written.
-arrow::Status RefuseDeleteFiles(const std::vector<FileScanTask>& tasks,
-                                std::string_view operation) {
-  for (const auto& task : tasks) {
-    if (!task.deletes.empty()) {
-      return MakeError(
-          ErrorKind::kNotSupported,
-          std::string(operation) + " is not supported on data files with delete files (" +
-              task.file.file_path + " has " + std::to_string(task.deletes.size()) +
-              "); floe reads such tables but does not rewrite them yet");
-    }
+// Spark's compaction (BinPackRewriteFilePlanner) rewrites a file whose file-scoped
+// deletes (deletion vectors, and position delete files that name it) delete at least this
+// share of its rows, whatever its size: its delete-ratio-threshold option's default.
+constexpr double kDeleteRatioThreshold = 0.3;
+
+// iceberg-java's ContentFileUtil.isFileScoped: a position delete that applies to one
+// data file: a deletion vector, or a position delete file that names the file it deletes
+// from (referenced_data_file, or its file_path column bounded by one path).
+bool IsFileScoped(const DataFile& file) {
+  if (file.content != FileContent::kPositionDeletes) return false;
+  if (file.file_format == FileFormat::kPuffin || file.referenced_data_file) return true;
+  constexpr int kDeleteFilePathId = 2147483546;
+  auto lower = file.lower_bounds.find(kDeleteFilePathId);
+  auto upper = file.upper_bounds.find(kDeleteFilePathId);
+  return lower != file.lower_bounds.end() && upper != file.upper_bounds.end() &&
+         !lower->second.empty() && lower->second == upper->second;
+}
+
+bool TooHighDeleteRatio(const FileScanTask& task) {
+  const int64_t rows = task.file.record_count;
+  if (task.deletes.empty() || rows <= 0) return false;
+  int64_t deleted = 0;
+  for (const auto& entry : task.deletes) {
+    if (IsFileScoped(entry->file)) deleted += entry->file.record_count;
   }
-  return arrow::Status::OK();
+  return static_cast<double>(std::min(deleted, rows)) / static_cast<double>(rows) >=
+         kDeleteRatioThreshold;
 }
 
 // The candidate files of the filter (pruned by partitions and metrics) and how many of
@@ -274,18 +287,19 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   scan_options.filter = filter;
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io(), state_.metadata, scan_options));
   ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
-  ARROW_RETURN_NOT_OK(RefuseDeleteFiles(tasks, "rewrite"));
   PropertyMap effective = state_.metadata->properties;
   for (const auto& [key, value] : options.options) effective[key] = value;
   ARROW_ASSIGN_OR_RAISE(int64_t target,
                         properties::kTargetFileSizeBytes.Parse(effective));
   const double min_size = 0.75 * static_cast<double>(target);
   const double max_size = 1.8 * static_cast<double>(target);
-  // Spark's SizeBasedFileRewriter: candidates per partition, then groups worth rewriting.
+  // Spark's BinPackRewriteFilePlanner: candidates per partition (files outside the size
+  // range, or with too many of their rows deleted), then groups worth rewriting. The
+  // rewritten rows leave out what the files' delete files delete.
   std::map<std::string, std::vector<FileScanTask>> groups;
   for (auto& task : tasks) {
     const auto size = static_cast<double>(task.file.file_size_in_bytes);
-    if (size >= min_size && size <= max_size) continue;
+    if (size >= min_size && size <= max_size && !TooHighDeleteRatio(task)) continue;
     std::string key = std::to_string(task.file.spec_id) + "/";
     if (auto type = task.spec->PartitionType(*state_.metadata->CurrentSchema());
         type.ok()) {
@@ -300,9 +314,14 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   for (auto& [key, files] : groups) {
     int64_t bytes = 0;
     for (const auto& file : files) bytes += file.file.file_size_in_bytes;
-    if (static_cast<int>(files.size()) < min_input_files && bytes <= target) continue;
-    if (files.size() == 1 && bytes <= static_cast<int64_t>(max_size)) continue;
+    const bool deletes = std::any_of(files.begin(), files.end(), TooHighDeleteRatio);
+    if (!deletes) {
+      if (static_cast<int>(files.size()) < min_input_files && bytes <= target) continue;
+      if (files.size() == 1 && bytes <= static_cast<int64_t>(max_size)) continue;
+    }
     for (auto& file : files) {
+      // Its deletion vector goes with it (OverwriteFiles, on v3); position delete files
+      // stay until no live data file is older than they are, as iceberg-java keeps them.
       overwrite->DeleteFile(file.file.file_path);
       chosen.push_back(std::move(file));
     }
