@@ -82,18 +82,22 @@ def test_row_ids_survive_manifest_merges_as_in_iceberg_java(floe, harness, tmp_p
     assert [len(m["manifest_first_row_ids"]) for m in ours] == [1, 1, 1, 1]
 
 
+def three_appends(floe, harness, tmp_path):
+    """The table after three appends of 10 rows, and its lineage as iceberg-java reads it."""
+    create(floe)
+    for path in write_commits(tmp_path, commits=3):
+        floe.run("append", TABLE, path)
+    return harness.run("dump", {"metadata_location": floe.metadata_location(TABLE), "lineage": True})
+
+
 def test_rewrites_keep_every_rows_lineage_as_iceberg_java_reads_it(floe, harness, tmp_path):
     """A copy-on-write delete keeping part of a file and a compaction write the kept rows'
     `_row_id` and `_last_updated_sequence_number` into the new files: iceberg-java's reader
     reads every kept row with the lineage it had before, and the commits take fresh row
-    ids for the rows they wrote (next-row-id grows by the snapshot's added-rows, the
-    rows of its new files), as iceberg-java's rewrites do. Spark's own DELETE and
-    rewrite_data_files are compared with floe's in tests/spark/test_spark.py."""
-    inputs = write_commits(tmp_path, commits=3)
-    create(floe)
-    for path in inputs:
-        floe.run("append", TABLE, path)
-    before = harness.run("dump", {"metadata_location": floe.metadata_location(TABLE), "lineage": True})
+    ids for the rows of the manifests they wrote (next-row-id grows by the snapshot's
+    added-rows), as iceberg-java's rewrites do. Spark's own DELETE and rewrite_data_files
+    are compared with floe's in tests/spark/test_spark.py."""
+    before = three_appends(floe, harness, tmp_path)
 
     floe.run("delete", TABLE, "--where", "id < 1005")
     deleted = harness.run("dump", {"metadata_location": floe.metadata_location(TABLE), "lineage": True})
@@ -118,11 +122,7 @@ def test_rewrites_keep_every_rows_lineage_as_iceberg_java_reads_it(floe, harness
 
 
 def test_deletes_and_overwrites_of_whole_files_keep_lineage(floe, harness, tmp_path):
-    inputs = write_commits(tmp_path, commits=3)
-    create(floe)
-    for path in inputs:
-        floe.run("append", TABLE, path)
-    before = harness.run("dump", {"metadata_location": floe.metadata_location(TABLE), "lineage": True})
+    before = three_appends(floe, harness, tmp_path)
 
     # A delete of whole files rewrites no row: it runs, and the rows left keep their lineage.
     floe.run("delete", TABLE, "--where", "id >= 2000 and id < 3000")
