@@ -689,6 +689,26 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     assert summaries[0] == summaries[1]
     if version == 3:
         assert summaries[0]["removed-dvs"]
+        # Spark's merge-on-read DELETE put the vectors of several data files in one Puffin
+        # file; the delete removed some of them. Expiring every older snapshot deletes
+        # only what no snapshot left reaches: the Puffin files still holding a live
+        # vector stay, and the table reads as before.
+        def puffins(table):
+            return {r.file_path.removeprefix("file:") for r in spark.sql(
+                f"SELECT file_path FROM floe.{names[0]}.{table}").collect()}
+
+        live = puffins("delete_files")
+        assert live and all(p.endswith(".puffin") for p in live)
+        # A vector the delete removed whose Puffin file still holds a live one.
+        shared = {r.file_path.removeprefix("file:") for r in spark.sql(
+            f"SELECT data_file.file_path AS file_path FROM floe.{names[0]}.entries "
+            "WHERE status = 2 AND data_file.content = 1").collect()} & live
+        assert shared
+        expired = tables[0].refresh().expire_snapshots(older_than=0, retain_last=1)
+        assert expired.data_files, expired
+        assert all(pathlib.Path(p).is_file() for p in live)
+        assert not {p.removeprefix("file:") for p in expired.data_files} & live
+        assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
 
     # Compaction: the same files chosen (Spark's rules, a file with a third of its rows
     # deleted among them), rewritten without their deleted rows.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "arrow/array.h"
@@ -127,6 +128,27 @@ struct FileMetadataValues {
   std::optional<int64_t> data_sequence_number;
 };
 
+// The selected row groups as (first row position in the file, row count), in read order.
+using RowGroupSpans = std::vector<std::pair<int64_t, int64_t>>;
+
+// Gives the rows read, one after another, their positions in the file.
+class SpanCursor {
+ public:
+  /// The next row's position, or nullopt when the spans hold no more rows.
+  std::optional<int64_t> Next(const RowGroupSpans& spans) {
+    while (span_ < spans.size() && offset_ >= spans[span_].second) {
+      ++span_;
+      offset_ = 0;
+    }
+    if (span_ >= spans.size()) return std::nullopt;
+    return spans[span_].first + offset_++;
+  }
+
+ private:
+  size_t span_ = 0;
+  int64_t offset_ = 0;
+};
+
 class ProjectingReader final : public arrow::RecordBatchReader {
  public:
   ProjectingReader(std::unique_ptr<ParquetFileReader> file_reader,
@@ -136,8 +158,7 @@ class ProjectingReader final : public arrow::RecordBatchReader {
                    std::vector<std::shared_ptr<arrow::Scalar>> constants,
                    int64_t row_count, ExpressionPtr filter, std::string location,
                    std::shared_ptr<ScanStats> stats,
-                   std::shared_ptr<const FileDeletes> deletes,
-                   std::vector<std::pair<int64_t, int64_t>> spans,
+                   std::shared_ptr<const FileDeletes> deletes, RowGroupSpans spans,
                    FileMetadataValues metadata_values)
       : file_reader_(std::move(file_reader)),
         batches_(std::move(batches)),
@@ -265,19 +286,17 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     arrow::Int64Builder builder;
     ARROW_RETURN_NOT_OK(builder.Reserve(rows));
     for (int64_t row = 0; row < rows; ++row) {
-      while (position_span_ < spans_.size() &&
-             position_offset_ >= spans_[position_span_].second) {
-        ++position_span_;
-        position_offset_ = 0;
-      }
-      if (position_span_ >= spans_.size()) {
-        return MakeError(
-            ErrorKind::kInvalidMetadata,
-            "data file " + location_ + " returned more rows than its row groups hold");
-      }
-      builder.UnsafeAppend(spans_[position_span_].first + position_offset_++);
+      std::optional<int64_t> position = row_positions_.Next(spans_);
+      if (!position) return MoreRowsThanGroups();
+      builder.UnsafeAppend(*position);
     }
     return builder.Finish();
+  }
+
+  arrow::Status MoreRowsThanGroups() const {
+    return MakeError(
+        ErrorKind::kInvalidMetadata,
+        "data file " + location_ + " returned more rows than its row groups hold");
   }
 
   // A metadata column's values for the next `rows` rows, whose positions are
@@ -339,18 +358,10 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     std::vector<bool> keep(rows, true);
     const auto& positions = deletes_->positions;
     for (int64_t row = 0; row < rows; ++row) {
-      while (span_ < spans_.size() && span_offset_ >= spans_[span_].second) {
-        ++span_;
-        span_offset_ = 0;
-      }
-      if (span_ >= spans_.size()) {
-        return MakeError(
-            ErrorKind::kInvalidMetadata,
-            "data file " + location_ + " returned more rows than its row groups hold");
-      }
-      int64_t position = spans_[span_].first + span_offset_++;
+      std::optional<int64_t> position = delete_positions_.Next(spans_);
+      if (!position) return MoreRowsThanGroups();
       if (!positions.empty() &&
-          std::binary_search(positions.begin(), positions.end(), position)) {
+          std::binary_search(positions.begin(), positions.end(), *position)) {
         keep[row] = false;
       }
     }
@@ -386,16 +397,12 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   std::string location_;
   std::shared_ptr<ScanStats> stats_;
   std::shared_ptr<const FileDeletes> deletes_;
-  // The selected row groups as (first row position in the file, row count), in read
-  // order.
-  std::vector<std::pair<int64_t, int64_t>> spans_;
-  size_t span_ = 0;
-  int64_t span_offset_ = 0;
+  RowGroupSpans spans_;
+  // ApplyDeletes and NextPositions each walk the spans, once per row read.
+  SpanCursor delete_positions_;
+  SpanCursor row_positions_;
   FileMetadataValues metadata_values_;
   bool needs_positions_ = false;
-  // Where NextPositions is in spans_ (ApplyDeletes keeps its own place).
-  size_t position_span_ = 0;
-  int64_t position_offset_ = 0;
 };
 
 // Name mapping (files written without field ids): the file's own fields, annotated with
@@ -523,7 +530,7 @@ arrow::Result<FileLayout> LayOut(const std::vector<parquet::arrow::SchemaField>&
 // filter.
 struct RowGroupSelection {
   std::vector<int> row_groups;
-  std::vector<std::pair<int64_t, int64_t>> spans;  ///< (first row in the file, rows)
+  RowGroupSpans spans;
   int64_t rows = 0;
 };
 

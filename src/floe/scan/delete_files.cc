@@ -12,15 +12,12 @@
 #include "floe/scan/data_file_reader.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
+#include "floe/spec/metadata_columns.h"
 #include "floe/util/deletion_vector_bitmap.h"
 #include "floe/util/error.h"
 
 namespace floe {
 namespace {
-
-// Reserved field ids of position-delete files (the Iceberg spec).
-constexpr int kDeleteFilePathId = 2147483546;
-constexpr int kDeletePosId = 2147483545;
 
 bool SamePartition(const DeleteFileEntry& deletes, const DataFile& file,
                    const PartitionSpec& spec) {
@@ -120,6 +117,14 @@ arrow::Status ReadDeleteFile(
 
 }  // namespace
 
+arrow::Result<std::shared_ptr<const FileDeletes>> DeleteLoader::LoadShared(
+    const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
+    const std::string& data_path) {
+  if (deletes.empty()) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto loaded, Load(deletes, data_path));
+  return std::make_shared<const FileDeletes>(std::move(loaded));
+}
+
 arrow::Result<FileDeletes> DeleteLoader::Load(
     const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
     const std::string& data_path) {
@@ -158,8 +163,9 @@ DeleteLoader::PositionFile(const DeleteFileEntry& entry) {
   }
   ARROW_ASSIGN_OR_RAISE(
       auto schema,
-      Schema::Make(0, {NestedField{kDeleteFilePathId, "file_path", true, types::String()},
-                       NestedField{kDeletePosId, "pos", true, types::Long()}}));
+      Schema::Make(
+          0, {NestedField{kDeleteFilePathColumnId, "file_path", true, types::String()},
+              NestedField{kDeletePosColumnId, "pos", true, types::Long()}}));
   DataFileReadOptions options{schema, schema, nullptr, nullptr};
   auto positions = std::make_shared<PositionsByFile>();
   auto status = ReadDeleteFile(

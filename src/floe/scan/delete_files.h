@@ -81,6 +81,10 @@ class DeleteLoader {
   arrow::Result<FileDeletes> Load(
       const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
       const std::string& data_path);
+  /// Load's result to hand to ReadDataFile: null when `deletes` is empty.
+  arrow::Result<std::shared_ptr<const FileDeletes>> LoadShared(
+      const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
+      const std::string& data_path);
 
  private:
   using PositionsByFile = std::map<std::string, std::vector<int64_t>>;

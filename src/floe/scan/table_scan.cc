@@ -47,12 +47,8 @@ class ChainedReader final : public arrow::RecordBatchReader {
           return arrow::Status::OK();
         }
         const auto& task = tasks_[next_++];
-        std::shared_ptr<const FileDeletes> deletes;
-        if (!task.deletes.empty()) {
-          ARROW_ASSIGN_OR_RAISE(auto loaded,
-                                deletes_.Load(task.deletes, task.file.file_path));
-          deletes = std::make_shared<const FileDeletes>(std::move(loaded));
-        }
+        ARROW_ASSIGN_OR_RAISE(auto deletes,
+                              deletes_.LoadShared(task.deletes, task.file.file_path));
         ARROW_ASSIGN_OR_RAISE(
             current_, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,
                                    task.data_sequence_number));
@@ -167,9 +163,8 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
     std::shared_ptr<const FileDeletes> deletes;
     if (!task.deletes.empty()) {
       std::lock_guard<std::mutex> lock(deletes_mutex_);  // the loader caches
-      ARROW_ASSIGN_OR_RAISE(auto loaded,
-                            deletes_.Load(task.deletes, task.file.file_path));
-      deletes = std::make_shared<const FileDeletes>(std::move(loaded));
+      ARROW_ASSIGN_OR_RAISE(deletes,
+                            deletes_.LoadShared(task.deletes, task.file.file_path));
     }
     ARROW_ASSIGN_OR_RAISE(
         auto opened, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,

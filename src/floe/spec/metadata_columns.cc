@@ -38,6 +38,14 @@ const NestedField* FindMetadataColumn(std::string_view name) {
   return nullptr;
 }
 
+arrow::Result<SchemaPtr> WithRowLineage(const Schema& schema) {
+  std::vector<NestedField> fields = schema.fields();
+  fields.push_back(*FindMetadataColumn(kRowIdColumnId));
+  fields.push_back(*FindMetadataColumn(kLastUpdatedColumnId));
+  return Schema::Make(schema.schema_id(), std::move(fields),
+                      schema.identifier_field_ids());
+}
+
 const NestedField* FindMetadataColumn(int field_id) {
   for (const auto& column : MetadataColumns()) {
     if (column.id == field_id) return &column;

@@ -33,14 +33,6 @@ arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
   return booleans.true_count();
 }
 
-// What the delete files of `task` delete from it (null when it has none).
-arrow::Result<std::shared_ptr<const FileDeletes>> DeletesOf(DeleteLoader& loader,
-                                                            const FileScanTask& task) {
-  if (task.deletes.empty()) return nullptr;
-  ARROW_ASSIGN_OR_RAISE(auto loaded, loader.Load(task.deletes, task.file.file_path));
-  return std::make_shared<const FileDeletes>(std::move(loaded));
-}
-
 // Spark's compaction (BinPackRewriteFilePlanner) rewrites a file whose file-scoped
 // deletes (deletion vectors, and position delete files that name it) delete at least this
 // share of its rows, whatever its size: its delete-ratio-threshold option's default.
@@ -52,9 +44,8 @@ constexpr double kDeleteRatioThreshold = 0.3;
 bool IsFileScoped(const DataFile& file) {
   if (file.content != FileContent::kPositionDeletes) return false;
   if (file.file_format == FileFormat::kPuffin || file.referenced_data_file) return true;
-  constexpr int kDeleteFilePathId = 2147483546;
-  auto lower = file.lower_bounds.find(kDeleteFilePathId);
-  auto upper = file.upper_bounds.find(kDeleteFilePathId);
+  auto lower = file.lower_bounds.find(kDeleteFilePathColumnId);
+  auto upper = file.upper_bounds.find(kDeleteFilePathColumnId);
   return lower != file.lower_bounds.end() && upper != file.upper_bounds.end() &&
          !lower->second.empty() && lower->second == upper->second;
 }
@@ -98,7 +89,8 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   DeleteLoader loader(io, schema, read.name_mapping);
   std::vector<FileMatch> matches;
   for (auto& task : tasks) {
-    ARROW_ASSIGN_OR_RAISE(auto deletes, DeletesOf(loader, task));
+    ARROW_ASSIGN_OR_RAISE(auto deletes,
+                          loader.LoadShared(task.deletes, task.file.file_path));
     ARROW_ASSIGN_OR_RAISE(auto reader, ReadDataFile(io, task.file, read, *task.spec,
                                                     nullptr, std::move(deletes)));
     FileMatch match{std::move(task), 0, 0};
@@ -131,12 +123,7 @@ arrow::Result<RewriteSchema> RewriteSchemaOf(const TableMetadata& metadata) {
   rewrite.schema = metadata.CurrentSchema();
   rewrite.row_lineage = metadata.format_version >= 3;
   if (rewrite.row_lineage) {
-    std::vector<NestedField> fields = rewrite.schema->fields();
-    fields.push_back(*FindMetadataColumn(kRowIdColumnId));
-    fields.push_back(*FindMetadataColumn(kLastUpdatedColumnId));
-    ARROW_ASSIGN_OR_RAISE(rewrite.schema,
-                          Schema::Make(rewrite.schema->schema_id(), std::move(fields),
-                                       rewrite.schema->identifier_field_ids()));
+    ARROW_ASSIGN_OR_RAISE(rewrite.schema, WithRowLineage(*rewrite.schema));
   }
   ARROW_ASSIGN_OR_RAISE(rewrite.arrow_schema, ToArrowSchema(*rewrite.schema));
   return rewrite;
@@ -170,7 +157,8 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
         }
         const auto& task = files_[next_++];
         // The rows the file's delete files delete are not kept.
-        ARROW_ASSIGN_OR_RAISE(auto deletes, DeletesOf(deletes_, task));
+        ARROW_ASSIGN_OR_RAISE(auto deletes,
+                              deletes_.LoadShared(task.deletes, task.file.file_path));
         ARROW_ASSIGN_OR_RAISE(
             current_, ReadDataFile(io_, task.file, options_, *task.spec, nullptr,
                                    std::move(deletes), task.data_sequence_number));

@@ -53,14 +53,8 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Make(
       return MakeError(ErrorKind::kInvalidInput,
                        "row lineage is kept by format-version 3 tables only");
     }
-    // The two columns iceberg-java's writers add to a rewrite's files (its
-    // MetadataColumns.schemaWithRowLineage), after the table's own.
-    std::vector<NestedField> fields = plan->schema->fields();
-    fields.push_back(*FindMetadataColumn(kRowIdColumnId));
-    fields.push_back(*FindMetadataColumn(kLastUpdatedColumnId));
-    ARROW_ASSIGN_OR_RAISE(plan->schema,
-                          Schema::Make(plan->schema->schema_id(), std::move(fields),
-                                       plan->schema->identifier_field_ids()));
+    // The two columns iceberg-java's writers add to a rewrite's files, after the table's.
+    ARROW_ASSIGN_OR_RAISE(plan->schema, WithRowLineage(*plan->schema));
   }
   plan->spec = metadata.DefaultSpec();
   plan->sort_order = metadata.DefaultSortOrder();
