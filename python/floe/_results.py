@@ -81,6 +81,8 @@ class RowLevelResult(_Committed):
     rows: int
     data_files: int
     commit: CommitReport | None
+    #: Deletion vectors a merge-on-read delete wrote (one per data file it deleted from).
+    delete_files: int = 0
 
     @classmethod
     def _of(cls, raw: dict[str, Any]) -> RowLevelResult:
@@ -92,6 +94,7 @@ class RowLevelResult(_Committed):
             rows=int(raw["rows"]),
             data_files=int(raw["data_files"]),
             commit=CommitReport._of(raw.get("commit")),
+            delete_files=int(raw.get("delete_files", 0)),
         )
 
 

@@ -271,6 +271,7 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   out["files_removed"] = result.files_removed;
   out["files_rewritten"] = result.files_rewritten;
   out["rows_removed"] = result.rows_removed;
+  out["delete_files"] = result.delete_files_written;
   out["rows"] = result.rows_written;
   out["data_files"] = result.data_files_written;
   if (result.committed) out["commit"] = CommitDict(result.commit);

@@ -725,3 +725,76 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     summaries = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
                  for t in tables]
     assert summaries[0] == summaries[1]
+
+
+def test_merge_on_read_deletes_write_deletion_vectors_as_sparks_writer_does(spark, catalog):
+    """A merge-on-read DELETE on a format-v3 table, by floe and by Spark on sibling tables
+    of the same files (nine partitions, two appends: 18 data files): the same rows and
+    lineage read by Spark's Iceberg reader, one deletion vector per data file holding a
+    deleted row, of the same cardinality and blob size (the same Roaring encoding); a
+    second delete over the same files merges into each file's vector, which replaces the
+    old one; a delete by partition removes the files (and their vectors) by metadata in
+    both."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string())])
+    names = ("db.mor_floe", "db.mor_spark")
+    tables = [catalog.create_table(name, schema, partition_by="region",
+                                   properties={"format-version": "3",
+                                               "write.delete.mode": "merge-on-read"})
+              for name in names]
+    for start in (0, 900):
+        ids = list(range(start, start + 900))
+        data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
+                        schema=schema)
+        for table in tables:
+            table.append(data)
+
+    def rows(name):
+        return spark.sql(f"SELECT id, region, _row_id, _last_updated_sequence_number "
+                         f"FROM floe.{name}").toArrow()
+
+    def vectors(name):
+        """(cardinality, blob size, partition) of each live vector, and how many each
+        data file has."""
+        live = spark.sql(f"SELECT file_format, record_count, content_size_in_bytes, "
+                         f"referenced_data_file, partition.region AS region "
+                         f"FROM floe.{name}.delete_files").collect()
+        assert all(r.file_format == "PUFFIN" for r in live)
+        per_file = {}
+        for r in live:
+            per_file[r.referenced_data_file] = per_file.get(r.referenced_data_file, 0) + 1
+        return (sorted((r.record_count, r.content_size_in_bytes, r.region or "")
+                       for r in live), set(per_file.values()))
+
+    keys = ("operation", "added-dvs", "removed-dvs", "added-delete-files",
+            "removed-delete-files", "added-position-deletes", "removed-position-deletes",
+            "added-files-size", "removed-files-size", "deleted-data-files",
+            "deleted-records", "total-delete-files", "total-position-deletes",
+            "total-records", "total-data-files", "changed-partition-count")
+
+    def summaries():
+        return [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                for t in tables]
+
+    def ending_in(digit, below):  # floe's filters have no modulo
+        return f"id IN ({', '.join(str(i) for i in range(digit, below, 10))})"
+
+    deletes = [ending_in(7, 1500),                                # a vector per file
+               f"{ending_in(3, 1800)} OR {ending_in(7, 1800)}",   # merged into them
+               "region = 'eu' OR region = '東京'"]                # by metadata
+    for where in deletes:
+        result = tables[0].refresh().delete(where)
+        spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+        assert result.committed
+        assert _same_rows(rows(names[1]), rows(names[0])) == [], where
+        assert vectors(names[0]) == vectors(names[1]), where
+        ours, theirs = summaries()
+        assert ours == theirs, where
+        if where != deletes[2]:
+            assert result.delete_files == int(ours["added-dvs"]) > 0
+            assert vectors(names[0])[1] == {1}  # one vector per data file
+    survivors = [i for i in range(1800) if i % 10 not in (3, 7)
+                 and REGIONS[i % len(REGIONS)] not in ("eu", "東京")]
+    assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
+    assert sorted(tables[0].to_arrow().column("id").to_pylist()) == survivors

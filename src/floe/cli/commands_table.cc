@@ -154,10 +154,15 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
             << " data file" << (result.files_removed == 1 ? "" : "s");
   if (result.files_rewritten > 0)
     std::cout << " (" << result.files_rewritten << " rewritten)";
-  std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
-            << result.data_files_written << " data file"
-            << (result.data_files_written == 1 ? "" : "s")
-            << CommittedAs(result.commit,
+  if (result.delete_files_written > 0) {
+    std::cout << ", wrote " << result.delete_files_written << " deletion vector"
+              << (result.delete_files_written == 1 ? "" : "s");
+  } else {
+    std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
+              << result.data_files_written << " data file"
+              << (result.data_files_written == 1 ? "" : "s");
+  }
+  std::cout << CommittedAs(result.commit,
                            Printable(result.commit.snapshot->summary.operation));
 }
 
@@ -397,7 +402,8 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   auto* command =
       AddCommand(app, context, "delete",
                  "Delete the rows matching a filter (copy-on-write: files with "
-                 "matches are rewritten)");
+                 "matches are rewritten; under write.delete.mode=merge-on-read on a "
+                 "format v3 table: deletion vectors)");
   auto table = std::make_shared<std::string>();
   auto where = std::make_shared<std::string>();
   auto options = std::make_shared<std::vector<std::string>>();

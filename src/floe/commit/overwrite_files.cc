@@ -25,6 +25,11 @@ arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
 std::string OverwriteFiles::Operation() const {
   if (rewrite_) return operations::kReplace;
   if (replace_partitions_) return operations::kOverwrite;
+  // iceberg-java's RowDelta: only delete files added is a delete.
+  if (!added_deletes_.empty()) {
+    return added_.empty() && to_delete_.empty() ? operations::kDelete
+                                                : operations::kOverwrite;
+  }
   if (!added_.empty() && to_delete_.empty()) return operations::kAppend;
   if (added_.empty() && !to_delete_.empty()) return operations::kDelete;
   return operations::kOverwrite;
@@ -63,6 +68,10 @@ std::string OverwriteFiles::PartitionKey(const DataFile& file) const {
     key += "|";
   }
   return key;
+}
+
+std::string OverwriteFiles::DeleteKey(const DataFile& file) {
+  return file.file_path + "#" + std::to_string(file.content_offset.value_or(-1));
 }
 
 // Whether `file`, committed concurrently, might hold rows the operation read.
@@ -138,14 +147,39 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
     for (const auto& manifest : manifests) {
       if (manifest.added_snapshot_id != snapshot->snapshot_id) continue;
       const bool deletes = manifest.content == ManifestContent::kDeletes;
-      if (deletes ? !no_conflicting_deletes_ : !no_conflicting_data_) continue;
+      // What this manifest is read for: conflicting files of either kind, and for a
+      // merge-on-read delete, the data files it deletes from being removed (data) or
+      // given another deletion vector (deletes, format v3).
+      const bool conflicts_checked =
+          deletes ? no_conflicting_deletes_ : no_conflicting_data_;
+      const bool referenced_checked =
+          !referenced_.empty() &&
+          (deletes ? base.format_version >= 3
+                   : manifest.deleted_files_count.value_or(1) > 0);
+      if (!conflicts_checked && !referenced_checked) continue;
       ARROW_ASSIGN_OR_RAISE(auto contents,
                             ReadTableManifest(*target().io, base, manifest));
       for (const auto& entry : contents.entries) {
-        if (entry.status != EntryStatus::kAdded ||
-            entry.snapshot_id != snapshot->snapshot_id)
-          continue;
+        if (entry.snapshot_id != snapshot->snapshot_id) continue;
         const DataFile& file = entry.data_file;
+        if (referenced_checked && !deletes && entry.status == EntryStatus::kDeleted &&
+            referenced_.count(file.file_path)) {
+          return MakeError(ErrorKind::kValidationFailed,
+                           "Cannot commit, missing data files: " + file.file_path +
+                               " was removed from " + target().id.ToString() +
+                               " by snapshot " + std::to_string(snapshot->snapshot_id) +
+                               " (" + snapshot->summary.operation + ")");
+        }
+        if (entry.status != EntryStatus::kAdded) continue;
+        if (referenced_checked && deletes && file.file_format == FileFormat::kPuffin &&
+            file.referenced_data_file && referenced_.count(*file.referenced_data_file)) {
+          return MakeError(ErrorKind::kValidationFailed,
+                           "Found concurrently added DV for " +
+                               *file.referenced_data_file + ": " + file.file_path +
+                               " (snapshot " + std::to_string(snapshot->snapshot_id) +
+                               " committed to " + target().id.ToString() + ")");
+        }
+        if (!conflicts_checked) continue;
         bool conflict = replace_partitions_ && !deletes
                             ? replaced.count(PartitionKey(file)) > 0
                             : MightConflict(base, file);
@@ -179,6 +213,11 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   ARROW_RETURN_NOT_OK(Validate(base, parent));
   if (!new_manifests_) {
     ARROW_ASSIGN_OR_RAISE(new_manifests_, WriteAddedManifests(base, added_));
+    ARROW_ASSIGN_OR_RAISE(
+        auto delete_manifests,
+        WriteAddedManifests(base, added_deletes_, ManifestContent::kDeletes));
+    for (auto& manifest : delete_manifests)
+      new_manifests_->push_back(std::move(manifest));
   }
   std::set<std::string> replaced;
   if (replace_partitions_) {
@@ -278,6 +317,7 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
 arrow::Status OverwriteFiles::RemoveDeleteFiles(
     const TableMetadata& base, const std::vector<size_t>& delete_manifests,
     int64_t min_data_sequence, std::vector<ManifestFile>* manifests) {
+  std::set<std::string> found;  // of deletes_to_remove_
   std::set<std::string> removed_data;
   if (base.format_version >= 3) {
     for (const auto& file : removed_) removed_data.insert(file.file_path);
@@ -287,7 +327,7 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
     // Only a manifest that may hold either kind is read.
     const bool may_be_old = manifest.min_sequence_number >= 0 &&
                             manifest.min_sequence_number < min_data_sequence;
-    if (removed_data.empty() && !may_be_old) continue;
+    if (removed_data.empty() && !may_be_old && deletes_to_remove_.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
     std::vector<ManifestEntry> entries;
     bool touched = false;
@@ -301,7 +341,9 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
       const bool dangling_vector = file.file_format == FileFormat::kPuffin &&
                                    file.referenced_data_file &&
                                    removed_data.count(*file.referenced_data_file) > 0;
-      if (too_old || dangling_vector) {
+      const bool replaced = deletes_to_remove_.count(DeleteKey(file)) > 0;
+      if (replaced) found.insert(DeleteKey(file));
+      if (too_old || dangling_vector || replaced) {
         removed_.push_back(file);
         entry.status = EntryStatus::kDeleted;
         entry.snapshot_id = snapshot_id();
@@ -321,6 +363,15 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
     ARROW_ASSIGN_OR_RAISE(manifest, WriteManifest(base, *contents.spec, entries,
                                                   ManifestContent::kDeletes));
   }
+  for (const auto& key : deletes_to_remove_) {
+    if (!found.count(key)) {
+      return MakeError(
+          ErrorKind::kValidationFailed,
+          "Missing required delete files to remove: " + key.substr(0, key.rfind('#')) +
+              " is no longer in table " + target().id.ToString() +
+              " (a concurrent commit removed or replaced it)");
+    }
+  }
   return arrow::Status::OK();
 }
 
@@ -338,6 +389,7 @@ void OverwriteFiles::Summarize(const TableMetadata& base,
     return path;
   };
   for (const auto& file : added_) summary->AddedFile(file, path_of(file));
+  for (const auto& file : added_deletes_) summary->AddedFile(file, path_of(file));
   for (const auto& file : removed_) summary->RemovedFile(file, path_of(file));
 }
 

@@ -31,6 +31,22 @@ class OverwriteFiles final : public SnapshotProducer {
   /// file a concurrent commit removed fails the commit ("Missing required files to
   /// delete").
   void DeleteFile(const std::string& path) { to_delete_.insert(path); }
+  /// A delete file to add (a deletion vector or position delete file of a merge-on-read
+  /// delete; iceberg-java's RowDelta.addDeletes).
+  void AddDeleteFile(DataFile file) { added_deletes_.push_back(std::move(file)); }
+  /// A delete file to remove: a deletion vector the commit replaces with a merged one.
+  /// It must still be live when the commit applies (else ValidationFailed: a concurrent
+  /// commit removed or replaced it).
+  void RemoveDeleteFile(const DataFile& file) {
+    deletes_to_remove_.insert(DeleteKey(file));
+  }
+  /// The data files the added delete files delete from: each must still be live when the
+  /// commit applies (iceberg-java's validateDataFilesExist); on format v3 no other
+  /// deletion vector for one of them may have been committed since the starting
+  /// snapshot (validateAddedDVs).
+  void ValidateDataFilesExist(std::set<std::string> paths) {
+    referenced_ = std::move(paths);
+  }
   /// Dynamic overwrite: every live file of the default spec whose partition tuple equals
   /// that of an added file is removed, whatever committed it ("replace-partitions"
   /// summary).
@@ -61,6 +77,7 @@ class OverwriteFiles final : public SnapshotProducer {
 
   size_t added_count() const { return added_.size(); }
   size_t deleted_count() const { return to_delete_.size(); }
+  size_t added_delete_count() const { return added_deletes_.size(); }
 
  protected:
   std::string Operation() const override;
@@ -72,6 +89,7 @@ class OverwriteFiles final : public SnapshotProducer {
   std::vector<std::string> AddedFileLocations() const override {
     std::vector<std::string> locations;
     for (const auto& file : added_) locations.push_back(file.file_path);
+    for (const auto& file : added_deletes_) locations.push_back(file.file_path);
     return locations;
   }
 
@@ -89,10 +107,16 @@ class OverwriteFiles final : public SnapshotProducer {
                                   int64_t min_data_sequence,
                                   std::vector<ManifestFile>* manifests);
   bool MightConflict(const TableMetadata& base, const DataFile& file) const;
+  /// A delete file's identity: a deletion vector shares its Puffin file with others, so
+  /// its offset counts too.
+  static std::string DeleteKey(const DataFile& file);
   std::string PartitionKey(const DataFile& file) const;
 
   std::vector<DataFile> added_;
   std::set<std::string> to_delete_;
+  std::vector<DataFile> added_deletes_;
+  std::set<std::string> deletes_to_remove_;
+  std::set<std::string> referenced_;
   bool replace_partitions_ = false;
   bool rewrite_ = false;
   bool validate_ = false;

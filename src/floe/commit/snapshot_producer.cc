@@ -70,7 +70,8 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
 }
 
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
-    const TableMetadata& base, const std::vector<DataFile>& files) {
+    const TableMetadata& base, const std::vector<DataFile>& files,
+    ManifestContent content) {
   std::map<int, std::vector<ManifestEntry>> by_spec;
   for (const auto& file : files) {
     ManifestEntry entry;
@@ -87,7 +88,7 @@ arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
                        "cannot write to " + target_.id.ToString() + ": partition spec " +
                            std::to_string(spec_id) + " is not in the table");
     }
-    ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries));
+    ARROW_ASSIGN_OR_RAISE(auto manifest, WriteManifest(base, *spec, entries, content));
     written.push_back(std::move(manifest));
   }
   return written;

@@ -108,10 +108,11 @@ class SnapshotProducer {
       const TableMetadata& base, const PartitionSpec& spec,
       const std::vector<ManifestEntry>& entries,
       ManifestContent content = ManifestContent::kData);
-  /// Writes `files` as entries ADDED by this snapshot, one manifest per partition spec
-  /// (ascending spec id). A spec the table lacks gives ValidationFailed.
+  /// Writes `files` (of `content`) as entries ADDED by this snapshot, one manifest per
+  /// partition spec (ascending spec id). A spec the table lacks gives ValidationFailed.
   arrow::Result<std::vector<ManifestFile>> WriteAddedManifests(
-      const TableMetadata& base, const std::vector<DataFile>& files);
+      const TableMetadata& base, const std::vector<DataFile>& files,
+      ManifestContent content = ManifestContent::kData);
   /// Reads the manifests of a snapshot's manifest list.
   arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
   /// True for operations that merge manifests as iceberg-java's MergingSnapshotProducer

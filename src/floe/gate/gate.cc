@@ -311,11 +311,21 @@ GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& opt
   if (kind == RowRewrite::kDelete) {
     PropertyMap effective = metadata.properties;
     for (const auto& [key, value] : options) effective[key] = value;
-    auto mode = effective.find("write.delete.mode");
-    if (mode != effective.end() && AsciiLower(mode->second) != "copy-on-write") {
+    const std::string mode = AsciiLower(properties::kDeleteMode.Get(effective));
+    if (mode == "merge-on-read") {
+      if (metadata.format_version < 2) {
+        result.reasons.push_back(
+            "property write.delete.mode asks for delete files (merge-on-read), which "
+            "format v1 tables cannot hold");
+      } else if (metadata.format_version == 2) {
+        result.reasons.push_back(
+            "property write.delete.mode asks for position delete files (merge-on-read "
+            "on format v2), which floe does not write yet (it writes deletion vectors, "
+            "on format v3)");
+      }
+    } else if (mode != "copy-on-write") {
       result.reasons.push_back(
-          "property write.delete.mode asks for delete files (merge-on-read), which floe "
-          "does not write yet");
+          "property write.delete.mode is neither copy-on-write nor merge-on-read");
     }
   }
   std::sort(result.reasons.begin(), result.reasons.end());

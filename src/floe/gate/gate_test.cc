@@ -416,11 +416,28 @@ TEST(GateTest, RewritesOfRowsDeclineWhereDeleteFilesWouldDiffer) {
   for (RowRewrite kind : {RowRewrite::kDelete, RowRewrite::kCompaction}) {
     EXPECT_TRUE(CheckRowRewrite(*v3, {}, kind).supported());
   }
+  // Merge-on-read deletes: deletion vectors on v3; position delete files (v2) are not
+  // written yet, and v1 holds no delete files.
   auto merge_on_read = Metadata("id long", "", {{"write.delete.mode", "merge-on-read"}});
   GateResult result = CheckRowRewrite(*merge_on_read, {}, RowRewrite::kDelete);
   ASSERT_FALSE(result.supported());
   EXPECT_NE(result.ToString().find("write.delete.mode"), std::string::npos);
+  EXPECT_NE(result.ToString().find("format v2"), std::string::npos);
   EXPECT_TRUE(CheckRowRewrite(*merge_on_read, {}, RowRewrite::kCompaction).supported());
+  auto v1 = Metadata("id long", "", {{"format-version", "1"}});
+  result =
+      CheckRowRewrite(*v1, {{"write.delete.mode", "MERGE-ON-READ"}}, RowRewrite::kDelete);
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("format v1"), std::string::npos);
+  EXPECT_TRUE(
+      CheckRowRewrite(*v3, {{"write.delete.mode", "merge-on-read"}}, RowRewrite::kDelete)
+          .supported());
+  // An unknown mode is named, its value never printed.
+  result =
+      CheckRowRewrite(*v3, {{"write.delete.mode", "secret-mode"}}, RowRewrite::kDelete);
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("write.delete.mode"), std::string::npos);
+  EXPECT_EQ(result.ToString().find("secret-mode"), std::string::npos);
 }
 
 }  // namespace

@@ -11,12 +11,18 @@
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
+#include "floe/io/file_io.h"
 #include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/location_provider.h"
 #include "floe/spec/metadata_columns.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
+#include "floe/util/test_hooks.h"
+#include "floe/util/text.h"
+#include "floe/util/uuid.h"
+#include "floe/write/deletion_vector_writer.h"
 
 namespace floe {
 namespace {
@@ -25,6 +31,8 @@ struct FileMatch {
   FileScanTask task;
   int64_t matched = 0;
   int64_t live = 0;  ///< Rows its delete files leave (record_count without any).
+  std::vector<int64_t> positions;  ///< Of the matched rows, when asked for (ascending).
+  std::shared_ptr<const FileDeletes> deletes;  ///< What its delete files delete.
 };
 
 // Rows of a mask that are TRUE (null and false are not).
@@ -68,7 +76,8 @@ bool TooHighDeleteRatio(const FileScanTask& task) {
 arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
                                                  const TableMetadataPtr& metadata,
                                                  const std::string& filter_text,
-                                                 ExpressionPtr* bound_filter) {
+                                                 ExpressionPtr* bound_filter,
+                                                 bool positions = false) {
   ScanOptions options;
   options.filter = filter_text;
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io, metadata, options));
@@ -84,6 +93,13 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
     }
   }
   read.read_schema = SelectFields(*schema, read_ids);
+  if (positions) {
+    // The rows' positions in their file (`_pos`, counted before deletes drop rows), last.
+    std::vector<NestedField> fields = read.read_schema->fields();
+    fields.push_back(*FindMetadataColumn(kPosColumnId));
+    ARROW_ASSIGN_OR_RAISE(read.read_schema,
+                          Schema::Make(schema->schema_id(), std::move(fields), {}));
+  }
   read.output_schema = read.read_schema;
   ARROW_ASSIGN_OR_RAISE(read.name_mapping, TableNameMapping(metadata->properties));
   DeleteLoader loader(io, schema, read.name_mapping);
@@ -91,9 +107,9 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   for (auto& task : tasks) {
     ARROW_ASSIGN_OR_RAISE(auto deletes,
                           loader.LoadShared(task.deletes, task.file.file_path));
-    ARROW_ASSIGN_OR_RAISE(auto reader, ReadDataFile(io, task.file, read, *task.spec,
-                                                    nullptr, std::move(deletes)));
-    FileMatch match{std::move(task), 0, 0};
+    ARROW_ASSIGN_OR_RAISE(
+        auto reader, ReadDataFile(io, task.file, read, *task.spec, nullptr, deletes));
+    FileMatch match{std::move(task), 0, 0, {}, std::move(deletes)};
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
@@ -102,6 +118,15 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
       ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*scan->filter(), batch));
       ARROW_ASSIGN_OR_RAISE(int64_t matched, CountTrue(mask));
       match.matched += matched;
+      if (positions && matched > 0) {
+        const auto& selected = static_cast<const arrow::BooleanArray&>(*mask);
+        const auto& pos = static_cast<const arrow::Int64Array&>(
+            *batch->column(batch->num_columns() - 1));
+        for (int64_t i = 0; i < selected.length(); ++i) {
+          if (selected.IsValid(i) && selected.Value(i))
+            match.positions.push_back(pos.Value(i));
+        }
+      }
     }
     if (match.matched > 0) matches.push_back(std::move(match));
   }
@@ -211,7 +236,111 @@ class EmptyReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema_;
 };
 
+// The positions a merge-on-read delete's deletion vector for `match` holds: the rows it
+// deletes now and every position its delete files already delete, as iceberg-java's
+// BaseDVFileWriter merges the previous deletes of the file into its one vector.
+std::vector<int64_t> MergedPositions(const FileMatch& match) {
+  std::vector<int64_t> merged;
+  const std::vector<int64_t> none;
+  const auto& old = match.deletes ? match.deletes->positions : none;
+  merged.reserve(match.positions.size() + old.size());
+  std::set_union(match.positions.begin(), match.positions.end(), old.begin(), old.end(),
+                 std::back_inserter(merged));
+  return merged;
+}
+
 }  // namespace
+
+arrow::Result<RowLevelResult> Table::DeleteByVectors(const std::string& filter,
+                                                     IsolationLevel isolation) {
+  ExpressionPtr bound;
+  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound,
+                                                 /*positions=*/true));
+  RowLevelResult result;
+  if (matches.empty()) return result;
+  auto overwrite = NewOverwrite(isolation, bound);
+  // Spark deletes by metadata when every file holding a matching row matches whole,
+  // deleted rows included (its strict evaluation of the filter on partition values and
+  // metrics); otherwise each such file gets a deletion vector, however many of its rows
+  // match. floe knows a file matches whole when every one of its rows matched, or when
+  // the filter reads only identity-partition columns of the file's spec.
+  const std::set<int> filter_ids = ReferencedFieldIds(*bound);
+  auto by_partition = [&](const PartitionSpec& spec) {
+    std::set<int> identity;
+    for (const auto& field : spec.fields()) {
+      if (field.transform.kind() == TransformKind::kIdentity)
+        identity.insert(field.source_id);
+    }
+    return std::includes(identity.begin(), identity.end(), filter_ids.begin(),
+                         filter_ids.end());
+  };
+  const bool whole_files =
+      std::all_of(matches.begin(), matches.end(), [&](const FileMatch& match) {
+        return match.matched == match.task.file.record_count ||
+               by_partition(*match.task.spec);
+      });
+  for (const auto& match : matches) result.rows_removed += match.matched;
+  if (whole_files) {
+    for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
+    result.files_removed = static_cast<int64_t>(matches.size());
+    TestPausePoint("commit");
+    ARROW_ASSIGN_OR_RAISE(result.commit, overwrite->Commit(state_));
+    state_ = result.commit.state;
+    result.committed = true;
+    return result;
+  }
+  // One Puffin file for the whole delete, named as a write task names its files and
+  // placed at the data location's top, as iceberg-java's DV writer places it.
+  const std::string operation_id = Uuid::Random(commit_target().env).ToString();
+  const std::string location =
+      LocationProvider(state_.metadata->location, state_.metadata->properties)
+          .NewDataLocation("", "00000-0-" + operation_id + "-00001-deletes.puffin");
+  std::vector<DeletionVectorInput> vectors;
+  std::set<std::string> referenced;
+  for (const auto& match : matches) {
+    vectors.push_back({match.task.file.file_path, MergedPositions(match)});
+    referenced.insert(match.task.file.file_path);
+    // The file-scoped deletes merged into the new vector go (iceberg-java's
+    // rewrittenDeleteFiles); a partition-scoped position delete file stays.
+    for (const auto& entry : match.task.deletes) {
+      if (IsFileScoped(entry->file)) overwrite->RemoveDeleteFile(entry->file);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteDeletionVectors(*io(), location, vectors,
+                                                           "floe version " FLOE_VERSION));
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const DataFile& data = matches[i].task.file;
+    const WrittenDeletionVector& vector = written.vectors[i];
+    DataFile dv;
+    dv.content = FileContent::kPositionDeletes;
+    dv.file_format = FileFormat::kPuffin;
+    dv.file_path = written.location;
+    dv.file_size_in_bytes = written.size;
+    dv.spec_id = data.spec_id;
+    dv.partition = data.partition;
+    dv.record_count = vector.cardinality;
+    dv.referenced_data_file = data.file_path;
+    dv.content_offset = vector.offset;
+    dv.content_size_in_bytes = vector.length;
+    overwrite->AddDeleteFile(std::move(dv));
+  }
+  overwrite->ValidateDataFilesExist(std::move(referenced));
+  TestPausePoint("commit");
+  auto committed = overwrite->Commit(state_);
+  if (!committed.ok()) {
+    // Nothing references the Puffin file unless the commit may have happened.
+    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
+      DeleteBestEffort(*io(), written.location, "deletion vectors",
+                       "after a failed commit");
+    }
+    return committed.status();
+  }
+  result.commit = *committed;
+  state_ = result.commit.state;
+  result.committed = true;
+  result.delete_files_written = static_cast<int64_t>(vectors.size());
+  return result;
+}
 
 arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
                                             const AppendOptions& options) {
@@ -223,6 +352,17 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   std::string level = properties::kDeleteIsolationLevel.Get(state_.metadata->properties);
   ARROW_ASSIGN_OR_RAISE(
       auto isolation, ParseIsolationLevel(level, properties::kDeleteIsolationLevel.key));
+  PropertyMap effective = state_.metadata->properties;
+  for (const auto& [key, value] : options.options) effective[key] = value;
+  const std::string mode = AsciiLower(properties::kDeleteMode.Get(effective));
+  if (mode != "copy-on-write") {
+    // Declined before anything is read where floe does not write the delete files
+    // iceberg-java would (position delete files, format v2), or the mode is unknown.
+    ARROW_RETURN_NOT_OK(
+        Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
+                 "delete rows of"));
+    return DeleteByVectors(filter, isolation);
+  }
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
   RowLevelResult result;

@@ -61,6 +61,7 @@ struct RowLevelResult {
   int64_t rows_written =
       0;  ///< Rows kept from rewritten files, or the overwrite's input.
   int64_t data_files_written = 0;
+  int64_t delete_files_written = 0;  ///< Deletion vectors of a merge-on-read delete.
 };
 
 struct AppendResult {
@@ -149,12 +150,14 @@ class Table {
   arrow::Result<AppendResult> Append(arrow::RecordBatchReader& input,
                                      const AppendOptions& options);
 
-  /// Deletes the rows matching `filter` (the `--where` syntax) by copy-on-write: data
-  /// files whose rows all match are removed, files with some matching rows are rewritten
-  /// without them, files without a match are untouched. Commits one snapshot validated
-  /// against commits since the snapshot read, under write.delete.isolation-level
-  /// (serializable: a concurrent commit adding rows that might match fails it; snapshot:
-  /// only concurrent deletes do).
+  /// Deletes the rows matching `filter` (the `--where` syntax). By copy-on-write (the
+  /// default): data files whose rows all match are removed, files with some matching
+  /// rows are rewritten without them, files without a match are untouched. Under
+  /// write.delete.mode=merge-on-read (table property or option; format v3 only, declined
+  /// on v2 before anything is read): deletion vectors instead (DeleteByVectors). Commits
+  /// one snapshot validated against commits since the snapshot read, under
+  /// write.delete.isolation-level (serializable: a concurrent commit adding rows that
+  /// might match fails it; snapshot: only concurrent deletes do).
   arrow::Result<RowLevelResult> Delete(const std::string& filter,
                                        const AppendOptions& options);
 
@@ -225,6 +228,12 @@ class Table {
   std::unique_ptr<OverwriteFiles> NewOverwrite(
       IsolationLevel isolation, ExpressionPtr conflict_filter,
       std::optional<int64_t> read_snapshot_id) const;
+  /// Delete's merge-on-read path (format v3): a deletion vector per data file holding a
+  /// matching row, merged with what the file's delete files delete, in one Puffin file,
+  /// committed as iceberg-java's RowDelta with its validation; or, when every such file
+  /// matches whole, the files removed (a metadata delete, as Spark chooses it).
+  arrow::Result<RowLevelResult> DeleteByVectors(const std::string& filter,
+                                                IsolationLevel isolation);
   /// The current snapshot's id (none before the first commit).
   std::optional<int64_t> current_snapshot_id() const;
 

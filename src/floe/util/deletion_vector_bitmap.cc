@@ -184,4 +184,143 @@ arrow::Result<std::vector<int64_t>> DecodeDeletionVectorBitmap(
   return positions;
 }
 
+namespace {
+
+void PutLe16(std::string* out, uint32_t v) {
+  out->push_back(static_cast<char>(v & 0xFF));
+  out->push_back(static_cast<char>((v >> 8) & 0xFF));
+}
+void PutLe32(std::string* out, uint32_t v) {
+  PutLe16(out, v & 0xFFFF);
+  PutLe16(out, v >> 16);
+}
+void PutBe32(std::string* out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out->push_back(static_cast<char>((v >> shift) & 0xFF));
+}
+
+// One container's low 16-bit values, serialised as whichever kind is smallest: an array
+// (2 bytes a value, at most 4096 values), a bitmap (8 KiB) or runs (2 bytes, then 4 a
+// run), the kinds tied going to array or bitmap, as Roaring's runOptimize decides.
+struct Container {
+  uint16_t key = 0;
+  std::vector<uint16_t> values;
+  bool run = false;
+  std::string body;
+};
+
+void EncodeContainer(Container* container) {
+  const auto& values = container->values;
+  std::vector<std::pair<uint16_t, uint16_t>> runs;  // start, length - 1
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!runs.empty() && values[i] == runs.back().first + runs.back().second + 1) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(values[i], 0);
+    }
+  }
+  const size_t plain = values.size() <= 4096 ? 2 * values.size() : 8192;
+  const size_t as_runs = 2 + 4 * runs.size();
+  std::string& out = container->body;
+  if (as_runs < plain) {
+    container->run = true;
+    PutLe16(&out, static_cast<uint32_t>(runs.size()));
+    for (const auto& [start, length] : runs) {
+      PutLe16(&out, start);
+      PutLe16(&out, length);
+    }
+  } else if (values.size() <= 4096) {
+    for (uint16_t v : values) PutLe16(&out, v);
+  } else {
+    std::vector<uint64_t> words(1024, 0);
+    for (uint16_t v : values) words[v / 64] |= uint64_t{1} << (v % 64);
+    for (uint64_t word : words) {
+      PutLe32(&out, static_cast<uint32_t>(word));
+      PutLe32(&out, static_cast<uint32_t>(word >> 32));
+    }
+  }
+}
+
+// A 32-bit Roaring bitmap of `containers` in the portable serialization.
+void EncodeRoaring32(std::vector<Container>& containers, std::string* out) {
+  constexpr uint32_t kCookieNoRun = 12346;
+  constexpr uint32_t kCookieRun = 12347;
+  constexpr size_t kNoOffsetThreshold = 4;
+  const auto count = static_cast<uint32_t>(containers.size());
+  bool any_run = false;
+  for (auto& container : containers) {
+    EncodeContainer(&container);
+    any_run = any_run || container.run;
+  }
+  size_t header = 0;
+  if (any_run) {
+    PutLe32(out, kCookieRun | ((count - 1) << 16));
+    std::string flags((count + 7) / 8, '\0');
+    for (uint32_t i = 0; i < count; ++i) {
+      if (containers[i].run)
+        flags[i / 8] = static_cast<char>(flags[i / 8] | (1 << (i % 8)));
+    }
+    *out += flags;
+    header = 4 + flags.size();
+  } else {
+    PutLe32(out, kCookieNoRun);
+    PutLe32(out, count);
+    header = 8;
+  }
+  for (const auto& container : containers) {
+    PutLe16(out, container.key);
+    PutLe16(out, static_cast<uint32_t>(container.values.size() - 1));
+  }
+  header += 4 * containers.size();
+  if (!any_run || containers.size() >= kNoOffsetThreshold) {
+    // Offsets from the start of this bitmap to each container's body.
+    size_t offset = header + 4 * containers.size();
+    for (const auto& container : containers) {
+      PutLe32(out, static_cast<uint32_t>(offset));
+      offset += container.body.size();
+    }
+  }
+  for (const auto& container : containers) *out += container.body;
+}
+
+}  // namespace
+
+std::string EncodeDeletionVectorBitmap(const std::vector<int64_t>& positions) {
+  std::string out("\xD1\xD3\x39\x64", 4);
+  // Buckets (high 32 bits) 0 to the highest, each a list of containers (next 16 bits).
+  std::vector<std::vector<Container>> buckets;
+  for (int64_t position : positions) {
+    const auto value = static_cast<uint64_t>(position);
+    const auto high = static_cast<size_t>(value >> 32);
+    const auto key = static_cast<uint16_t>(value >> 16);
+    if (buckets.size() <= high) buckets.resize(high + 1);
+    auto& containers = buckets[high];
+    if (containers.empty() || containers.back().key != key) {
+      containers.emplace_back();
+      containers.back().key = key;
+    }
+    containers.back().values.push_back(static_cast<uint16_t>(value));
+  }
+  const uint64_t count = buckets.size();
+  PutLe32(&out, static_cast<uint32_t>(count));
+  PutLe32(&out, static_cast<uint32_t>(count >> 32));
+  for (size_t high = 0; high < buckets.size(); ++high) {
+    PutLe32(&out, static_cast<uint32_t>(high));
+    EncodeRoaring32(buckets[high], &out);
+  }
+  return out;
+}
+
+std::string EncodeFramedDeletionVector(const std::vector<int64_t>& positions) {
+  const std::string body = EncodeDeletionVectorBitmap(positions);
+  std::string out;
+  PutBe32(&out, static_cast<uint32_t>(body.size()));
+  out += body;
+  const auto crc = static_cast<uint32_t>(
+      crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()),
+            static_cast<uInt>(body.size())));
+  PutBe32(&out, crc);
+  return out;
+}
+
 }  // namespace floe

@@ -3,8 +3,10 @@
 // (D1 D3 39 64), then a RoaringBitmapArray of 64-bit row positions (a little-endian
 // bucket count, then per bucket its high 32 bits and a 32-bit Roaring bitmap in the
 // portable format, RoaringFormatSpec). Decoded by hand, bounded by the caller's position
-// count before anything is materialised, and fuzzed (fuzz_deletion_vector); Debian's
-// CRoaring (libroaring-dev) is 0.2.66, of 2019.
+// count before anything is materialised, and fuzzed (fuzz_deletion_vector); encoded by
+// hand too, as iceberg-java's RoaringPositionBitmap encodes (run containers where they
+// are smaller, as its runLengthEncode chooses). Debian's CRoaring (libroaring-dev) is
+// 0.2.66, of 2019.
 #pragma once
 
 #include <cstdint>
@@ -27,5 +29,14 @@ arrow::Result<std::vector<int64_t>> DecodeDeletionVectorBitmap(
 arrow::Result<std::vector<int64_t>> DecodeFramedDeletionVector(std::string_view blob,
                                                                const std::string& where,
                                                                int64_t max_positions);
+
+/// The magic number and the bitmap array of `positions` (sorted, unique, non-negative):
+/// every bucket from 0 to the highest one, empty ones too, as iceberg-java writes them;
+/// each 65536-value container an array, a bitmap or runs, whichever iceberg-java's
+/// Roaring (RoaringBitmap.runOptimize) would keep.
+std::string EncodeDeletionVectorBitmap(const std::vector<int64_t>& positions);
+
+/// EncodeDeletionVectorBitmap framed for a file (DecodeFramedDeletionVector's input).
+std::string EncodeFramedDeletionVector(const std::vector<int64_t>& positions);
 
 }  // namespace floe
