@@ -538,9 +538,10 @@ class Table:
         """Deletes the rows matching `where`. By copy-on-write (the default): files whose
         rows all match are removed, files with some matching rows are rewritten without
         them. Under ``write.delete.mode=merge-on-read`` (a table property, or in
-        `options`; format v3 tables): a deletion vector per file holding a matching row,
-        merged with the file's earlier deletes, as Spark's merge-on-read DELETE writes
-        them (``RowLevelResult.delete_files``). Validated under
+        `options`): a delete file per file holding a matching row (a deletion vector on
+        format v3, a Parquet position delete file on v2), merged with the file's earlier
+        deletes, as Spark's merge-on-read DELETE writes them
+        (``RowLevelResult.delete_files``). Validated under
         ``write.delete.isolation-level``. No match commits nothing."""
         args = _write_args(options, threads, None)
         return RowLevelResult._of(self._table.delete(_where(where, True), args))

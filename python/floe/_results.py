@@ -81,7 +81,8 @@ class RowLevelResult(_Committed):
     rows: int
     data_files: int
     commit: CommitReport | None
-    #: Deletion vectors a merge-on-read delete wrote (one per data file it deleted from).
+    #: Delete files a merge-on-read delete wrote (one per data file it deleted from:
+    #: deletion vectors on format v3, position delete files on v2).
     delete_files: int = 0
 
     @classmethod

@@ -102,12 +102,15 @@ def referenced_data_files(table):
     return targets
 
 
-def test_merge_on_read_deletes_are_deletion_vectors_pyiceberg_reads(floe, pyiceberg_catalog, tmp_path):
-    """On a format-v3 table under write.delete.mode=merge-on-read: the same deletes as
-    above, each a set of deletion vectors (no data file written) that pyiceberg's reader
-    applies, the rows matching DuckDB's; a data file keeps one vector however many deletes
-    touched it."""
-    expected = make_table(floe, tmp_path, ["format-version=3", "write.delete.mode=merge-on-read"])
+@pytest.mark.parametrize("version", [2, 3])
+def test_merge_on_read_deletes_write_delete_files_pyiceberg_reads(floe, pyiceberg_catalog, tmp_path,
+                                                                 version):
+    """Under write.delete.mode=merge-on-read: the same deletes as above, each a set of
+    delete files (no data file written; deletion vectors on v3, Parquet position delete
+    files on v2) that pyiceberg's reader applies, the rows matching DuckDB's; on v3 a data
+    file keeps one vector however many deletes touched it."""
+    expected = make_table(floe, tmp_path, [f"format-version={version}",
+                                           "write.delete.mode=merge-on-read"])
     files = files_under(floe.warehouse / "r" / "t" / "data")
     for where in ["amount < 0", "price IS NULL OR id BETWEEN 100 AND 2500",
                   "NOT (ts < '1970-01-10T00:00:00Z') AND flag = true", "id = 7151",
@@ -121,10 +124,13 @@ def test_merge_on_read_deletes_are_deletion_vectors_pyiceberg_reads(floe, pyiceb
         summary = table.current_snapshot().summary
         assert summary.operation.value == "delete"
         if where != "region = 'r3'":  # a whole partition goes by metadata
-            assert "deletion vector" in result.stdout, result.stdout
-            assert int(summary["added-dvs"]) > 0
+            assert "delete file" in result.stdout, result.stdout
+            assert int(summary["added-dvs" if version == 3 else "added-position-delete-files"]) > 0
         new = files_under(floe.warehouse / "r" / "t" / "data") - files
-        assert all(path.endswith("-deletes.puffin") for path in new), new
+        suffix = "-deletes.puffin" if version == 3 else "-deletes.parquet"
+        assert all(path.endswith(suffix) for path in new), new
+        if version == 2:
+            continue
         targets = referenced_data_files(table)
         assert targets and None not in targets or where == "region = 'r3'", targets
         assert len(targets) == len(set(targets)), "a data file has two deletion vectors"

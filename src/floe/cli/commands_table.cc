@@ -155,7 +155,7 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
   if (result.files_rewritten > 0)
     std::cout << " (" << result.files_rewritten << " rewritten)";
   if (result.delete_files_written > 0) {
-    std::cout << ", wrote " << result.delete_files_written << " deletion vector"
+    std::cout << ", wrote " << result.delete_files_written << " delete file"
               << (result.delete_files_written == 1 ? "" : "s");
   } else {
     std::cout << ", wrote " << WithThousands(result.rows_written) << " rows in "
@@ -402,8 +402,8 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   auto* command =
       AddCommand(app, context, "delete",
                  "Delete the rows matching a filter (copy-on-write: files with "
-                 "matches are rewritten; under write.delete.mode=merge-on-read on a "
-                 "format v3 table: deletion vectors)");
+                 "matches are rewritten; under write.delete.mode=merge-on-read: "
+                 "deletion vectors (v3) or position delete files (v2))");
   auto table = std::make_shared<std::string>();
   auto where = std::make_shared<std::string>();
   auto options = std::make_shared<std::vector<std::string>>();

@@ -327,7 +327,9 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
     // Only a manifest that may hold either kind is read.
     const bool may_be_old = manifest.min_sequence_number >= 0 &&
                             manifest.min_sequence_number < min_data_sequence;
-    if (removed_data.empty() && !may_be_old && deletes_to_remove_.empty()) continue;
+    if (removed_data.empty() && !may_be_old && deletes_to_remove_.empty() &&
+        delete_partitions_.empty())
+      continue;
     ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
     std::vector<ManifestEntry> entries;
     bool touched = false;
@@ -343,7 +345,9 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
                                    removed_data.count(*file.referenced_data_file) > 0;
       const bool replaced = deletes_to_remove_.count(DeleteKey(file)) > 0;
       if (replaced) found.insert(DeleteKey(file));
-      if (too_old || dangling_vector || replaced) {
+      const bool in_removed_partition =
+          !delete_partitions_.empty() && delete_partitions_.count(PartitionKey(file)) > 0;
+      if (too_old || dangling_vector || replaced || in_removed_partition) {
         removed_.push_back(file);
         entry.status = EntryStatus::kDeleted;
         entry.snapshot_id = snapshot_id();

@@ -40,6 +40,12 @@ class OverwriteFiles final : public SnapshotProducer {
   void RemoveDeleteFile(const DataFile& file) {
     deletes_to_remove_.insert(DeleteKey(file));
   }
+  /// Every live delete file in `data`'s partition (its spec and partition tuple) is
+  /// removed too: a delete of whole partitions, as iceberg-java's DeleteFiles by row
+  /// filter removes the delete files its filter selects by partition.
+  void RemoveDeletesInPartitionOf(const DataFile& data) {
+    delete_partitions_.insert(PartitionKey(data));
+  }
   /// The data files the added delete files delete from: each must still be live when the
   /// commit applies (iceberg-java's validateDataFilesExist); on format v3 no other
   /// deletion vector for one of them may have been committed since the starting
@@ -116,6 +122,7 @@ class OverwriteFiles final : public SnapshotProducer {
   std::set<std::string> to_delete_;
   std::vector<DataFile> added_deletes_;
   std::set<std::string> deletes_to_remove_;
+  std::set<std::string> delete_partitions_;  ///< PartitionKey of each.
   std::set<std::string> referenced_;
   bool replace_partitions_ = false;
   bool rewrite_ = false;

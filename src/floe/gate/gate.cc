@@ -318,10 +318,20 @@ GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& opt
             "property write.delete.mode asks for delete files (merge-on-read), which "
             "format v1 tables cannot hold");
       } else if (metadata.format_version == 2) {
-        result.reasons.push_back(
-            "property write.delete.mode asks for position delete files (merge-on-read "
-            "on format v2), which floe does not write yet (it writes deletion vectors, "
-            "on format v3)");
+        // floe writes Parquet position delete files, one per data file.
+        auto granularity = effective.find("write.delete.granularity");
+        if (granularity != effective.end() && AsciiLower(granularity->second) != "file") {
+          result.reasons.push_back(
+              "property write.delete.granularity asks for position delete files that "
+              "span data files, which floe does not write (it writes one per data file)");
+        }
+        auto format = effective.find("write.delete.format.default");
+        if (format == effective.end()) format = effective.find("write.format.default");
+        if (format != effective.end() && AsciiLower(format->second) != "parquet") {
+          result.reasons.push_back(
+              "property write.delete.format.default (or write.format.default) asks for "
+              "position delete files that are not Parquet, which floe does not write");
+        }
       }
     } else if (mode != "copy-on-write") {
       result.reasons.push_back(

@@ -416,14 +416,23 @@ TEST(GateTest, RewritesOfRowsDeclineWhereDeleteFilesWouldDiffer) {
   for (RowRewrite kind : {RowRewrite::kDelete, RowRewrite::kCompaction}) {
     EXPECT_TRUE(CheckRowRewrite(*v3, {}, kind).supported());
   }
-  // Merge-on-read deletes: deletion vectors on v3; position delete files (v2) are not
-  // written yet, and v1 holds no delete files.
+  // Merge-on-read deletes: deletion vectors on v3, one Parquet position delete file per
+  // data file on v2; v1 holds no delete files.
   auto merge_on_read = Metadata("id long", "", {{"write.delete.mode", "merge-on-read"}});
   GateResult result = CheckRowRewrite(*merge_on_read, {}, RowRewrite::kDelete);
-  ASSERT_FALSE(result.supported());
-  EXPECT_NE(result.ToString().find("write.delete.mode"), std::string::npos);
-  EXPECT_NE(result.ToString().find("format v2"), std::string::npos);
+  EXPECT_TRUE(result.supported()) << result.ToString();
   EXPECT_TRUE(CheckRowRewrite(*merge_on_read, {}, RowRewrite::kCompaction).supported());
+  result = CheckRowRewrite(*merge_on_read, {{"write.delete.granularity", "partition"}},
+                           RowRewrite::kDelete);
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("write.delete.granularity"), std::string::npos);
+  result = CheckRowRewrite(*merge_on_read, {{"write.delete.format.default", "avro"}},
+                           RowRewrite::kDelete);
+  ASSERT_FALSE(result.supported());
+  EXPECT_NE(result.ToString().find("write.delete.format.default"), std::string::npos);
+  EXPECT_TRUE(CheckRowRewrite(*merge_on_read, {{"write.delete.granularity", "FILE"}},
+                              RowRewrite::kDelete)
+                  .supported());
   auto v1 = Metadata("id long", "", {{"format-version", "1"}});
   result =
       CheckRowRewrite(*v1, {{"write.delete.mode", "MERGE-ON-READ"}}, RowRewrite::kDelete);

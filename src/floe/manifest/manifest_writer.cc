@@ -43,6 +43,14 @@ avro::Datum BytesMap(const std::map<int, Bytes>& map) {
   }
   return avro::Datum(std::move(array));
 }
+// A delete file's metrics map that holds nothing is written as null, as iceberg-java
+// writes a deletion vector's (no metrics) and a position delete file's counts (dropped by
+// its PositionDeleteWriter); a data file's is written as an empty map, as iceberg-java's.
+template <typename Map, typename Encode>
+avro::Datum MetricsMap(const DataFile& file, const Map& map, Encode encode) {
+  if (file.content != FileContent::kData && map.empty()) return avro::Datum();
+  return encode(map);
+}
 
 // BigDecimal.precision(): the number of decimal digits of the unscaled value (1 for
 // zero).
@@ -100,22 +108,22 @@ avro::Datum DataFileDatum(const StructType& type, const StructType& partition_ty
         record.fields.emplace_back(int64_t{67108864});
         break;  // iceberg-java's constant
       case kColumnSizesId:
-        record.fields.push_back(LongMap(file.column_sizes));
+        record.fields.push_back(MetricsMap(file, file.column_sizes, LongMap));
         break;
       case kValueCountsId:
-        record.fields.push_back(LongMap(file.value_counts));
+        record.fields.push_back(MetricsMap(file, file.value_counts, LongMap));
         break;
       case kNullValueCountsId:
-        record.fields.push_back(LongMap(file.null_value_counts));
+        record.fields.push_back(MetricsMap(file, file.null_value_counts, LongMap));
         break;
       case kNanValueCountsId:
-        record.fields.push_back(LongMap(file.nan_value_counts));
+        record.fields.push_back(MetricsMap(file, file.nan_value_counts, LongMap));
         break;
       case kLowerBoundsId:
-        record.fields.push_back(BytesMap(file.lower_bounds));
+        record.fields.push_back(MetricsMap(file, file.lower_bounds, BytesMap));
         break;
       case kUpperBoundsId:
-        record.fields.push_back(BytesMap(file.upper_bounds));
+        record.fields.push_back(MetricsMap(file, file.upper_bounds, BytesMap));
         break;
       case kKeyMetadataId:
         record.fields.push_back(OptionalBytes(file.key_metadata));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -27,6 +28,11 @@ struct DeleteFileEntry {
   int64_t sequence_number = 0;
   PartitionSpecPtr spec;
 };
+
+/// The one data file a position delete file deletes from, when it names one
+/// (iceberg-java's ContentFileUtil.referencedDataFile): its referenced_data_file, or else
+/// its file_path column's bounds when both are the same path. nullopt for any other file.
+std::optional<std::string> ReferencedDataFile(const DataFile& deletes);
 
 /// The delete files of one snapshot, indexed for matching.
 class DeleteIndex {

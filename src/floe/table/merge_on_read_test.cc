@@ -11,14 +11,17 @@
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
+#include "arrow/io/file.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/metadata_columns.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/table/table.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
+#include "parquet/arrow/reader.h"
 
 namespace floe {
 namespace {
@@ -181,15 +184,23 @@ TEST_F(MergeOnReadTest, WritesOneVectorPerDataFileAndMergesTheNextDeleteIntoIt) 
             Expected([](int64_t id) { return id % 10 == 7 || id % 10 == 3; }, 600));
 }
 
-TEST_F(MergeOnReadTest, EveryFileMatchingWholeIsRemovedByMetadata) {
-  auto table = Create(3);
+// Spark deletes whole partitions by metadata: the data files and every delete file in
+// those partitions go (on v2 too, where a removed data file's position delete file would
+// otherwise stay).
+TEST_F(MergeOnReadTest, WholePartitionsAreRemovedByMetadataWithTheirDeleteFiles) {
+  auto table = Create(2);
   Append(table, 0, 300);
+  FLOE_ASSERT_OK(table->Delete(EndingIn(7, 300), AppendOptions{}));
+  ASSERT_EQ(LiveDeletes().size(), 3u);
   FLOE_ASSIGN_OR_FAIL(auto result, table->Delete("region = 'r1'", AppendOptions{}));
   EXPECT_EQ(result.files_removed, 1);
   EXPECT_EQ(result.delete_files_written, 0);
   EXPECT_EQ(Summary(table, "deleted-data-files"), "1");
-  EXPECT_TRUE(LiveDeletes().empty());
-  EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 3 == 1; }, 300));
+  EXPECT_EQ(Summary(table, "removed-position-delete-files"), "1");
+  EXPECT_EQ(LiveDeletes().size(), 2u);
+  for (const auto& file : LiveDeletes())
+    EXPECT_EQ(file.file_path.find("region=r1"), std::string::npos);
+  EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 3 == 1 || id % 10 == 7; }, 300));
 }
 
 TEST_F(MergeOnReadTest,
@@ -247,8 +258,88 @@ TEST_F(MergeOnReadTest, ADataFileRemovedConcurrentlyFailsTheDelete) {
   EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 10 == 1; }, 300));
 }
 
-TEST_F(MergeOnReadTest, AFormatV2TableIsDeclinedBeforeAnythingIsWritten) {
+TEST_F(MergeOnReadTest, FormatV2WritesAPositionDeleteFilePerDataFileAndMergesThem) {
   auto table = Create(2);
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSIGN_OR_FAIL(auto first, table->Delete(EndingIn(7, 600), AppendOptions{}));
+  EXPECT_EQ(first.delete_files_written, 6);
+  EXPECT_EQ(Summary(table, "added-position-delete-files"), "6");
+  EXPECT_EQ(Summary(table, "added-position-deletes"), "60");
+  FLOE_ASSIGN_OR_FAIL(auto second,
+                      table->Delete(EndingIn(3, 600) + " OR id = 7", AppendOptions{}));
+  EXPECT_EQ(second.rows_removed, 60);
+  EXPECT_EQ(Summary(table, "removed-position-delete-files"), "6");
+  EXPECT_EQ(Summary(table, "total-delete-files"), "6");
+  EXPECT_EQ(Summary(table, "total-position-deletes"), "120");
+  EXPECT_EQ(Ids(),
+            Expected([](int64_t id) { return id % 10 == 7 || id % 10 == 3; }, 600));
+  // Each file, read back by Parquet alone: its data file's path on every row, the
+  // positions of the rows with ids ending in 3 and 7 in it, ascending; bounds of both
+  // columns in the manifest (the path whole) and no counts, as iceberg-java writes them.
+  std::set<std::string> targets;
+  for (const auto& file : LiveDeletes()) {
+    EXPECT_EQ(file.file_format, FileFormat::kParquet);
+    EXPECT_EQ(file.record_count, 20);
+    EXPECT_TRUE(file.value_counts.empty());
+    EXPECT_TRUE(file.null_value_counts.empty());
+    ASSERT_EQ(file.lower_bounds.count(kDeleteFilePathColumnId), 1u);
+    const auto& path_bound = file.lower_bounds.at(kDeleteFilePathColumnId);
+    const std::string data_file(path_bound.begin(), path_bound.end());
+    EXPECT_EQ(file.upper_bounds.at(kDeleteFilePathColumnId), path_bound);
+    EXPECT_FALSE(file.referenced_data_file);
+    targets.insert(data_file);
+    auto input = *arrow::io::ReadableFile::Open(file.file_path);
+    auto reader = *parquet::arrow::OpenFile(input, arrow::default_memory_pool());
+    FLOE_ASSIGN_OR_FAIL(auto rows, reader->ReadTable());
+    auto metadata = reader->parquet_reader()->metadata()->key_value_metadata();
+    ASSERT_TRUE(metadata);
+    EXPECT_EQ(*metadata->Get("delete-type"), "position");
+    EXPECT_NE(metadata->Get("iceberg.schema")->find("Ordinal position"),
+              std::string::npos);
+    ASSERT_EQ(rows->num_rows(), 20);
+    auto paths = std::static_pointer_cast<arrow::StringArray>(rows->column(0)->chunk(0));
+    auto pos = std::static_pointer_cast<arrow::Int64Array>(rows->column(1)->chunk(0));
+    for (int64_t i = 0; i < 20; ++i) {
+      EXPECT_EQ(paths->GetString(i), data_file);
+      if (i > 0) {
+        EXPECT_LT(pos->Value(i - 1), pos->Value(i));
+      }
+    }
+    // The positions are exactly those of the data file's rows with ids ending in 3 or 7.
+    auto data_reader = *parquet::arrow::OpenFile(
+        *arrow::io::ReadableFile::Open(data_file), arrow::default_memory_pool());
+    FLOE_ASSIGN_OR_FAIL(auto data, data_reader->ReadTable());
+    auto ids = std::static_pointer_cast<arrow::Int64Array>(
+        *arrow::Concatenate(data->GetColumnByName("id")->chunks()));
+    std::vector<int64_t> expected;
+    for (int64_t p = 0; p < ids->length(); ++p) {
+      if (ids->Value(p) % 10 == 3 || ids->Value(p) % 10 == 7) expected.push_back(p);
+    }
+    std::vector<int64_t> actual(pos->raw_values(), pos->raw_values() + pos->length());
+    EXPECT_EQ(actual, expected) << data_file;
+  }
+  EXPECT_EQ(targets.size(), 6u);
+}
+
+// A position delete file naming one data file (by its file_path bounds) belongs to that
+// file only: a delete of another file in the same partition merges that other file's
+// deletes and leaves this one in place (its rows stay deleted).
+TEST_F(MergeOnReadTest, FormatV2KeepsTheDeleteFilesOfTheOtherFilesOfAPartition) {
+  auto table = Create(2);
+  Append(table, 0, 300);
+  Append(table, 300, 300);  // two data files in each region
+  FLOE_ASSERT_OK(table->Delete(EndingIn(7, 600), AppendOptions{}));
+  FLOE_ASSIGN_OR_FAIL(auto one, table->Delete("id = 3", AppendOptions{}));
+  EXPECT_EQ(one.delete_files_written, 1);
+  EXPECT_EQ(Summary(table, "removed-position-delete-files"), "1");
+  EXPECT_EQ(Summary(table, "total-delete-files"), "6");
+  EXPECT_EQ(Summary(table, "total-position-deletes"), "61");
+  EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 10 == 7 || id == 3; }, 600));
+}
+
+TEST_F(MergeOnReadTest, FormatV1AndAnUnknownModeAreDeclinedBeforeAnythingIsWritten) {
+  auto table = Create(1);
   Append(table, 0, 300);
   const auto before = Storage();
   auto declined = table->Delete(EndingIn(7, 600), AppendOptions{});

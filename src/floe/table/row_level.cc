@@ -23,6 +23,7 @@
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
 #include "floe/write/deletion_vector_writer.h"
+#include "floe/write/position_delete_writer.h"
 
 namespace floe {
 namespace {
@@ -46,16 +47,12 @@ arrow::Result<int64_t> CountTrue(const std::shared_ptr<arrow::Array>& mask) {
 // share of its rows, whatever its size: its delete-ratio-threshold option's default.
 constexpr double kDeleteRatioThreshold = 0.3;
 
-// iceberg-java's ContentFileUtil.isFileScoped: a position delete that applies to one
-// data file: a deletion vector, or a position delete file that names the file it deletes
-// from (referenced_data_file, or its file_path column bounded by one path).
-bool IsFileScoped(const DataFile& file) {
-  if (file.content != FileContent::kPositionDeletes) return false;
-  if (file.file_format == FileFormat::kPuffin || file.referenced_data_file) return true;
-  auto lower = file.lower_bounds.find(kDeleteFilePathColumnId);
-  auto upper = file.upper_bounds.find(kDeleteFilePathColumnId);
-  return lower != file.lower_bounds.end() && upper != file.upper_bounds.end() &&
-         !lower->second.empty() && lower->second == upper->second;
+// iceberg-java's ContentFileUtil.isFileScoped, for one data file: whether `deletes` is a
+// position delete of the data file at `data_path` and of no other (a deletion vector, or
+// a position delete file naming it by referenced_data_file or its file_path bounds).
+bool ScopedTo(const DataFile& deletes, const std::string& data_path) {
+  auto referenced = ReferencedDataFile(deletes);
+  return referenced && *referenced == data_path;
 }
 
 bool TooHighDeleteRatio(const FileScanTask& task) {
@@ -63,7 +60,7 @@ bool TooHighDeleteRatio(const FileScanTask& task) {
   if (task.deletes.empty() || rows <= 0) return false;
   int64_t deleted = 0;
   for (const auto& entry : task.deletes) {
-    if (IsFileScoped(entry->file)) deleted += entry->file.record_count;
+    if (ScopedTo(entry->file, task.file.file_path)) deleted += entry->file.record_count;
   }
   return static_cast<double>(std::min(deleted, rows)) / static_cast<double>(rows) >=
          kDeleteRatioThreshold;
@@ -236,6 +233,33 @@ class EmptyReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema_;
 };
 
+// Whether `bound` reads only identity-partition source columns of `spec`: its value is
+// then the same for every row of a file written with the spec.
+bool ByPartition(const Expression& bound, const PartitionSpec& spec) {
+  const std::set<int> filter_ids = ReferencedFieldIds(bound);
+  std::set<int> identity;
+  for (const auto& field : spec.fields()) {
+    if (field.transform.kind() == TransformKind::kIdentity)
+      identity.insert(field.source_id);
+  }
+  return std::includes(identity.begin(), identity.end(), filter_ids.begin(),
+                       filter_ids.end());
+}
+
+// A delete whose filter selects whole partitions is a metadata delete in Spark (a
+// DeleteFiles by row filter), whose manifest filter removes the delete files of those
+// partitions along with their data files: every delete file in the partitions of the
+// matched files goes too.
+void RemovePartitionDeletes(const Expression& bound,
+                            const std::vector<FileMatch>& matches,
+                            OverwriteFiles* overwrite) {
+  for (const auto& match : matches) {
+    if (ByPartition(bound, *match.task.spec)) {
+      overwrite->RemoveDeletesInPartitionOf(match.task.file);
+    }
+  }
+}
+
 // The positions a merge-on-read delete's deletion vector for `match` holds: the rows it
 // deletes now and every position its delete files already delete, as iceberg-java's
 // BaseDVFileWriter merges the previous deletes of the file into its one vector.
@@ -251,8 +275,9 @@ std::vector<int64_t> MergedPositions(const FileMatch& match) {
 
 }  // namespace
 
-arrow::Result<RowLevelResult> Table::DeleteByVectors(const std::string& filter,
-                                                     IsolationLevel isolation) {
+arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter,
+                                                       IsolationLevel isolation,
+                                                       const PropertyMap& properties) {
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound,
                                                  /*positions=*/true));
@@ -261,27 +286,19 @@ arrow::Result<RowLevelResult> Table::DeleteByVectors(const std::string& filter,
   auto overwrite = NewOverwrite(isolation, bound);
   // Spark deletes by metadata when every file holding a matching row matches whole,
   // deleted rows included (its strict evaluation of the filter on partition values and
-  // metrics); otherwise each such file gets a deletion vector, however many of its rows
-  // match. floe knows a file matches whole when every one of its rows matched, or when
-  // the filter reads only identity-partition columns of the file's spec.
-  const std::set<int> filter_ids = ReferencedFieldIds(*bound);
-  auto by_partition = [&](const PartitionSpec& spec) {
-    std::set<int> identity;
-    for (const auto& field : spec.fields()) {
-      if (field.transform.kind() == TransformKind::kIdentity)
-        identity.insert(field.source_id);
-    }
-    return std::includes(identity.begin(), identity.end(), filter_ids.begin(),
-                         filter_ids.end());
-  };
+  // metrics); otherwise each such file gets a deletion vector (v3) or a position delete
+  // file (v2), however many of its rows match. floe knows a file matches whole when every
+  // one of its rows matched, or when the filter reads only identity-partition columns of
+  // the file's spec.
   const bool whole_files =
       std::all_of(matches.begin(), matches.end(), [&](const FileMatch& match) {
         return match.matched == match.task.file.record_count ||
-               by_partition(*match.task.spec);
+               ByPartition(*bound, *match.task.spec);
       });
   for (const auto& match : matches) result.rows_removed += match.matched;
   if (whole_files) {
     for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
+    RemovePartitionDeletes(*bound, matches, overwrite.get());
     result.files_removed = static_cast<int64_t>(matches.size());
     TestPausePoint("commit");
     ARROW_ASSIGN_OR_RAISE(result.commit, overwrite->Commit(state_));
@@ -289,56 +306,100 @@ arrow::Result<RowLevelResult> Table::DeleteByVectors(const std::string& filter,
     result.committed = true;
     return result;
   }
-  // One Puffin file for the whole delete, named as a write task names its files and
-  // placed at the data location's top, as iceberg-java's DV writer places it.
-  const std::string operation_id = Uuid::Random(commit_target().env).ToString();
-  const std::string location =
-      LocationProvider(state_.metadata->location, state_.metadata->properties)
-          .NewDataLocation("", "00000-0-" + operation_id + "-00001-deletes.puffin");
-  std::vector<DeletionVectorInput> vectors;
   std::set<std::string> referenced;
+  std::vector<std::vector<int64_t>> positions;
   for (const auto& match : matches) {
-    vectors.push_back({match.task.file.file_path, MergedPositions(match)});
+    positions.push_back(MergedPositions(match));
     referenced.insert(match.task.file.file_path);
-    // The file-scoped deletes merged into the new vector go (iceberg-java's
+    // The file-scoped deletes merged into the new one go (iceberg-java's
     // rewrittenDeleteFiles); a partition-scoped position delete file stays.
     for (const auto& entry : match.task.deletes) {
-      if (IsFileScoped(entry->file)) overwrite->RemoveDeleteFile(entry->file);
+      if (ScopedTo(entry->file, match.task.file.file_path)) {
+        overwrite->RemoveDeleteFile(entry->file);
+      }
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto written, WriteDeletionVectors(*io(), location, vectors,
-                                                           "floe version " FLOE_VERSION));
+  // Named as a write task names its files ("-deletes" added, as iceberg-java adds it).
+  const std::string operation_id = Uuid::Random(commit_target().env).ToString();
+  auto file_name = [&](size_t count, const char* extension) {
+    char name[128];
+    std::snprintf(name, sizeof(name), "00000-0-%s-%05zu-deletes.%s", operation_id.c_str(),
+                  count, extension);
+    return std::string(name);
+  };
+  const LocationProvider locations(state_.metadata->location, properties);
+  std::vector<DataFile> delete_files;
+  std::vector<std::string> written;  // deleted again if the commit fails
+  auto delete_written = [&]() {
+    for (const auto& location : written) {
+      DeleteBestEffort(*io(), location, "delete file", "after a failed delete");
+    }
+  };
+  if (state_.metadata->format_version >= 3) {
+    // One Puffin file for the whole delete, at the data location's top, as iceberg-java's
+    // DV writer places it.
+    std::vector<DeletionVectorInput> vectors;
+    for (size_t i = 0; i < matches.size(); ++i) {
+      vectors.push_back({matches[i].task.file.file_path, std::move(positions[i])});
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto puffin,
+        WriteDeletionVectors(*io(), locations.NewDataLocation("", file_name(1, "puffin")),
+                             vectors, "floe version " FLOE_VERSION));
+    written.push_back(puffin.location);
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const WrittenDeletionVector& vector = puffin.vectors[i];
+      DataFile dv;
+      dv.content = FileContent::kPositionDeletes;
+      dv.file_format = FileFormat::kPuffin;
+      dv.file_path = puffin.location;
+      dv.file_size_in_bytes = puffin.size;
+      dv.record_count = vector.cardinality;
+      dv.referenced_data_file = matches[i].task.file.file_path;
+      dv.content_offset = vector.offset;
+      dv.content_size_in_bytes = vector.length;
+      delete_files.push_back(std::move(dv));
+    }
+  } else {
+    // Format v2: a position delete file per data file, in the data file's partition
+    // folder (iceberg-java's file granularity, its default).
+    const SchemaPtr schema = state_.metadata->CurrentSchema();
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const FileScanTask& task = matches[i].task;
+      std::string partition_path;
+      if (!task.spec->fields().empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto type, task.spec->PartitionType(*schema));
+        partition_path = PartitionToPath(*task.spec, *type, task.file.partition);
+      }
+      const std::string location =
+          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet"));
+      auto file = WritePositionDeleteFile(io(), location, task.file.file_path,
+                                          positions[i], properties);
+      if (!file.ok()) {
+        delete_written();
+        return file.status();
+      }
+      written.push_back(location);
+      delete_files.push_back(std::move(*file));
+    }
+  }
   for (size_t i = 0; i < matches.size(); ++i) {
-    const DataFile& data = matches[i].task.file;
-    const WrittenDeletionVector& vector = written.vectors[i];
-    DataFile dv;
-    dv.content = FileContent::kPositionDeletes;
-    dv.file_format = FileFormat::kPuffin;
-    dv.file_path = written.location;
-    dv.file_size_in_bytes = written.size;
-    dv.spec_id = data.spec_id;
-    dv.partition = data.partition;
-    dv.record_count = vector.cardinality;
-    dv.referenced_data_file = data.file_path;
-    dv.content_offset = vector.offset;
-    dv.content_size_in_bytes = vector.length;
-    overwrite->AddDeleteFile(std::move(dv));
+    delete_files[i].spec_id = matches[i].task.file.spec_id;
+    delete_files[i].partition = matches[i].task.file.partition;
+    overwrite->AddDeleteFile(std::move(delete_files[i]));
   }
   overwrite->ValidateDataFilesExist(std::move(referenced));
   TestPausePoint("commit");
   auto committed = overwrite->Commit(state_);
   if (!committed.ok()) {
-    // Nothing references the Puffin file unless the commit may have happened.
-    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
-      DeleteBestEffort(*io(), written.location, "deletion vectors",
-                       "after a failed commit");
-    }
+    // Nothing references the delete files unless the commit may have happened.
+    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) delete_written();
     return committed.status();
   }
   result.commit = *committed;
   state_ = result.commit.state;
   result.committed = true;
-  result.delete_files_written = static_cast<int64_t>(vectors.size());
+  result.delete_files_written = static_cast<int64_t>(matches.size());
   return result;
 }
 
@@ -361,7 +422,7 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
     ARROW_RETURN_NOT_OK(
         Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
                  "delete rows of"));
-    return DeleteByVectors(filter, isolation);
+    return DeleteByPositions(filter, isolation, effective);
   }
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
@@ -381,6 +442,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
     ARROW_RETURN_NOT_OK(
         Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
                  "delete rows of"));
+  } else {
+    RemovePartitionDeletes(*bound, matches, overwrite.get());
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());

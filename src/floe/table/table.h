@@ -61,7 +61,8 @@ struct RowLevelResult {
   int64_t rows_written =
       0;  ///< Rows kept from rewritten files, or the overwrite's input.
   int64_t data_files_written = 0;
-  int64_t delete_files_written = 0;  ///< Deletion vectors of a merge-on-read delete.
+  /// Deletion vectors (v3) or position delete files (v2) of a merge-on-read delete.
+  int64_t delete_files_written = 0;
 };
 
 struct AppendResult {
@@ -153,8 +154,8 @@ class Table {
   /// Deletes the rows matching `filter` (the `--where` syntax). By copy-on-write (the
   /// default): data files whose rows all match are removed, files with some matching
   /// rows are rewritten without them, files without a match are untouched. Under
-  /// write.delete.mode=merge-on-read (table property or option; format v3 only, declined
-  /// on v2 before anything is read): deletion vectors instead (DeleteByVectors). Commits
+  /// write.delete.mode=merge-on-read (table property or option; format v2 and later):
+  /// delete files instead (DeleteByPositions). Commits
   /// one snapshot validated against commits since the snapshot read, under
   /// write.delete.isolation-level (serializable: a concurrent commit adding rows that
   /// might match fails it; snapshot: only concurrent deletes do).
@@ -228,12 +229,15 @@ class Table {
   std::unique_ptr<OverwriteFiles> NewOverwrite(
       IsolationLevel isolation, ExpressionPtr conflict_filter,
       std::optional<int64_t> read_snapshot_id) const;
-  /// Delete's merge-on-read path (format v3): a deletion vector per data file holding a
-  /// matching row, merged with what the file's delete files delete, in one Puffin file,
+  /// Delete's merge-on-read path: per data file holding a matching row, one deletion
+  /// vector (format v3, all in one Puffin file) or one Parquet position delete file (v2),
+  /// merged with what the file's delete files delete (its file-scoped ones removed),
   /// committed as iceberg-java's RowDelta with its validation; or, when every such file
   /// matches whole, the files removed (a metadata delete, as Spark chooses it).
-  arrow::Result<RowLevelResult> DeleteByVectors(const std::string& filter,
-                                                IsolationLevel isolation);
+  /// `properties`: the table's, overlaid with the delete's options.
+  arrow::Result<RowLevelResult> DeleteByPositions(const std::string& filter,
+                                                  IsolationLevel isolation,
+                                                  const PropertyMap& properties);
   /// The current snapshot's id (none before the first commit).
   std::optional<int64_t> current_snapshot_id() const;
 
