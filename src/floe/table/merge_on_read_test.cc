@@ -19,6 +19,7 @@
 #include "floe/spec/metadata_columns.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/table/table.h"
+#include "floe/testing/table_fixture.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
@@ -31,13 +32,9 @@ class MergeOnReadTest : public ::testing::Test {
   std::shared_ptr<Table> Create(int format_version,
                                 PropertyMap extra = {
                                     {"write.delete.mode", "merge-on-read"}}) {
-    CatalogOptions options;
-    options.warehouse = directory_.Child("warehouse");
-    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("catalog.db")),
-                                    options, *MakeArrowFileIO());
+    auto catalog = testing::OpenTestCatalog(directory_.path().string());
     EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(*catalog);
-    EXPECT_TRUE(catalog_->CreateNamespace({"db"}, {}).ok());
     CreateTableOptions create;
     create.schema = *ParseSchemaText("id long not null, region string");
     create.spec = *ParsePartitionBy("region", *create.schema);

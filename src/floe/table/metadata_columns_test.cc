@@ -15,6 +15,7 @@
 #include "floe/spec/metadata_columns.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/table/table.h"
+#include "floe/testing/table_fixture.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 
@@ -25,13 +26,9 @@ class MetadataColumnsTest : public ::testing::Test {
  protected:
   std::shared_ptr<Table> Create(const std::string& schema_text,
                                 const std::string& partition_by, PropertyMap properties) {
-    CatalogOptions options;
-    options.warehouse = directory_.Child("warehouse");
-    auto catalog = SqlCatalog::Make(*OpenSqliteDatabase(directory_.Child("catalog.db")),
-                                    options, *MakeArrowFileIO());
+    auto catalog = testing::OpenTestCatalog(directory_.path().string());
     EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(*catalog);
-    EXPECT_TRUE(catalog_->CreateNamespace({"db"}, {}).ok());
     CreateTableOptions create;
     create.schema = *ParseSchemaText(schema_text);
     create.spec = *ParsePartitionBy(partition_by, *create.schema);

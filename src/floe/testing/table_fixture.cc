@@ -12,22 +12,29 @@
 
 namespace floe::testing {
 
+arrow::Result<std::shared_ptr<Catalog>> OpenTestCatalog(const std::string& directory) {
+  ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
+  CatalogOptions options;
+  options.warehouse = directory + "/warehouse";
+  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(directory + "/catalog.db"));
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<Catalog> catalog,
+                        SqlCatalog::Make(std::move(database), options, io));
+  ARROW_RETURN_NOT_OK(catalog->CreateNamespace({"db"}, {}));
+  return catalog;
+}
+
 arrow::Result<std::unique_ptr<TableFixture>> TableFixture::Make(
     const std::string& directory, const std::string& schema,
     const std::string& partition_by, const PropertyMap& properties) {
   auto fixture = std::unique_ptr<TableFixture>(new TableFixture());
   ARROW_ASSIGN_OR_RAISE(fixture->io_, MakeArrowFileIO());
-  CatalogOptions options;
-  options.warehouse = directory + "/warehouse";
-  ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(directory + "/catalog.db"));
-  ARROW_ASSIGN_OR_RAISE(fixture->catalog_,
-                        SqlCatalog::Make(std::move(database), options, fixture->io_));
-  ARROW_RETURN_NOT_OK(fixture->catalog_->CreateNamespace({"db"}, {}));
+  ARROW_ASSIGN_OR_RAISE(fixture->catalog_, OpenTestCatalog(directory));
+  const std::string warehouse = directory + "/warehouse";
   ARROW_ASSIGN_OR_RAISE(auto parsed, ParseSchemaText(schema));
   ARROW_ASSIGN_OR_RAISE(auto spec, ParsePartitionBy(partition_by, *parsed));
   ARROW_ASSIGN_OR_RAISE(auto metadata,
                         NewTableMetadata(*parsed, *spec, *SortOrder::Unsorted(),
-                                         options.warehouse + "/db/t", properties));
+                                         warehouse + "/db/t", properties));
   ARROW_ASSIGN_OR_RAISE(fixture->created_,
                         fixture->catalog_->CreateTable(fixture->id_, *metadata));
   return fixture;

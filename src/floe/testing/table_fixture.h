@@ -14,6 +14,10 @@
 
 namespace floe::testing {
 
+/// A SQLite catalog at `<directory>/catalog.db` whose warehouse is
+/// `<directory>/warehouse`, holding the namespace `db`.
+arrow::Result<std::shared_ptr<Catalog>> OpenTestCatalog(const std::string& directory);
+
 class TableFixture {
  public:
   /// A table `db.t` with columns `schema` (schema_ddl syntax) partitioned by

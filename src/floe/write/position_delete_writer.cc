@@ -11,19 +11,21 @@ namespace {
 
 // iceberg-java's DeleteSchemaUtil.pathPosSchema, docs included (they reach the footer).
 arrow::Result<SchemaPtr> PositionDeleteSchema() {
-  NestedField path;
-  path.id = kDeleteFilePathColumnId;
-  path.name = "file_path";
-  path.required = true;
-  path.type = PrimitiveType::Make(TypeId::kString);
-  path.doc = "Path of a file in which a deleted row is stored";
-  NestedField pos;
-  pos.id = kDeletePosColumnId;
-  pos.name = "pos";
-  pos.required = true;
-  pos.type = PrimitiveType::Make(TypeId::kLong);
-  pos.doc = "Ordinal position of a deleted row in the data file";
-  return Schema::Make(0, {std::move(path), std::move(pos)}, {});
+  auto field = [](int id, const char* name, TypeId type, const char* doc) {
+    NestedField column;
+    column.id = id;
+    column.name = name;
+    column.required = true;
+    column.type = PrimitiveType::Make(type);
+    column.doc = doc;
+    return column;
+  };
+  return Schema::Make(0,
+                      {field(kDeleteFilePathColumnId, "file_path", TypeId::kString,
+                             "Path of a file in which a deleted row is stored"),
+                       field(kDeletePosColumnId, "pos", TypeId::kLong,
+                             "Ordinal position of a deleted row in the data file")},
+                      {});
 }
 
 // The settings of iceberg-java's delete context: each write.delete.parquet.* key over its
