@@ -114,6 +114,32 @@ def _where(where: str | None, required: bool) -> str:
     return where
 
 
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _assignments(set: str | Mapping[str, Any]) -> str:
+    """An update's ``set``: the text as given, or a mapping written as that text."""
+    if isinstance(set, str):
+        return set
+    if not isinstance(set, Mapping):
+        raise TypeError(f"set must be a string or a mapping, not {type(set).__name__}")
+    if not set:
+        raise ValueError("set names no column")
+    parts = []
+    for name, value in set.items():
+        if not isinstance(name, str):
+            raise TypeError(f"set's column names must be strings, not {type(name).__name__}")
+        parts.append(f"{name} = {_literal(value)}")
+    return ", ".join(parts)
+
+
 def apply_transform(schema_json: str, transform: str, values: Any) -> pa.Array:
     """The partition transform `transform` of each of `values`, read as the type of the
     one field of `schema_json` (``Table.column_schema_json``): floe's own kernels, as its
@@ -545,6 +571,28 @@ class Table:
         ``write.delete.isolation-level``. No match commits nothing."""
         args = _write_args(options, threads, None)
         return RowLevelResult._of(self._table.delete(_where(where, True), args))
+
+    def update(
+        self,
+        set: str | Mapping[str, Any],
+        where: str,
+        *,
+        threads: int = 1,
+        options: Mapping[str, str] | None = None,
+    ) -> RowLevelResult:
+        """Sets columns of the rows matching `where`, by copy-on-write as Spark's UPDATE
+        does: each file holding a matching row is rewritten whole with the new values.
+        `set` is ``"col = literal, ..."`` (literals as in filters, ``NULL`` for optional
+        columns) or a mapping of top-level column names to Python values (str, int,
+        float, bool, None, or anything whose ``str()`` is a literal of the filter syntax,
+        such as a ``datetime.date``'s ISO text; quoted for you). A value that does not
+        convert to its column's type raises ``ValueError`` before anything is written. On
+        format v3 an updated row keeps its ``_row_id`` and gets the new sequence number.
+        Validated under ``write.update.isolation-level``; ``write.update.mode`` must be
+        copy-on-write. No match commits nothing; ``RowLevelResult.rows_updated`` counts
+        the rows changed."""
+        args = _write_args(options, threads, None)
+        return RowLevelResult._of(self._table.update(_assignments(set), _where(where, True), args))
 
     def rewrite(
         self,

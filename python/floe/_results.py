@@ -81,6 +81,8 @@ class RowLevelResult(_Committed):
     rows: int
     data_files: int
     commit: CommitReport | None
+    #: Rows an update changed (they are among ``rows``).
+    rows_updated: int = 0
     #: Delete files a merge-on-read delete wrote (one per data file it deleted from:
     #: deletion vectors on format v3, position delete files on v2).
     delete_files: int = 0
@@ -96,6 +98,7 @@ class RowLevelResult(_Committed):
             data_files=int(raw["data_files"]),
             commit=CommitReport._of(raw.get("commit")),
             delete_files=int(raw.get("delete_files", 0)),
+            rows_updated=int(raw.get("rows_updated", 0)),
         )
 
 

@@ -272,6 +272,7 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   out["files_rewritten"] = result.files_rewritten;
   out["rows_removed"] = result.rows_removed;
   out["delete_files"] = result.delete_files_written;
+  out["rows_updated"] = result.rows_updated;
   out["rows"] = result.rows_written;
   out["data_files"] = result.data_files_written;
   if (result.committed) out["commit"] = CommitDict(result.commit);
@@ -581,6 +582,13 @@ class PyTable {
   nb::dict Delete(const std::string& where, const WriteArgs& args) {
     AppendOptions options = ToAppendOptions(args);
     return RowLevelDict(Locked([&] { return Unwrap(table_->Delete(where, options)); }));
+  }
+
+  nb::dict Update(const std::string& set, const std::string& where,
+                  const WriteArgs& args) {
+    AppendOptions options = ToAppendOptions(args);
+    return RowLevelDict(
+        Locked([&] { return Unwrap(table_->Update(where, set, options)); }));
   }
 
   nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args) {
@@ -1199,6 +1207,7 @@ NB_MODULE(_floe, m) {
            "dynamic_overwrite"_a, "progress"_a.none())
       .def("overwrite", &PyTable::Overwrite, "stream"_a, "where"_a, "args"_a)
       .def("delete", &PyTable::Delete, "where"_a, "args"_a)
+      .def("update", &PyTable::Update, "set"_a, "where"_a, "args"_a)
       .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a)
       .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
            "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)

@@ -162,6 +162,36 @@ def test_two_merge_on_read_deletes_of_the_same_file_conflict(floe, pyiceberg_cat
     assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
 
 
+def test_update_sets_columns_as_duckdb_does_and_bad_input_changes_nothing(floe, pyiceberg_catalog,
+                                                                        tmp_path):
+    """`floe update`: the rows DuckDB's UPDATE leaves (values in place, rows moved to
+    another partition, NULL), read back by floe and pyiceberg; a value of the wrong type,
+    an unknown column, NULL for a required column: one clear error, the table and its
+    files unchanged."""
+    expected = make_table(floe, tmp_path)
+    for set_text, where in [("amount = -1.5, flag = false", "id BETWEEN 100 AND 2500"),
+                            ("region = 'it''s Zürich', price = NULL", "region = 'r3' AND id < 3400")]:
+        con = duckdb.connect()
+        con.sql("SET TimeZone = 'UTC'")
+        con.register("src", expected)
+        con.sql("CREATE TABLE t AS SELECT * FROM src")
+        changed = con.sql(f"SELECT count(*) FROM src WHERE {where}").fetchall()[0][0]
+        con.sql(f"UPDATE t SET {set_text} WHERE {where}")
+        expected = con.sql("SELECT * FROM t").to_arrow_table().cast(expected.schema)
+        con.close()
+        result = floe.run("update", TABLE, "--set", set_text, "--where", where)
+        assert changed > 0
+        assert f"updated {changed:,} rows" in result.stdout, result.stdout
+        assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+    pointer = floe.metadata_location(TABLE)
+    before = files_under(floe.warehouse / "r" / "t")
+    for set_text, message in [("id = 'x'", "id"), ("nope = 1", "nope"), ("id = NULL", "required")]:
+        error = floe.fail("update", TABLE, "--set", set_text, "--where", "id < 10")
+        assert message in error, error
+    assert floe.metadata_location(TABLE) == pointer
+    assert files_under(floe.warehouse / "r" / "t") == before
+
+
 def test_whole_file_delete_reports_a_delete_snapshot(floe, pyiceberg_catalog, tmp_path):
     make_table(floe, tmp_path)
     floe.run("delete", TABLE, "--where", "region IN ('r1', 'r2')")

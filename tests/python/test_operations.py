@@ -83,6 +83,37 @@ def test_delete_overwrite_and_dynamic_overwrite(events, pyiceberg_catalog, wareh
     assert not events.overwrite(rows(0, 0)).committed
 
 
+def test_update_by_text_and_by_mapping(events, pyiceberg_catalog, warehouse):
+    """update sets columns of the matching rows (read back by pyiceberg); a mapping's
+    values are quoted for the filter syntax; a value of the wrong type raises before
+    anything is written."""
+    updated = events.update("price = -0.25", where="region = 'eu' AND id < 100")
+    assert isinstance(updated, floe.RowLevelResult) and updated.committed
+    assert updated.rows_updated == len([i for i in range(100) if REGIONS[i % 8] == "eu"])
+    assert updated.commit.operation == "overwrite"
+    moved = events.update({"region": "it's new", "price": None}, where="id IN (1, 9, 17)")
+    assert moved.rows_updated == 3
+    read = theirs(pyiceberg_catalog)
+    by_id = dict(zip(read["id"].to_pylist(), zip(read["region"].to_pylist(),
+                                                 read["price"].to_pylist())))
+    assert len(by_id) == 800
+    for i in range(800):
+        if i in (1, 9, 17):
+            assert by_id[i] == ("it's new", None), i
+        elif REGIONS[i % 8] == "eu" and i < 100:
+            assert by_id[i] == ("eu", -0.25), i
+        else:
+            assert by_id[i] == (REGIONS[i % 8], i * 0.5 if i % 11 else None), i
+    before = events.refresh().metadata_location
+    files_before = files_under(warehouse)
+    with pytest.raises(ValueError, match="price"):
+        events.update({"price": "cheap"}, where="id < 5")
+    with pytest.raises(TypeError):
+        events.update(["price = 1"], where="id < 5")
+    assert events.refresh().metadata_location == before
+    assert files_under(warehouse) == files_before
+
+
 def test_overwrite_of_an_unpartitioned_table_without_where_replaces_everything(
     catalog, pyiceberg_catalog
 ):

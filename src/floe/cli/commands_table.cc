@@ -444,6 +444,52 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   });
 }
 
+// floe update
+void RegisterUpdateCommand(CLI::App& app, CommandContext* context) {
+  auto* command =
+      AddCommand(app, context, "update",
+                 "Set columns of the rows matching a filter (copy-on-write: files with "
+                 "matches are rewritten)");
+  auto table = std::make_shared<std::string>();
+  auto set = std::make_shared<std::string>();
+  auto where = std::make_shared<std::string>();
+  auto options = std::make_shared<std::vector<std::string>>();
+  auto threads = std::make_shared<int>(1);
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command
+      ->add_option("--set", *set,
+                   "Columns to set: \"col = literal[, col = literal ...]\" (literals as "
+                   "in --where; NULL for optional columns)")
+      ->required();
+  command->add_option("--where", *where, "Rows to update, in the scan filter syntax")
+      ->required();
+  command->add_option("--option", *options,
+                      "Write option KEY=VALUE for rewritten files (repeatable)");
+  command->add_option("--threads", *threads, "Parallel write tasks")
+      ->check(CLI::Range(1, 256));
+  OnRun(command, context, [=]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    AppendOptions write;
+    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    write.threads = *threads;
+    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Update(*where, *set, write));
+    if (!result.committed) {
+      std::cout << "no row of " << Printable(loaded->id().ToString())
+                << " matched; nothing committed\n";
+      return arrow::Status::OK();
+    }
+    std::cout << "updated " << WithThousands(result.rows_updated) << " rows of "
+              << Printable(loaded->id().ToString()) << ": rewrote "
+              << result.files_rewritten << " data file"
+              << (result.files_rewritten == 1 ? "" : "s") << " into "
+              << result.data_files_written << " (" << WithThousands(result.rows_written)
+              << " rows)"
+              << CommittedAs(result.commit,
+                             Printable(result.commit.snapshot->summary.operation));
+    return arrow::Status::OK();
+  });
+}
+
 // floe rewrite
 void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "rewrite",
@@ -745,6 +791,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
   RegisterCreateCommand(app, context);
   RegisterAppendCommand(app, context);
   RegisterDeleteCommand(app, context);
+  RegisterUpdateCommand(app, context);
   RegisterRewriteCommand(app, context);
   RegisterOverwriteCommand(app, context);
   RegisterScanCommand(app, context);

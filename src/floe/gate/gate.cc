@@ -338,6 +338,16 @@ GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& opt
           "property write.delete.mode is neither copy-on-write nor merge-on-read");
     }
   }
+  if (kind == RowRewrite::kUpdate) {
+    PropertyMap effective = metadata.properties;
+    for (const auto& [key, value] : options) effective[key] = value;
+    auto mode = effective.find("write.update.mode");
+    if (mode != effective.end() && AsciiLower(mode->second) != "copy-on-write") {
+      result.reasons.push_back(
+          "property write.update.mode asks for merge-on-read updates (delete files and "
+          "new rows), which floe does not write yet");
+    }
+  }
   std::sort(result.reasons.begin(), result.reasons.end());
   return result;
 }

@@ -124,6 +124,7 @@ inline constexpr IntProperty kMaxRefAgeMs{"history.expire.max-ref-age-ms",
 // How a row-level delete removes rows (iceberg-java's RowLevelOperationMode):
 // copy-on-write rewrites files, merge-on-read writes delete files.
 inline constexpr StringProperty kDeleteMode{"write.delete.mode", "copy-on-write"};
+inline constexpr StringProperty kUpdateMode{"write.update.mode", "copy-on-write"};
 inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level",
                                                       "serializable"};
 inline constexpr StringProperty kUpdateIsolationLevel{"write.update.isolation-level",

@@ -14,6 +14,7 @@
 #include "floe/io/file_io.h"
 #include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
+#include "floe/spec/arrow_value.h"
 #include "floe/spec/location_provider.h"
 #include "floe/spec/metadata_columns.h"
 #include "floe/table/table.h"
@@ -151,18 +152,35 @@ arrow::Result<RewriteSchema> RewriteSchemaOf(const TableMetadata& metadata) {
   return rewrite;
 }
 
-// The rows of the given files for which the filter is not true, file after file, in the
-// rewrite's schema.
+// One column an update sets, on the rows its filter selects: to `value` (a null scalar
+// for NULL).
+struct Assignment {
+  int field_id = 0;
+  std::shared_ptr<arrow::Scalar> value;
+};
+
+// The rows of the given files, file after file, in the rewrite's schema: without the
+// rows the filter selects (a delete's kept rows), or, given assignments, all of them with
+// the assignments applied to the selected ones (an update's); an updated row of a
+// rewrite that keeps lineage keeps its _row_id and gets a null
+// _last_updated_sequence_number, which the new file's sequence number fills, as
+// iceberg-java's copy-on-write UPDATE writes it.
 class KeptRowsReader final : public arrow::RecordBatchReader {
  public:
   KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
                  const RewriteSchema& schema, ExpressionPtr filter,
-                 std::shared_ptr<const NameMapping> name_mapping, SchemaPtr table_schema)
+                 std::shared_ptr<const NameMapping> name_mapping, SchemaPtr table_schema,
+                 std::vector<Assignment> assignments = {})
       : io_(std::move(io)),
         files_(std::move(files)),
         filter_(std::move(filter)),
         arrow_schema_(schema.arrow_schema),
-        deletes_(io_, std::move(table_schema), name_mapping) {
+        deletes_(io_, std::move(table_schema), name_mapping),
+        assignments_(std::move(assignments)) {
+    if (schema.row_lineage && !assignments_.empty()) {
+      assignments_.push_back(
+          {kLastUpdatedColumnId, arrow::MakeNullScalar(arrow::int64())});
+    }
     options_.read_schema = schema.schema;
     options_.output_schema = schema.schema;
     options_.name_mapping = std::move(name_mapping);
@@ -196,6 +214,11 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
       ARROW_ASSIGN_OR_RAISE(
           auto selected,
           arrow::compute::CallFunction("coalesce", {mask, arrow::MakeScalar(false)}));
+      if (!assignments_.empty()) {
+        ARROW_ASSIGN_OR_RAISE(*out, Assign(batch, selected));
+        rows_ += batch->num_rows();
+        return arrow::Status::OK();
+      }
       ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(selected));
       ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, keep));
       if (kept.record_batch()->num_rows() == 0) continue;
@@ -206,8 +229,26 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
   }
 
   int64_t rows() const { return rows_; }
+  int64_t updated() const { return updated_; }
 
  private:
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Assign(
+      const std::shared_ptr<arrow::RecordBatch>& batch, const arrow::Datum& selected) {
+    updated_ +=
+        static_cast<const arrow::BooleanArray&>(*selected.make_array()).true_count();
+    auto columns = batch->columns();
+    for (const auto& assignment : assignments_) {
+      for (int i = 0; i < batch->num_columns(); ++i) {
+        if (ArrowFieldId(*batch->schema()->field(i)) != assignment.field_id) continue;
+        ARROW_ASSIGN_OR_RAISE(auto assigned,
+                              arrow::compute::CallFunction(
+                                  "if_else", {selected, assignment.value, columns[i]}));
+        columns[i] = assigned.make_array();
+      }
+    }
+    return arrow::RecordBatch::Make(arrow_schema_, batch->num_rows(), std::move(columns));
+  }
+
   std::shared_ptr<FileIO> io_;
   std::vector<FileScanTask> files_;
   ExpressionPtr filter_;
@@ -216,7 +257,9 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
   DeleteLoader deletes_;
   size_t next_ = 0;
   std::shared_ptr<arrow::RecordBatchReader> current_;
+  std::vector<Assignment> assignments_;
   int64_t rows_ = 0;
+  int64_t updated_ = 0;
 };
 
 class EmptyReader final : public arrow::RecordBatchReader {
@@ -273,7 +316,130 @@ std::vector<int64_t> MergedPositions(const FileMatch& match) {
   return merged;
 }
 
+// "a = 1, b = 'x, y'" split at the commas outside single quotes ('' inside quotes is a
+// quote).
+std::vector<std::string> SplitAssignments(const std::string& text) {
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '\'') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
+
+std::string Trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\n") - first + 1);
+}
+
+// An update's --set: each "column = literal" parsed and bound as the filter
+// "column = literal" is (so the literal converts to the column's type the same way), or
+// "column = NULL" for an optional column.
+arrow::Result<std::vector<Assignment>> ParseAssignments(const std::string& text,
+                                                        const Schema& schema) {
+  std::vector<Assignment> assignments;
+  std::set<int> assigned;
+  for (const std::string& raw : SplitAssignments(text)) {
+    const std::string part = Trimmed(raw);
+    const auto equals = part.find('=');
+    auto bad = [&](const std::string& why) {
+      return MakeError(ErrorKind::kInvalidInput, "--set '" + part + "': " + why);
+    };
+    if (equals == std::string::npos) return bad("expected column = value");
+    const std::string name = Trimmed(part.substr(0, equals));
+    const std::string value = Trimmed(part.substr(equals + 1));
+    if (name.empty() || value.empty()) return bad("expected column = value");
+    const NestedField* field = nullptr;
+    for (const auto& top : schema.fields()) {
+      if (top.name == name) field = &top;
+    }
+    if (field == nullptr) {
+      return bad("no top-level column " + name + " (nested fields cannot be set yet)");
+    }
+    if (!field->type->is_primitive()) {
+      return bad("column " + name + " is not of a primitive type");
+    }
+    if (!assigned.insert(field->id).second)
+      return bad("column " + name + " is set twice");
+    Assignment assignment;
+    assignment.field_id = field->id;
+    if (AsciiLower(value) == "null") {
+      if (field->required)
+        return bad("column " + name + " is required: it cannot be NULL");
+      ARROW_ASSIGN_OR_RAISE(assignment.value, ValueToArrowScalar(Value{}, *field->type));
+    } else {
+      // The filter syntax quotes names that need it: the field is named as parsed.
+      std::string quoted;
+      for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      auto parsed = ParseFilter("\"" + quoted + "\" = " + value);
+      if (!parsed.ok() || (*parsed)->op != Operation::kEq) {
+        return bad("the value is not a literal of the filter syntax");
+      }
+      auto bound = Bind(*parsed, schema);
+      if (!bound.ok()) return bad(bound.status().message());
+      if (!(*bound)->is_predicate() || (*bound)->values.size() != 1) {
+        return bad("the value is not a literal of column " + name + "'s type");
+      }
+      ARROW_ASSIGN_OR_RAISE(assignment.value,
+                            ValueToArrowScalar((*bound)->value(), *field->type));
+    }
+    assignments.push_back(std::move(assignment));
+  }
+  return assignments;
+}
+
 }  // namespace
+
+arrow::Result<RowLevelResult> Table::Update(const std::string& filter,
+                                            const std::string& set,
+                                            const AppendOptions& options) {
+  if (filter.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an update needs a filter (use --where TRUE to update every row)");
+  }
+  if (set.empty()) {
+    return MakeError(ErrorKind::kInvalidInput, "an update needs --set column = value");
+  }
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  ARROW_RETURN_NOT_OK(Declined(
+      CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kUpdate), "update"));
+  std::string level = properties::kUpdateIsolationLevel.Get(state_.metadata->properties);
+  ARROW_ASSIGN_OR_RAISE(
+      auto isolation, ParseIsolationLevel(level, properties::kUpdateIsolationLevel.key));
+  const SchemaPtr schema = state_.metadata->CurrentSchema();
+  ARROW_ASSIGN_OR_RAISE(auto assignments, ParseAssignments(set, *schema));
+  ExpressionPtr bound;
+  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  RowLevelResult result;
+  if (matches.empty()) return result;
+  auto overwrite = NewOverwrite(isolation, bound);
+  std::vector<FileScanTask> files;
+  for (auto& match : matches) {
+    overwrite->DeleteFile(match.task.file.file_path);
+    files.push_back(std::move(match.task));
+  }
+  result.files_removed = static_cast<int64_t>(files.size());
+  result.files_rewritten = result.files_removed;
+  ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
+  ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
+  KeptRowsReader rows(io(), std::move(files), rewrite, bound, std::move(name_mapping),
+                      schema, std::move(assignments));
+  ARROW_ASSIGN_OR_RAISE(auto written,
+                        Write(rows, options, std::move(overwrite),
+                              /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
+  result.committed = true;
+  result.commit = written.commit;
+  result.rows_updated = rows.updated();
+  result.rows_written = rows.rows();
+  result.data_files_written = written.data_files;
+  return result;
+}
 
 arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter,
                                                        IsolationLevel isolation,

@@ -58,6 +58,7 @@ struct RowLevelResult {
   int64_t files_removed = 0;    ///< Data files removed (wholly matching or rewritten).
   int64_t files_rewritten = 0;  ///< Of those, files whose other rows were written anew.
   int64_t rows_removed = 0;
+  int64_t rows_updated = 0;  ///< Rows an update changed (kept in rows_written).
   int64_t rows_written =
       0;  ///< Rows kept from rewritten files, or the overwrite's input.
   int64_t data_files_written = 0;
@@ -160,6 +161,18 @@ class Table {
   /// write.delete.isolation-level (serializable: a concurrent commit adding rows that
   /// might match fails it; snapshot: only concurrent deletes do).
   arrow::Result<RowLevelResult> Delete(const std::string& filter,
+                                       const AppendOptions& options);
+
+  /// Sets columns of the rows matching `filter` (the `--where` syntax) by copy-on-write,
+  /// as Spark's copy-on-write UPDATE does: every data file holding a matching row is
+  /// rewritten whole, the matching rows with `set` applied. `set` is "col = literal[,
+  /// col = literal...]" over top-level primitive columns, each literal converted to its
+  /// column's type as a filter's literal is (NULL for optional columns); a wrong type,
+  /// an unknown or repeated column gives InvalidInput before anything is read. On format
+  /// v3 an updated row keeps its _row_id and takes the new snapshot's sequence number.
+  /// Validated under write.update.isolation-level, like Delete; write.update.mode must
+  /// be copy-on-write (merge-on-read is declined). No match commits nothing.
+  arrow::Result<RowLevelResult> Update(const std::string& filter, const std::string& set,
                                        const AppendOptions& options);
 
   /// Replaces the rows matching `filter` with `input` (iceberg-java's

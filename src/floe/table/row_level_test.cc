@@ -1,7 +1,8 @@
-// Merge-on-read deletes on format v3 (deletion vectors): the rows a scan reads after
-// them, the vectors (one per data file, merged with the file's earlier ones) and the
-// RowDelta validation against concurrent commits, with the storage listed before and
-// after a commit that fails. Spark's Iceberg reader and its merge-on-read DELETE check
+// Row-level operations on tables floe wrote: merge-on-read deletes (deletion vectors on
+// format v3, position delete files on v2: the rows a scan reads after them, one delete
+// file per data file merged with its earlier ones, the RowDelta validation against
+// concurrent commits, with the storage listed before and after a commit that fails), and
+// copy-on-write updates. Spark's Iceberg reader and its merge-on-read DELETE check
 // the same on sibling tables (tests/spark/test_spark.py::
 // test_merge_on_read_deletes_write_deletion_vectors_as_sparks_writer_does).
 #include <filesystem>
@@ -27,7 +28,7 @@
 namespace floe {
 namespace {
 
-class MergeOnReadTest : public ::testing::Test {
+class RowLevelTest : public ::testing::Test {
  protected:
   std::shared_ptr<Table> Create(int format_version,
                                 PropertyMap extra = {
@@ -132,7 +133,7 @@ std::string EndingIn(int digit, int64_t count) {
   return "id IN (" + list + ")";
 }
 
-TEST_F(MergeOnReadTest, WritesOneVectorPerDataFileAndMergesTheNextDeleteIntoIt) {
+TEST_F(RowLevelTest, MergeOnReadWritesOneVectorPerDataFileAndMergesTheNextDeleteIntoIt) {
   auto table = Create(3);
   Append(table, 0, 300);
   Append(table, 300, 300);  // six data files: three regions, two appends
@@ -184,7 +185,7 @@ TEST_F(MergeOnReadTest, WritesOneVectorPerDataFileAndMergesTheNextDeleteIntoIt) 
 // Spark deletes whole partitions by metadata: the data files and every delete file in
 // those partitions go (on v2 too, where a removed data file's position delete file would
 // otherwise stay).
-TEST_F(MergeOnReadTest, WholePartitionsAreRemovedByMetadataWithTheirDeleteFiles) {
+TEST_F(RowLevelTest, MergeOnReadWholePartitionsAreRemovedByMetadataWithTheirDeleteFiles) {
   auto table = Create(2);
   Append(table, 0, 300);
   FLOE_ASSERT_OK(table->Delete(EndingIn(7, 300), AppendOptions{}));
@@ -200,8 +201,7 @@ TEST_F(MergeOnReadTest, WholePartitionsAreRemovedByMetadataWithTheirDeleteFiles)
   EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 3 == 1 || id % 10 == 7; }, 300));
 }
 
-TEST_F(MergeOnReadTest,
-       AConcurrentVectorForTheSameFileFailsTheLaterDeleteAndLeavesNoFile) {
+TEST_F(RowLevelTest, AConcurrentVectorForTheSameFileFailsTheLaterDeleteAndLeavesNoFile) {
   auto table = Create(3);
   Append(table, 0, 300);
   auto other = Load();
@@ -214,7 +214,8 @@ TEST_F(MergeOnReadTest,
   EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 10 == 7; }, 300));
 }
 
-TEST_F(MergeOnReadTest, SerializableFailsOnAConcurrentMatchingAppendSnapshotDoesNot) {
+TEST_F(RowLevelTest,
+       MergeOnReadSerializableFailsOnAConcurrentMatchingAppendSnapshotDoesNot) {
   auto table = Create(3);
   Append(table, 0, 300);
   Append(Load(), 300, 30);  // concurrent: rows matching the delete's filter
@@ -227,7 +228,7 @@ TEST_F(MergeOnReadTest, SerializableFailsOnAConcurrentMatchingAppendSnapshotDoes
   EXPECT_EQ(Storage(), before);
 }
 
-TEST_F(MergeOnReadTest, UnderSnapshotIsolationAConcurrentAppendDoesNotConflict) {
+TEST_F(RowLevelTest, MergeOnReadUnderSnapshotIsolationAConcurrentAppendDoesNotConflict) {
   auto table = Create(3, {{"write.delete.mode", "merge-on-read"},
                           {"write.delete.isolation-level", "snapshot"}});
   Append(table, 0, 300);
@@ -239,7 +240,7 @@ TEST_F(MergeOnReadTest, UnderSnapshotIsolationAConcurrentAppendDoesNotConflict) 
   EXPECT_EQ(Ids(), expected);
 }
 
-TEST_F(MergeOnReadTest, ADataFileRemovedConcurrentlyFailsTheDelete) {
+TEST_F(RowLevelTest, MergeOnReadADataFileRemovedConcurrentlyFailsTheDelete) {
   auto table = Create(3, {{"write.delete.mode", "merge-on-read"},
                           {"write.delete.isolation-level", "snapshot"}});
   Append(table, 0, 300);
@@ -255,7 +256,8 @@ TEST_F(MergeOnReadTest, ADataFileRemovedConcurrentlyFailsTheDelete) {
   EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 10 == 1; }, 300));
 }
 
-TEST_F(MergeOnReadTest, FormatV2WritesAPositionDeleteFilePerDataFileAndMergesThem) {
+TEST_F(RowLevelTest,
+       MergeOnReadFormatV2WritesAPositionDeleteFilePerDataFileAndMergesThem) {
   auto table = Create(2);
   Append(table, 0, 300);
   Append(table, 300, 300);
@@ -322,7 +324,7 @@ TEST_F(MergeOnReadTest, FormatV2WritesAPositionDeleteFilePerDataFileAndMergesThe
 // A position delete file naming one data file (by its file_path bounds) belongs to that
 // file only: a delete of another file in the same partition merges that other file's
 // deletes and leaves this one in place (its rows stay deleted).
-TEST_F(MergeOnReadTest, FormatV2KeepsTheDeleteFilesOfTheOtherFilesOfAPartition) {
+TEST_F(RowLevelTest, MergeOnReadFormatV2KeepsTheDeleteFilesOfTheOtherFilesOfAPartition) {
   auto table = Create(2);
   Append(table, 0, 300);
   Append(table, 300, 300);  // two data files in each region
@@ -335,7 +337,8 @@ TEST_F(MergeOnReadTest, FormatV2KeepsTheDeleteFilesOfTheOtherFilesOfAPartition) 
   EXPECT_EQ(Ids(), Expected([](int64_t id) { return id % 10 == 7 || id == 3; }, 600));
 }
 
-TEST_F(MergeOnReadTest, FormatV1AndAnUnknownModeAreDeclinedBeforeAnythingIsWritten) {
+TEST_F(RowLevelTest,
+       MergeOnReadFormatV1AndAnUnknownModeAreDeclinedBeforeAnythingIsWritten) {
   auto table = Create(1);
   Append(table, 0, 300);
   const auto before = Storage();
@@ -352,6 +355,100 @@ TEST_F(MergeOnReadTest, FormatV1AndAnUnknownModeAreDeclinedBeforeAnythingIsWritt
   EXPECT_NE(refused.status().message().find("write.delete.mode"), std::string::npos);
   EXPECT_EQ(refused.status().message().find("merge-on-write"), std::string::npos);
   EXPECT_EQ(Storage(), before);
+}
+
+// Copy-on-write updates: each file holding a matching row rewritten whole, the matching
+// rows changed, the others and every other file untouched.
+TEST_F(RowLevelTest, UpdateRewritesTheFilesHoldingMatchesWithTheNewValues) {
+  auto table = Create(2, {});
+  Append(table, 0, 300);  // ids 1, 4, 7 are in region r1's file
+  FLOE_ASSIGN_OR_FAIL(
+      auto result, table->Update("id IN (1, 4, 7)", "region = 'moved'", AppendOptions{}));
+  EXPECT_EQ(result.rows_updated, 3);
+  EXPECT_EQ(result.files_rewritten, 1);
+  EXPECT_EQ(result.rows_written, 100);
+  EXPECT_EQ(Summary(table, "operation"), "overwrite");
+  EXPECT_EQ(Summary(table, "deleted-data-files"), "1");
+  EXPECT_EQ(Summary(table, "added-data-files"), "2");  // r1 and the new partition
+  EXPECT_EQ(Summary(table, "total-records"), "300");
+  auto scan = Load()->NewScan(ScanOptions{});
+  ASSERT_TRUE(scan.ok());
+  auto rows = *(*(*scan)->ToRecordBatchReader())->ToTable();
+  ASSERT_EQ(rows->num_rows(), 300);
+  std::map<int64_t, std::string> region;
+  auto ids = *arrow::Concatenate(rows->GetColumnByName("id")->chunks());
+  auto names = *arrow::Concatenate(rows->GetColumnByName("region")->chunks());
+  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+    region[static_cast<const arrow::Int64Array&>(*ids).Value(i)] =
+        static_cast<const arrow::StringArray&>(*names).GetString(i);
+  }
+  ASSERT_EQ(region.size(), 300u);
+  for (const auto& [id, name] : region) {
+    const bool updated = id == 1 || id == 4 || id == 7;
+    EXPECT_EQ(name, updated ? "moved" : "r" + std::to_string(id % 3)) << id;
+  }
+}
+
+TEST_F(RowLevelTest, UpdateOnFormatV3KeepsTheRowIdAndTakesTheNewSequenceNumber) {
+  auto table = Create(3, {});
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSERT_OK(table->Update("id = 5 OR id = 305", "region = NULL", AppendOptions{}));
+  const int64_t sequence = Load()->metadata()->CurrentSnapshot()->sequence_number;
+  EXPECT_EQ(sequence, 3);
+  auto scan = Load()->NewScan(ScanOptions{
+      .columns = {"id", "region", "_row_id", "_last_updated_sequence_number"}});
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  auto rows = *(*(*scan)->ToRecordBatchReader())->ToTable();
+  ASSERT_EQ(rows->num_rows(), 600);
+  auto column = [&](const char* name) {
+    return std::static_pointer_cast<arrow::Int64Array>(
+        *arrow::Concatenate(rows->GetColumnByName(name)->chunks()));
+  };
+  auto ids = column("id");
+  auto row_ids = column("_row_id");
+  auto updated_at = column("_last_updated_sequence_number");
+  auto regions = *arrow::Concatenate(rows->GetColumnByName("region")->chunks());
+  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+    const int64_t id = ids->Value(i);
+    // Row ids were assigned in commit order, 0 to 599, in id order within each file:
+    // the first append's region-r0 file holds ids 0, 3, ... as row ids 0..99.
+    const int64_t append = id / 300;
+    const int64_t region = id % 3;
+    const int64_t expected_row_id = append * 300 + region * 100 + (id % 300) / 3;
+    EXPECT_EQ(row_ids->Value(i), expected_row_id) << id;
+    const bool updated = id == 5 || id == 305;
+    EXPECT_EQ(updated_at->Value(i), updated ? sequence : append + 1) << id;
+    EXPECT_EQ(regions->IsNull(i), updated) << id;
+  }
+}
+
+TEST_F(RowLevelTest, UpdateOfAWrongTypeAnUnknownColumnOrAMergeOnReadModeChangesNothing) {
+  auto table = Create(2, {});
+  Append(table, 0, 300);
+  const auto before = Storage();
+  const auto pointer = Load()->metadata()->CurrentSnapshot()->snapshot_id;
+  for (const auto& [set, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"id = 'abc'", "id"},
+           {"id = 1.5", "id"},
+           {"id = NULL", "required"},
+           {"nope = 1", "nope"},
+           {"region = 'a', region = 'b'", "twice"},
+           {"region", "column = value"}}) {
+    auto result = table->Update("id < 10", set, AppendOptions{});
+    ASSERT_FALSE(result.ok()) << set;
+    EXPECT_EQ(KindOf(result.status()), ErrorKind::kInvalidInput) << set;
+    EXPECT_NE(result.status().message().find(expected), std::string::npos)
+        << result.status().ToString();
+  }
+  AppendOptions merge_on_read;
+  merge_on_read.options["write.update.mode"] = "merge-on-read";
+  auto declined = table->Update("id < 10", "region = 'x'", merge_on_read);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_EQ(KindOf(declined.status()), ErrorKind::kNotSupported);
+  EXPECT_NE(declined.status().message().find("write.update.mode"), std::string::npos);
+  EXPECT_EQ(Storage(), before);
+  EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
 }
 
 }  // namespace
