@@ -468,6 +468,11 @@ void RegisterUpdateCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--threads", *threads, "Parallel write tasks")
       ->check(CLI::Range(1, 256));
   OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      return MakeError(ErrorKind::kNotSupported,
+                       "floe update writes Iceberg tables only; " + *table +
+                           " is a path (a Delta table's updates are not written yet)");
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
