@@ -528,8 +528,10 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
     }
   } else {
     // Format v2: a position delete file per data file, in the data file's partition
-    // folder (iceberg-java's file granularity, its default).
+    // folder (iceberg-java's file granularity, its default). Every location is known
+    // before the first file is written.
     const SchemaPtr schema = state_.metadata->CurrentSchema();
+    std::vector<std::string> targets;
     for (size_t i = 0; i < matches.size(); ++i) {
       const FileScanTask& task = matches[i].task;
       std::string partition_path;
@@ -537,8 +539,12 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
         ARROW_ASSIGN_OR_RAISE(auto type, task.spec->PartitionType(*schema));
         partition_path = PartitionToPath(*task.spec, *type, task.file.partition);
       }
-      const std::string location =
-          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet"));
+      targets.push_back(
+          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
+    }
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const FileScanTask& task = matches[i].task;
+      const std::string& location = targets[i];
       auto file = WritePositionDeleteFile(io(), location, task.file.file_path,
                                           positions[i], properties);
       if (!file.ok()) {
