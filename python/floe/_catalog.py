@@ -580,19 +580,57 @@ class Table:
         threads: int = 1,
         options: Mapping[str, str] | None = None,
     ) -> RowLevelResult:
-        """Sets columns of the rows matching `where`, by copy-on-write as Spark's UPDATE
-        does: each file holding a matching row is rewritten whole with the new values.
-        `set` is ``"col = literal, ..."`` (literals as in filters, ``NULL`` for optional
-        columns) or a mapping of top-level column names to Python values (str, int,
-        float, bool, None, or anything whose ``str()`` is a literal of the filter syntax,
-        such as a ``datetime.date``'s ISO text; quoted for you). A value that does not
-        convert to its column's type raises ``ValueError`` before anything is written. On
-        format v3 an updated row keeps its ``_row_id`` and gets the new sequence number.
-        Validated under ``write.update.isolation-level``; ``write.update.mode`` must be
-        copy-on-write. No match commits nothing; ``RowLevelResult.rows_updated`` counts
-        the rows changed."""
+        """Sets columns of the rows matching `where`, as Spark's UPDATE does. `set` is
+        ``"col = value, ..."`` where a value is a literal (as in filters; ``NULL`` for
+        optional columns) or, for a numeric column, arithmetic of the row's numeric columns
+        and numbers (``"price = price * 1.1 + 2, qty = qty - 1"``: ``+ - * /`` and
+        parentheses, integer overflow an error, every value computed from the row as it
+        was), or a mapping of top-level column names to Python values (str, int, float, bool, None,
+        or anything whose ``str()`` is a literal of the filter syntax, such as a
+        ``datetime.date``'s ISO text; quoted for you). A value that does not convert to
+        its column's type raises ``ValueError`` before anything is written. By
+        copy-on-write (``write.update.mode``, the default) each file holding a matching
+        row is rewritten whole; by merge-on-read the matching rows' positions go into
+        delete files and only the updated rows are written anew. On format v3 an updated
+        row keeps its ``_row_id`` and gets the new sequence number. Validated under
+        ``write.update.isolation-level``. No match commits nothing;
+        ``RowLevelResult.rows_updated`` counts the rows changed."""
         args = _write_args(options, threads, None)
         return RowLevelResult._of(self._table.update(_assignments(set), _where(where, True), args))
+
+    def upsert(
+        self,
+        data: Any,
+        join_cols: str | Sequence[str] | None = None,
+        when_matched_update_all: bool = True,
+        when_not_matched_insert_all: bool = True,
+        *,
+        threads: int = 1,
+        options: Mapping[str, str] | None = None,
+    ) -> RowLevelResult:
+        """Replaces the rows whose key `data` has and inserts its other rows, as Spark's
+        ``MERGE INTO t USING data ON <keys equal> WHEN MATCHED THEN UPDATE SET * WHEN NOT
+        MATCHED THEN INSERT *`` (pyiceberg's ``upsert`` with its defaults, except that a
+        matched row is replaced even when its values are unchanged, as MERGE does).
+
+        `data` is any Arrow data (as for ``append``), loaded whole. `join_cols` names the
+        key columns (default: the table's identifier fields): top-level, primitive, not
+        floating-point. A key with a NULL part matches nothing (the row is inserted). Two
+        rows of `data` with one key raise ``InvalidInputError`` naming it, before
+        anything is written. By copy-on-write (``write.merge.mode``, the default) the
+        files holding replaced rows are rewritten; by merge-on-read the replaced rows'
+        positions go into delete files. On format v3 a replaced row's successor keeps its
+        ``_row_id``. Validated under ``write.merge.isolation-level``. Returns a
+        :class:`RowLevelResult` whose ``rows_updated`` and ``rows_inserted`` count the
+        rows replaced and inserted. As pyiceberg's, ``when_matched_update_all=False``
+        keeps the matched rows as they are and ``when_not_matched_insert_all=False``
+        leaves the other input rows out (not both: ``InvalidInputError``). Nothing to
+        write (empty `data`, say) commits nothing."""
+        keys = [join_cols] if isinstance(join_cols, str) else list(join_cols or [])
+        args = _write_args(options, threads, None)
+        return RowLevelResult._of(self._table.upsert(
+            stream_capsule(data), keys, bool(when_matched_update_all),
+            bool(when_not_matched_insert_all), args))
 
     def rewrite(
         self,

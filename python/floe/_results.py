@@ -69,7 +69,7 @@ class WriteResult(_Committed):
 
 @dataclass(frozen=True)
 class RowLevelResult(_Committed):
-    """What a delete, an overwrite by filter or a rewrite did."""
+    """What a delete, an update, an upsert, an overwrite by filter or a rewrite did."""
 
     #: False when no row matched (or nothing needed rewriting): no snapshot was made.
     committed: bool
@@ -81,9 +81,11 @@ class RowLevelResult(_Committed):
     rows: int
     data_files: int
     commit: CommitReport | None
-    #: Rows an update changed (they are among ``rows``).
+    #: Rows an update changed, or table rows an upsert replaced (among ``rows``).
     rows_updated: int = 0
-    #: Delete files a merge-on-read delete wrote (one per data file it deleted from:
+    #: Input rows of an upsert whose key no table row had (among ``rows``).
+    rows_inserted: int = 0
+    #: Delete files a merge-on-read delete, update or upsert wrote (one per data file it deleted from:
     #: deletion vectors on format v3, position delete files on v2).
     delete_files: int = 0
 
@@ -99,6 +101,7 @@ class RowLevelResult(_Committed):
             commit=CommitReport._of(raw.get("commit")),
             delete_files=int(raw.get("delete_files", 0)),
             rows_updated=int(raw.get("rows_updated", 0)),
+            rows_inserted=int(raw.get("rows_inserted", 0)),
         )
 
 

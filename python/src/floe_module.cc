@@ -273,6 +273,7 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   out["rows_removed"] = result.rows_removed;
   out["delete_files"] = result.delete_files_written;
   out["rows_updated"] = result.rows_updated;
+  out["rows_inserted"] = result.rows_inserted;
   out["rows"] = result.rows_written;
   out["data_files"] = result.data_files_written;
   if (result.committed) out["commit"] = CommitDict(result.commit);
@@ -589,6 +590,18 @@ class PyTable {
     AppendOptions options = ToAppendOptions(args);
     return RowLevelDict(
         Locked([&] { return Unwrap(table_->Update(where, set, options)); }));
+  }
+
+  nb::dict Upsert(nb::handle stream, const std::vector<std::string>& keys,
+                  bool update_matched, bool insert_unmatched, const WriteArgs& args) {
+    auto input = ImportStream(stream);
+    AppendOptions options = ToAppendOptions(args);
+    UpsertOptions upsert;
+    upsert.keys = keys;
+    upsert.update_matched = update_matched;
+    upsert.insert_unmatched = insert_unmatched;
+    return RowLevelDict(
+        Locked([&] { return Unwrap(table_->Upsert(*input, upsert, options)); }));
   }
 
   nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args) {
@@ -1208,6 +1221,8 @@ NB_MODULE(_floe, m) {
       .def("overwrite", &PyTable::Overwrite, "stream"_a, "where"_a, "args"_a)
       .def("delete", &PyTable::Delete, "where"_a, "args"_a)
       .def("update", &PyTable::Update, "set"_a, "where"_a, "args"_a)
+      .def("upsert", &PyTable::Upsert, "stream"_a, "keys"_a, "update_matched"_a,
+           "insert_unmatched"_a, "args"_a)
       .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a)
       .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
            "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)

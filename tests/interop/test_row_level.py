@@ -192,6 +192,73 @@ def test_update_sets_columns_as_duckdb_does_and_bad_input_changes_nothing(floe, 
     assert files_under(floe.warehouse / "r" / "t") == before
 
 
+@pytest.mark.parametrize("version", [2, 3])
+def test_upsert_replaces_and_inserts_as_duckdb_computes_and_bad_input_changes_nothing(
+        floe, pyiceberg_catalog, tmp_path, version):
+    """`floe upsert`: the rows DuckDB computes for "input rows, plus the table's rows
+    whose key the input lacks", read back by floe and pyiceberg, by copy-on-write and
+    then merge-on-read, on one key and on two; duplicate keys, a floating-point key, an
+    unknown key: one clear error, the table and its files unchanged."""
+    expected = make_table(floe, tmp_path, [f"format-version={version}"])
+    upserts = [
+        # 500 keys replaced (moved to other regions), 500 inserted.
+        (flat_rows(7500, 1000, ["r2", "r9 ü"]), "id", []),
+        # A merge-on-read upsert on two columns: the input's day differs for some rows,
+        # which then insert instead of replace.
+        (flat_rows(100, 300, ["r0"]), "id,day", ["--option", "write.merge.mode=merge-on-read"]),
+    ]
+    for number, (data, on, options) in enumerate(upserts):
+        keys = on.split(",")
+        if number == 1:  # shift every other day: those keys are new
+            days = data.column("day").to_pylist()
+            days = [d if i % 2 else d.replace(year=2199) for i, d in enumerate(days)]
+            data = data.set_column(data.schema.get_field_index("day"), "day",
+                                   pa.array(days, pa.date32()))
+        path = tmp_path / f"upsert{number}.parquet"
+        pq.write_table(data, path)
+        join = " AND ".join(f"t.{k} = s.{k}" for k in keys)
+        con = duckdb.connect()
+        con.execute("SET TimeZone = 'UTC'")
+        con.register("t", expected)
+        con.register("s", data)
+        replaced = con.sql(f"SELECT count(*) FROM t JOIN s ON {join}").fetchall()[0][0]
+        expected = con.sql(f"SELECT * FROM s UNION ALL SELECT * FROM t "
+                           f"WHERE NOT EXISTS (SELECT 1 FROM s WHERE {join})"
+                           ).to_arrow_table().cast(expected.schema)
+        con.close()
+        result = floe.run("upsert", TABLE, path, "--on", on, *options)
+        inserted = data.num_rows - replaced
+        assert replaced > 0 and inserted > 0
+        assert f"replaced {replaced:,} rows and inserted {inserted:,}" in result.stdout, result.stdout
+        table = assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+        if options:
+            assert int(table.current_snapshot().summary["added-delete-files"]) > 0
+    # Insert only (MERGE ... WHEN NOT MATCHED THEN INSERT *): matched rows stay as they are.
+    data = flat_rows(8400, 200, ["r4"])
+    pq.write_table(data, tmp_path / "insert_only.parquet")
+    new = duck(data, "SELECT * FROM t").filter(
+        pa.compute.invert(pa.compute.is_in(data.column("id"), expected.column("id"))))
+    result = floe.run("upsert", TABLE, tmp_path / "insert_only.parquet", "--on", "id",
+                      "--when-matched", "ignore")
+    assert f"replaced 0 rows and inserted {new.num_rows:,}" in result.stdout, result.stdout
+    assert 0 < new.num_rows < data.num_rows
+    expected = pa.concat_tables([expected, new.cast(expected.schema)])
+    table = assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+    assert table.current_snapshot().summary.operation.value == "append"
+    pointer = floe.metadata_location(TABLE)
+    before = files_under(floe.warehouse / "r" / "t")
+    good = flat_rows(5, 3, ["r1"])
+    pq.write_table(pa.concat_tables([good, good.slice(1, 1)]), tmp_path / "twice.parquet")
+    pq.write_table(good, tmp_path / "good.parquet")
+    for path, on, message in [("twice.parquet", "id", "the input holds the key (id=6) twice, in rows 2 and 4"),
+                              ("good.parquet", "amount", "floating-point"),
+                              ("good.parquet", "nope", "no top-level column nope")]:
+        error = floe.fail("upsert", TABLE, tmp_path / path, "--on", on)
+        assert message in error and "r.t" in error, error
+    assert floe.metadata_location(TABLE) == pointer
+    assert files_under(floe.warehouse / "r" / "t") == before
+
+
 def test_whole_file_delete_reports_a_delete_snapshot(floe, pyiceberg_catalog, tmp_path):
     make_table(floe, tmp_path)
     floe.run("delete", TABLE, "--where", "region IN ('r1', 'r2')")

@@ -114,6 +114,66 @@ def test_update_by_text_and_by_mapping(events, pyiceberg_catalog, warehouse):
     assert files_under(warehouse) == files_before
 
 
+def test_upsert_as_pyicebergs_on_a_sibling_table(catalog, pyiceberg_catalog, warehouse):
+    """upsert replaces the rows whose key the input has and inserts the rest: the same
+    rows as pyiceberg's upsert leaves on a sibling table, from a polars DataFrame; the key
+    defaults to the table's identifier fields; a duplicate key raises before anything is
+    written."""
+    import polars as pl
+
+    catalog.create_namespace("db")
+    ours, sibling = (catalog.create_table(f"db.{n}", SCHEMA, partition_by="region")
+                     for n in ("ours", "sibling"))
+    for table in (ours, sibling):
+        table.append(rows(0, 800), threads=2)
+    # 100 replaced (new region and price, some moved to a new partition), 50 inserted.
+    data = rows(750, 150, ["eu", "new region"]).set_column(
+        2, "price", pa.array([-1.0] * 150, pa.float64()))
+    result = ours.upsert(pl.from_arrow(data), join_cols="id")
+    assert (result.rows_updated, result.rows_inserted) == (50, 100)
+    assert result.commit.operation == "overwrite"
+    theirs_result = pyiceberg_catalog.load_table("db.sibling").upsert(data, join_cols=["id"])
+    assert (theirs_result.rows_updated, theirs_result.rows_inserted) == (50, 100)
+    mine, expected = (theirs(pyiceberg_catalog, f"db.{n}").sort_by("id")
+                      for n in ("ours", "sibling"))
+    assert mine.equals(expected.cast(mine.schema))
+    assert mine.num_rows == 900
+
+    # The key defaults to the identifier fields (set here by pyiceberg).
+    with pyiceberg_catalog.load_table("db.ours").update_schema() as update:
+        update.set_identifier_fields("id")
+    ours = catalog.load_table("db.ours")
+    again = ours.upsert(rows(0, 3, ["zz"]))
+    assert (again.rows_updated, again.rows_inserted) == (3, 0)
+    assert sorted(theirs(pyiceberg_catalog, "db.ours").filter(
+        pc.field("region") == "zz")["id"].to_pylist()) == [0, 1, 2]
+
+    # Update only, then insert only (pyiceberg's when_* switches).
+    only_update = ours.upsert(rows(898, 4, ["yy"]), when_not_matched_insert_all=False)
+    assert (only_update.rows_updated, only_update.rows_inserted) == (2, 0)
+    only_insert = ours.upsert(rows(898, 4, ["xx"]), when_matched_update_all=False)
+    assert (only_insert.rows_updated, only_insert.rows_inserted) == (0, 2)
+    read = theirs(pyiceberg_catalog, "db.ours")
+    regions = dict(zip(read["id"].to_pylist(), read["region"].to_pylist()))
+    assert [regions[i] for i in range(898, 902)] == ["yy", "yy", "xx", "xx"]
+    assert read.num_rows == 902
+    # No key matches and inserting is off: nothing to write, nothing committed.
+    snapshot = ours.refresh().current_snapshot().snapshot_id
+    assert not ours.upsert(rows(5000, 2), when_not_matched_insert_all=False).committed
+    assert ours.refresh().current_snapshot().snapshot_id == snapshot
+
+    before = ours.refresh().metadata_location
+    files_before = files_under(warehouse)
+    with pytest.raises(floe.InvalidInputError, match="nothing to do"):
+        ours.upsert(rows(0, 3), when_matched_update_all=False, when_not_matched_insert_all=False)
+    with pytest.raises(floe.InvalidInputError, match=r"key \(id=1\) twice"):
+        ours.upsert(pa.concat_tables([rows(0, 3), rows(1, 1)]))
+    with pytest.raises(floe.InvalidInputError, match="floating-point"):
+        ours.upsert(rows(0, 3), join_cols=["price"])
+    assert ours.refresh().metadata_location == before
+    assert files_under(warehouse) == files_before
+
+
 def test_overwrite_of_an_unpartitioned_table_without_where_replaces_everything(
     catalog, pyiceberg_catalog
 ):

@@ -4,6 +4,7 @@ back by Spark's Iceberg reader, and compared, partition by partition, with the s
 Spark's Iceberg writer makes of the same DataFrame."""
 
 import contextlib
+import math
 import pathlib
 import sys
 
@@ -835,19 +836,22 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
     assert sorted(tables[0].to_arrow().column("id").to_pylist()) == survivors
 
 
-@pytest.mark.parametrize("version", [2, 3])
-def test_updates_rewrite_rows_as_sparks_copy_on_write_update_does(spark, catalog, version):
-    """floe's update and Spark's copy-on-write UPDATE on sibling tables of the same files
-    (nine partitions, two appends): the same rows after an update that changes values in
-    place and one that moves rows to another partition, the same lineage on v3 (updated
-    rows keep their _row_id and take the new sequence number), the same snapshot
-    counters."""
+ROW_LEVEL_SUMMARY = ("operation", "added-data-files", "deleted-data-files", "added-records",
+                     "deleted-records", "total-records", "total-data-files",
+                     "changed-partition-count", "added-delete-files", "removed-delete-files",
+                     "added-position-deletes", "added-dvs", "total-delete-files",
+                     "total-position-deletes")
+
+
+def _sibling_row_level_tables(catalog, prefix, version, properties):
+    """Tables db.<prefix>_floe and db.<prefix>_spark of the same two appends (900 rows,
+    nine partitions): their names, the floe Tables and the schema."""
     catalog.create_namespace_if_not_exists("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
                         pa.field("region", pa.string()), pa.field("amount", pa.float64())])
-    names = (f"db.upd{version}_floe", f"db.upd{version}_spark")
+    names = tuple(f"db.{prefix}_{who}" for who in ("floe", "spark"))
     tables = [catalog.create_table(name, schema, partition_by="region",
-                                   properties={"format-version": str(version)})
+                                   properties={"format-version": str(version), **properties})
               for name in names]
     for start in (0, 450):
         ids = list(range(start, start + 450))
@@ -855,22 +859,98 @@ def test_updates_rewrite_rows_as_sparks_copy_on_write_update_does(spark, catalog
                          "amount": [i / 4 for i in ids]}, schema=schema)
         for table in tables:
             table.append(data)
+    return names, tables, schema
+
+
+@pytest.mark.parametrize("version,mode", [(2, "copy-on-write"), (3, "copy-on-write"),
+                                          (2, "merge-on-read"), (3, "merge-on-read")])
+def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mode):
+    """floe's update and Spark's UPDATE (copy-on-write or merge-on-read, by
+    write.update.mode) on sibling tables of the same files (nine partitions, two
+    appends): the same rows after an update that changes values in place and one that
+    moves rows to another partition, the same lineage on v3 (updated rows keep their
+    _row_id and take the new sequence number), the same snapshot counters, delete files
+    included."""
+    names, tables, schema = _sibling_row_level_tables(
+        catalog, f"upd{version}{mode[0]}", version, {"write.update.mode": mode})
     lineage = ", _row_id, _last_updated_sequence_number" if version == 3 else ""
-    keys = ("operation", "added-data-files", "deleted-data-files", "added-records",
-            "deleted-records", "total-records", "total-data-files", "changed-partition-count")
     # Spark SQL reads -0.0 as a decimal literal (so +0.0); the cast keeps the sign.
     updates = [("amount = -0.0", "amount = CAST('-0.0' AS DOUBLE)", "id < 100 AND region = 'eu'"),
                ({"region": "Zürich", "amount": None}, "region = 'Zürich', amount = NULL",
-                "id IN (5, 14, 23, 460, 899)")]
+                "id IN (5, 14, 23, 460, 899)"),
+               # Arithmetic of the row's columns (long widened to double), each value
+               # computed from the row as it was.
+               ("amount = amount * -2.5 + id / 3, id = id + 100000",
+                "amount = amount * -2.5 + id / 3, id = id + 100000",
+                "id BETWEEN 300 AND 450 AND region <> 'eu'")]
     for set_text, spark_set, where in updates:
         result = tables[0].refresh().update(set_text, where)
         assert result.committed and result.rows_updated > 0
+        assert (result.delete_files > 0) == (mode == "merge-on-read")
         spark.sql(f"UPDATE floe.{names[1]} SET {spark_set} WHERE {where}")
         ours, theirs = (spark.sql(f"SELECT id, region, amount{lineage} FROM floe.{n}").toArrow()
                         for n in names)
         assert _same_rows(theirs, ours) == [], spark_set
-        summaries = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
-                     for t in tables]
+        summaries = [{k: t.refresh().current_snapshot().summary.get(k)
+                      for k in ROW_LEVEL_SUMMARY} for t in tables]
         assert summaries[0] == summaries[1], spark_set
     moved = spark.sql(f"SELECT id FROM floe.{names[0]} WHERE region = 'Zürich' AND amount IS NULL")
     assert sorted(r.id for r in moved.collect()) == [5, 14, 23, 460, 899]
+
+
+@pytest.mark.parametrize("version,mode", [(2, "copy-on-write"), (3, "copy-on-write"),
+                                          (2, "merge-on-read"), (3, "merge-on-read")])
+def test_upserts_replace_and_insert_rows_as_sparks_merge_does(spark, catalog, tmp_path,
+                                                              version, mode):
+    """floe's upsert and Spark's MERGE INTO ... WHEN MATCHED THEN UPDATE SET * WHEN NOT
+    MATCHED THEN INSERT * (copy-on-write or merge-on-read, by write.merge.mode) on
+    sibling tables of the same files (nine partitions, two appends), twice, the second
+    upsert replacing rows the first wrote: the same rows (values that break things:
+    -0.0, NaN, NULL, unicode and characters partition paths escape), the same lineage on
+    v3 for every row that existed before (inserted rows' ids depend on file order), the
+    same snapshot counters, delete files included."""
+    names, tables, schema = _sibling_row_level_tables(
+        catalog, f"ups{version}{mode[0]}", version, {"write.merge.mode": mode})
+    inputs = [
+        # In place, moved, to NULL and unicode partitions, -0.0, NaN, NULL; new keys.
+        pa.table({"id": [1, 10, 11, 13, 460, 899, 900, -1, 2**62],
+                  "region": ["eu", "東京", None, "Zürich", "a=b&c", "new/part", "eu", None, ""],
+                  "amount": [-0.0, float("nan"), None, 1e308, 5e-324, -1.5, 0.0, None, 2.0]},
+                 schema=schema),
+        # Rows the first upsert wrote (replaced and inserted) and untouched ones.
+        pa.table({"id": list(range(0, 40, 3)) + [900, -1, 2**62, 901],
+                  "region": ["tab\there"] * 14 + ["us/west", "50%", None, "eu"],
+                  "amount": [float(i) for i in range(18)]}, schema=schema),
+    ]
+    existing = set(range(900))
+    lineage = ""  # on v3: the _row_id of the rows the appends wrote, and every row's seq
+    for round_number, data in enumerate(inputs):
+        inserted = sorted(set(data.column("id").to_pylist()) - existing)
+        if version == 3:
+            # Rows the upserts inserted (and those replacing them) have file-order ids.
+            lineage = (", CASE WHEN id BETWEEN 0 AND 899 THEN _row_id END AS _row_id,"
+                       " _last_updated_sequence_number")
+        result = tables[0].refresh().upsert(data, "id")
+        assert result.committed
+        assert result.rows_inserted == len(inserted)
+        assert result.rows_updated == data.num_rows - len(inserted)
+        assert (result.delete_files > 0) == (mode == "merge-on-read")
+        source = tmp_path / f"upsert{round_number}.parquet"
+        pq.write_table(data, source)
+        spark.read.parquet(str(source)).createOrReplaceTempView("upsert_input")
+        spark.sql(f"MERGE INTO floe.{names[1]} t USING upsert_input s ON t.id = s.id "
+                  "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+        ours, theirs = (spark.sql(f"SELECT id, region, amount{lineage} FROM floe.{n}").toArrow()
+                        for n in names)
+        assert ours.num_rows == theirs.num_rows == len(existing | set(inserted))
+        assert _same_rows(theirs, ours) == [], round_number
+        summaries = [{k: t.refresh().current_snapshot().summary.get(k)
+                      for k in ROW_LEVEL_SUMMARY} for t in tables]
+        assert summaries[0] == summaries[1], round_number
+        existing |= set(inserted)
+    # The values came through as given: the sign of -0.0, NaN, the extremes.
+    final = {r["id"]: r for r in tables[0].to_arrow().to_pylist()}
+    assert final[1]["amount"] == 0.0 and math.copysign(1, final[1]["amount"]) == -1
+    assert math.isnan(final[10]["amount"]) and final[10]["region"] == "東京"
+    assert final[13]["amount"] == 1e308 and final[460]["amount"] == 5e-324
+    assert final[2**62]["region"] is None and final[2**62]["amount"] == 16.0

@@ -397,6 +397,28 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
   });
 }
 
+// The --option and --threads of a row-level command, read into `*write` when it runs.
+struct RowLevelWriteFlags {
+  std::shared_ptr<std::vector<std::string>> options =
+      std::make_shared<std::vector<std::string>>();
+  std::shared_ptr<int> threads = std::make_shared<int>(1);
+
+  void Register(CLI::App* command, const char* files) const {
+    command->add_option(
+        "--option", *options,
+        std::string("Write option KEY=VALUE for ") + files + " (repeatable)");
+    command->add_option("--threads", *threads, "Parallel write tasks")
+        ->check(CLI::Range(1, 256));
+  }
+
+  arrow::Result<AppendOptions> Read() const {
+    AppendOptions write;
+    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    write.threads = *threads;
+    return write;
+  }
+};
+
 // floe delete
 void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
   auto* command =
@@ -406,23 +428,19 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
                  "deletion vectors (v3) or position delete files (v2))");
   auto table = std::make_shared<std::string>();
   auto where = std::make_shared<std::string>();
-  auto options = std::make_shared<std::vector<std::string>>();
-  auto threads = std::make_shared<int>(1);
+  RowLevelWriteFlags flags;
   command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
       ->required();
   command->add_option("--where", *where, "Rows to delete, in the scan filter syntax")
       ->required();
-  command->add_option("--option", *options,
-                      "Write option KEY=VALUE for rewritten files (repeatable)");
-  command->add_option("--threads", *threads, "Parallel write tasks")
-      ->check(CLI::Range(1, 256));
+  flags.Register(command, "rewritten files");
   OnRun(command, context, [=]() -> arrow::Status {
     std::optional<CatalogDeltaTable> delta_table;
     if (!IsTablePath(*table)) {
       ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
     }
     if (IsTablePath(*table) || delta_table) {
-      if (!options->empty()) {
+      if (!flags.options->empty()) {
         return MakeError(ErrorKind::kInvalidInput,
                          "--option does not apply to a Delta table (" + *table + ")");
       }
@@ -430,43 +448,58 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
       }
-      return DeleteDelta(*table, storage, *where, *threads,
+      return DeleteDelta(*table, storage, *where, *flags.threads,
                          delta_table ? &*delta_table : nullptr);
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
-    AppendOptions write;
-    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
-    write.threads = *threads;
+    ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
     PrintRowLevel("deleted", id, result);
     return arrow::Status::OK();
   });
 }
 
+// How a row-level write that wrote new rows went: "<what> of TABLE: <how>, committed".
+void PrintRowsWritten(const std::string& what, const TableIdentifier& id,
+                      const RowLevelResult& result) {
+  std::cout << what << " of " << Printable(id.ToString()) << ": ";
+  if (result.delete_files_written > 0) {
+    std::cout << "wrote " << result.delete_files_written << " delete file"
+              << (result.delete_files_written == 1 ? "" : "s") << " and ";
+  } else if (result.files_rewritten > 0) {
+    std::cout << "rewrote " << result.files_rewritten << " data file"
+              << (result.files_rewritten == 1 ? "" : "s") << ", ";
+  }
+  std::cout << "wrote " << WithThousands(result.rows_written) << " rows in "
+            << result.data_files_written << " data file"
+            << (result.data_files_written == 1 ? "" : "s")
+            << CommittedAs(result.commit,
+                           Printable(result.commit.snapshot->summary.operation));
+}
+
 // floe update
 void RegisterUpdateCommand(CLI::App& app, CommandContext* context) {
-  auto* command =
-      AddCommand(app, context, "update",
-                 "Set columns of the rows matching a filter (copy-on-write: files with "
-                 "matches are rewritten)");
+  auto* command = AddCommand(
+      app, context, "update",
+      "Set columns of the rows matching a filter (copy-on-write: files with matches are "
+      "rewritten; under write.update.mode=merge-on-read: delete files and the updated "
+      "rows)");
   auto table = std::make_shared<std::string>();
   auto set = std::make_shared<std::string>();
   auto where = std::make_shared<std::string>();
-  auto options = std::make_shared<std::vector<std::string>>();
-  auto threads = std::make_shared<int>(1);
+  RowLevelWriteFlags flags;
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command
       ->add_option("--set", *set,
-                   "Columns to set: \"col = literal[, col = literal ...]\" (literals as "
-                   "in --where; NULL for optional columns)")
+                   "Columns to set: \"col = value[, col = value ...]\": a literal as in "
+                   "--where (NULL for optional columns) or, for numeric columns, "
+                   "arithmetic of the row's numeric columns and numbers (+ - * / and "
+                   "parentheses, e.g. \"price = price * 2 + 1\")")
       ->required();
   command->add_option("--where", *where, "Rows to update, in the scan filter syntax")
       ->required();
-  command->add_option("--option", *options,
-                      "Write option KEY=VALUE for rewritten files (repeatable)");
-  command->add_option("--threads", *threads, "Parallel write tasks")
-      ->check(CLI::Range(1, 256));
+  flags.Register(command, "the files written");
   OnRun(command, context, [=]() -> arrow::Status {
     if (IsTablePath(*table)) {
       return MakeError(ErrorKind::kNotSupported,
@@ -474,23 +507,79 @@ void RegisterUpdateCommand(CLI::App& app, CommandContext* context) {
                            " is a path (a Delta table's updates are not written yet)");
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    AppendOptions write;
-    ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
-    write.threads = *threads;
+    ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Update(*where, *set, write));
     if (!result.committed) {
       std::cout << "no row of " << Printable(loaded->id().ToString())
                 << " matched; nothing committed\n";
       return arrow::Status::OK();
     }
-    std::cout << "updated " << WithThousands(result.rows_updated) << " rows of "
-              << Printable(loaded->id().ToString()) << ": rewrote "
-              << result.files_rewritten << " data file"
-              << (result.files_rewritten == 1 ? "" : "s") << " into "
-              << result.data_files_written << " (" << WithThousands(result.rows_written)
-              << " rows)"
-              << CommittedAs(result.commit,
-                             Printable(result.commit.snapshot->summary.operation));
+    PrintRowsWritten("updated " + WithThousands(result.rows_updated) + " rows",
+                     loaded->id(), result);
+    return arrow::Status::OK();
+  });
+}
+
+// floe upsert
+void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
+  auto* command = AddCommand(
+      app, context, "upsert",
+      "Replace the rows whose key the input has and insert the others (as MERGE ... WHEN "
+      "MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *)");
+  auto table = std::make_shared<std::string>();
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto on = std::make_shared<std::vector<std::string>>();
+  auto input_format = std::make_shared<std::string>("auto");
+  RowLevelWriteFlags flags;
+  command->add_option("table", *table, "NAMESPACE.TABLE")->required();
+  command->add_option("files", *files, "Input files (.parquet or .csv), loaded whole")
+      ->required();
+  command
+      ->add_option("--on", *on,
+                   "Key columns, comma-separated (default: the table's identifier "
+                   "fields)")
+      ->delimiter(',');
+  command->add_option("--input-format", *input_format, "auto, parquet or csv");
+  auto matched = std::make_shared<std::string>("update");
+  auto unmatched = std::make_shared<std::string>("insert");
+  command
+      ->add_option("--when-matched", *matched,
+                   "update (default): replace the table's row; ignore: keep it")
+      ->check(CLI::IsMember({"update", "ignore"}));
+  command
+      ->add_option("--when-not-matched", *unmatched,
+                   "insert (default): insert the input row; ignore: leave it out")
+      ->check(CLI::IsMember({"insert", "ignore"}));
+  flags.Register(command, "the files written");
+  OnRun(command, context, [=]() -> arrow::Status {
+    if (IsTablePath(*table)) {
+      return MakeError(ErrorKind::kNotSupported,
+                       "floe upsert writes Iceberg tables only; " + *table +
+                           " is a path (a Delta table's upserts are not written yet)");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
+    UpsertOptions upsert;
+    for (const auto& key : *on) {
+      std::string trimmed = key;
+      trimmed.erase(0, trimmed.find_first_not_of(' '));
+      trimmed.erase(trimmed.find_last_not_of(' ') + 1);
+      if (!trimmed.empty()) upsert.keys.push_back(trimmed);
+    }
+    upsert.update_matched = *matched == "update";
+    upsert.insert_unmatched = *unmatched == "insert";
+    ARROW_ASSIGN_OR_RAISE(auto input, OpenInputFiles(*files, *input_format,
+                                                     loaded->metadata()->CurrentSchema(),
+                                                     loaded->id().ToString(), nullptr));
+    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Upsert(*input, upsert, write));
+    if (!result.committed) {
+      std::cout << "nothing to replace or insert; nothing committed to "
+                << Printable(loaded->id().ToString()) << "\n";
+      return arrow::Status::OK();
+    }
+    PrintRowsWritten("replaced " + WithThousands(result.rows_updated) +
+                         " rows and inserted " + WithThousands(result.rows_inserted),
+                     loaded->id(), result);
     return arrow::Status::OK();
   });
 }
@@ -797,6 +886,7 @@ void RegisterTableCommands(CLI::App& app, CommandContext* context) {
   RegisterAppendCommand(app, context);
   RegisterDeleteCommand(app, context);
   RegisterUpdateCommand(app, context);
+  RegisterUpsertCommand(app, context);
   RegisterRewriteCommand(app, context);
   RegisterOverwriteCommand(app, context);
   RegisterScanCommand(app, context);

@@ -305,48 +305,62 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
   return result;
 }
 
+namespace {
+
+// The rules for a row-level operation whose mode property (write.delete.mode,
+// write.update.mode, write.merge.mode) is `mode_key`: merge-on-read writes delete
+// files, which format v1 cannot hold and which floe writes only as iceberg-java's
+// defaults have them (one Parquet position delete file per data file on v2).
+void CheckMode(const TableMetadata& metadata, const PropertyMap& effective,
+               const StringProperty& mode_key, std::vector<std::string>* reasons) {
+  const std::string key(mode_key.key);
+  const std::string mode = AsciiLower(mode_key.Get(effective));
+  if (mode == "copy-on-write") return;
+  if (mode != "merge-on-read") {
+    reasons->push_back("property " + key + " is neither copy-on-write nor merge-on-read");
+    return;
+  }
+  if (metadata.format_version < 2) {
+    reasons->push_back("property " + key +
+                       " asks for delete files (merge-on-read), which format v1 tables "
+                       "cannot hold");
+  } else if (metadata.format_version == 2) {
+    // floe writes Parquet position delete files, one per data file.
+    auto granularity = effective.find("write.delete.granularity");
+    if (granularity != effective.end() && AsciiLower(granularity->second) != "file") {
+      reasons->push_back(
+          "property write.delete.granularity asks for position delete files that "
+          "span data files, which floe does not write (it writes one per data file)");
+    }
+    auto format = effective.find("write.delete.format.default");
+    if (format == effective.end()) format = effective.find("write.format.default");
+    if (format != effective.end() && AsciiLower(format->second) != "parquet") {
+      reasons->push_back(
+          "property write.delete.format.default (or write.format.default) asks for "
+          "position delete files that are not Parquet, which floe does not write");
+    }
+  }
+}
+
+}  // namespace
+
 GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
                            RowRewrite kind) {
   GateResult result = CheckWrite(metadata, options);
-  if (kind == RowRewrite::kDelete) {
-    PropertyMap effective = metadata.properties;
-    for (const auto& [key, value] : options) effective[key] = value;
-    const std::string mode = AsciiLower(properties::kDeleteMode.Get(effective));
-    if (mode == "merge-on-read") {
-      if (metadata.format_version < 2) {
-        result.reasons.push_back(
-            "property write.delete.mode asks for delete files (merge-on-read), which "
-            "format v1 tables cannot hold");
-      } else if (metadata.format_version == 2) {
-        // floe writes Parquet position delete files, one per data file.
-        auto granularity = effective.find("write.delete.granularity");
-        if (granularity != effective.end() && AsciiLower(granularity->second) != "file") {
-          result.reasons.push_back(
-              "property write.delete.granularity asks for position delete files that "
-              "span data files, which floe does not write (it writes one per data file)");
-        }
-        auto format = effective.find("write.delete.format.default");
-        if (format == effective.end()) format = effective.find("write.format.default");
-        if (format != effective.end() && AsciiLower(format->second) != "parquet") {
-          result.reasons.push_back(
-              "property write.delete.format.default (or write.format.default) asks for "
-              "position delete files that are not Parquet, which floe does not write");
-        }
-      }
-    } else if (mode != "copy-on-write") {
-      result.reasons.push_back(
-          "property write.delete.mode is neither copy-on-write nor merge-on-read");
-    }
-  }
-  if (kind == RowRewrite::kUpdate) {
-    PropertyMap effective = metadata.properties;
-    for (const auto& [key, value] : options) effective[key] = value;
-    auto mode = effective.find("write.update.mode");
-    if (mode != effective.end() && AsciiLower(mode->second) != "copy-on-write") {
-      result.reasons.push_back(
-          "property write.update.mode asks for merge-on-read updates (delete files and "
-          "new rows), which floe does not write yet");
-    }
+  PropertyMap effective = metadata.properties;
+  for (const auto& [key, value] : options) effective[key] = value;
+  switch (kind) {
+    case RowRewrite::kDelete:
+      CheckMode(metadata, effective, properties::kDeleteMode, &result.reasons);
+      break;
+    case RowRewrite::kUpdate:
+      CheckMode(metadata, effective, properties::kUpdateMode, &result.reasons);
+      break;
+    case RowRewrite::kMerge:
+      CheckMode(metadata, effective, properties::kMergeMode, &result.reasons);
+      break;
+    case RowRewrite::kCompaction:
+      break;
   }
   std::sort(result.reasons.begin(), result.reasons.end());
   return result;

@@ -28,14 +28,16 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
 enum class RowRewrite {
   kDelete,      ///< A delete (by copy-on-write or merge-on-read, write.delete.mode).
   kCompaction,  ///< `floe rewrite`.
-  kUpdate,      ///< An update (copy-on-write only, write.update.mode).
+  kUpdate,      ///< An update (by copy-on-write or merge-on-read, write.update.mode).
+  kMerge,       ///< An upsert (by copy-on-write or merge-on-read, write.merge.mode).
 };
 
 /// CheckWrite, plus the rules a rewrite of existing rows must meet to be what
-/// iceberg-java would write: a merge-on-read delete on format v1 (no delete files), or
-/// with delete files floe does not write (partition granularity, not Parquet), an
-/// unknown write.delete.mode, and a merge-on-read update (write.update.mode) are
-/// declined. (On format v3 the rewritten rows keep their `_row_id` and
+/// iceberg-java would write: under the operation's mode property (write.delete.mode,
+/// write.update.mode, write.merge.mode) merge-on-read on format v1 (no delete files),
+/// or with delete files floe does not write (partition granularity, not Parquet), and
+/// an unknown mode are declined. (On format v3 the rewritten rows keep their `_row_id`
+/// and
 /// `_last_updated_sequence_number`, written into the new files as iceberg-java writes
 /// them: WritePlanOptions::row_lineage.)
 GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,

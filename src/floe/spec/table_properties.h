@@ -121,10 +121,12 @@ inline constexpr IntProperty kMaxRefAgeMs{"history.expire.max-ref-age-ms",
                                           std::numeric_limits<int64_t>::max(), false};
 // Isolation of row-level operations (serializable or snapshot), as iceberg-java's Spark
 // writes read them; `isolation-level` is the write option of a dynamic overwrite.
-// How a row-level delete removes rows (iceberg-java's RowLevelOperationMode):
+// How a row-level delete, update or merge changes rows (iceberg-java's
+// RowLevelOperationMode):
 // copy-on-write rewrites files, merge-on-read writes delete files.
 inline constexpr StringProperty kDeleteMode{"write.delete.mode", "copy-on-write"};
 inline constexpr StringProperty kUpdateMode{"write.update.mode", "copy-on-write"};
+inline constexpr StringProperty kMergeMode{"write.merge.mode", "copy-on-write"};
 inline constexpr StringProperty kDeleteIsolationLevel{"write.delete.isolation-level",
                                                       "serializable"};
 inline constexpr StringProperty kUpdateIsolationLevel{"write.update.isolation-level",

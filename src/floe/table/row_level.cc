@@ -1,13 +1,20 @@
-// Row-level operations on a Table: copy-on-write delete and overwrite by filter.
+// Row-level operations on a Table: delete, update and upsert (copy-on-write or
+// merge-on-read), overwrite by filter and compaction.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arrow/array.h"
+#include "arrow/array/util.h"
+#include "arrow/builder.h"
 #include "arrow/compute/api.h"
+#include "arrow/table.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
@@ -17,12 +24,14 @@
 #include "floe/spec/arrow_value.h"
 #include "floe/spec/location_provider.h"
 #include "floe/spec/metadata_columns.h"
+#include "floe/table/assignments.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
+#include "floe/write/batch_conformer.h"
 #include "floe/write/deletion_vector_writer.h"
 #include "floe/write/position_delete_writer.h"
 
@@ -67,23 +76,45 @@ bool TooHighDeleteRatio(const FileScanTask& task) {
          kDeleteRatioThreshold;
 }
 
+// Selects rows of a batch of a file's rows (a boolean mask; null selects nothing).
+using RowMatcher = std::function<arrow::Result<std::shared_ptr<arrow::Array>>(
+    const arrow::RecordBatch&)>;
+
+// What MatchFiles reads and how it matches rows.
+struct MatchRequest {
+  /// The filter (`--where` syntax): it prunes files and, without `matcher`, selects rows.
+  std::string filter;
+  /// Collect the matching rows' positions (FileMatch::positions): `_pos` is read, last.
+  bool positions = false;
+  /// More table columns to read (an upsert's keys), by field id.
+  std::set<int> columns;
+  /// Read each row's `_row_id` too (format v3), before `_pos`.
+  bool row_ids = false;
+  /// Selects the rows in place of the filter; it sees every batch of every candidate file
+  /// in order.
+  RowMatcher matcher;
+};
+
 // The candidate files of the filter (pruned by partitions and metrics) and how many of
 // each file's rows match, read through the filter's columns only. Rows the file's delete
 // files delete neither match nor count as live: a copy-on-write rewrite drops them, as
 // iceberg-java's does.
 arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& io,
                                                  const TableMetadataPtr& metadata,
-                                                 const std::string& filter_text,
-                                                 ExpressionPtr* bound_filter,
-                                                 bool positions = false) {
+                                                 const MatchRequest& request,
+                                                 ExpressionPtr* bound_filter) {
   ScanOptions options;
-  options.filter = filter_text;
+  options.filter = request.filter;
   ARROW_ASSIGN_OR_RAISE(auto scan, TableScan::Make(io, metadata, options));
   *bound_filter = scan->filter();
   ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
   SchemaPtr schema = metadata->CurrentSchema();
   DataFileReadOptions read;
-  std::set<int> read_ids = ReferencedFieldIds(*scan->filter());
+  std::set<int> read_ids = request.columns;
+  if (!request.matcher) {
+    const std::set<int> filter_ids = ReferencedFieldIds(*scan->filter());
+    read_ids.insert(filter_ids.begin(), filter_ids.end());
+  }
   // Equality deletes compare their columns: those are read too.
   for (const auto& task : tasks) {
     for (const auto& entry : task.deletes) {
@@ -91,10 +122,12 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
     }
   }
   read.read_schema = SelectFields(*schema, read_ids);
-  if (positions) {
-    // The rows' positions in their file (`_pos`, counted before deletes drop rows), last.
+  if (request.positions || request.row_ids) {
+    // Metadata columns after the table's: `_row_id`, then the rows' positions in their
+    // file (`_pos`, counted before deletes drop rows), last.
     std::vector<NestedField> fields = read.read_schema->fields();
-    fields.push_back(*FindMetadataColumn(kPosColumnId));
+    if (request.row_ids) fields.push_back(*FindMetadataColumn(kRowIdColumnId));
+    if (request.positions) fields.push_back(*FindMetadataColumn(kPosColumnId));
     ARROW_ASSIGN_OR_RAISE(read.read_schema,
                           Schema::Make(schema->schema_id(), std::move(fields), {}));
   }
@@ -105,18 +138,24 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
   for (auto& task : tasks) {
     ARROW_ASSIGN_OR_RAISE(auto deletes,
                           loader.LoadShared(task.deletes, task.file.file_path));
-    ARROW_ASSIGN_OR_RAISE(
-        auto reader, ReadDataFile(io, task.file, read, *task.spec, nullptr, deletes));
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          ReadDataFile(io, task.file, read, *task.spec, nullptr, deletes,
+                                       task.data_sequence_number));
     FileMatch match{std::move(task), 0, 0, {}, std::move(deletes)};
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
       if (!batch) break;
       match.live += batch->num_rows();
-      ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*scan->filter(), batch));
+      std::shared_ptr<arrow::Array> mask;
+      if (request.matcher) {
+        ARROW_ASSIGN_OR_RAISE(mask, request.matcher(*batch));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(mask, EvaluateFilter(*scan->filter(), batch));
+      }
       ARROW_ASSIGN_OR_RAISE(int64_t matched, CountTrue(mask));
       match.matched += matched;
-      if (positions && matched > 0) {
+      if (request.positions && matched > 0) {
         const auto& selected = static_cast<const arrow::BooleanArray&>(*mask);
         const auto& pos = static_cast<const arrow::Int64Array&>(
             *batch->column(batch->num_columns() - 1));
@@ -152,35 +191,27 @@ arrow::Result<RewriteSchema> RewriteSchemaOf(const TableMetadata& metadata) {
   return rewrite;
 }
 
-// One column an update sets, on the rows its filter selects: to `value` (a null scalar
-// for NULL).
-struct Assignment {
-  int field_id = 0;
-  std::shared_ptr<arrow::Scalar> value;
-};
+// What a rewrite does to a batch of a rewritten file's rows (in the rewrite's schema):
+// the rows to write in their place (none: null or empty).
+using BatchEdit = std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+    const std::shared_ptr<arrow::RecordBatch>&)>;
 
-// The rows of the given files, file after file, in the rewrite's schema: without the
-// rows the filter selects (a delete's kept rows), or, given assignments, all of them with
-// the assignments applied to the selected ones (an update's); an updated row of a
-// rewrite that keeps lineage keeps its _row_id and gets a null
-// _last_updated_sequence_number, which the new file's sequence number fills, as
-// iceberg-java's copy-on-write UPDATE writes it.
-class KeptRowsReader final : public arrow::RecordBatchReader {
+// The rows of the given files, file after file, in the rewrite's schema (the rows their
+// delete files delete left out), each batch through `edit` (none: as read), then the
+// batches of `then` (an upsert's new rows).
+class RewrittenRowsReader final : public arrow::RecordBatchReader {
  public:
-  KeptRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
-                 const RewriteSchema& schema, ExpressionPtr filter,
-                 std::shared_ptr<const NameMapping> name_mapping, SchemaPtr table_schema,
-                 std::vector<Assignment> assignments = {})
+  RewrittenRowsReader(std::shared_ptr<FileIO> io, std::vector<FileScanTask> files,
+                      const RewriteSchema& schema,
+                      std::shared_ptr<const NameMapping> name_mapping,
+                      SchemaPtr table_schema, BatchEdit edit,
+                      std::vector<std::shared_ptr<arrow::RecordBatch>> then = {})
       : io_(std::move(io)),
         files_(std::move(files)),
-        filter_(std::move(filter)),
         arrow_schema_(schema.arrow_schema),
         deletes_(io_, std::move(table_schema), name_mapping),
-        assignments_(std::move(assignments)) {
-    if (schema.row_lineage && !assignments_.empty()) {
-      assignments_.push_back(
-          {kLastUpdatedColumnId, arrow::MakeNullScalar(arrow::int64())});
-    }
+        edit_(std::move(edit)),
+        then_(std::move(then)) {
     options_.read_schema = schema.schema;
     options_.output_schema = schema.schema;
     options_.name_mapping = std::move(name_mapping);
@@ -192,6 +223,11 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
     while (true) {
       if (!current_) {
         if (next_ >= files_.size()) {
+          if (next_then_ < then_.size()) {
+            *out = std::move(then_[next_then_++]);
+            rows_ += (*out)->num_rows();
+            return arrow::Status::OK();
+          }
           *out = nullptr;
           return arrow::Status::OK();
         }
@@ -209,58 +245,113 @@ class KeptRowsReader final : public arrow::RecordBatchReader {
         current_.reset();
         continue;
       }
-      ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(*filter_, batch));
-      // Keep what the filter does not select: false and unknown.
-      ARROW_ASSIGN_OR_RAISE(
-          auto selected,
-          arrow::compute::CallFunction("coalesce", {mask, arrow::MakeScalar(false)}));
-      if (!assignments_.empty()) {
-        ARROW_ASSIGN_OR_RAISE(*out, Assign(batch, selected));
-        rows_ += batch->num_rows();
-        return arrow::Status::OK();
+      if (edit_) {
+        ARROW_ASSIGN_OR_RAISE(batch, edit_(batch));
+        if (!batch || batch->num_rows() == 0) continue;
       }
-      ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(selected));
-      ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, keep));
-      if (kept.record_batch()->num_rows() == 0) continue;
-      rows_ += kept.record_batch()->num_rows();
-      *out = kept.record_batch();
+      rows_ += batch->num_rows();
+      *out = std::move(batch);
       return arrow::Status::OK();
     }
   }
 
   int64_t rows() const { return rows_; }
-  int64_t updated() const { return updated_; }
 
  private:
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Assign(
-      const std::shared_ptr<arrow::RecordBatch>& batch, const arrow::Datum& selected) {
-    updated_ +=
-        static_cast<const arrow::BooleanArray&>(*selected.make_array()).true_count();
-    auto columns = batch->columns();
-    for (const auto& assignment : assignments_) {
-      for (int i = 0; i < batch->num_columns(); ++i) {
-        if (ArrowFieldId(*batch->schema()->field(i)) != assignment.field_id) continue;
-        ARROW_ASSIGN_OR_RAISE(auto assigned,
-                              arrow::compute::CallFunction(
-                                  "if_else", {selected, assignment.value, columns[i]}));
-        columns[i] = assigned.make_array();
-      }
-    }
-    return arrow::RecordBatch::Make(arrow_schema_, batch->num_rows(), std::move(columns));
-  }
-
   std::shared_ptr<FileIO> io_;
   std::vector<FileScanTask> files_;
-  ExpressionPtr filter_;
   std::shared_ptr<arrow::Schema> arrow_schema_;
   DataFileReadOptions options_;
   DeleteLoader deletes_;
+  BatchEdit edit_;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> then_;
   size_t next_ = 0;
+  size_t next_then_ = 0;
   std::shared_ptr<arrow::RecordBatchReader> current_;
-  std::vector<Assignment> assignments_;
   int64_t rows_ = 0;
-  int64_t updated_ = 0;
 };
+
+// Which rows of a batch `filter` selects (null counts as not selected).
+arrow::Result<arrow::Datum> Selected(const Expression& filter,
+                                     const std::shared_ptr<arrow::RecordBatch>& batch) {
+  ARROW_ASSIGN_OR_RAISE(auto mask, EvaluateFilter(filter, batch));
+  return arrow::compute::CallFunction("coalesce", {mask, arrow::MakeScalar(false)});
+}
+
+// A delete's edit: the rows `filter` does not select (false and unknown).
+BatchEdit KeepUnselected(ExpressionPtr filter) {
+  return [filter = std::move(filter)](const std::shared_ptr<arrow::RecordBatch>& batch)
+             -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    ARROW_ASSIGN_OR_RAISE(auto selected, Selected(*filter, batch));
+    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(selected));
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, keep));
+    return kept.record_batch();
+  };
+}
+
+// An update's edit: every row, with `assignments` applied to those `filter` selects
+// (counted in `*updated`), each value computed from the row as it was; in a rewrite that
+// keeps lineage an updated row keeps its _row_id and gets a null
+// _last_updated_sequence_number, which the new file's sequence number fills, as
+// iceberg-java's copy-on-write UPDATE writes it. With `only_updated` (a merge-on-read
+// update's new rows) the other rows are left out. A value that cannot be computed (an
+// overflow) or is NULL for a required column fails, quoting the assignment.
+BatchEdit Assign(ExpressionPtr filter, std::vector<Assignment> assignments,
+                 const RewriteSchema& schema, int64_t* updated, bool only_updated) {
+  if (schema.row_lineage) {
+    Assignment lineage;
+    lineage.field_id = kLastUpdatedColumnId;
+    lineage.evaluate = [null = arrow::Datum(arrow::MakeNullScalar(arrow::int64()))](
+                           const arrow::RecordBatch&) {
+      return arrow::Result<arrow::Datum>(null);
+    };
+    assignments.push_back(std::move(lineage));
+  }
+  return [filter = std::move(filter), assignments = std::move(assignments),
+          arrow_schema = schema.arrow_schema, updated,
+          only_updated](const std::shared_ptr<arrow::RecordBatch>& batch)
+             -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    ARROW_ASSIGN_OR_RAISE(auto selected, Selected(*filter, batch));
+    const int64_t count =
+        static_cast<const arrow::BooleanArray&>(*selected.make_array()).true_count();
+    *updated += count;
+    if (count == 0) {
+      return only_updated ? batch->Slice(0, 0) : batch;
+    }
+    // Values are computed for the updated rows only (as they were), so a row the update
+    // leaves alone can never fail it (an overflow there is not the update's).
+    ARROW_ASSIGN_OR_RAISE(auto updating, arrow::compute::Filter(batch, selected));
+    const auto& rows = *updating.record_batch();
+    auto columns = batch->columns();
+    for (const auto& assignment : assignments) {
+      for (int i = 0; i < batch->num_columns(); ++i) {
+        if (ArrowFieldId(*batch->schema()->field(i)) != assignment.field_id) continue;
+        auto failed = [&](const arrow::Status& status) {
+          return MakeError(ErrorKind::kInvalidInput,
+                           "--set '" + assignment.text + "': " + status.message());
+        };
+        auto value = assignment.evaluate(rows);
+        if (!value.ok()) return failed(value.status());
+        auto assigned =
+            value->is_scalar()
+                ? arrow::compute::CallFunction("if_else", {selected, *value, columns[i]})
+                : arrow::compute::CallFunction("replace_with_mask",
+                                               {columns[i], selected, *value});
+        if (!assigned.ok()) return failed(assigned.status());
+        columns[i] = assigned->make_array();
+        if (assignment.required && columns[i]->null_count() > 0) {
+          return failed(arrow::Status::Invalid(
+              "it gives NULL for a row it updates, and the column is required"));
+        }
+      }
+    }
+    auto assigned =
+        arrow::RecordBatch::Make(arrow_schema, batch->num_rows(), std::move(columns));
+    if (!only_updated) return assigned;
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(assigned, selected));
+    return kept.record_batch();
+  };
+}
 
 class EmptyReader final : public arrow::RecordBatchReader {
  public:
@@ -316,85 +407,374 @@ std::vector<int64_t> MergedPositions(const FileMatch& match) {
   return merged;
 }
 
-// "a = 1, b = 'x, y'" split at the commas outside single quotes ('' inside quotes is a
-// quote).
-std::vector<std::string> SplitAssignments(const std::string& text) {
-  std::vector<std::string> parts(1);
-  bool quoted = false;
-  for (char c : text) {
-    if (c == '\'') quoted = !quoted;
-    if (c == ',' && !quoted) {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
+// Deletes what a merge-on-read operation wrote (its commit failed).
+void DeleteWritten(FileIO& io, const std::vector<std::string>& written) {
+  for (const auto& location : written) {
+    DeleteBestEffort(io, location, "delete file", "after a failed commit");
   }
-  return parts;
 }
 
-std::string Trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\n") - first + 1);
+// A merge-on-read operation's delete files, as iceberg-java's Spark writer writes them:
+// for each of `matches` (with positions) one deletion vector (format v3, all in one
+// Puffin file at the data location's top) or one Parquet position delete file in the
+// data file's partition folder (v2), holding the matched positions merged with what the
+// file's delete files delete. `overwrite` adds them, removes the file-scoped deletes they
+// replace, and will fail if a data file they name is gone. Returns the locations
+// written: the caller deletes them if its commit fails (except when its state is
+// unknown). On failure nothing it wrote is left. `properties`: the table's, overlaid with
+// the operation's options.
+arrow::Result<std::vector<std::string>> WriteDeleteFiles(
+    const Table& table, const std::vector<FileMatch>& matches,
+    const PropertyMap& properties, OverwriteFiles* overwrite) {
+  std::set<std::string> referenced;
+  std::vector<std::vector<int64_t>> positions;
+  for (const auto& match : matches) {
+    positions.push_back(MergedPositions(match));
+    referenced.insert(match.task.file.file_path);
+    // The file-scoped deletes merged into the new one go (iceberg-java's
+    // rewrittenDeleteFiles); a partition-scoped position delete file stays.
+    for (const auto& entry : match.task.deletes) {
+      if (ScopedTo(entry->file, match.task.file.file_path)) {
+        overwrite->RemoveDeleteFile(entry->file);
+      }
+    }
+  }
+  // Named as a write task names its files ("-deletes" added, as iceberg-java adds it).
+  const std::string operation_id = Uuid::Random(table.commit_target().env).ToString();
+  auto file_name = [&](size_t count, const char* extension) {
+    char name[128];
+    std::snprintf(name, sizeof(name), "00000-0-%s-%05zu-deletes.%s", operation_id.c_str(),
+                  count, extension);
+    return std::string(name);
+  };
+  const LocationProvider locations(table.metadata()->location, properties);
+  std::vector<DataFile> delete_files;
+  std::vector<std::string> written;  // deleted again if the commit fails
+  auto delete_written = [&]() { DeleteWritten(*table.io(), written); };
+  if (table.metadata()->format_version >= 3) {
+    // One Puffin file for the whole delete, at the data location's top, as iceberg-java's
+    // DV writer places it.
+    std::vector<DeletionVectorInput> vectors;
+    for (size_t i = 0; i < matches.size(); ++i) {
+      vectors.push_back({matches[i].task.file.file_path, std::move(positions[i])});
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto puffin,
+        WriteDeletionVectors(*table.io(),
+                             locations.NewDataLocation("", file_name(1, "puffin")),
+                             vectors, "floe version " FLOE_VERSION));
+    written.push_back(puffin.location);
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const WrittenDeletionVector& vector = puffin.vectors[i];
+      DataFile dv;
+      dv.content = FileContent::kPositionDeletes;
+      dv.file_format = FileFormat::kPuffin;
+      dv.file_path = puffin.location;
+      dv.file_size_in_bytes = puffin.size;
+      dv.record_count = vector.cardinality;
+      dv.referenced_data_file = matches[i].task.file.file_path;
+      dv.content_offset = vector.offset;
+      dv.content_size_in_bytes = vector.length;
+      delete_files.push_back(std::move(dv));
+    }
+  } else {
+    // Format v2: a position delete file per data file, in the data file's partition
+    // folder (iceberg-java's file granularity, its default). Every location is known
+    // before the first file is written.
+    const SchemaPtr schema = table.metadata()->CurrentSchema();
+    std::vector<std::string> targets;
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const FileScanTask& task = matches[i].task;
+      std::string partition_path;
+      if (!task.spec->fields().empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto type, task.spec->PartitionType(*schema));
+        partition_path = PartitionToPath(*task.spec, *type, task.file.partition);
+      }
+      targets.push_back(
+          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
+    }
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const FileScanTask& task = matches[i].task;
+      const std::string& location = targets[i];
+      auto file = WritePositionDeleteFile(table.io(), location, task.file.file_path,
+                                          positions[i], properties);
+      if (!file.ok()) {
+        delete_written();
+        return file.status();
+      }
+      written.push_back(location);
+      delete_files.push_back(std::move(*file));
+    }
+  }
+  for (size_t i = 0; i < matches.size(); ++i) {
+    delete_files[i].spec_id = matches[i].task.file.spec_id;
+    delete_files[i].partition = matches[i].task.file.partition;
+    overwrite->AddDeleteFile(std::move(delete_files[i]));
+  }
+  overwrite->ValidateDataFilesExist(std::move(referenced));
+  return written;
 }
 
-// An update's --set: each "column = literal" parsed and bound as the filter
-// "column = literal" is (so the literal converts to the column's type the same way), or
-// "column = NULL" for an optional column.
-arrow::Result<std::vector<Assignment>> ParseAssignments(const std::string& text,
-                                                        const Schema& schema) {
-  std::vector<Assignment> assignments;
-  std::set<int> assigned;
-  for (const std::string& raw : SplitAssignments(text)) {
-    const std::string part = Trimmed(raw);
-    const auto equals = part.find('=');
-    auto bad = [&](const std::string& why) {
-      return MakeError(ErrorKind::kInvalidInput, "--set '" + part + "': " + why);
-    };
-    if (equals == std::string::npos) return bad("expected column = value");
-    const std::string name = Trimmed(part.substr(0, equals));
-    const std::string value = Trimmed(part.substr(equals + 1));
-    if (name.empty() || value.empty()) return bad("expected column = value");
-    const NestedField* field = nullptr;
-    for (const auto& top : schema.fields()) {
-      if (top.name == name) field = &top;
-    }
-    if (field == nullptr) {
-      return bad("no top-level column " + name + " (nested fields cannot be set yet)");
-    }
-    if (!field->type->is_primitive()) {
-      return bad("column " + name + " is not of a primitive type");
-    }
-    if (!assigned.insert(field->id).second)
-      return bad("column " + name + " is set twice");
-    Assignment assignment;
-    assignment.field_id = field->id;
-    if (AsciiLower(value) == "null") {
-      if (field->required)
-        return bad("column " + name + " is required: it cannot be NULL");
-      ARROW_ASSIGN_OR_RAISE(assignment.value, ValueToArrowScalar(Value{}, *field->type));
-    } else {
-      // The filter syntax quotes names that need it: the field is named as parsed.
-      std::string quoted;
-      for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-      auto parsed = ParseFilter("\"" + quoted + "\" = " + value);
-      if (!parsed.ok() || (*parsed)->op != Operation::kEq) {
-        return bad("the value is not a literal of the filter syntax");
+// The key columns of an upsert named `names` (the schema's identifier fields when
+// empty): top-level primitive columns, not floating-point (SQL equality makes -0.0 equal
+// 0.0 and NaN equal nothing, so such keys would not say which rows are the same).
+arrow::Result<std::vector<const NestedField*>> UpsertKeys(
+    const Schema& schema, const std::vector<std::string>& names,
+    const std::string& table) {
+  std::vector<const NestedField*> keys;
+  auto bad = [&](const std::string& why) {
+    return MakeError(ErrorKind::kInvalidInput, "upsert into " + table + ": " + why);
+  };
+  if (names.empty()) {
+    for (int id : schema.identifier_field_ids()) {
+      const NestedField* found = nullptr;
+      for (const auto& field : schema.fields()) {
+        if (field.id == id) found = &field;
       }
-      auto bound = Bind(*parsed, schema);
-      if (!bound.ok()) return bad(bound.status().message());
-      if (!(*bound)->is_predicate() || (*bound)->values.size() != 1) {
-        return bad("the value is not a literal of column " + name + "'s type");
+      if (found == nullptr) {
+        return bad("identifier field " + std::to_string(id) +
+                   " is nested; name top-level key columns (--on, join_cols)");
       }
-      ARROW_ASSIGN_OR_RAISE(assignment.value,
-                            ValueToArrowScalar((*bound)->value(), *field->type));
+      keys.push_back(found);
     }
-    assignments.push_back(std::move(assignment));
+    if (keys.empty()) {
+      return bad(
+          "no key columns: name them (--on, join_cols) or set the table's identifier "
+          "fields");
+    }
   }
-  return assignments;
+  for (const auto& name : names) {
+    const NestedField* found = nullptr;
+    for (const auto& field : schema.fields()) {
+      if (field.name == name) found = &field;
+    }
+    if (found == nullptr) return bad("no top-level column " + name + " to join on");
+    if (std::find(keys.begin(), keys.end(), found) != keys.end()) {
+      return bad("key column " + name + " is named twice");
+    }
+    keys.push_back(found);
+  }
+  for (const NestedField* key : keys) {
+    if (!key->type->is_primitive()) {
+      return bad("key column " + key->name + " is not of a primitive type");
+    }
+    const TypeId id = key->type->id();
+    if (id == TypeId::kFloat || id == TypeId::kDouble) {
+      return bad("key column " + key->name +
+                 " is floating-point, whose equality (-0.0 = 0.0, NaN equal to nothing) "
+                 "cannot identify rows");
+    }
+  }
+  return keys;
+}
+
+// An upsert's input, loaded whole in the table's Arrow form (as an append conforms it).
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadUpsertInput(
+    arrow::RecordBatchReader& input, const SchemaPtr& schema,
+    const std::vector<const NestedField*>& keys, const std::string& table) {
+  for (const NestedField* key : keys) {
+    // A missing optional column would read as NULL keys: every row would be inserted.
+    if (input.schema()->GetFieldIndex(key->name) < 0) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "upsert into " + table + ": the input has no key column " + key->name);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto conformer,
+                        BatchConformer::Make(*input.schema(), schema, table));
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(input.ReadNext(&batch));
+    if (!batch) break;
+    ARROW_ASSIGN_OR_RAISE(auto conformed, conformer->Conform(*batch));
+    batches.push_back(std::move(conformed));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rows,
+                        arrow::Table::FromRecordBatches(conformer->target(), batches));
+  return rows->CombineChunksToBatch();
+}
+
+// The columns of `batch` holding the fields `ids`, in order (-1 where it has none).
+std::vector<int> ColumnsOf(const arrow::RecordBatch& batch, const std::vector<int>& ids) {
+  std::vector<int> columns;
+  for (int id : ids) {
+    int found = -1;
+    for (int i = 0; i < batch.num_columns(); ++i) {
+      if (ArrowFieldId(*batch.schema()->field(i)) == id) found = i;
+    }
+    columns.push_back(found);
+  }
+  return columns;
+}
+
+// An upsert's input rows by key: which input row has the key of a table row. Keys
+// compare as SQL's `=` does for the key types allowed (exact values); a key with a
+// NULL part equals nothing, so such an input row is inserted, as MERGE inserts it.
+class InputKeys {
+ public:
+  // InvalidInput naming the key and both rows when two input rows share a key.
+  static arrow::Result<InputKeys> Make(const arrow::RecordBatch& rows,
+                                       const std::vector<const NestedField*>& keys,
+                                       const std::string& table) {
+    InputKeys index;
+    for (const NestedField* key : keys) index.ids_.push_back(key->id);
+    const std::vector<int> columns = ColumnsOf(rows, index.ids_);
+    // One key of 32 or 64 bits (an int, long, date, time or timestamp): its value is the
+    // key, without building bytes for each row.
+    if (columns.size() == 1) {
+      const auto& type = *rows.column(columns[0])->type();
+      const auto id = type.id();
+      if (id == arrow::Type::INT32 || id == arrow::Type::DATE32 ||
+          id == arrow::Type::INT64 || id == arrow::Type::TIMESTAMP ||
+          id == arrow::Type::TIME64) {
+        index.width_ = static_cast<const arrow::FixedWidthType&>(type).bit_width() / 8;
+      }
+    }
+    std::string key;
+    for (int64_t row = 0; row < rows.num_rows(); ++row) {
+      int64_t first = row;
+      if (index.width_ > 0) {
+        auto value = index.IntegerAt(*rows.column(columns[0]), row);
+        if (!value) continue;
+        first = index.integers_.emplace(*value, row).first->second;
+      } else {
+        if (!index.KeyOf(rows, columns, row, &key)) continue;
+        first = index.rows_.emplace(key, row).first->second;
+      }
+      if (first != row) {
+        std::string shown;
+        for (size_t k = 0; k < keys.size(); ++k) {
+          auto scalar = rows.column(columns[k])->GetScalar(row);
+          shown += (k ? ", " : "") + keys[k]->name + "=" +
+                   (scalar.ok() ? (*scalar)->ToString() : std::string("?"));
+        }
+        return MakeError(ErrorKind::kInvalidInput,
+                         "upsert into " + table + ": the input holds the key (" + shown +
+                             ") twice, in rows " + std::to_string(first + 1) + " and " +
+                             std::to_string(row + 1) +
+                             "; each key may appear once (nothing was written)");
+      }
+    }
+    return index;
+  }
+
+  // The key columns of `batch` (a table file's rows), by field id.
+  std::vector<int> Columns(const arrow::RecordBatch& batch) const {
+    return ColumnsOf(batch, ids_);
+  }
+
+  // The input row whose key is row `row`'s of `batch`, or -1.
+  int64_t Find(const arrow::RecordBatch& batch, const std::vector<int>& columns,
+               int64_t row, std::string* scratch) const {
+    if (width_ > 0) {
+      auto value = IntegerAt(*batch.column(columns[0]), row);
+      if (!value) return -1;
+      auto found = integers_.find(*value);
+      return found == integers_.end() ? -1 : found->second;
+    }
+    if (!KeyOf(batch, columns, row, scratch)) return -1;
+    auto found = rows_.find(*scratch);
+    return found == rows_.end() ? -1 : found->second;
+  }
+
+ private:
+  // False when a part of the key is NULL.
+  bool KeyOf(const arrow::RecordBatch& batch, const std::vector<int>& columns,
+             int64_t row, std::string* key) const {
+    key->clear();
+    for (int column : columns) {
+      const arrow::Array& array = *batch.column(column);
+      if (array.IsNull(row)) return false;
+      AppendValueKey(array, row, key);
+    }
+    return true;
+  }
+
+  // The value of a one-column key of width_ bytes (the table's Arrow type, in the input
+  // and in the files read alike); none when NULL.
+  std::optional<int64_t> IntegerAt(const arrow::Array& array, int64_t row) const {
+    if (array.IsNull(row)) return std::nullopt;
+    if (width_ == 4) return array.data()->GetValues<int32_t>(1)[row];
+    return array.data()->GetValues<int64_t>(1)[row];
+  }
+
+  std::vector<int> ids_;
+  int width_ = 0;  // one integer-like key of this many bytes; 0: keys as bytes
+  std::unordered_map<int64_t, int64_t> integers_;
+  std::unordered_map<std::string, int64_t> rows_;
+};
+
+// A filter that every table row whose key an input row has satisfies: each key column
+// between the input's least and greatest value (FALSE when a key column is all NULL).
+// It prunes the files an upsert reads by their partitions and metrics, and is the
+// upsert's conflict filter.
+arrow::Result<std::string> KeyRangeFilter(const arrow::RecordBatch& rows,
+                                          const std::vector<const NestedField*>& keys) {
+  ExpressionPtr filter = AlwaysTrue();
+  std::vector<int> ids;
+  for (const NestedField* key : keys) ids.push_back(key->id);
+  const std::vector<int> columns = ColumnsOf(rows, ids);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const auto& column = rows.column(columns[k]);
+    if (column->null_count() == column->length()) return std::string("FALSE");
+    auto min_max = arrow::compute::MinMax(column);
+    if (!min_max.ok()) continue;  // a type without an order here: no pruning by it
+    const auto& pair = static_cast<const arrow::StructScalar&>(*min_max->scalar());
+    std::vector<Value> bounds;
+    for (const auto& scalar : pair.value) {
+      ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*scalar, 1));
+      ARROW_ASSIGN_OR_RAISE(auto value, ValueFromArrow(*array, 0, *keys[k]->type));
+      bounds.push_back(std::move(value));
+    }
+    filter =
+        MakeAnd(filter, MakeBoundPredicate(Operation::kGtEq, keys[k]->id, keys[k]->type,
+                                           {bounds[0]}, keys[k]->name));
+    filter =
+        MakeAnd(filter, MakeBoundPredicate(Operation::kLtEq, keys[k]->id, keys[k]->type,
+                                           {bounds[1]}, keys[k]->name));
+  }
+  return filter->ToString();
+}
+
+// The input rows `indices` as new rows of a rewrite of `schema`: on format v3 with
+// `row_ids` (a replaced row keeps the _row_id of the row it replaces; null: new ids) and
+// a null _last_updated_sequence_number, which the new file's sequence number fills.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
+    const std::shared_ptr<arrow::RecordBatch>& input, const std::vector<int64_t>& indices,
+    std::shared_ptr<arrow::Array> row_ids, const RewriteSchema& schema) {
+  arrow::Int64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.AppendValues(indices));
+  ARROW_ASSIGN_OR_RAISE(auto take, builder.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(input, take));
+  auto columns = taken.record_batch()->columns();
+  const auto rows = static_cast<int64_t>(indices.size());
+  if (schema.row_lineage) {
+    if (!row_ids) {
+      ARROW_ASSIGN_OR_RAISE(row_ids, arrow::MakeArrayOfNull(arrow::int64(), rows));
+    }
+    columns.push_back(std::move(row_ids));
+    ARROW_ASSIGN_OR_RAISE(auto last_updated,
+                          arrow::MakeArrayOfNull(arrow::int64(), rows));
+    columns.push_back(std::move(last_updated));
+  }
+  return arrow::RecordBatch::Make(schema.arrow_schema, rows, std::move(columns));
 }
 
 }  // namespace
+
+arrow::Result<AppendResult> Table::WriteAfterDeletes(
+    arrow::RecordBatchReader& input, const AppendOptions& options,
+    std::unique_ptr<SnapshotProducer> producer, bool row_lineage,
+    const std::vector<std::string>& delete_files) {
+  auto written = Write(input, options, std::move(producer),
+                       /*commit_if_empty=*/true, nullptr, row_lineage);
+  // Nothing references the delete files unless the commit may have happened.
+  if (!written.ok() && KindOf(written.status()) != ErrorKind::kCommitStateUnknown) {
+    DeleteWritten(*io(), delete_files);
+  }
+  return written;
+}
 
 arrow::Result<RowLevelResult> Table::Update(const std::string& filter,
                                             const std::string& set,
@@ -414,28 +794,44 @@ arrow::Result<RowLevelResult> Table::Update(const std::string& filter,
       auto isolation, ParseIsolationLevel(level, properties::kUpdateIsolationLevel.key));
   const SchemaPtr schema = state_.metadata->CurrentSchema();
   ARROW_ASSIGN_OR_RAISE(auto assignments, ParseAssignments(set, *schema));
+  PropertyMap effective = state_.metadata->properties;
+  for (const auto& [key, value] : options.options) effective[key] = value;
+  // Merge-on-read (as Spark's): the updated rows' positions go into delete files and the
+  // updated rows alone are written anew.
+  const bool merge_on_read =
+      AsciiLower(properties::kUpdateMode.Get(effective)) == "merge-on-read";
   ExpressionPtr bound;
-  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  ARROW_ASSIGN_OR_RAISE(
+      auto matches, MatchFiles(io(), state_.metadata,
+                               {.filter = filter, .positions = merge_on_read}, &bound));
   RowLevelResult result;
   if (matches.empty()) return result;
   auto overwrite = NewOverwrite(isolation, bound);
-  std::vector<FileScanTask> files;
-  for (auto& match : matches) {
-    overwrite->DeleteFile(match.task.file.file_path);
-    files.push_back(std::move(match.task));
+  std::vector<std::string> delete_files;
+  if (merge_on_read) {
+    ARROW_ASSIGN_OR_RAISE(delete_files,
+                          WriteDeleteFiles(*this, matches, effective, overwrite.get()));
+    result.delete_files_written = static_cast<int64_t>(matches.size());
+  } else {
+    for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
+    result.files_removed = static_cast<int64_t>(matches.size());
+    result.files_rewritten = result.files_removed;
   }
-  result.files_removed = static_cast<int64_t>(files.size());
-  result.files_rewritten = result.files_removed;
+  std::vector<FileScanTask> files;
+  for (auto& match : matches) files.push_back(std::move(match.task));
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader rows(io(), std::move(files), rewrite, bound, std::move(name_mapping),
-                      schema, std::move(assignments));
+  int64_t updated = 0;
+  RewrittenRowsReader rows(io(), std::move(files), rewrite, std::move(name_mapping),
+                           schema,
+                           Assign(bound, std::move(assignments), rewrite, &updated,
+                                  /*only_updated=*/merge_on_read));
   ARROW_ASSIGN_OR_RAISE(auto written,
-                        Write(rows, options, std::move(overwrite),
-                              /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
+                        WriteAfterDeletes(rows, options, std::move(overwrite),
+                                          rewrite.row_lineage, delete_files));
   result.committed = true;
   result.commit = written.commit;
-  result.rows_updated = rows.updated();
+  result.rows_updated = updated;
   result.rows_written = rows.rows();
   result.data_files_written = written.data_files;
   return result;
@@ -445,8 +841,9 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
                                                        IsolationLevel isolation,
                                                        const PropertyMap& properties) {
   ExpressionPtr bound;
-  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound,
-                                                 /*positions=*/true));
+  ARROW_ASSIGN_OR_RAISE(
+      auto matches,
+      MatchFiles(io(), state_.metadata, {.filter = filter, .positions = true}, &bound));
   RowLevelResult result;
   if (matches.empty()) return result;
   auto overwrite = NewOverwrite(isolation, bound);
@@ -472,100 +869,15 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
     result.committed = true;
     return result;
   }
-  std::set<std::string> referenced;
-  std::vector<std::vector<int64_t>> positions;
-  for (const auto& match : matches) {
-    positions.push_back(MergedPositions(match));
-    referenced.insert(match.task.file.file_path);
-    // The file-scoped deletes merged into the new one go (iceberg-java's
-    // rewrittenDeleteFiles); a partition-scoped position delete file stays.
-    for (const auto& entry : match.task.deletes) {
-      if (ScopedTo(entry->file, match.task.file.file_path)) {
-        overwrite->RemoveDeleteFile(entry->file);
-      }
-    }
-  }
-  // Named as a write task names its files ("-deletes" added, as iceberg-java adds it).
-  const std::string operation_id = Uuid::Random(commit_target().env).ToString();
-  auto file_name = [&](size_t count, const char* extension) {
-    char name[128];
-    std::snprintf(name, sizeof(name), "00000-0-%s-%05zu-deletes.%s", operation_id.c_str(),
-                  count, extension);
-    return std::string(name);
-  };
-  const LocationProvider locations(state_.metadata->location, properties);
-  std::vector<DataFile> delete_files;
-  std::vector<std::string> written;  // deleted again if the commit fails
-  auto delete_written = [&]() {
-    for (const auto& location : written) {
-      DeleteBestEffort(*io(), location, "delete file", "after a failed delete");
-    }
-  };
-  if (state_.metadata->format_version >= 3) {
-    // One Puffin file for the whole delete, at the data location's top, as iceberg-java's
-    // DV writer places it.
-    std::vector<DeletionVectorInput> vectors;
-    for (size_t i = 0; i < matches.size(); ++i) {
-      vectors.push_back({matches[i].task.file.file_path, std::move(positions[i])});
-    }
-    ARROW_ASSIGN_OR_RAISE(
-        auto puffin,
-        WriteDeletionVectors(*io(), locations.NewDataLocation("", file_name(1, "puffin")),
-                             vectors, "floe version " FLOE_VERSION));
-    written.push_back(puffin.location);
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const WrittenDeletionVector& vector = puffin.vectors[i];
-      DataFile dv;
-      dv.content = FileContent::kPositionDeletes;
-      dv.file_format = FileFormat::kPuffin;
-      dv.file_path = puffin.location;
-      dv.file_size_in_bytes = puffin.size;
-      dv.record_count = vector.cardinality;
-      dv.referenced_data_file = matches[i].task.file.file_path;
-      dv.content_offset = vector.offset;
-      dv.content_size_in_bytes = vector.length;
-      delete_files.push_back(std::move(dv));
-    }
-  } else {
-    // Format v2: a position delete file per data file, in the data file's partition
-    // folder (iceberg-java's file granularity, its default). Every location is known
-    // before the first file is written.
-    const SchemaPtr schema = state_.metadata->CurrentSchema();
-    std::vector<std::string> targets;
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const FileScanTask& task = matches[i].task;
-      std::string partition_path;
-      if (!task.spec->fields().empty()) {
-        ARROW_ASSIGN_OR_RAISE(auto type, task.spec->PartitionType(*schema));
-        partition_path = PartitionToPath(*task.spec, *type, task.file.partition);
-      }
-      targets.push_back(
-          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
-    }
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const FileScanTask& task = matches[i].task;
-      const std::string& location = targets[i];
-      auto file = WritePositionDeleteFile(io(), location, task.file.file_path,
-                                          positions[i], properties);
-      if (!file.ok()) {
-        delete_written();
-        return file.status();
-      }
-      written.push_back(location);
-      delete_files.push_back(std::move(*file));
-    }
-  }
-  for (size_t i = 0; i < matches.size(); ++i) {
-    delete_files[i].spec_id = matches[i].task.file.spec_id;
-    delete_files[i].partition = matches[i].task.file.partition;
-    overwrite->AddDeleteFile(std::move(delete_files[i]));
-  }
-  overwrite->ValidateDataFilesExist(std::move(referenced));
+  ARROW_ASSIGN_OR_RAISE(auto written,
+                        WriteDeleteFiles(*this, matches, properties, overwrite.get()));
   TestPausePoint("commit");
   auto committed = overwrite->Commit(state_);
   if (!committed.ok()) {
     // Nothing references the delete files unless the commit may have happened.
-    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) delete_written();
+    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
+      DeleteWritten(*io(), written);
+    }
     return committed.status();
   }
   result.commit = *committed;
@@ -597,7 +909,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
     return DeleteByPositions(filter, isolation, effective);
   }
   ExpressionPtr bound;
-  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  ARROW_ASSIGN_OR_RAISE(auto matches,
+                        MatchFiles(io(), state_.metadata, {.filter = filter}, &bound));
   RowLevelResult result;
   if (matches.empty()) return result;
 
@@ -622,8 +935,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
 
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader kept(io(), std::move(partial), rewrite, bound, std::move(name_mapping),
-                      state_.metadata->CurrentSchema());
+  RewrittenRowsReader kept(io(), std::move(partial), rewrite, std::move(name_mapping),
+                           state_.metadata->CurrentSchema(), KeepUnselected(bound));
   ARROW_ASSIGN_OR_RAISE(auto written,
                         Write(kept, options, std::move(overwrite),
                               /*commit_if_empty=*/true, nullptr, rewrite.row_lineage));
@@ -694,8 +1007,8 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   result.files_rewritten = result.files_removed;
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  KeptRowsReader rows(io(), std::move(chosen), rewrite, AlwaysFalse(),
-                      std::move(name_mapping), state_.metadata->CurrentSchema());
+  RewrittenRowsReader rows(io(), std::move(chosen), rewrite, std::move(name_mapping),
+                           state_.metadata->CurrentSchema(), nullptr);
   // The files come partition by partition: one task with the clustered writer leaves one
   // file per partition (more only past the target size), as Spark's one job per group.
   AppendOptions write = options;
@@ -733,7 +1046,8 @@ arrow::Result<ExpressionPtr> Table::DeleteFilesMatching(const std::string& filte
                                                         OverwriteFiles* overwrite,
                                                         RowLevelResult* result) const {
   ExpressionPtr bound;
-  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, filter, &bound));
+  ARROW_ASSIGN_OR_RAISE(auto matches,
+                        MatchFiles(io(), state_.metadata, {.filter = filter}, &bound));
   for (const auto& match : matches) {
     if (match.matched < match.live) {
       return MakeError(ErrorKind::kValidationFailed,
@@ -777,6 +1091,147 @@ arrow::Result<RowLevelResult> Table::Overwrite(arrow::RecordBatchReader& input,
   result.committed = true;
   result.commit = written.commit;
   result.rows_written = written.rows;
+  result.data_files_written = written.data_files;
+  return result;
+}
+
+arrow::Result<RowLevelResult> Table::Upsert(arrow::RecordBatchReader& input,
+                                            const UpsertOptions& upsert,
+                                            const AppendOptions& options) {
+  const std::string table = id_.ToString();
+  if (!upsert.update_matched && !upsert.insert_unmatched) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "upsert into " + table +
+                         ": neither replacing matched rows nor inserting the others "
+                         "leaves nothing to do");
+  }
+  ARROW_RETURN_NOT_OK(CheckGate(options.options));
+  ARROW_RETURN_NOT_OK(
+      Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kMerge),
+               "upsert into"));
+  PropertyMap effective = state_.metadata->properties;
+  for (const auto& [key, value] : options.options) effective[key] = value;
+  std::string level = properties::kMergeIsolationLevel.Get(effective);
+  ARROW_ASSIGN_OR_RAISE(auto isolation,
+                        ParseIsolationLevel(level, properties::kMergeIsolationLevel.key));
+  const bool merge_on_read =
+      AsciiLower(properties::kMergeMode.Get(effective)) == "merge-on-read";
+  const SchemaPtr schema = state_.metadata->CurrentSchema();
+  ARROW_ASSIGN_OR_RAISE(auto key_fields, UpsertKeys(*schema, upsert.keys, table));
+  // Loaded whole: its keys are indexed, and any duplicate fails before a file is read.
+  ARROW_ASSIGN_OR_RAISE(auto rows, LoadUpsertInput(input, schema, key_fields, table));
+  ARROW_ASSIGN_OR_RAISE(auto index, InputKeys::Make(*rows, key_fields, table));
+  RowLevelResult result;
+  if (rows->num_rows() == 0) return result;
+  ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));
+
+  // Which table rows an input row replaces: the candidate files (pruned by the keys'
+  // range) read through their key columns (and _row_id on v3).
+  std::vector<char> replaces(static_cast<size_t>(rows->num_rows()), 0);
+  std::vector<int64_t> replaced_by;  // per replaced table row, its input row
+  arrow::Int64Builder replaced_ids;  // per replaced table row, its _row_id (v3)
+  RowMatcher matcher = [&](const arrow::RecordBatch& batch)
+      -> arrow::Result<std::shared_ptr<arrow::Array>> {
+    const std::vector<int> columns = index.Columns(batch);
+    const arrow::Int64Array* row_ids = nullptr;
+    if (rewrite.row_lineage) {
+      row_ids = static_cast<const arrow::Int64Array*>(
+          batch.column(ColumnsOf(batch, {kRowIdColumnId})[0]).get());
+    }
+    arrow::BooleanBuilder mask;
+    ARROW_RETURN_NOT_OK(mask.Reserve(batch.num_rows()));
+    std::string scratch;
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      const int64_t found = index.Find(batch, columns, row, &scratch);
+      // Left alone unless matched rows are replaced; the input row is not inserted.
+      mask.UnsafeAppend(found >= 0 && upsert.update_matched);
+      if (found < 0) continue;
+      replaces[static_cast<size_t>(found)] = 1;
+      if (!upsert.update_matched) continue;
+      replaced_by.push_back(found);
+      if (row_ids && row_ids->IsValid(row)) {
+        ARROW_RETURN_NOT_OK(replaced_ids.Append(row_ids->Value(row)));
+      } else if (row_ids) {
+        ARROW_RETURN_NOT_OK(replaced_ids.AppendNull());
+      }
+    }
+    return mask.Finish();
+  };
+  MatchRequest request;
+  ARROW_ASSIGN_OR_RAISE(request.filter, KeyRangeFilter(*rows, key_fields));
+  request.positions = merge_on_read;
+  for (const NestedField* key : key_fields) request.columns.insert(key->id);
+  request.row_ids = rewrite.row_lineage;
+  request.matcher = matcher;
+  ExpressionPtr bound;
+  ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, request, &bound));
+
+  // The new rows: each replaced row's input row (keeping its _row_id on v3), then the
+  // input rows that replace nothing.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> new_rows;
+  if (!replaced_by.empty()) {
+    std::shared_ptr<arrow::Array> ids;
+    if (rewrite.row_lineage) ARROW_RETURN_NOT_OK(replaced_ids.Finish(&ids));
+    ARROW_ASSIGN_OR_RAISE(auto replacing, NewRows(rows, replaced_by, ids, rewrite));
+    new_rows.push_back(std::move(replacing));
+  }
+  std::vector<int64_t> inserted;
+  for (int64_t row = 0; upsert.insert_unmatched && row < rows->num_rows(); ++row) {
+    if (!replaces[static_cast<size_t>(row)]) inserted.push_back(row);
+  }
+  if (new_rows.empty() && inserted.empty()) return result;  // nothing to write
+  if (!inserted.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto inserting, NewRows(rows, inserted, nullptr, rewrite));
+    new_rows.push_back(std::move(inserting));
+  }
+  result.rows_updated = static_cast<int64_t>(replaced_by.size());
+  result.rows_inserted = static_cast<int64_t>(inserted.size());
+
+  // Concurrent commits are checked for rows in the keys' range (a concurrent insert of
+  // one of the keys conflicts under serializable isolation).
+  auto overwrite = NewOverwrite(isolation, bound);
+  std::vector<std::string> delete_files;
+  std::vector<FileScanTask> rewritten;
+  if (merge_on_read) {
+    // As Spark's merge-on-read MERGE: the replaced rows' positions in delete files.
+    if (!matches.empty()) {
+      ARROW_ASSIGN_OR_RAISE(delete_files,
+                            WriteDeleteFiles(*this, matches, effective, overwrite.get()));
+    }
+    result.delete_files_written = static_cast<int64_t>(matches.size());
+  } else {
+    // As Spark's copy-on-write MERGE: each file holding a replaced row is written anew
+    // without it.
+    for (auto& match : matches) {
+      overwrite->DeleteFile(match.task.file.file_path);
+      rewritten.push_back(std::move(match.task));
+    }
+    result.files_removed = static_cast<int64_t>(rewritten.size());
+    result.files_rewritten = result.files_removed;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
+  BatchEdit drop_replaced = [&index](const std::shared_ptr<arrow::RecordBatch>& batch)
+      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    const std::vector<int> columns = index.Columns(*batch);
+    arrow::BooleanBuilder keep;
+    ARROW_RETURN_NOT_OK(keep.Reserve(batch->num_rows()));
+    std::string scratch;
+    for (int64_t row = 0; row < batch->num_rows(); ++row) {
+      keep.UnsafeAppend(index.Find(*batch, columns, row, &scratch) < 0);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, mask));
+    return kept.record_batch();
+  };
+  RewrittenRowsReader written_rows(io(), std::move(rewritten), rewrite,
+                                   std::move(name_mapping), schema, drop_replaced,
+                                   std::move(new_rows));
+  ARROW_ASSIGN_OR_RAISE(auto written,
+                        WriteAfterDeletes(written_rows, options, std::move(overwrite),
+                                          rewrite.row_lineage, delete_files));
+  result.committed = true;
+  result.commit = written.commit;
+  result.rows_written = written_rows.rows();
   result.data_files_written = written.data_files;
   return result;
 }

@@ -1,12 +1,13 @@
 // Row-level operations on tables floe wrote: merge-on-read deletes (deletion vectors on
 // format v3, position delete files on v2: the rows a scan reads after them, one delete
 // file per data file merged with its earlier ones, the RowDelta validation against
-// concurrent commits, with the storage listed before and after a commit that fails), and
-// copy-on-write updates. Spark's Iceberg reader and its merge-on-read DELETE check
-// the same on sibling tables (tests/spark/test_spark.py::
-// test_merge_on_read_deletes_write_deletion_vectors_as_sparks_writer_does).
+// concurrent commits, with the storage listed before and after a commit that fails),
+// updates and upserts in both modes, with their bad input. Spark's Iceberg reader and
+// its DELETE, UPDATE and MERGE check the same on sibling tables (tests/spark/
+// test_spark.py: test_merge_on_read_deletes_..., test_updates_..., test_upserts_...).
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -108,6 +109,49 @@ class RowLevelTest : public ::testing::Test {
     return files;
   }
 
+  // id -> region of every row the table holds (a second row with one id fails).
+  std::map<int64_t, std::optional<std::string>> Rows() {
+    auto scan = Load()->NewScan(ScanOptions{});
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    auto table = *(*(*scan)->ToRecordBatchReader())->ToTable();
+    auto ids = std::static_pointer_cast<arrow::Int64Array>(
+        *arrow::Concatenate(table->GetColumnByName("id")->chunks()));
+    auto regions = std::static_pointer_cast<arrow::StringArray>(
+        *arrow::Concatenate(table->GetColumnByName("region")->chunks()));
+    std::map<int64_t, std::optional<std::string>> rows;
+    for (int64_t i = 0; i < table->num_rows(); ++i) {
+      std::optional<std::string> region;
+      if (regions->IsValid(i)) region = regions->GetString(i);
+      EXPECT_TRUE(rows.emplace(ids->Value(i), region).second)
+          << "two rows " << ids->Value(i);
+    }
+    return rows;
+  }
+
+  // An upsert's input of (id, region) rows, in the table's Arrow form.
+  static std::shared_ptr<arrow::RecordBatchReader> Input(
+      const std::shared_ptr<Table>& table,
+      const std::vector<std::pair<int64_t, std::optional<std::string>>>& rows) {
+    auto schema = *ToArrowSchema(*table->metadata()->CurrentSchema());
+    arrow::Int64Builder ids;
+    arrow::StringBuilder regions;
+    for (const auto& [id, region] : rows) {
+      EXPECT_TRUE(ids.Append(id).ok());
+      EXPECT_TRUE((region ? regions.Append(*region) : regions.AppendNull()).ok());
+    }
+    auto batch = arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()),
+                                          {*ids.Finish(), *regions.Finish()});
+    return *arrow::RecordBatchReader::Make({batch}, schema);
+  }
+
+  // Removes the catalog and the warehouse: Create starts again.
+  void Reset() {
+    catalog_.reset();
+    for (const auto& entry : std::filesystem::directory_iterator(directory_.path())) {
+      std::filesystem::remove_all(entry.path());
+    }
+  }
+
   static std::string Summary(const std::shared_ptr<Table>& table, const char* key) {
     return table->metadata()->CurrentSnapshot()->summary.Get(key).value_or("");
   }
@@ -123,6 +167,13 @@ class RowLevelTest : public ::testing::Test {
   std::shared_ptr<Catalog> catalog_;
   testing::TempDirectory directory_;
 };
+
+// An upsert on `keys`.
+UpsertOptions On(std::vector<std::string> keys) {
+  UpsertOptions upsert;
+  upsert.keys = std::move(keys);
+  return upsert;
+}
 
 // "id IN (...)" of the ids below `count` with id % 10 == `digit` (floe's filters have no
 // modulo).
@@ -423,7 +474,7 @@ TEST_F(RowLevelTest, UpdateOnFormatV3KeepsTheRowIdAndTakesTheNewSequenceNumber) 
   }
 }
 
-TEST_F(RowLevelTest, UpdateOfAWrongTypeAnUnknownColumnOrAMergeOnReadModeChangesNothing) {
+TEST_F(RowLevelTest, UpdateOfAWrongTypeAnUnknownColumnOrAnUnknownModeChangesNothing) {
   auto table = Create(2, {});
   Append(table, 0, 300);
   const auto before = Storage();
@@ -441,14 +492,234 @@ TEST_F(RowLevelTest, UpdateOfAWrongTypeAnUnknownColumnOrAMergeOnReadModeChangesN
     EXPECT_NE(result.status().message().find(expected), std::string::npos)
         << result.status().ToString();
   }
-  AppendOptions merge_on_read;
-  merge_on_read.options["write.update.mode"] = "merge-on-read";
-  auto declined = table->Update("id < 10", "region = 'x'", merge_on_read);
+  AppendOptions unknown_mode;
+  unknown_mode.options["write.update.mode"] = "merge-on-write";
+  auto declined = table->Update("id < 10", "region = 'x'", unknown_mode);
   ASSERT_FALSE(declined.ok());
   EXPECT_EQ(KindOf(declined.status()), ErrorKind::kNotSupported);
   EXPECT_NE(declined.status().message().find("write.update.mode"), std::string::npos);
   EXPECT_EQ(Storage(), before);
   EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
+}
+
+// A merge-on-read update writes a delete file per data file holding a match and the
+// updated rows alone; on v3 they keep their _row_id.
+TEST_F(RowLevelTest, MergeOnReadUpdateWritesDeleteFilesAndTheUpdatedRowsOnly) {
+  for (int version : {2, 3}) {
+    SCOPED_TRACE(version);
+    auto table = Create(version, {{"write.update.mode", "merge-on-read"}});
+    Append(table, 0, 300);
+    std::map<int64_t, std::optional<std::string>> expected;
+    for (int64_t id = 0; id < 300; ++id) expected[id] = "r" + std::to_string(id % 3);
+    for (int64_t id : {3, 4, 250}) expected[id] = std::nullopt;
+    auto result = table->Update("id IN (3, 4, 250)", "region = NULL", AppendOptions{});
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    EXPECT_EQ(result->rows_updated, 3);
+    EXPECT_EQ(result->rows_written, 3);
+    EXPECT_EQ(result->files_removed, 0);
+    EXPECT_EQ(result->delete_files_written, 2);  // r0 (3) and r1 (4, 250)
+    EXPECT_EQ(Rows(), expected);
+    EXPECT_EQ(LiveDeletes().size(), 2u);
+    EXPECT_EQ(Summary(Load(), "operation"), "overwrite");
+    if (version == 3) {
+      auto scan = *Load()->NewScan(
+          ScanOptions{.columns = {"_row_id"}, .filter = "region IS NULL"});
+      auto rows = *(*scan->ToRecordBatchReader())->ToTable();
+      auto row_ids = std::static_pointer_cast<arrow::Int64Array>(
+          *arrow::Concatenate(rows->GetColumnByName("_row_id")->chunks()));
+      std::set<int64_t> kept(row_ids->raw_values(), row_ids->raw_values() + 3);
+      // Region r<k>'s file gave ids k, k + 3, ... the row ids 100k, 100k + 1, ...
+      EXPECT_EQ(kept, (std::set<int64_t>{1, 101, 100 + 250 / 3}));
+    }
+    Reset();
+  }
+}
+
+// An update computes values from the row as it was, only for the rows it changes: an
+// overflow in a row it leaves alone is not its concern; one in a row it changes fails it
+// with nothing left behind, in both modes.
+TEST_F(RowLevelTest, UpdateArithmeticOverflowsOnlyInTheRowsItUpdates) {
+  for (const char* mode : {"copy-on-write", "merge-on-read"}) {
+    SCOPED_TRACE(mode);
+    auto table = Create(3, {{"write.update.mode", mode}});
+    Append(table, 0, 30);
+    const std::string times = "id = id * 4611686018427387904 + 1000";  // 2^62
+    auto fine = table->Update("id = 0", times, AppendOptions{});
+    ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+    EXPECT_EQ(fine->rows_updated, 1);
+    EXPECT_EQ(Rows().count(1000), 1u);
+    EXPECT_EQ(Rows().count(0), 0u);
+    const auto before = Storage();
+    const auto pointer = Load()->metadata()->CurrentSnapshot()->snapshot_id;
+    auto overflow = Load()->Update("id IN (1, 2)", times, AppendOptions{});
+    ASSERT_FALSE(overflow.ok());
+    EXPECT_EQ(KindOf(overflow.status()), ErrorKind::kInvalidInput);
+    EXPECT_NE(overflow.status().message().find("--set '" + times + "': overflow"),
+              std::string::npos)
+        << overflow.status().ToString();
+    EXPECT_EQ(Storage(), before);
+    EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
+    Reset();
+  }
+}
+
+// An upsert replaces each table row whose id the input has and inserts the rest, in both
+// modes and on both format versions; the expected rows come from the input, not floe.
+TEST_F(RowLevelTest, UpsertReplacesTheRowsWithAnInputKeyAndInsertsTheRest) {
+  for (int version : {2, 3}) {
+    for (const char* mode : {"copy-on-write", "merge-on-read"}) {
+      SCOPED_TRACE(std::to_string(version) + " " + mode);
+      auto table = Create(version, {{"write.merge.mode", mode}});
+      Append(table, 0, 300);
+      Append(table, 300, 300);
+      std::map<int64_t, std::optional<std::string>> expected;
+      for (int64_t id = 0; id < 600; ++id) expected[id] = "r" + std::to_string(id % 3);
+      // Replaced in place, moved to another partition, set to NULL, and inserted.
+      const std::vector<std::pair<int64_t, std::optional<std::string>>> input = {
+          {4, "r1"},   {7, "moved"},  {301, std::nullopt},
+          {599, "r2"}, {1000, "new"}, {-5, std::nullopt}};
+      for (const auto& [id, region] : input) expected[id] = region;
+      auto result = table->Upsert(*Input(table, input), On({"id"}), AppendOptions{});
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      EXPECT_TRUE(result->committed);
+      EXPECT_EQ(result->rows_updated, 4);
+      EXPECT_EQ(result->rows_inserted, 2);
+      EXPECT_EQ(Rows(), expected);
+      // The four replaced rows lie in three data files of 100 rows: r1 of the first
+      // append (4, 7), r1 and r2 of the second (301, 599).
+      const bool merge_on_read = std::string(mode) == "merge-on-read";
+      EXPECT_EQ(result->delete_files_written, merge_on_read ? 3 : 0);
+      EXPECT_EQ(result->files_rewritten, merge_on_read ? 0 : 3);
+      EXPECT_EQ(LiveDeletes().size(), merge_on_read ? 3u : 0u);
+      EXPECT_EQ(result->rows_written, merge_on_read ? 6 : 3 * 100 - 4 + 6);
+      EXPECT_EQ(Summary(Load(), "operation"), "overwrite");
+      Reset();
+    }
+  }
+}
+
+// On format v3 a replaced row's successor keeps its _row_id and takes the upsert's
+// sequence number; the other rows keep both.
+TEST_F(RowLevelTest, UpsertOnFormatV3KeepsTheReplacedRowsIds) {
+  for (const char* mode : {"copy-on-write", "merge-on-read"}) {
+    SCOPED_TRACE(mode);
+    auto table = Create(3, {{"write.merge.mode", mode}});
+    Append(table, 0, 300);
+    auto result =
+        table->Upsert(*Input(table, {{5, "x"}, {6, "r0"}, {900, "r0"}}), On({"id"}), {});
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    const int64_t sequence = Load()->metadata()->last_sequence_number;
+    auto scan = Load()->NewScan(
+        ScanOptions{.columns = {"id", "_row_id", "_last_updated_sequence_number"}});
+    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    auto rows = *(*(*scan)->ToRecordBatchReader())->ToTable();
+    ASSERT_EQ(rows->num_rows(), 301);
+    auto column = [&](const char* name) {
+      return std::static_pointer_cast<arrow::Int64Array>(
+          *arrow::Concatenate(rows->GetColumnByName(name)->chunks()));
+    };
+    auto ids = column("id");
+    auto row_ids = column("_row_id");
+    auto updated_at = column("_last_updated_sequence_number");
+    for (int64_t i = 0; i < rows->num_rows(); ++i) {
+      const int64_t id = ids->Value(i);
+      if (id == 900) {
+        EXPECT_GE(row_ids->Value(i), 300);  // a new id, past the first append's
+        EXPECT_EQ(updated_at->Value(i), sequence);
+        continue;
+      }
+      // The append gave region r<k>'s file (ids k, k + 3, ...) row ids 100k.. in order.
+      EXPECT_EQ(row_ids->Value(i), (id % 3) * 100 + id / 3) << id;
+      EXPECT_EQ(updated_at->Value(i), id == 5 || id == 6 ? sequence : 1) << id;
+    }
+    Reset();
+  }
+}
+
+// A key with a NULL part matches nothing, not even a table row with the same NULL: the
+// input row is inserted, as MERGE's ON a = b leaves it unmatched.
+TEST_F(RowLevelTest, UpsertKeysWithANullPartMatchNothing) {
+  auto table = Create(2, {});
+  Append(table, 0, 6);
+  FLOE_ASSERT_OK(table->Update("id = 1", "region = NULL", AppendOptions{}));
+  auto result = table->Upsert(*Input(table, {{1, std::nullopt}, {2, "r2"}}),
+                              On({"id", "region"}), AppendOptions{});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->rows_updated, 1);  // (2, 'r2')
+  EXPECT_EQ(result->rows_inserted, 1);
+  auto scan = *Load()->NewScan(ScanOptions{.filter = "id = 1"});
+  EXPECT_EQ((*(*scan->ToRecordBatchReader())->ToTable())->num_rows(), 2);
+  // A string key with a quote, a double quote and unicode: the keys' range filter (text
+  // the scan parses again) keeps the row it must match.
+  const std::string awkward = "it's \"Zürich\" ";
+  FLOE_ASSERT_OK(
+      Load()->Update("id = 3", "region = 'it''s \"Zürich\" '", AppendOptions{}));
+  auto table2 = Load();
+  auto replaced = table2->Upsert(*Input(table2, {{3, awkward}, {4, awkward}}),
+                                 On({"region", "id"}), AppendOptions{});
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_EQ(replaced->rows_updated, 1);   // (3, awkward)
+  EXPECT_EQ(replaced->rows_inserted, 1);  // (4, awkward): row 4 is in region r1
+  auto awkward_rows = *Load()->NewScan(
+      ScanOptions{.filter = "region = 'it''s \"Zürich\" ' AND id IN (3, 4)"});
+  EXPECT_EQ((*(*awkward_rows->ToRecordBatchReader())->ToTable())->num_rows(), 2);
+  auto all_rows = *Load()->NewScan(ScanOptions{});
+  EXPECT_EQ((*(*all_rows->ToRecordBatchReader())->ToTable())->num_rows(), 8);
+}
+
+// Bad input fails before anything is written: the storage and the table's pointer are
+// as they were, and the error names what is wrong.
+TEST_F(RowLevelTest, UpsertOfBadInputChangesNothing) {
+  auto table = Create(2, {{"write.merge.mode", "merge-on-read"}});
+  Append(table, 0, 30);
+  const auto before = Storage();
+  const auto pointer = Load()->metadata()->CurrentSnapshot()->snapshot_id;
+  auto expect_error = [&](const arrow::Result<RowLevelResult>& result, ErrorKind kind,
+                          const std::string& expected) {
+    ASSERT_FALSE(result.ok()) << expected;
+    EXPECT_EQ(KindOf(result.status()), kind) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(expected), std::string::npos)
+        << result.status().ToString();
+  };
+  expect_error(
+      table->Upsert(*Input(table, {{1, "a"}, {2, "b"}, {1, "c"}}), On({"id"}), {}),
+      ErrorKind::kInvalidInput, "key (id=1) twice, in rows 1 and 3");
+  expect_error(table->Upsert(*Input(table, {{1, "a"}}), On({"nope"}), {}),
+               ErrorKind::kInvalidInput, "no top-level column nope");
+  expect_error(table->Upsert(*Input(table, {{1, "a"}}), On({"id", "id"}), {}),
+               ErrorKind::kInvalidInput, "named twice");
+  expect_error(table->Upsert(*Input(table, {{1, "a"}}), On({}), {}),
+               ErrorKind::kInvalidInput, "identifier fields");
+  // An input without the key column would match nothing and insert everything.
+  auto only_region = arrow::schema({arrow::field("region", arrow::utf8())});
+  auto batch = arrow::RecordBatch::Make(
+      only_region, 1, {*arrow::MakeArrayFromScalar(arrow::StringScalar("a"), 1)});
+  expect_error(table->Upsert(**arrow::RecordBatchReader::Make({batch}, only_region),
+                             On({"id"}), {}),
+               ErrorKind::kInvalidInput, "no key column id");
+  AppendOptions unknown_mode;
+  unknown_mode.options["write.merge.mode"] = "merge-on-write";
+  expect_error(table->Upsert(*Input(table, {{1, "a"}}), On({"id"}), unknown_mode),
+               ErrorKind::kNotSupported, "write.merge.mode");
+  EXPECT_EQ(Storage(), before);
+  EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
+}
+
+// A concurrent append of one of the upsert's keys fails a serializable upsert (the row
+// would be there twice), and the loser's delete and data files are gone from storage.
+TEST_F(RowLevelTest, UpsertRacingAnAppendOfOneOfItsKeysFailsAndLeavesNoFile) {
+  auto table = Create(3, {{"write.merge.mode", "merge-on-read"}});
+  Append(table, 0, 30);
+  auto stale = Load();
+  const auto before = Storage();
+  Append(Load(), 100, 1);  // key 100, committed after `stale` was read
+  const auto appended = Storage();
+  EXPECT_EQ(appended.size(), before.size() + 4);  // data file, manifest, list, metadata
+  auto result = stale->Upsert(*Input(stale, {{1, "a"}, {100, "b"}}), On({"id"}), {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(KindOf(result.status()), ErrorKind::kValidationFailed)
+      << result.status().ToString();
+  EXPECT_EQ(Storage(), appended);
 }
 
 }  // namespace

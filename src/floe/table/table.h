@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arrow/record_batch.h"
 #include "floe/catalog/catalog.h"
@@ -58,12 +59,26 @@ struct RowLevelResult {
   int64_t files_removed = 0;    ///< Data files removed (wholly matching or rewritten).
   int64_t files_rewritten = 0;  ///< Of those, files whose other rows were written anew.
   int64_t rows_removed = 0;
-  int64_t rows_updated = 0;  ///< Rows an update changed (kept in rows_written).
+  /// Rows an update changed, or table rows an upsert replaced (all in rows_written).
+  int64_t rows_updated = 0;
+  int64_t rows_inserted = 0;  ///< Input rows of an upsert that replaced no row.
   int64_t rows_written =
       0;  ///< Rows kept from rewritten files, or the overwrite's input.
   int64_t data_files_written = 0;
-  /// Deletion vectors (v3) or position delete files (v2) of a merge-on-read delete.
+  /// Deletion vectors (v3) or position delete files (v2) of a merge-on-read operation.
   int64_t delete_files_written = 0;
+};
+
+/// Which rows an upsert (Table::Upsert) writes.
+struct UpsertOptions {
+  /// The key columns; the schema's identifier fields when empty.
+  std::vector<std::string> keys;
+  /// Replace each table row whose key an input row has (pyiceberg's
+  /// when_matched_update_all; SQL's WHEN MATCHED THEN UPDATE SET *).
+  bool update_matched = true;
+  /// Insert the input rows whose key no table row has (when_not_matched_insert_all; WHEN
+  /// NOT MATCHED THEN INSERT *).
+  bool insert_unmatched = true;
 };
 
 struct AppendResult {
@@ -163,16 +178,40 @@ class Table {
   arrow::Result<RowLevelResult> Delete(const std::string& filter,
                                        const AppendOptions& options);
 
-  /// Sets columns of the rows matching `filter` (the `--where` syntax) by copy-on-write,
-  /// as Spark's copy-on-write UPDATE does: every data file holding a matching row is
-  /// rewritten whole, the matching rows with `set` applied. `set` is "col = literal[,
-  /// col = literal...]" over top-level primitive columns, each literal converted to its
-  /// column's type as a filter's literal is (NULL for optional columns); a wrong type,
-  /// an unknown or repeated column gives InvalidInput before anything is read. On format
-  /// v3 an updated row keeps its _row_id and takes the new snapshot's sequence number.
-  /// Validated under write.update.isolation-level, like Delete; write.update.mode must
-  /// be copy-on-write (merge-on-read is declined). No match commits nothing.
+  /// Sets columns of the rows matching `filter` (the `--where` syntax), as Spark's UPDATE
+  /// does. `set` is "col = value[, col = value...]" over top-level primitive columns, a
+  /// value being a literal converted to its column's type as a filter's literal is (NULL
+  /// for optional columns) or arithmetic of the row's numeric columns
+  /// (table/assignments.h, ParseAssignments); a wrong type, an unknown or repeated
+  /// column gives InvalidInput before anything is read, an overflow in a row it updates
+  /// InvalidInput with nothing committed or left behind. By copy-on-write
+  /// (write.update.mode, the default) every data file holding a matching row is rewritten
+  /// whole, the matching rows with `set` applied; by merge-on-read the matching rows'
+  /// positions go into delete files (as Delete's, DeleteByPositions) and only the updated
+  /// rows are written anew. On format v3 an updated row keeps its _row_id and takes the
+  /// new snapshot's sequence number. Validated under write.update.isolation-level, like
+  /// Delete. No match commits nothing.
   arrow::Result<RowLevelResult> Update(const std::string& filter, const std::string& set,
+                                       const AppendOptions& options);
+
+  /// Upserts `input` (loaded whole; columns matched by name and cast as an append's) by
+  /// the key columns `upsert.keys` (the schema's identifier fields when empty): each
+  /// table row whose key an input row has is replaced by that row, and the input rows
+  /// whose key no table row has are inserted, as Spark's `MERGE INTO t USING input ON
+  /// <keys equal> WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *` does (an
+  /// unchanged row is replaced too; a key with a NULL part matches nothing). Keys are
+  /// top-level primitive columns, not floating-point; two input rows with one key give
+  /// InvalidInput naming it, before anything is read. By copy-on-write
+  /// (write.merge.mode, the default) the files holding replaced rows are rewritten; by
+  /// merge-on-read the replaced rows' positions go into delete files. On format v3 a
+  /// replaced row's successor keeps its _row_id and takes the new sequence number.
+  /// Validated under write.merge.isolation-level against commits touching the keys'
+  /// range. `upsert` can leave out the replacing or the inserting (not both:
+  /// InvalidInput), as pyiceberg's when_matched_update_all and
+  /// when_not_matched_insert_all do. Nothing to write (an empty input, or nothing matched
+  /// and inserting left out) commits nothing.
+  arrow::Result<RowLevelResult> Upsert(arrow::RecordBatchReader& input,
+                                       const UpsertOptions& upsert,
                                        const AppendOptions& options);
 
   /// Replaces the rows matching `filter` with `input` (iceberg-java's
@@ -224,6 +263,13 @@ class Table {
                                     std::unique_ptr<SnapshotProducer> producer,
                                     bool commit_if_empty, const RowCheck& check_rows,
                                     bool row_lineage = false);
+  /// Write (committing even no rows) for a merge-on-read operation whose delete files,
+  /// `delete_files`, were written first: when it fails, they are deleted too (not after
+  /// CommitStateUnknown).
+  arrow::Result<AppendResult> WriteAfterDeletes(
+      arrow::RecordBatchReader& input, const AppendOptions& options,
+      std::unique_ptr<SnapshotProducer> producer, bool row_lineage,
+      const std::vector<std::string>& delete_files);
   /// An overwrite validated as iceberg-java's Spark writes validate theirs: against the
   /// commits since `read_snapshot_id` (the one the operation read; by default the
   /// current snapshot), for conflicts with
