@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -114,6 +114,11 @@ bench-commit: build-release
 # Spark's Iceberg writer).
 bench-python: build-release
 	$(PYTHON) bench/python/run_python_benchmark.py
+
+# Deletes and upserts: floe's Python package against pyiceberg and Spark (bootstrap
+# installs all three; the package is a Release build).
+bench-row-level: bootstrap
+	$(PYTHON) bench/row_level/run_row_level_benchmark.py --rows 10000000
 
 bench-spark: bootstrap
 	$(PYTHON) bench/spark/run_spark_benchmark.py
