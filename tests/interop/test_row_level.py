@@ -250,9 +250,12 @@ def test_upsert_replaces_and_inserts_as_duckdb_computes_and_bad_input_changes_no
     good = flat_rows(5, 3, ["r1"])
     pq.write_table(pa.concat_tables([good, good.slice(1, 1)]), tmp_path / "twice.parquet")
     pq.write_table(good, tmp_path / "good.parquet")
+    # Without its key column day (optional), a file's rows would all read as NULL keys.
+    pq.write_table(good.drop(["day"]), tmp_path / "no_day.parquet")
     for path, on, message in [("twice.parquet", "id", "the input holds the key (id=6) twice, in rows 2 and 4"),
                               ("good.parquet", "amount", "floating-point"),
-                              ("good.parquet", "nope", "no top-level column nope")]:
+                              ("good.parquet", "nope", "no top-level column nope"),
+                              ("no_day.parquet", "id,day", "no_day.parquet has no column day")]:
         error = floe.fail("upsert", TABLE, tmp_path / path, "--on", on)
         assert message in error and "r.t" in error, error
     assert floe.metadata_location(TABLE) == pointer

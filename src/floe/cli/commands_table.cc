@@ -568,9 +568,19 @@ void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
     }
     upsert.update_matched = *matched == "update";
     upsert.insert_unmatched = *unmatched == "insert";
-    ARROW_ASSIGN_OR_RAISE(auto input, OpenInputFiles(*files, *input_format,
-                                                     loaded->metadata()->CurrentSchema(),
-                                                     loaded->id().ToString(), nullptr));
+    // Every file must hold the keys (the identifier fields when --on is not given).
+    const SchemaPtr schema = loaded->metadata()->CurrentSchema();
+    std::vector<std::string> keys = upsert.keys;
+    if (keys.empty()) {
+      for (int id : schema->identifier_field_ids()) {
+        for (const auto& field : schema->fields()) {
+          if (field.id == id) keys.push_back(field.name);
+        }
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto input, OpenInputFiles(*files, *input_format, schema, loaded->id().ToString(),
+                                   nullptr, keys));
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Upsert(*input, upsert, write));
     if (!result.committed) {
       std::cout << "nothing to replace or insert; nothing committed to "

@@ -86,13 +86,15 @@ class InputFilesReader final : public arrow::RecordBatchReader {
  public:
   InputFilesReader(std::vector<std::string> paths, std::string format, SchemaPtr schema,
                    std::shared_ptr<arrow::Schema> target, std::string table_name,
-                   std::function<void(const std::string&)> on_file)
+                   std::function<void(const std::string&)> on_file,
+                   std::vector<std::string> required_columns)
       : paths_(std::move(paths)),
         format_(std::move(format)),
         schema_(std::move(schema)),
         target_(std::move(target)),
         table_name_(std::move(table_name)),
-        on_file_(std::move(on_file)) {}
+        on_file_(std::move(on_file)),
+        required_columns_(std::move(required_columns)) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return target_; }
 
@@ -108,6 +110,13 @@ class InputFilesReader final : public arrow::RecordBatchReader {
         auto opened = OpenOne(path_, format_, *target_);
         if (!opened.ok()) return WithContext(opened.status(), "input file " + path_);
         current_ = std::move(*opened);
+        for (const auto& column : required_columns_) {
+          if (current_.reader->schema()->GetFieldIndex(column) < 0) {
+            return MakeError(ErrorKind::kInvalidInput,
+                             "input file " + path_ + " has no column " + column +
+                                 ", which writing " + table_name_ + " needs");
+          }
+        }
         auto conformer =
             BatchConformer::Make(*current_.reader->schema(), schema_, table_name_);
         if (!conformer.ok())
@@ -138,6 +147,7 @@ class InputFilesReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> target_;
   std::string table_name_;
   std::function<void(const std::string&)> on_file_;
+  std::vector<std::string> required_columns_;
   size_t next_ = 0;
   std::string path_;
   OpenedFile current_;
@@ -166,7 +176,8 @@ arrow::Status CheckInputFile(const std::string& path) {
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(
     const std::vector<std::string>& paths, const std::string& format,
     SchemaPtr table_schema, const std::string& table_name,
-    std::function<void(const std::string&)> on_file) {
+    std::function<void(const std::string&)> on_file,
+    std::vector<std::string> required_columns) {
   if (format != "auto" && format != "parquet" && format != "csv") {
     return MakeError(ErrorKind::kInvalidInput,
                      "--input-format must be auto, parquet or csv");
@@ -177,7 +188,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputFiles(
   ARROW_ASSIGN_OR_RAISE(auto target, ToArrowSchema(*table_schema));
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<InputFilesReader>(
       paths, format, std::move(table_schema), std::move(target), table_name,
-      std::move(on_file)));
+      std::move(on_file), std::move(required_columns)));
 }
 
 }  // namespace floe::cli

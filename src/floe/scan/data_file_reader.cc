@@ -360,8 +360,19 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     for (int64_t row = 0; row < rows; ++row) {
       std::optional<int64_t> position = delete_positions_.Next(spans_);
       if (!position) return MoreRowsThanGroups();
-      if (!positions.empty() &&
-          std::binary_search(positions.begin(), positions.end(), *position)) {
+      if (positions.empty()) continue;
+      // Rows come in rising positions (row groups in file order): walk the sorted
+      // deleted positions alongside, searching only if a position ever goes back.
+      if (*position < last_position_) {
+        next_deleted_ = static_cast<size_t>(
+            std::lower_bound(positions.begin(), positions.end(), *position) -
+            positions.begin());
+      }
+      last_position_ = *position;
+      while (next_deleted_ < positions.size() && positions[next_deleted_] < *position) {
+        ++next_deleted_;
+      }
+      if (next_deleted_ < positions.size() && positions[next_deleted_] == *position) {
         keep[row] = false;
       }
     }
@@ -400,6 +411,8 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   RowGroupSpans spans_;
   // ApplyDeletes and NextPositions each walk the spans, once per row read.
   SpanCursor delete_positions_;
+  size_t next_deleted_ = 0;  // the first of deletes_->positions not below last_position_
+  int64_t last_position_ = -1;  // the position of the row ApplyDeletes saw last
   SpanCursor row_positions_;
   FileMetadataValues metadata_values_;
   bool needs_positions_ = false;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <string_view>
 
 #include "arrow/array.h"
 #include "arrow/io/interfaces.h"
@@ -187,12 +188,21 @@ DeleteLoader::PositionFile(const DeleteFileEntry& entry) {
       [&](const arrow::RecordBatch& batch) -> arrow::Status {
         const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(0));
         const auto& pos = static_cast<const arrow::Int64Array&>(*batch.column(1));
+        // Rows come sorted by file_path: a run of one path goes to one list, found once.
+        std::vector<int64_t>* current = nullptr;
+        std::string_view current_path;  // the map's key of `current` (stable)
         for (int64_t row = 0; row < batch.num_rows(); ++row) {
           if (paths.IsNull(row) || pos.IsNull(row)) {
             return MakeError(ErrorKind::kInvalidMetadata,
                              "it has a null file_path or pos");
           }
-          (*positions)[std::string(paths.GetView(row))].push_back(pos.Value(row));
+          const std::string_view path = paths.GetView(row);
+          if (current == nullptr || path != current_path) {
+            auto slot = positions->try_emplace(std::string(path)).first;
+            current = &slot->second;
+            current_path = slot->first;
+          }
+          current->push_back(pos.Value(row));
         }
         return arrow::Status::OK();
       });
