@@ -4,6 +4,7 @@ Oracles: DuckDB evaluates the same filters over the expected rows; pyiceberg rea
 its snapshot summaries."""
 
 import os
+import signal
 import subprocess
 import time
 
@@ -160,6 +161,27 @@ def test_two_merge_on_read_deletes_of_the_same_file_conflict(floe, pyiceberg_cat
     assert (before - after).pop().endswith("-deletes.puffin")
     expected = duck(existing, "SELECT * FROM t WHERE NOT coalesce(region = 'r2' AND amount > 50, false)")
     assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_signal_cancels_a_merge_on_read_delete_and_its_delete_files_go(floe, pyiceberg_catalog,
+                                                                          tmp_path, version):
+    """SIGINT while a merge-on-read delete has written its delete files and not committed:
+    it exits as cancelled, the delete files are gone (the folder listed before and after)
+    and the table is as it was."""
+    existing = make_table(floe, tmp_path, [f"format-version={version}", "write.delete.mode=merge-on-read"])
+    before = files_under(floe.warehouse / "r" / "t")
+    pointer = floe.metadata_location(TABLE)
+    paused = run_paused(floe, ["delete", TABLE, "--where", "region = 'r2' AND id < 2500"])
+    written = files_under(floe.warehouse / "r" / "t")
+    assert [p for p in written if p not in before and "-deletes." in p]  # written, paused
+    paused.send_signal(signal.SIGINT)
+    code, _, stderr = finish(paused)
+    assert code == 130, stderr
+    assert "cancelled" in stderr and "nothing was committed" in stderr, stderr
+    assert files_under(floe.warehouse / "r" / "t") == before
+    assert floe.metadata_location(TABLE) == pointer
+    assert_rows(floe, pyiceberg_catalog, tmp_path, existing)
 
 
 def test_update_sets_columns_as_duckdb_does_and_bad_input_changes_nothing(floe, pyiceberg_catalog,

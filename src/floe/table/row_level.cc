@@ -27,6 +27,7 @@
 #include "floe/table/assignments.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
@@ -451,6 +452,15 @@ arrow::Result<std::vector<std::string>> WriteDeleteFiles(
   std::vector<DataFile> delete_files;
   std::vector<std::string> written;  // deleted again if the commit fails
   auto delete_written = [&]() { DeleteWritten(*table.io(), written); };
+  // Checked after each file written: a cancelled operation leaves none of them.
+  auto cancelled = [&]() -> arrow::Status {
+    if (!CancelRequested()) return arrow::Status::OK();
+    delete_written();
+    return MakeError(ErrorKind::kCancelled,
+                     "writing the delete files of " + table.id().ToString() +
+                         " was cancelled; nothing was committed and the delete files "
+                         "it wrote were deleted");
+  };
   if (table.metadata()->format_version >= 3) {
     // One Puffin file for the whole delete, at the data location's top, as iceberg-java's
     // DV writer places it.
@@ -464,6 +474,7 @@ arrow::Result<std::vector<std::string>> WriteDeleteFiles(
                              locations.NewDataLocation("", file_name(1, "puffin")),
                              vectors, "floe version " FLOE_VERSION));
     written.push_back(puffin.location);
+    ARROW_RETURN_NOT_OK(cancelled());
     for (size_t i = 0; i < matches.size(); ++i) {
       const WrittenDeletionVector& vector = puffin.vectors[i];
       DataFile dv;
@@ -504,6 +515,7 @@ arrow::Result<std::vector<std::string>> WriteDeleteFiles(
       }
       written.push_back(location);
       delete_files.push_back(std::move(*file));
+      ARROW_RETURN_NOT_OK(cancelled());
     }
   }
   for (size_t i = 0; i < matches.size(); ++i) {
@@ -872,6 +884,14 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
   ARROW_ASSIGN_OR_RAISE(auto written,
                         WriteDeleteFiles(*this, matches, properties, overwrite.get()));
   TestPausePoint("commit");
+  // The last moment a signal can stop the delete: the commit either happens or not.
+  if (CancelRequested()) {
+    DeleteWritten(*io(), written);
+    return MakeError(ErrorKind::kCancelled,
+                     "deleting rows of " + id_.ToString() +
+                         " was cancelled; nothing was committed and the delete files it "
+                         "wrote were deleted");
+  }
   auto committed = overwrite->Commit(state_);
   if (!committed.ok()) {
     // Nothing references the delete files unless the commit may have happened.

@@ -23,6 +23,7 @@
 #include "floe/table/table.h"
 #include "floe/testing/table_fixture.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "parquet/arrow/reader.h"
 
@@ -557,6 +558,28 @@ TEST_F(RowLevelTest, UpdateArithmeticOverflowsOnlyInTheRowsItUpdates) {
     EXPECT_NE(overflow.status().message().find("--set '" + times + "': overflow"),
               std::string::npos)
         << overflow.status().ToString();
+    EXPECT_EQ(Storage(), before);
+    EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
+    Reset();
+  }
+}
+
+// Ctrl-C (a cancel request) during a merge-on-read delete leaves nothing, on both
+// formats (here it stops the match pass; tests/interop/test_row_level.py sends SIGINT
+// while the delete files are written and checks they are gone).
+TEST_F(RowLevelTest, ACancelledMergeOnReadDeleteLeavesNoFile) {
+  for (int version : {2, 3}) {
+    SCOPED_TRACE(version);
+    auto table = Create(version);
+    Append(table, 0, 300);
+    const auto before = Storage();
+    const auto pointer = Load()->metadata()->CurrentSnapshot()->snapshot_id;
+    RequestCancel();
+    auto result = table->Delete("id IN (1, 2, 3, 100, 200)", AppendOptions{});
+    ResetCancel();
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(KindOf(result.status()), ErrorKind::kCancelled)
+        << result.status().ToString();
     EXPECT_EQ(Storage(), before);
     EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, pointer);
     Reset();
