@@ -843,6 +843,17 @@ ROW_LEVEL_SUMMARY = ("operation", "added-data-files", "deleted-data-files", "add
                      "total-position-deletes")
 
 
+def _floe_reads_sparks_table(spark, table, name, version):
+    """floe's scan of a table Spark wrote (its data files, delete files and lineage) gives
+    the rows Spark's own scan gives."""
+    columns = ["id", "region", "amount"]
+    if version == 3:
+        columns += ["_row_id", "_last_updated_sequence_number"]
+    ours = table.refresh().scan(columns=columns).to_arrow()
+    theirs = spark.sql(f"SELECT {', '.join(columns)} FROM floe.{name}").toArrow()
+    assert _same_rows(theirs, ours) == [], name
+
+
 def _sibling_row_level_tables(catalog, prefix, version, properties):
     """Tables db.<prefix>_floe and db.<prefix>_spark of the same two appends (900 rows,
     nine partitions): their names, the floe Tables and the schema."""
@@ -894,6 +905,7 @@ def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mod
         summaries = [{k: t.refresh().current_snapshot().summary.get(k)
                       for k in ROW_LEVEL_SUMMARY} for t in tables]
         assert summaries[0] == summaries[1], spark_set
+        _floe_reads_sparks_table(spark, tables[1], names[1], version)
     moved = spark.sql(f"SELECT id FROM floe.{names[0]} WHERE region = 'Zürich' AND amount IS NULL")
     assert sorted(r.id for r in moved.collect()) == [5, 14, 23, 460, 899]
 
@@ -947,6 +959,7 @@ def test_upserts_replace_and_insert_rows_as_sparks_merge_does(spark, catalog, tm
         summaries = [{k: t.refresh().current_snapshot().summary.get(k)
                       for k in ROW_LEVEL_SUMMARY} for t in tables]
         assert summaries[0] == summaries[1], round_number
+        _floe_reads_sparks_table(spark, tables[1], names[1], version)
         existing |= set(inserted)
     # The values came through as given: the sign of -0.0, NaN, the extremes.
     final = {r["id"]: r for r in tables[0].to_arrow().to_pylist()}
