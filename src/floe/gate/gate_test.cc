@@ -447,6 +447,28 @@ TEST(GateTest, RewritesOfRowsDeclineWhereDeleteFilesWouldDiffer) {
   ASSERT_FALSE(result.supported());
   EXPECT_NE(result.ToString().find("write.delete.mode"), std::string::npos);
   EXPECT_EQ(result.ToString().find("secret-mode"), std::string::npos);
+  // Updates and upserts follow their own mode property by the same rules, and only it.
+  for (auto [kind, key] : {std::pair{RowRewrite::kUpdate, "write.update.mode"},
+                           std::pair{RowRewrite::kMerge, "write.merge.mode"}}) {
+    SCOPED_TRACE(key);
+    EXPECT_TRUE(CheckRowRewrite(*v3, {{key, "merge-on-read"}}, kind).supported());
+    EXPECT_TRUE(
+        CheckRowRewrite(*merge_on_read, {{key, "Copy-On-Write"}}, kind).supported());
+    result = CheckRowRewrite(*v1, {{key, "merge-on-read"}}, kind);
+    ASSERT_FALSE(result.supported());
+    EXPECT_NE(result.ToString().find(key), std::string::npos);
+    EXPECT_NE(result.ToString().find("format v1"), std::string::npos);
+    result = CheckRowRewrite(
+        *merge_on_read,
+        {{key, "merge-on-read"}, {"write.delete.granularity", "partition"}}, kind);
+    EXPECT_FALSE(result.supported());
+    result = CheckRowRewrite(*v3, {{key, "secret-mode"}}, kind);
+    ASSERT_FALSE(result.supported());
+    EXPECT_EQ(result.ToString().find("secret-mode"), std::string::npos);
+    // The delete mode does not govern them: v1 with a merge-on-read delete mode updates.
+    EXPECT_TRUE(
+        CheckRowRewrite(*v1, {{"write.delete.mode", "merge-on-read"}}, kind).supported());
+  }
 }
 
 }  // namespace
