@@ -702,7 +702,10 @@ class Table:
 
         ``columns`` are full dotted names (``items.price`` reads only that leaf), or
         Iceberg's metadata columns: ``_file`` (the row's data file), ``_pos`` (its
-        position in that file), ``_spec_id``, and on format-v3 tables ``_row_id`` and
+        position in that file), ``_spec_id``, ``_partition`` (the file's partition tuple
+        in the table's partition type, a struct; null on an unpartitioned table),
+        ``_deleted`` (asking for it returns the rows delete files delete too, marked
+        true), and on format-v3 tables ``_row_id`` and
         ``_last_updated_sequence_number`` (row lineage, as iceberg-java reads it); ``where``
         is a filter (``"region IN ('eu', 'us') AND ts >= '2024-01-01T00:00:00Z'"``) that
         prunes manifests, files and row groups and is applied to the rows; ``limit`` caps

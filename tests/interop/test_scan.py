@@ -6,6 +6,7 @@ the Parquet footers read by pyarrow (how many bytes a pruned read may touch)."""
 
 import datetime
 import hashlib
+import json
 import decimal
 import re
 
@@ -345,3 +346,51 @@ def test_metadata_columns_from_the_command(floe, tmp_path):
 
     error = floe.fail("scan", "m.t", "--columns", "id,_position")
     assert "no column '_position'" in error
+
+
+def test_partition_column_from_the_command_is_each_files_partition_as_pyiceberg_lists_it(
+        floe, tmp_path, pyiceberg_catalog):
+    """`floe scan --columns _partition` on a table partitioned by identity, day (pre-1970,
+    far-future and null times) and truncate, written by 2 tasks: each row's `_partition`
+    is the partition pyiceberg's files table gives that row's `_file`; in Parquet and JSON
+    lines output. On an unpartitioned table it is null, and Parquet output, which cannot
+    hold a struct without fields, is refused before any file is written."""
+    floe.run("create", "p.t", "--schema", "id long not null, region string, ts timestamptz",
+             "--partition-by", "region, day(ts), truncate(100, id)")
+    regions = ["eu", "us/west", "Zürich", "a=b&c", "", None]
+    times = [-2208988800123456, -1, 0, 253402300799999999, None]
+    count = 1200
+    rows = pa.table({"id": pa.array(range(-300, count - 300), pa.int64()),
+                     "region": [regions[i % len(regions)] for i in range(count)],
+                     "ts": pa.array([times[i % len(times)] for i in range(count)],
+                                    pa.timestamp("us", tz="UTC"))})
+    pq.write_table(rows, tmp_path / "in.parquet")
+    floe.run("append", "p.t", tmp_path / "in.parquet", "--threads", 2)
+    got, _ = scan(floe, tmp_path, "p.t", "--columns", "id,_file,_partition")
+    assert got.num_rows == count
+    assert [f.name for f in got.schema.field("_partition").type] == \
+        ["region", "ts_day", "id_trunc"]
+
+    files = pyiceberg_catalog.load_table("p.t").inspect.files().to_pylist()
+    assert len(files) > 20
+    partition_of = {f["file_path"]: f["partition"] for f in files}
+    for row in got.to_pylist():
+        assert row["_partition"] == partition_of[row["_file"]], row
+    lines = floe.run("scan", "p.t", "--columns", "_file,_partition", "--format", "jsonl")
+    for line in lines.stdout.splitlines():
+        row = json.loads(line)
+        expected = dict(partition_of[row["_file"]])
+        if expected["ts_day"] is not None:
+            expected["ts_day"] = expected["ts_day"].isoformat()
+        assert row["_partition"] == expected, row
+
+    floe.run("create", "p.u", "--schema", "id long")
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), tmp_path / "u.parquet")
+    floe.run("append", "p.u", tmp_path / "u.parquet")
+    lines = floe.run("scan", "p.u", "--columns", "id,_partition", "--format", "jsonl")
+    assert [json.loads(line)["_partition"] for line in lines.stdout.splitlines()] == \
+        [None, None]
+    error = floe.fail("scan", "p.u", "--columns", "id,_partition", "--format", "parquet",
+                      "--output", tmp_path / "u-out.parquet")
+    assert "'_partition' is a struct without fields" in error
+    assert not (tmp_path / "u-out.parquet").exists()

@@ -5,7 +5,11 @@ leave out the equality columns, with filters that prune row groups, across later
 older equality delete must not touch, per partition, and with time travel to before the deletes.
 floe's copy-on-write operations decline such tables at plan time."""
 
+import hashlib
+import os
+import pathlib
 import re
+import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -44,6 +48,28 @@ class Setup:
         result = self.floe.run("scan", "db.t", "--format", "parquet", "--output", out, "--stats", *args)
         stats = dict(re.findall(r"(\w+)=(\d+)", result.stderr.split("scan stats:")[1]))
         return pq.read_table(out), {k: int(v) for k, v in stats.items()}
+
+
+def stored(directory: pathlib.Path) -> dict:
+    """Every file under `directory` with the SHA-256 of its bytes."""
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def paused_rewrite(floe):
+    """`floe rewrite db.t --min-input-files 2`, paused once its files are written and before
+    it commits (for 15 s); returns the running process."""
+    from conftest import FLOE
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT="commit", FLOE_TEST_PAUSE_MS="15000")
+    process = subprocess.Popen(
+        [FLOE, "rewrite", "db.t", "--min-input-files", "2", "--warehouse", str(floe.warehouse)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "paused at commit" in line:
+            return process
+    raise AssertionError("the rewrite never paused:\n" + "".join(seen))
 
 
 def file_ids(path):
@@ -194,3 +220,53 @@ def test_deletion_vectors_v3_read_as_iceberg_java_reads_them(setup, tmp_path):
     assert stats["rows_deleted"] == len(set(positions)) + 2
     table, _ = setup.scan("--where", "id >= 3990 and id < 5000")
     assert sorted(table.column("id").to_pylist()) == [i for i in deleted["ids"] if 3990 <= i < 5000]
+
+
+def test_a_rewrite_takes_its_starting_sequence_number_and_races_deletes_as_iceberg_java_does(
+        setup, tmp_path):
+    """Compaction gives the files it writes its starting snapshot's data sequence number, as
+    Spark's rewrite_data_files does (use-starting-sequence-number): an equality delete that
+    iceberg-java commits while floe's rewrite runs does not fail it, and still deletes its
+    rows from the rewritten files (iceberg-java's reader reads them gone). A position delete
+    committed meanwhile for a file the rewrite replaces fails it (iceberg-java's
+    validateNoNewDeletesForDataFiles), and the rewrite leaves nothing behind."""
+    setup.floe.run("create", "db.t", "--schema", SCHEMA, "--property", "format-version=2")
+    for start in (0, 100, 200):
+        pq.write_table(rows(start, 100), tmp_path / f"in{start}.parquet")
+        setup.floe.run("append", "db.t", tmp_path / f"in{start}.parquet")
+    starting = setup.java()
+    assert sorted(starting["data_sequence_numbers"].values()) == [1, 2, 3]
+
+    rewrite = paused_rewrite(setup.floe)
+    deleted = setup.java(row_delta={"equality_deletes": {"columns": ["id"],
+                                                         "rows": [{"id": 7}, {"id": 150}]}})
+    assert deleted["row_count"] == 298
+    _, err = rewrite.communicate(timeout=120)
+    assert rewrite.returncode == 0, err
+    after = setup.java()
+    assert after["operation"] == "replace"
+    # One file, at the starting snapshot's sequence number (3), below the delete's (4).
+    assert list(after["data_sequence_numbers"].values()) == [3], after
+    assert after["ids"] == [i for i in range(300) if i not in (7, 150)]
+    table, _ = setup.scan()
+    assert sorted(table.column("id").to_pylist()) == after["ids"]
+
+    # A position delete of a file the rewrite replaces, committed while it runs, fails it.
+    for start in (300, 400):
+        pq.write_table(rows(start, 100), tmp_path / f"in{start}.parquet")
+        setup.floe.run("append", "db.t", tmp_path / f"in{start}.parquet")
+    warehouse = setup.floe.warehouse
+    before = stored(warehouse)
+    victim = sorted(setup.java()["data_files"])[0]
+    rewrite = paused_rewrite(setup.floe)
+    paused = stored(warehouse)
+    written = set(paused) - set(before)
+    assert any(p.endswith(".parquet") for p in written), written  # the rewrite's files
+    setup.java(row_delta={"position_deletes": [{"file": victim, "positions": [1]}]})
+    raced = stored(warehouse)
+    _, err = rewrite.communicate(timeout=120)
+    assert rewrite.returncode != 0
+    assert "found new delete for replaced data file" in err, err
+    # Exactly the rewrite's own files are gone; iceberg-java's commit stays.
+    assert stored(warehouse) == {p: h for p, h in raced.items() if p not in written}
+    assert len(setup.java()["ids"]) == 298 + 200 - 1

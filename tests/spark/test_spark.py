@@ -531,6 +531,86 @@ def test_metadata_columns_read_as_sparks_iceberg_reader_reads_them(spark, catalo
     assert min(sequence[i] for i in updated if i % 7 != 3) > max(sequence[i] for i in kept)
 
 
+@pytest.mark.parametrize("version", ["1", "2", "3"])
+def test_partition_and_deleted_columns_read_as_sparks_iceberg_reader_reads_them(
+        spark, catalog, tmp_path, version):
+    """`_partition`, `_spec_id` and `_deleted` as floe's scan returns them, against Spark's
+    Iceberg reader on a table of four specs: identity(region); + day(ts); + bucket(4,
+    id); - region (removed on v2 and v3, void on v1), with files of every spec (Spark's
+    and floe's appends) and, on v2 and v3, position deletes or deletion vectors from a
+    merge-on-read DELETE (`_deleted` returns the deleted rows, marked)."""
+    catalog.create_namespace_if_not_exists("db")
+    name = f"db.partition_columns_v{version}"
+    mode = "merge-on-read" if version != "1" else "copy-on-write"
+    spark.sql(f"CREATE TABLE floe.{name} (id bigint NOT NULL, region string, ts timestamp, "
+              f"v double) USING iceberg PARTITIONED BY (region) TBLPROPERTIES "
+              f"('format-version' = '{version}', 'write.delete.mode' = '{mode}')")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string()),
+                        pa.field("ts", pa.timestamp("us", tz="UTC")),
+                        pa.field("v", pa.float64())])
+    # Pre-1970, far-future and null times; regions that need escaping, empty and null.
+    times = [-2208988800123456, -1, 0, 86399999999, 253402300799999999, None,
+             1700000000000000]
+
+    def rows(start, count):
+        ids = list(range(start, start + count))
+        return pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids],
+                         "ts": [times[i % len(times)] for i in ids],
+                         "v": [i * 0.5 for i in ids]}, schema=schema)
+
+    def spark_append(start, count):
+        _dataframe(spark, tmp_path, rows(start, count), f"v{version}-{start}") \
+            .writeTo(f"floe.{name}").append()
+
+    table = catalog.load_table(name)
+    spark_append(0, 150)
+    table.refresh().append(rows(150, 150), threads=2)
+    spark.sql(f"ALTER TABLE floe.{name} ADD PARTITION FIELD days(ts)")
+    spark_append(300, 150)
+    table.refresh().append(rows(450, 150), threads=2)
+    spark.sql(f"ALTER TABLE floe.{name} ADD PARTITION FIELD bucket(4, id)")
+    spark.sql(f"ALTER TABLE floe.{name} DROP PARTITION FIELD region")
+    spark_append(600, 150)
+    table.refresh().append(rows(750, 150), threads=2)
+    assert table.refresh().current_snapshot().summary["engine-name"] == "floe"
+    # Rows of the spec-1 and spec-3 files; on v1 Spark's copy-on-write rewrites the files
+    # holding them with the newest spec.
+    spark.sql(f"DELETE FROM floe.{name} WHERE id % 7 = 3 AND id % 2 = 0 AND id >= 450")
+    table.refresh()
+
+    # Not vacuous: files of three specs are live (spec 2 lived between two ALTERs), and
+    # (v2, v3) delete files.
+    specs = {row["_spec_id"] for row in
+             table.scan(columns=["_spec_id"]).to_arrow().to_pylist()}
+    assert specs == {0, 1, 3}, specs
+    deleted = [i for i in range(450, 900) if i % 7 == 3 and i % 2 == 0]
+    if version != "1":
+        summary = table.current_snapshot().summary
+        assert summary.get("added-dvs") or summary.get("added-delete-files"), summary
+
+    for columns, where in (
+        (["id", "_partition", "_spec_id", "_deleted"], None),
+        (["_deleted", "id", "_partition"], "id >= 100 AND id < 700"),
+        (["id", "_partition"], None),
+    ):
+        ours = table.scan(columns=columns, where=where).to_arrow()
+        query = f"SELECT {', '.join(columns)} FROM floe.{name}"
+        theirs = spark.sql(query + (f" WHERE {where}" if where else "")).toArrow()
+        assert ours.column_names == columns
+        assert _same_rows(theirs, ours) == [], (columns, where)
+        if where is None:
+            # _deleted keeps the deleted rows (marked) where delete files delete them;
+            # a copy-on-write delete (v1) removed them from the files.
+            keeps = "_deleted" in columns and version != "1"
+            assert ours.num_rows == 900 - (0 if keeps else len(deleted))
+            if keeps:
+                marked = {r["id"] for r in ours.to_pylist() if r["_deleted"]}
+                assert marked == set(deleted)
+    partition = table.scan(columns=["_partition"]).to_arrow().schema.field("_partition")
+    assert [f.name for f in partition.type] == ["region", "ts_day", "id_bucket_4"]
+
+
 def test_rewrites_keep_row_lineage_as_sparks_iceberg_writer_keeps_it(spark, catalog):
     """On format v3, floe's copy-on-write delete and its compaction write each kept row's
     `_row_id` and `_last_updated_sequence_number` into the new files, as Spark's Iceberg
@@ -726,6 +806,18 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     summaries = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
                  for t in tables]
     assert summaries[0] == summaries[1]
+
+    # The compacted files take the starting snapshot's data sequence number, as Spark's
+    # (use-starting-sequence-number); every other file keeps its own.
+    def data_sequences(name):
+        return sorted((r.sequence_number, r.file_sequence_number, r.region, r.status)
+                      for r in spark.sql(
+                          f"SELECT sequence_number, file_sequence_number, status, "
+                          f"data_file.partition.region AS region FROM floe.{name}.entries "
+                          f"WHERE status < 2 AND data_file.content = 0").collect())
+    assert data_sequences(names[0]) == data_sequences(names[1])
+    starting = tables[0].snapshots()[-2].sequence_number
+    assert any(r[0] == starting and r[1] == starting + 1 for r in data_sequences(names[0]))
 
     # A delete of whole partitions is a metadata delete in Spark: the delete files of
     # those partitions go with the data files, in both modes.

@@ -758,8 +758,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "--columns", *columns,
       "Comma-separated columns to read (default: all); nested fields by dotted "
       "name, e.g. items.price (only their Parquet leaves are read); also the "
-      "metadata columns _file, _pos, _spec_id, _row_id and "
-      "_last_updated_sequence_number");
+      "metadata columns _file, _pos, _spec_id, _partition, _row_id and "
+      "_last_updated_sequence_number, and _deleted (which keeps deleted rows, marked "
+      "true)");
   command->add_option(
       "--where", *where,
       "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "

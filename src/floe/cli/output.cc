@@ -336,6 +336,16 @@ arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& reader, const Schema&
     if (options.path.empty()) {
       return MakeError(ErrorKind::kInvalidInput, "--format parquet needs --output PATH");
     }
+    for (const auto& field : schema.fields()) {
+      if (field.type->id() == TypeId::kStruct &&
+          static_cast<const StructType&>(*field.type).fields().empty()) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "column '" + field.name +
+                             "' is a struct without fields (the _partition of an "
+                             "unpartitioned table), which Parquet cannot hold: use "
+                             "--format jsonl, or --columns");
+      }
+    }
     ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(options.path));
     ARROW_ASSIGN_OR_RAISE(auto writer,
                           parquet::arrow::FileWriter::Open(

@@ -5,6 +5,7 @@
 
 #include "floe/expr/evaluators.h"
 #include "floe/expr/manifest/metrics_summaries.h"
+#include "floe/manifest/delete_index.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
@@ -137,6 +138,9 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
                            std::to_string(*validate_from_) + " has been expired");
     }
   }
+  if (!replaced_files_.empty()) {
+    ARROW_RETURN_NOT_OK(ValidateNoNewDeletes(base, newer));
+  }
   std::set<std::string> replaced;
   if (replace_partitions_) {
     for (const auto& file : added_) replaced.insert(PartitionKey(file));
@@ -208,11 +212,66 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
   return arrow::Status::OK();
 }
 
+arrow::Status OverwriteFiles::ValidateNoNewDeletes(
+    const TableMetadata& base, const std::vector<SnapshotPtr>& newer) {
+  // Format v1 has no delete files.
+  if (base.format_version < 2) return arrow::Status::OK();
+  DeleteIndex added;
+  std::map<std::string, int64_t> committed_by;  // delete file path -> snapshot id
+  for (const auto& snapshot : newer) {
+    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestsOf(*snapshot));
+    for (const auto& manifest : manifests) {
+      if (manifest.content != ManifestContent::kDeletes ||
+          manifest.added_snapshot_id != snapshot->snapshot_id)
+        continue;
+      ARROW_ASSIGN_OR_RAISE(auto contents,
+                            ReadTableManifest(*target().io, base, manifest));
+      for (auto& entry : contents.entries) {
+        if (entry.status != EntryStatus::kAdded ||
+            entry.snapshot_id != snapshot->snapshot_id)
+          continue;
+        committed_by[entry.data_file.file_path] = snapshot->snapshot_id;
+        added.Add(DeleteFileEntry{
+            std::move(entry.data_file),
+            entry.sequence_number.value_or(snapshot->sequence_number), contents.spec});
+      }
+    }
+  }
+  if (added.empty()) return arrow::Status::OK();
+  int64_t starting_sequence = 0;
+  if (validate_from_) {
+    if (auto starting = base.SnapshotById(*validate_from_)) {
+      starting_sequence = starting->sequence_number;
+    }
+  }
+  for (const auto& file : replaced_files_) {
+    auto spec = base.SpecById(file.spec_id);
+    if (!spec) continue;
+    for (const auto& deletes : added.For(file, starting_sequence, *spec)) {
+      if (data_sequence_ && deletes->file.content == FileContent::kEqualityDeletes) {
+        continue;
+      }
+      return MakeError(
+          ErrorKind::kValidationFailed,
+          "Cannot commit, found new delete for replaced data file: " + file.file_path +
+              " (delete file " + deletes->file.file_path + ", snapshot " +
+              std::to_string(committed_by[deletes->file.file_path]) + " committed to " +
+              target().id.ToString() + ")");
+    }
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetadata& base,
                                                                const Snapshot* parent) {
   ARROW_RETURN_NOT_OK(Validate(base, parent));
   if (!new_manifests_) {
-    ARROW_ASSIGN_OR_RAISE(new_manifests_, WriteAddedManifests(base, added_));
+    // Sequence numbers exist from format v2 on.
+    std::optional<int64_t> sequence;
+    if (base.format_version >= 2) sequence = data_sequence_;
+    ARROW_ASSIGN_OR_RAISE(
+        new_manifests_,
+        WriteAddedManifests(base, added_, ManifestContent::kData, sequence));
     ARROW_ASSIGN_OR_RAISE(
         auto delete_manifests,
         WriteAddedManifests(base, added_deletes_, ManifestContent::kDeletes));

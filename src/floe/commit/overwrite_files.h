@@ -60,6 +60,19 @@ class OverwriteFiles final : public SnapshotProducer {
   /// The added files hold exactly the rows of the deleted ones (compaction): the
   /// snapshot's operation is "replace", as iceberg-java's RewriteFiles commits it.
   void RewriteFiles() { rewrite_ = true; }
+  /// The added data files take this data sequence number instead of the commit's
+  /// (iceberg-java's RewriteFiles.dataSequenceNumber; format v2 and later): a compaction
+  /// gives them its starting snapshot's, so that equality deletes committed while it ran
+  /// still apply to the rows it moved.
+  void DataSequenceNumber(int64_t sequence_number) { data_sequence_ = sequence_number; }
+  /// `files` (data files the commit removes) must have no delete file committed since
+  /// the starting snapshot that applies to them (iceberg-java's
+  /// validateNoNewDeletesForDataFiles, by DeleteFileIndex's rules): their rows are being
+  /// rewritten, so such a delete would be lost. With DataSequenceNumber set, equality
+  /// deletes do not count: they still apply to the rewritten rows.
+  void ValidateNoNewDeletesFor(std::vector<DataFile> files) {
+    replaced_files_ = std::move(files);
+  }
 
   /// The snapshot the operation read (nullopt: it read an empty table). Conflict checks
   /// look at what committed after it.
@@ -101,6 +114,9 @@ class OverwriteFiles final : public SnapshotProducer {
 
  private:
   arrow::Status Validate(const TableMetadata& base, const Snapshot* parent);
+  /// ValidateNoNewDeletesFor's check over the snapshots committed since the starting one.
+  arrow::Status ValidateNoNewDeletes(const TableMetadata& base,
+                                     const std::vector<SnapshotPtr>& newer);
   /// Removes the delete files iceberg-java's merging producers remove: on format v3 the
   /// deletion vector of every data file the commit removes (a DV is never left
   /// dangling), and any delete file whose data sequence number is below
@@ -126,6 +142,8 @@ class OverwriteFiles final : public SnapshotProducer {
   std::set<std::string> referenced_;
   bool replace_partitions_ = false;
   bool rewrite_ = false;
+  std::optional<int64_t> data_sequence_;
+  std::vector<DataFile> replaced_files_;
   bool validate_ = false;
   std::optional<int64_t> validate_from_;
   ExpressionPtr conflict_filter_;

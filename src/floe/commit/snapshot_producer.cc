@@ -71,12 +71,13 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
 
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
     const TableMetadata& base, const std::vector<DataFile>& files,
-    ManifestContent content) {
+    ManifestContent content, std::optional<int64_t> data_sequence_number) {
   std::map<int, std::vector<ManifestEntry>> by_spec;
   for (const auto& file : files) {
     ManifestEntry entry;
     entry.status = EntryStatus::kAdded;
     entry.snapshot_id = snapshot_id_;
+    entry.sequence_number = data_sequence_number;
     entry.data_file = file;
     by_spec[file.spec_id].push_back(std::move(entry));
   }

@@ -110,9 +110,13 @@ class SnapshotProducer {
       ManifestContent content = ManifestContent::kData);
   /// Writes `files` (of `content`) as entries ADDED by this snapshot, one manifest per
   /// partition spec (ascending spec id). A spec the table lacks gives ValidationFailed.
+  /// `data_sequence_number`, when given, is written into each entry (iceberg-java's
+  /// ManifestWriter.add(file, dataSequenceNumber)); otherwise the entries inherit the
+  /// snapshot's.
   arrow::Result<std::vector<ManifestFile>> WriteAddedManifests(
       const TableMetadata& base, const std::vector<DataFile>& files,
-      ManifestContent content = ManifestContent::kData);
+      ManifestContent content = ManifestContent::kData,
+      std::optional<int64_t> data_sequence_number = std::nullopt);
   /// Reads the manifests of a snapshot's manifest list.
   arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
   /// True for operations that merge manifests as iceberg-java's MergingSnapshotProducer

@@ -126,6 +126,7 @@ struct FileMetadataValues {
   int spec_id = 0;
   std::optional<int64_t> first_row_id;
   std::optional<int64_t> data_sequence_number;
+  std::shared_ptr<arrow::Scalar> partition;  ///< `_partition`'s value, when read
 };
 
 // The selected row groups as (first row position in the file, row count), in read order.
@@ -173,10 +174,11 @@ class ProjectingReader final : public arrow::RecordBatchReader {
         deletes_(std::move(deletes)),
         spans_(std::move(spans)),
         metadata_values_(std::move(metadata_values)) {
-    for (const auto& field : read_->fields()) {
-      const int id = ArrowFieldId(*field);
+    for (int i = 0; i < read_->num_fields(); ++i) {
+      const int id = ArrowFieldId(*read_->field(i));
       if (id == kPosColumnId || (id == kRowIdColumnId && metadata_values_.first_row_id))
         needs_positions_ = true;
+      if (id == kIsDeletedColumnId) deleted_index_ = i;
     }
   }
 
@@ -319,6 +321,13 @@ class ProjectingReader final : public arrow::RecordBatchReader {
       return arrow::MakeArrayFromScalar(*spec, rows);
     }
     if (id == kPosColumnId) return positions;
+    if (id == kPartitionColumnId) {
+      return arrow::MakeArrayFromScalar(*metadata_values_.partition, rows);
+    }
+    if (id == kIsDeletedColumnId) {
+      // ApplyDeletes marks the deleted rows.
+      return arrow::MakeArrayFromScalar(arrow::BooleanScalar(false), rows);
+    }
     // Lineage (format v3): a value the file holds is the row's own (kept by the rewrite
     // that wrote it); a null one is inherited, _row_id as the file's first_row_id plus
     // the row's position and _last_updated_sequence_number as the file's data sequence
@@ -389,8 +398,17 @@ class ProjectingReader final : public arrow::RecordBatchReader {
     if (kept == rows) return arrow::Status::OK();
     arrow::BooleanBuilder mask;
     ARROW_RETURN_NOT_OK(mask.Reserve(rows));
-    for (int64_t row = 0; row < rows; ++row) mask.UnsafeAppend(keep[row]);
+    // A read of `_deleted` keeps the deleted rows, marked in it (iceberg-java's
+    // DeleteFilter when the projection holds _deleted).
+    const bool mark = deleted_index_ >= 0;
+    for (int64_t row = 0; row < rows; ++row) mask.UnsafeAppend(keep[row] != mark);
     ARROW_ASSIGN_OR_RAISE(auto mask_array, mask.Finish());
+    if (mark) {
+      ARROW_ASSIGN_OR_RAISE(
+          *batch,
+          (*batch)->SetColumn(deleted_index_, read_->field(deleted_index_), mask_array));
+      return arrow::Status::OK();
+    }
     ARROW_ASSIGN_OR_RAISE(auto filtered,
                           arrow::compute::Filter(arrow::Datum(*batch), mask_array));
     *batch = filtered.record_batch();
@@ -416,6 +434,7 @@ class ProjectingReader final : public arrow::RecordBatchReader {
   SpanCursor row_positions_;
   FileMetadataValues metadata_values_;
   bool needs_positions_ = false;
+  int deleted_index_ = -1;  // `_deleted` in the read schema, or -1
 };
 
 // Name mapping (files written without field ids): the file's own fields, annotated with
@@ -539,6 +558,32 @@ arrow::Result<FileLayout> LayOut(const std::vector<parquet::arrow::SchemaField>&
   return layout;
 }
 
+// `_partition`'s value for `file`: its partition tuple in the struct `column` (whose
+// fields stand for `partition_field_ids`), null where its spec lacks a field, and null
+// as a whole when the struct has no fields (as iceberg-java's reader gives it).
+arrow::Result<std::shared_ptr<arrow::Scalar>> PartitionValue(
+    const NestedField& column, const std::vector<int>& partition_field_ids,
+    const DataFile& file, const PartitionSpec& spec) {
+  ARROW_ASSIGN_OR_RAISE(auto arrow_type, ToArrowType(*column.type));
+  const auto& fields = static_cast<const StructType&>(*column.type).fields();
+  if (fields.empty()) return arrow::MakeNullScalar(arrow_type);
+  if (partition_field_ids.size() != fields.size()) {
+    return arrow::Status::Invalid("_partition has ", fields.size(),
+                                  " fields but the scan gave ",
+                                  partition_field_ids.size(), " partition field ids");
+  }
+  arrow::ScalarVector values;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    Value value;  // null
+    for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
+      if (spec.fields()[p].field_id == partition_field_ids[i]) value = file.partition[p];
+    }
+    ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(value, *fields[i].type));
+    values.push_back(std::move(scalar));
+  }
+  return std::make_shared<arrow::StructScalar>(std::move(values), arrow_type);
+}
+
 // The row groups to read: those whose statistics do not show that no row matches the
 // filter.
 struct RowGroupSelection {
@@ -639,6 +684,11 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   const auto& fields = reader->fields();
   ARROW_ASSIGN_OR_RAISE(FileLayout layout,
                         LayOut(fields, *read_schema, projection, file, spec));
+  std::shared_ptr<arrow::Scalar> partition;
+  if (const NestedField* column = projection.FindField(kPartitionColumnId)) {
+    ARROW_ASSIGN_OR_RAISE(
+        partition, PartitionValue(*column, options.partition_field_ids, file, spec));
+  }
   ARROW_ASSIGN_OR_RAISE(
       RowGroupSelection selection,
       SelectRowGroups(*reader, fields, projection, options.filter, stats.get()));
@@ -671,7 +721,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
       selection.rows, options.filter, location, std::move(stats), std::move(deletes),
       std::move(selection.spans),
       FileMetadataValues{file.file_path, file.spec_id, file.first_row_id,
-                         data_sequence_number}));
+                         data_sequence_number, std::move(partition)}));
 }
 
 }  // namespace floe

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arrow/record_batch.h"
 #include "floe/expr/expression.h"
@@ -56,6 +57,9 @@ struct DataFileReadOptions {
   bool use_threads = false;
   /// Fail the read on a page whose CRC-32 does not match (see ScanOptions).
   bool verify_page_checksums = true;
+  /// When the schemas hold `_partition`: the partition field id each of its fields
+  /// stands for, in order (its own field ids are others; see TableScan).
+  std::vector<int> partition_field_ids;
 };
 
 /// Opens `file` and returns its rows as batches of the output schema, matching columns by
@@ -72,7 +76,11 @@ struct DataFileReadOptions {
 /// The read and output schemas may hold metadata columns (spec/metadata_columns.h), whose
 /// values iceberg-java's reader gives: `_file` the file's path as the manifest gives it,
 /// `_pos` the row's position in the file (counted before deletes and the filter drop
-/// rows, and across pruned row groups), `_spec_id` the file's spec id. `_row_id` and
+/// rows, and across pruned row groups), `_spec_id` the file's spec id, `_partition` the
+/// file's partition tuple in the table's partition type (a field the file's spec lacks is
+/// null; the whole struct is null when the type has no fields), `_deleted` false, or
+/// true for a row `deletes` deletes: a read schema with `_deleted` keeps deleted rows,
+/// marked, instead of dropping them (the filter still applies). `_row_id` and
 /// `_last_updated_sequence_number` are the file's own values where it holds them (a
 /// rewrite of rows that kept their lineage wrote them); a null is inherited: the file's
 /// first_row_id plus the row's position, and `data_sequence_number`, when the file has a

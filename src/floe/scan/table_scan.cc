@@ -241,6 +241,33 @@ arrow::Result<SchemaPtr> WithMetadataColumns(const SchemaPtr& selected,
                       selected->identifier_field_ids());
 }
 
+// `_partition` typed for the table (TablePartitionType), with its fields' ids moved to
+// ids that no schema of the table uses, and `partition_field_ids` the partition field ids
+// they stand for, in order. Partition field ids start at 1000 and may equal column ids;
+// Spark's Iceberg scan moves them the same way.
+arrow::Result<NestedField> PartitionColumn(const TableMetadata& metadata,
+                                           std::vector<int>* partition_field_ids) {
+  ARROW_ASSIGN_OR_RAISE(auto type, TablePartitionType(metadata));
+  std::set<int> used;
+  for (const auto& schema : metadata.schemas) {
+    used.insert(schema->AllFieldIds().begin(), schema->AllFieldIds().end());
+  }
+  partition_field_ids->clear();
+  std::vector<NestedField> fields;
+  int next = 0;
+  for (NestedField field : type->fields()) {
+    partition_field_ids->push_back(field.id);
+    do {
+      ++next;
+    } while (used.count(next));
+    field.id = next;
+    fields.push_back(std::move(field));
+  }
+  NestedField column = *FindMetadataColumn(kPartitionColumnId);
+  column.type = types::Struct(std::move(fields));
+  return column;
+}
+
 }  // namespace
 
 arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO> io,
@@ -291,7 +318,13 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
         if (!column)
           return MakeError(ErrorKind::kInvalidInput,
                            "no column '" + name + "' in the table schema");
-        metadata_columns.emplace(column->id, *column);
+        if (column->id == kPartitionColumnId) {
+          ARROW_ASSIGN_OR_RAISE(auto partition,
+                                PartitionColumn(*metadata, &scan->partition_field_ids_));
+          metadata_columns.emplace(column->id, std::move(partition));
+        } else {
+          metadata_columns.emplace(column->id, *column);
+        }
         if (std::find(top_level_order.begin(), top_level_order.end(), column->id) ==
             top_level_order.end()) {
           top_level_order.push_back(column->id);
@@ -518,6 +551,7 @@ TableScan::ToRecordBatchReader() {
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));
   options.use_threads = use_threads_;
   options.verify_page_checksums = verify_page_checksums_;
+  options.partition_field_ids = partition_field_ids_;
   const int files_ahead = files_ahead_.value_or(
       io_->HighLatency(metadata_->location) ? kFilesAheadHighLatency : kFilesAhead);
   if (use_threads_ && files_ahead > 1 && tasks.size() > 1) {

@@ -22,8 +22,9 @@ struct ScanOptions {
   /// only its Parquet leaves are read. Top-level columns come in the order first named.
   /// Empty returns every column. A name the table schema lacks may be one of
   /// iceberg-java's metadata columns (spec/metadata_columns.h): `_file`, `_pos`,
-  /// `_spec_id`, `_row_id`, `_last_updated_sequence_number`; see ReadDataFile for their
-  /// values.
+  /// `_deleted`, `_spec_id`, `_partition`, `_row_id`, `_last_updated_sequence_number`;
+  /// see ReadDataFile for their values. Asking for `_deleted` returns the rows delete
+  /// files delete too, marked true in it.
   std::vector<std::string> columns;
   /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It
   /// prunes manifests, data files and row groups, and is applied to the rows read.
@@ -97,6 +98,9 @@ class TableScan {
   SchemaPtr schema_;       // the snapshot's schema
   SchemaPtr projection_;   // returned
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
+  // The partition field id of each field of `_partition`, when it is projected (its
+  // fields carry other ids: see PartitionColumn in table_scan.cc).
+  std::vector<int> partition_field_ids_;
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
   std::optional<int> files_ahead_;

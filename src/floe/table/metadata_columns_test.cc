@@ -1,7 +1,7 @@
-// The metadata columns a scan returns (_file, _pos, _spec_id, _row_id,
-// _last_updated_sequence_number), read from tables floe wrote, with expected values that
-// follow from the spec and the rows written: each row's id is chosen so that its
-// position in its file and its row id can be computed from it independently of floe.
+// The metadata columns a scan returns (_file, _pos, _deleted, _spec_id, _partition,
+// _row_id, _last_updated_sequence_number), read from tables floe wrote, with expected
+// values that follow from the spec and the rows written: each row's id is chosen so that
+// its position in its file and its row id can be computed from it independently of floe.
 // Spark's Iceberg reader checks the same columns on tables Spark rewrote
 // (tests/spark/test_spark.py::test_metadata_columns_read_as_spark_reads_them).
 #include <map>
@@ -26,14 +26,16 @@ class MetadataColumnsTest : public ::testing::Test {
  protected:
   std::shared_ptr<Table> Create(const std::string& schema_text,
                                 const std::string& partition_by, PropertyMap properties) {
-    auto catalog = testing::OpenTestCatalog(directory_.path().string());
-    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
-    catalog_ = std::move(*catalog);
+    if (!catalog_) {
+      auto catalog = testing::OpenTestCatalog(directory_.path().string());
+      EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+      catalog_ = std::move(*catalog);
+    }
     CreateTableOptions create;
     create.schema = *ParseSchemaText(schema_text);
     create.spec = *ParsePartitionBy(partition_by, *create.schema);
     create.properties = std::move(properties);
-    auto table = Table::Create(catalog_, {{"db"}, "t"}, create);
+    auto table = Table::Create(catalog_, {{"db"}, name_}, create);
     EXPECT_TRUE(table.ok()) << table.status().ToString();
     return *table;
   }
@@ -67,7 +69,7 @@ class MetadataColumnsTest : public ::testing::Test {
   std::shared_ptr<arrow::Table> Scan(const std::shared_ptr<Table>& table,
                                      std::vector<std::string> columns,
                                      const std::string& filter = "") {
-    auto loaded = Table::Load(catalog_, {{"db"}, "t"});
+    auto loaded = Table::Load(catalog_, {{"db"}, name_});
     EXPECT_TRUE(loaded.ok());
     ScanOptions options;
     options.columns = std::move(columns);
@@ -85,6 +87,7 @@ class MetadataColumnsTest : public ::testing::Test {
 
   std::shared_ptr<Catalog> catalog_;
   testing::TempDirectory directory_;
+  std::string name_ = "t";  // the table Create makes and Scan reads
   int64_t row_groups_skipped_ = 0;
   int64_t row_groups_read_ = 0;
 };
@@ -189,6 +192,125 @@ TEST_F(MetadataColumnsTest, ATableColumnOfTheNameComesFirstAndUnknownNamesFail) 
   ASSERT_FALSE(scan.ok());
   EXPECT_NE(scan.status().message().find("'_position'"), std::string::npos)
       << scan.status().ToString();
+}
+
+// _partition on a table of several specs, typed as iceberg-java's
+// Partitioning.partitionType types it: every partition field id of every spec whose
+// source the current schema still has, sorted by id, named by the newest spec, a field
+// dropped in format v1 (void in later specs) typed as where it still partitioned.
+TEST(TablePartitionTypeTest, IsTheUnionOfEverySpecsFieldsAsIcebergJavaBuildsIt) {
+  TableMetadata metadata;
+  auto schema = *ParseSchemaText("id long not null, region string, ts timestamptz");
+  metadata.schemas = {schema};
+  metadata.current_schema_id = schema->schema_id();
+  auto spec = [](int id, std::vector<PartitionField> fields) {
+    return *PartitionSpec::Make(id, std::move(fields));
+  };
+  metadata.specs = {
+      spec(0, {{2, 1000, "region", Transform::Identity()}}),
+      spec(1, {{2, 1000, "region", Transform::Identity()},
+               {3, 1001, "ts_day", Transform::Day()}}),
+      // Spark's DROP PARTITION FIELD on a v1 table: void, and renamed.
+      spec(2, {{2, 1000, "region_dropped", Transform::Void()},
+               {3, 1001, "day_of_ts", Transform::Day()},
+               {1, 1002, "id_bucket", Transform::Bucket(4)}}),
+      // A field whose source column is no longer in the schema is left out.
+      spec(3, {{9, 1003, "gone", Transform::Identity()}}),
+  };
+  FLOE_ASSIGN_OR_FAIL(auto type, TablePartitionType(metadata));
+  ASSERT_EQ(type->fields().size(), 3u);
+  EXPECT_EQ(type->fields()[0].id, 1000);
+  EXPECT_EQ(type->fields()[0].name, "region_dropped");  // the newest spec's name
+  EXPECT_EQ(type->fields()[0].type->id(), TypeId::kString);
+  EXPECT_EQ(type->fields()[1].id, 1001);
+  EXPECT_EQ(type->fields()[1].name, "day_of_ts");
+  EXPECT_EQ(type->fields()[1].type->id(), TypeId::kDate);
+  EXPECT_EQ(type->fields()[2].name, "id_bucket");
+  EXPECT_EQ(type->fields()[2].type->id(), TypeId::kInt);
+  for (const auto& field : type->fields()) EXPECT_FALSE(field.required);
+
+  // One field id with two sources is a conflict, named.
+  metadata.specs.push_back(spec(4, {{3, 1000, "other", Transform::Identity()}}));
+  auto conflict = TablePartitionType(metadata);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_NE(conflict.status().message().find("conflicting partition fields with id 1000"),
+            std::string::npos)
+      << conflict.status().ToString();
+
+  // Unpartitioned: no fields.
+  metadata.specs = {PartitionSpec::Unpartitioned()};
+  FLOE_ASSIGN_OR_FAIL(auto empty, TablePartitionType(metadata));
+  EXPECT_TRUE(empty->fields().empty());
+}
+
+// _partition holds each file's partition tuple: truncate(10, id) of the row's id,
+// computed here from the id. Its field carries an id no column uses (3: the schema has 1
+// and 2), not the partition field id 1000, as Spark's Iceberg scan renumbers it. On an
+// unpartitioned table it is null.
+TEST_F(MetadataColumnsTest, PartitionHoldsEachFilesTupleAndIsNullUnpartitioned) {
+  auto table =
+      Create("id long not null, v long", "truncate(10, id)", {{"format-version", "2"}});
+  Append(table, -25, 60);
+  auto read = Scan(table, {"id", "_partition"}, "id <> 0");
+  ASSERT_EQ(read->num_rows(), 59);
+  const auto& type = *read->schema()->GetFieldByName("_partition")->type();
+  ASSERT_EQ(type.id(), arrow::Type::STRUCT);
+  ASSERT_EQ(type.num_fields(), 1);
+  EXPECT_EQ(type.field(0)->name(), "id_trunc");
+  EXPECT_TRUE(type.field(0)->type()->Equals(arrow::int64()));
+  EXPECT_EQ(type.field(0)->metadata()->Get("PARQUET:field_id").ValueOr(""), "3");
+  for (int64_t row = 0; row < read->num_rows(); ++row) {
+    const int64_t id = LongAt(*read, "id", row);
+    const int64_t truncated = id - (((id % 10) + 10) % 10);  // floor to a multiple of 10
+    auto value = *read->GetColumnByName("_partition")->GetScalar(row);
+    ASSERT_TRUE(value->is_valid) << id;
+    auto field = static_cast<const arrow::StructScalar&>(*value).value[0];
+    ASSERT_TRUE(field->is_valid) << id;
+    EXPECT_EQ(static_cast<const arrow::Int64Scalar&>(*field).value, truncated) << id;
+  }
+
+  name_ = "plain";
+  auto plain = Create("id long not null", "", {{"format-version", "2"}});
+  Append(plain, 0, 5);
+  auto unpartitioned = Scan(plain, {"_partition", "id"});
+  ASSERT_EQ(unpartitioned->num_rows(), 5);
+  EXPECT_EQ(unpartitioned->schema()->field(0)->type()->num_fields(), 0);
+  EXPECT_EQ(unpartitioned->column(0)->null_count(), 5);
+}
+
+// A scan of _deleted returns the rows delete files delete, marked true, and every other
+// row false; the filter still applies; without _deleted the deleted rows are gone. On
+// v2 (position delete files) and v3 (deletion vectors).
+TEST_F(MetadataColumnsTest, DeletedMarksTheRowsDeleteFilesDeleteInsteadOfDropping) {
+  for (const char* version : {"2", "3"}) {
+    SCOPED_TRACE(version);
+    name_ = std::string("v") + version;
+    auto table =
+        Create("id long not null, v long", "",
+               {{"format-version", version}, {"write.delete.mode", "merge-on-read"}});
+    Append(table, 0, 700);
+    FLOE_ASSERT_OK(table->Delete("id < 100 OR id > 650", AppendOptions{}).status());
+    FLOE_ASSERT_OK(table->Delete("id = 300", AppendOptions{}).status());
+    auto deleted = [](int64_t id) { return id < 100 || id > 650 || id == 300; };
+
+    auto read = Scan(table, {"id", "_deleted"});
+    ASSERT_EQ(read->num_rows(), 700);
+    EXPECT_FALSE(read->schema()->field(1)->nullable());
+    for (int64_t row = 0; row < read->num_rows(); ++row) {
+      const int64_t id = LongAt(*read, "id", row);
+      auto mark = *read->GetColumnByName("_deleted")->GetScalar(row);
+      EXPECT_EQ(static_cast<const arrow::BooleanScalar&>(*mark).value, deleted(id)) << id;
+    }
+    auto filtered = Scan(table, {"_deleted", "id"}, "id >= 95 AND id < 305");
+    EXPECT_EQ(filtered->num_rows(), 210);
+    int64_t marked = 0;
+    for (int64_t row = 0; row < filtered->num_rows(); ++row) {
+      auto mark = *filtered->GetColumnByName("_deleted")->GetScalar(row);
+      marked += static_cast<const arrow::BooleanScalar&>(*mark).value;
+    }
+    EXPECT_EQ(marked, 6);  // 95..99 and 300
+    EXPECT_EQ(Scan(table, {"id"})->num_rows(), 700 - 100 - 49 - 1);
+  }
 }
 
 }  // namespace

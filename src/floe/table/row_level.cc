@@ -1003,9 +1003,15 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
     }
     groups[key].push_back(std::move(task));
   }
-  // Only deletes conflict with a rewrite: the rows stay the same whatever was appended.
-  auto overwrite = NewOverwrite(IsolationLevel::kSnapshot, nullptr);
+  // Only deletes of the rewritten files conflict with a rewrite: its rows stay the same
+  // whatever was appended or deleted elsewhere (iceberg-java's RewriteFiles validation).
+  // The new files take the starting snapshot's sequence number, as Spark's
+  // rewrite_data_files gives them (use-starting-sequence-number, on by default): equality
+  // deletes committed meanwhile still apply to the rows they hold.
+  auto overwrite = std::make_unique<OverwriteFiles>(commit_target());
+  overwrite->ValidateFromSnapshot(current_snapshot_id());
   overwrite->RewriteFiles();
+  overwrite->DataSequenceNumber(state_.metadata->CurrentSnapshot()->sequence_number);
   std::vector<FileScanTask> chosen;
   for (auto& [key, files] : groups) {
     int64_t bytes = 0;
@@ -1023,6 +1029,9 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
     }
   }
   if (chosen.empty()) return result;
+  std::vector<DataFile> replaced;
+  for (const auto& task : chosen) replaced.push_back(task.file);
+  overwrite->ValidateNoNewDeletesFor(std::move(replaced));
   result.files_removed = static_cast<int64_t>(chosen.size());
   result.files_rewritten = result.files_removed;
   ARROW_ASSIGN_OR_RAISE(auto rewrite, RewriteSchemaOf(*state_.metadata));

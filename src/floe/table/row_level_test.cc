@@ -5,6 +5,7 @@
 // updates and upserts in both modes, with their bad input. Spark's Iceberg reader and
 // its DELETE, UPDATE and MERGE check the same on sibling tables (tests/spark/
 // test_spark.py: test_merge_on_read_deletes_..., test_updates_..., test_upserts_...).
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -743,6 +744,53 @@ TEST_F(RowLevelTest, UpsertRacingAnAppendOfOneOfItsKeysFailsAndLeavesNoFile) {
   EXPECT_EQ(KindOf(result.status()), ErrorKind::kValidationFailed)
       << result.status().ToString();
   EXPECT_EQ(Storage(), appended);
+}
+
+// A rewrite's files take its starting snapshot's data sequence number (Spark's
+// rewrite_data_files, use-starting-sequence-number), and only a delete file that applies
+// to a file it replaces conflicts with it (iceberg-java's RewriteFiles validation): a
+// merge-on-read delete in another partition committed meanwhile does not fail it; one
+// of a replaced file does, and the rewrite leaves its storage as it was.
+TEST_F(RowLevelTest,
+       RewriteTakesItsStartingSequenceNumberAndConflictsOnlyWithItsDeletes) {
+  auto table = Create(2);
+  Append(table, 0, 300);
+  Append(Load(), 300, 300);  // two files in each of r0, r1, r2; sequence numbers 1, 2
+  auto stale = Load();
+  FLOE_ASSERT_OK(Load()->Delete("id IN (3, 33, 63)", AppendOptions{}));  // r0, seq 3
+  FLOE_ASSIGN_OR_FAIL(auto rewritten,
+                      stale->Rewrite("region = 'r1'", 2, AppendOptions{}));
+  EXPECT_EQ(rewritten.files_rewritten, 2);
+  auto loaded = Load();
+  EXPECT_EQ(loaded->metadata()->CurrentSnapshot()->sequence_number, 4);
+  FLOE_ASSIGN_OR_FAIL(auto scan, loaded->NewScan(ScanOptions{}));
+  FLOE_ASSIGN_OR_FAIL(auto tasks, scan->PlanFiles());
+  std::map<std::string, std::vector<int64_t>>
+      sequences;  // region -> data sequence numbers
+  for (const auto& task : tasks) {
+    sequences[std::get<std::string>(task.file.partition[0])].push_back(
+        task.data_sequence_number);
+  }
+  for (auto& [region, numbers] : sequences) std::sort(numbers.begin(), numbers.end());
+  EXPECT_EQ(sequences["r1"], (std::vector<int64_t>{2}));  // the starting snapshot's
+  EXPECT_EQ(sequences["r0"], (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Ids(),
+            Expected([](int64_t id) { return id == 3 || id == 33 || id == 63; }, 600));
+
+  auto racing = Load();
+  FLOE_ASSERT_OK(Load()->Delete("id IN (36)", AppendOptions{}));  // r0's first file
+  const auto before = Storage();
+  auto lost = racing->Rewrite("", 2, AppendOptions{});
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(KindOf(lost.status()), ErrorKind::kValidationFailed);
+  EXPECT_NE(lost.status().message().find("found new delete for replaced data file"),
+            std::string::npos)
+      << lost.status().ToString();
+  EXPECT_EQ(Storage(), before);
+  EXPECT_EQ(
+      Ids(),
+      Expected([](int64_t id) { return id == 3 || id == 33 || id == 63 || id == 36; },
+               600));
 }
 
 }  // namespace

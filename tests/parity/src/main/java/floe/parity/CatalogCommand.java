@@ -102,8 +102,13 @@ final class CatalogCommand {
       }
       ArrayNode dataFiles = out.putArray("data_files");
       List<String> paths = new java.util.ArrayList<>();
+      // Each live data file's data sequence number, as the scan plans it.
+      ObjectNode sequenceNumbers = out.putObject("data_sequence_numbers");
       try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
-        for (org.apache.iceberg.FileScanTask task : tasks) paths.add(task.file().location());
+        for (org.apache.iceberg.FileScanTask task : tasks) {
+          paths.add(task.file().location());
+          sequenceNumbers.put(task.file().location(), task.file().dataSequenceNumber());
+        }
       }
       paths.sort(String::compareTo);
       for (String path : paths) dataFiles.add(path);
