@@ -638,16 +638,31 @@ class Table:
         *,
         min_input_files: int = 5,
         options: Mapping[str, str] | None = None,
+        remove_dangling_deletes: bool = False,
     ) -> RowLevelResult:
         """Compacts small (or oversized) data files as Spark's ``rewrite_data_files``
         does by default (bin-pack) in the partitions of the files matching `where` (all
         when None). Rows never change; a "replace" snapshot. Nothing to do commits
-        nothing."""
+        nothing. The new files take the starting snapshot's data sequence number, and
+        only a delete committed meanwhile for a file being replaced fails the rewrite.
+
+        ``remove_dangling_deletes``, after a rewrite that committed (as Spark's
+        ``remove-dangling-deletes`` option), removes in a second "replace" snapshot the
+        delete files that can delete nothing any more: those of partitions without live
+        data files, position deletes older than every live data file of their
+        partition, equality deletes not newer, and deletion vectors of data files no
+        longer live. ``delete_files_removed`` counts them with the deletion vectors of
+        the replaced files, as Spark's ``removed_delete_files_count``; ``commit`` is the
+        last snapshot made."""
         if isinstance(min_input_files, bool) or not isinstance(min_input_files, int):
             raise TypeError("min_input_files must be an int")
+        if not isinstance(remove_dangling_deletes, bool):
+            raise TypeError("remove_dangling_deletes must be a bool")
         args = _write_args(options, 1, None)
         return RowLevelResult._of(
-            self._table.rewrite(_where(where, False), min_input_files, args)
+            self._table.rewrite(
+                _where(where, False), min_input_files, args, remove_dangling_deletes
+            )
         )
 
     # Maintenance.

@@ -88,6 +88,10 @@ class RowLevelResult(_Committed):
     #: Delete files a merge-on-read delete, update or upsert wrote (one per data file it deleted from:
     #: deletion vectors on format v3, position delete files on v2).
     delete_files: int = 0
+    #: Delete files a rewrite removed: the deletion vectors of the files it replaced, and
+    #: with ``remove_dangling_deletes`` the dangling ones (Spark's
+    #: ``removed_delete_files_count``).
+    delete_files_removed: int = 0
 
     @classmethod
     def _of(cls, raw: dict[str, Any]) -> RowLevelResult:
@@ -102,6 +106,7 @@ class RowLevelResult(_Committed):
             delete_files=int(raw.get("delete_files", 0)),
             rows_updated=int(raw.get("rows_updated", 0)),
             rows_inserted=int(raw.get("rows_inserted", 0)),
+            delete_files_removed=int(raw.get("delete_files_removed", 0)),
         )
 
 

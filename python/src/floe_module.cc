@@ -272,6 +272,7 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   out["files_rewritten"] = result.files_rewritten;
   out["rows_removed"] = result.rows_removed;
   out["delete_files"] = result.delete_files_written;
+  out["delete_files_removed"] = result.delete_files_removed;
   out["rows_updated"] = result.rows_updated;
   out["rows_inserted"] = result.rows_inserted;
   out["rows"] = result.rows_written;
@@ -604,10 +605,23 @@ class PyTable {
         Locked([&] { return Unwrap(table_->Upsert(*input, upsert, options)); }));
   }
 
-  nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args) {
+  nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args,
+                   bool remove_dangling_deletes) {
     AppendOptions options = ToAppendOptions(args);
-    return RowLevelDict(
-        Locked([&] { return Unwrap(table_->Rewrite(where, min_input_files, options)); }));
+    return RowLevelDict(Locked([&] {
+      RowLevelResult result = Unwrap(table_->Rewrite(where, min_input_files, options));
+      if (remove_dangling_deletes && result.committed) {
+        // After a rewrite that committed, a second snapshot, as Spark's
+        // remove-dangling-deletes makes; the result's commit is the last one made.
+        RowLevelResult removed = Unwrap(table_->RemoveDanglingDeletes());
+        result.delete_files_removed += removed.delete_files_removed;
+        if (removed.committed) {
+          result.committed = true;
+          result.commit = removed.commit;
+        }
+      }
+      return result;
+    }));
   }
 
   nb::dict ExpireSnapshots(std::optional<int64_t> older_than_ms,
@@ -1223,7 +1237,8 @@ NB_MODULE(_floe, m) {
       .def("update", &PyTable::Update, "set"_a, "where"_a, "args"_a)
       .def("upsert", &PyTable::Upsert, "stream"_a, "keys"_a, "update_matched"_a,
            "insert_unmatched"_a, "args"_a)
-      .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a)
+      .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a,
+           "remove_dangling_deletes"_a)
       .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
            "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)
       .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,

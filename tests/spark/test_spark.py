@@ -838,6 +838,79 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
 
 
 @pytest.mark.parametrize("version", [2, 3])
+def test_remove_dangling_deletes_as_sparks_rewrite_data_files_does(spark, catalog, version):
+    """Compaction with remove-dangling-deletes, by floe and by Spark's rewrite_data_files on
+    sibling tables of the same files: three regions, two rewritten (three small files each)
+    and one left alone (a single file), after a merge-on-read DELETE of every file and a
+    later append. The rewrite gives its files the starting snapshot's sequence number;
+    then, on v2, the position delete files of the rewritten partitions are older than
+    every data file left there and are removed in a second "replace" snapshot, while the
+    region left alone keeps its own; on v3 the rewrite already dropped the vectors of the
+    files it replaced, and neither makes a second snapshot. The same rows, live delete
+    files, snapshots, summaries and data sequence numbers in both tables."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string())])
+    names = (f"db.dangling{version}_floe", f"db.dangling{version}_spark")
+    tables = [catalog.create_table(name, schema, partition_by="region",
+                                   properties={"format-version": str(version),
+                                               "write.delete.mode": "merge-on-read"})
+              for name in names]
+    regions = ["eu", "us/west", "Zürich"]
+    for start, count in ((0, 300), (300, 300), (600, 300)):
+        ids = list(range(start, start + count))
+        # Zürich only in the first append: one file there, which the rewrite leaves.
+        region_count = 3 if start == 0 else 2
+        data = pa.table({"id": ids, "region": [regions[i % region_count] for i in ids]},
+                        schema=schema)
+        for table in tables:
+            table.append(data)
+        if start == 300:
+            for name in names:
+                spark.sql(f"DELETE FROM floe.{name} WHERE id % 10 = 7")
+    result = tables[0].refresh().rewrite(min_input_files=2, remove_dangling_deletes=True)
+    assert result.files_rewritten == 6
+    theirs = spark.sql(f"CALL floe.system.rewrite_data_files(table => '{names[1]}', "
+                       "options => map('min-input-files', '2', "
+                       "'remove-dangling-deletes', 'true'))").collect()[0]
+    assert result.delete_files_removed == theirs.removed_delete_files_count
+    assert result.delete_files_removed > 0
+
+    def rows(name):
+        return spark.sql(f"SELECT id, region FROM floe.{name}").toArrow()
+
+    def live_deletes(name):
+        return sorted((r.content, r.file_format, r.record_count, r.region)
+                      for r in spark.sql(f"SELECT content, file_format, record_count, "
+                                         f"partition.region AS region "
+                                         f"FROM floe.{name}.delete_files").collect())
+
+    def data_sequences(name):
+        return sorted((r.sequence_number, r.region) for r in spark.sql(
+            f"SELECT sequence_number, data_file.partition.region AS region "
+            f"FROM floe.{name}.entries WHERE status < 2 AND data_file.content = 0").collect())
+
+    assert _same_rows(rows(names[1]), rows(names[0])) == []
+    assert sorted(rows(names[0]).column("id").to_pylist()) == \
+        [i for i in range(900) if not (i % 10 == 7 and i < 600)]
+    assert live_deletes(names[0]) == live_deletes(names[1])
+    # Only the region the rewrite left keeps delete files.
+    assert {r[3] for r in live_deletes(names[0])} == {"Zürich"}
+    assert data_sequences(names[0]) == data_sequences(names[1])
+    snapshots = [t.refresh().snapshots() for t in tables]
+    assert [s.operation for s in snapshots[0]] == [s.operation for s in snapshots[1]]
+    # v2: the rewrite, then the removal of the dangling files; v3: the rewrite only.
+    expected = ["replace", "replace"] if version == 2 else ["append", "replace"]
+    assert [s.operation for s in snapshots[0][-2:]] == expected
+    keys = ("removed-delete-files", "removed-position-deletes", "removed-dvs",
+            "total-delete-files", "total-position-deletes", "total-data-files",
+            "total-records", "deleted-data-files", "added-data-files")
+    for back in (1, 2):
+        assert {k: snapshots[0][-back].summary.get(k) for k in keys} == \
+            {k: snapshots[1][-back].summary.get(k) for k in keys}, back
+
+
+@pytest.mark.parametrize("version", [2, 3])
 def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, catalog, version):
     """A merge-on-read DELETE, by floe and by Spark on sibling tables of the same files
     (nine partitions, two appends: 18 data files): the same rows (and on v3 lineage) read

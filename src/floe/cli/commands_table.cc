@@ -628,6 +628,11 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
   auto* threads_option =
       command->add_option("--threads", *threads, "Delta tables: bins written at once")
           ->check(CLI::Range(1, 256));
+  auto remove_dangling = std::make_shared<bool>(false);
+  command->add_flag("--remove-dangling-deletes", *remove_dangling,
+                    "After a rewrite that commits, remove the delete files that can "
+                    "delete nothing any more (as Spark's remove-dangling-deletes "
+                    "option), in a second snapshot");
 
   OnRun(command, context, [=]() -> arrow::Status {
     std::optional<CatalogDeltaTable> delta_table;
@@ -635,11 +640,11 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
       ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
     }
     if (IsTablePath(*table) || delta_table) {
-      if (!options->empty() || min_input->count() > 0) {
-        return MakeError(
-            ErrorKind::kInvalidInput,
-            "--option and --min-input-files do not apply to a Delta table (" + *table +
-                "); --min-file-size and --max-file-size do");
+      if (!options->empty() || min_input->count() > 0 || *remove_dangling) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "--option, --min-input-files and --remove-dangling-deletes do "
+                         "not apply to a Delta table (" +
+                             *table + "); --min-file-size and --max-file-size do");
       }
       StorageProperties storage;
       if (!delta_table) {
@@ -662,13 +667,25 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
     if (!result.committed) {
       std::cout << "no file group of " << id.ToString()
                 << " needs rewriting; nothing committed\n";
+    } else {
+      std::cout << "rewrote " << result.files_removed << " data files of "
+                << id.ToString() << " (" << WithThousands(result.rows_written)
+                << " rows) into " << result.data_files_written
+                << CommittedAs(result.commit,
+                               Printable(result.commit.snapshot->summary.operation));
+    }
+    // As Spark's rewrite_data_files: only after a rewrite that committed.
+    if (!*remove_dangling || !result.committed) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto removed, loaded->RemoveDanglingDeletes());
+    if (!removed.committed) {
+      std::cout << "no delete file of " << id.ToString()
+                << " is dangling; nothing committed\n";
       return arrow::Status::OK();
     }
-    std::cout << "rewrote " << result.files_removed << " data files of " << id.ToString()
-              << " (" << WithThousands(result.rows_written) << " rows) into "
-              << result.data_files_written
-              << CommittedAs(result.commit,
-                             Printable(result.commit.snapshot->summary.operation));
+    std::cout << "removed " << removed.delete_files_removed
+              << " dangling delete files of " << id.ToString()
+              << CommittedAs(removed.commit,
+                             Printable(removed.commit.snapshot->summary.operation));
     return arrow::Status::OK();
   });
 }

@@ -36,7 +36,7 @@ std::string OverwriteFiles::Operation() const {
   return operations::kOverwrite;
 }
 
-std::string OverwriteFiles::PartitionKey(const DataFile& file) const {
+std::string OverwriteFiles::PartitionKey(const DataFile& file) {
   std::string key = std::to_string(file.spec_id) + "/";
   for (const auto& value : file.partition) {
     key += std::to_string(value.index()) + ":";

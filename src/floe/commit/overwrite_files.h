@@ -94,6 +94,10 @@ class OverwriteFiles final : public SnapshotProducer {
   /// rows read fail the commit.
   void ValidateNoConflictingDeletes() { no_conflicting_deletes_ = true; }
 
+  /// A file's spec id and partition tuple as a key: equal exactly when iceberg-java
+  /// compares them equal (floats bitwise).
+  static std::string PartitionKey(const DataFile& file);
+
   size_t added_count() const { return added_.size(); }
   size_t deleted_count() const { return to_delete_.size(); }
   size_t added_delete_count() const { return added_deletes_.size(); }
@@ -132,7 +136,6 @@ class OverwriteFiles final : public SnapshotProducer {
   /// A delete file's identity: a deletion vector shares its Puffin file with others, so
   /// its offset counts too.
   static std::string DeleteKey(const DataFile& file);
-  std::string PartitionKey(const DataFile& file) const;
 
   std::vector<DataFile> added_;
   std::set<std::string> to_delete_;

@@ -19,6 +19,7 @@
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
 #include "floe/io/file_io.h"
+#include "floe/manifest/snapshot_manifests.h"
 #include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
@@ -1030,7 +1031,17 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   }
   if (chosen.empty()) return result;
   std::vector<DataFile> replaced;
-  for (const auto& task : chosen) replaced.push_back(task.file);
+  std::set<std::string> vectors;  // the replaced files' DVs, which the commit removes
+  for (const auto& task : chosen) {
+    replaced.push_back(task.file);
+    for (const auto& deletes : task.deletes) {
+      if (deletes->file.file_format == FileFormat::kPuffin) {
+        vectors.insert(deletes->file.file_path + "#" +
+                       std::to_string(deletes->file.content_offset.value_or(-1)));
+      }
+    }
+  }
+  result.delete_files_removed = static_cast<int64_t>(vectors.size());
   overwrite->ValidateNoNewDeletesFor(std::move(replaced));
   result.files_removed = static_cast<int64_t>(chosen.size());
   result.files_rewritten = result.files_removed;
@@ -1050,6 +1061,58 @@ arrow::Result<RowLevelResult> Table::Rewrite(const std::string& filter,
   result.commit = written.commit;
   result.rows_written = rows.rows();
   result.data_files_written = written.data_files;
+  return result;
+}
+
+arrow::Result<RowLevelResult> Table::RemoveDanglingDeletes() {
+  RowLevelResult result;
+  const TableMetadata& metadata = *state_.metadata;
+  SnapshotPtr snapshot = metadata.CurrentSnapshot();
+  if (!snapshot || metadata.format_version < 2) return result;
+  if (metadata.specs.size() == 1 && metadata.DefaultSpec()->IsUnpartitioned()) {
+    return result;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io(), *snapshot));
+  std::map<std::string, int64_t> min_data_sequence;  // by OverwriteFiles::PartitionKey
+  std::set<std::string> live_data;
+  std::vector<ManifestEntry> deletes;
+  for (const auto& manifest : manifests) {
+    ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*io(), metadata, manifest));
+    for (auto& entry : contents.entries) {
+      if (entry.status == EntryStatus::kDeleted) continue;
+      if (manifest.content == ManifestContent::kDeletes) {
+        deletes.push_back(std::move(entry));
+        continue;
+      }
+      const int64_t sequence = entry.sequence_number.value_or(0);
+      auto [it, inserted] = min_data_sequence.emplace(
+          OverwriteFiles::PartitionKey(entry.data_file), sequence);
+      if (!inserted) it->second = std::min(it->second, sequence);
+      live_data.insert(entry.data_file.file_path);
+    }
+  }
+  auto overwrite = std::make_unique<OverwriteFiles>(commit_target());
+  overwrite->RewriteFiles();
+  for (const auto& entry : deletes) {
+    const DataFile& file = entry.data_file;
+    const int64_t sequence = entry.sequence_number.value_or(0);
+    auto oldest = min_data_sequence.find(OverwriteFiles::PartitionKey(file));
+    bool dangling =
+        oldest == min_data_sequence.end() ||
+        (file.content == FileContent::kPositionDeletes && sequence < oldest->second) ||
+        (file.content == FileContent::kEqualityDeletes && sequence <= oldest->second);
+    if (file.file_format == FileFormat::kPuffin && file.referenced_data_file &&
+        !live_data.count(*file.referenced_data_file)) {
+      dangling = true;
+    }
+    if (!dangling) continue;
+    overwrite->RemoveDeleteFile(file);
+    ++result.delete_files_removed;
+  }
+  if (result.delete_files_removed == 0) return result;
+  ARROW_ASSIGN_OR_RAISE(result.commit, overwrite->Commit(state_));
+  state_ = result.commit.state;
+  result.committed = true;
   return result;
 }
 

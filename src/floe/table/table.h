@@ -67,6 +67,9 @@ struct RowLevelResult {
   int64_t data_files_written = 0;
   /// Deletion vectors (v3) or position delete files (v2) of a merge-on-read operation.
   int64_t delete_files_written = 0;
+  /// Delete files removed: by RemoveDanglingDeletes, or the deletion vectors of the files
+  /// a Rewrite replaced (as Spark's rewrite_data_files counts them).
+  int64_t delete_files_removed = 0;
 };
 
 /// Which rows an upsert (Table::Upsert) writes.
@@ -233,6 +236,17 @@ class Table {
   /// is not used. Nothing to rewrite commits nothing.
   arrow::Result<RowLevelResult> Rewrite(const std::string& filter, int min_input_files,
                                         const AppendOptions& options);
+  /// Removes the delete files that can delete nothing any more, as Spark's
+  /// rewrite_data_files does after a rewrite with remove-dangling-deletes
+  /// (RemoveDanglingDeletesSparkAction):
+  /// a delete file in a partition (spec and tuple) without live data files, a position
+  /// delete file whose data sequence number is below that of every live data file of its
+  /// partition, an equality delete file whose number is not above it, and a deletion
+  /// vector whose data file is no longer live. One "replace" snapshot, which fails if a
+  /// concurrent commit removed one of them; none (format v1, a table only ever
+  /// unpartitioned, where every commit already drops such files) commits nothing.
+  /// `delete_files_removed` counts them.
+  arrow::Result<RowLevelResult> RemoveDanglingDeletes();
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
 
   /// A table whose files `io` reads and writes; Load and Create ask the catalog for it.
