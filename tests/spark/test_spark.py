@@ -4,6 +4,7 @@ back by Spark's Iceberg reader, and compared, partition by partition, with the s
 Spark's Iceberg writer makes of the same DataFrame."""
 
 import contextlib
+import decimal
 import math
 import pathlib
 import sys
@@ -1036,6 +1037,65 @@ def _sibling_row_level_tables(catalog, prefix, version, properties):
         for table in tables:
             table.append(data)
     return names, tables, schema
+
+
+def test_update_arithmetic_on_decimals_and_integer_division_as_sparks_update_does(
+        spark, catalog):
+    """Decimal arithmetic and integer division in floe's update against Spark's UPDATE
+    (ANSI mode) on sibling tables of the same 400 rows (eight partitions): decimal
+    products, quotients (Spark's result scales and half-up rounding, twice), literals of
+    more places than the column, int and long columns inside decimal expressions, and
+    integer `/` (double, truncated towards zero) give the same values bit for bit; a value
+    that overflows the column fails both, and neither table changes."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("part", pa.int32()), pa.field("qty", pa.int32()),
+                        pa.field("total", pa.int64()),
+                        pa.field("price", pa.decimal128(10, 2)),
+                        pa.field("rate", pa.decimal128(5, 3))])
+    names = ("db.arith_floe", "db.arith_spark")
+    tables = [catalog.create_table(name, schema, partition_by="part") for name in names]
+    prices = ["1.25", "-0.01", "0.00", "999.99", "12345.67", "-33.33", "0.05", None,
+              "0.15", "-2.45", "7.77"]
+    rates = ["0.125", "-1.005", "0.001", "99.999", None, "0.335", "-0.004"]
+    quantities = [3, -7, None, 2147483647, -2147483648, 1, -1, 9, 100]
+    count = 400
+    data = pa.table({
+        "id": list(range(count)),
+        "part": [i % 8 for i in range(count)],
+        "qty": [quantities[i % len(quantities)] for i in range(count)],
+        "total": [None if i % 13 == 0 else (i - 200) * 1000003 for i in range(count)],
+        "price": [None if prices[i % len(prices)] is None else
+                  decimal.Decimal(prices[i % len(prices)]) for i in range(count)],
+        "rate": [None if rates[i % len(rates)] is None else
+                 decimal.Decimal(rates[i % len(rates)]) for i in range(count)],
+    }, schema=schema)
+    for table in tables:
+        table.append(data, threads=2)
+    small = "qty BETWEEN -100 AND 100"
+    updates = [
+        ("price = price * 1.1 + 2", "id < 200"),
+        ("price = price / 3 - rate", "id >= 100"),
+        ("price = price * qty / 7", small),
+        ("price = -price * 0.005 + rate / 3", "true"),
+        ("price = price * 1.005", "id >= 50 AND id < 300"),
+        ("qty = qty / 2, total = (total + qty) / 4 * 3", "true"),
+        ("total = total / 7", "total IS NOT NULL"),
+    ]
+    for set_text, where in updates:
+        result = tables[0].refresh().update(set_text, "id >= 0" if where == "true" else where)
+        assert result.committed and result.rows_updated > 0, set_text
+        spark.sql(f"UPDATE floe.{names[1]} SET {set_text} WHERE {where}")
+        ours, theirs = (spark.table(f"floe.{n}").toArrow() for n in names)
+        assert _same_rows(theirs, ours) == [], set_text
+    # A value beyond decimal(10, 2) fails both; neither table changes.
+    before = [spark.table(f"floe.{n}").toArrow() for n in names]
+    with pytest.raises(floe.FloeError, match="does not fit column price"):
+        tables[0].refresh().update("price = price * 100000000", "price > 1")
+    with pytest.raises(Exception, match="(?i)overflow|out of range|cannot be represented"):
+        spark.sql(f"UPDATE floe.{names[1]} SET price = price * 100000000 WHERE price > 1")
+    after = [spark.table(f"floe.{n}").toArrow() for n in names]
+    assert all(_same_rows(b, a) == [] for b, a in zip(before, after))
 
 
 @pytest.mark.parametrize("version,mode", [(2, "copy-on-write"), (3, "copy-on-write"),

@@ -32,12 +32,16 @@ struct Assignment {
 ///   a
 ///     filter's literal is, or NULL (optional columns only);
 ///   - or, for a numeric column, arithmetic of the row's numeric columns and numbers:
-///     `+ - * /`, unary minus and parentheses, as in `price = price * 2 + 1` or
-///     `total = qty * unit`. Every operand takes the column's type (a column of a
-///     narrower type of the same kind is widened; int and long also widen to float and
-///     double; a number must be a literal of the column's type); integer overflow is an
-///     error, as under Spark's ANSI mode. `/` is for float and double columns, `*` and
-///     `/` are not for decimals (their results change scale). A NULL operand gives NULL.
+///     `+ - * /`, unary minus and parentheses, as in `price = price * 1.1 + 2` or
+///     `total = qty * unit`, computed as Spark's UPDATE computes it under ANSI mode. For
+///     an integer or floating-point column every operand takes the column's type (a
+///     column of a narrower type of the same kind is widened; int and long also widen to
+///     float and double; a number must be a literal of the column's type); integer
+///     overflow is an error; an integer column's `/` computes in double and the result
+///     truncates towards zero. For a decimal column the arithmetic is exact with Spark's
+///     decimal result types (int and long columns take part as decimals), `/` and the
+///     final value rounded half up; a value the column cannot hold and a division by
+///     zero are errors. A NULL operand gives NULL.
 /// Every value sees the row as it was before the update. An unknown, nested or repeated
 /// column, a literal that does not fit, or an expression outside the above gives
 /// InvalidInput quoting the assignment, before any row is read.
