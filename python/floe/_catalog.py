@@ -352,7 +352,9 @@ class Scan:
     def plan_files(self) -> list[dict[str, Any]]:
         """The data files that may hold matching rows (after pruning by partition and
         metrics), each with ``file_path``, ``record_count``, ``file_size_in_bytes``,
-        ``spec_id`` and the ``delete_files`` that apply to it."""
+        ``spec_id``, ``split_offsets`` (its row groups' first bytes, where a reader may
+        split it), the ``delete_files`` that apply to it and their ``delete_files_size``
+        (bytes; a deletion vector's blob)."""
         return list(self._scan.plan_files())
 
     @property
@@ -711,6 +713,7 @@ class Table:
         *,
         as_of: int | _dt.datetime | None = None,
         files: Sequence[str] | None = None,
+        splits: Sequence[tuple[str, int, int]] | None = None,
     ) -> Scan:
         """A scan of the current snapshot (or `snapshot_id`, or the one current at
         `as_of`: ms since the epoch or a datetime).
@@ -726,12 +729,21 @@ class Table:
         prunes manifests, files and row groups and is applied to the rows; ``limit`` caps
         the rows returned. ``files`` reads only those data files of the snapshot (paths
         as ``plan_files()`` gives them): how an engine's task reads its share of a scan
-        planned elsewhere.
+        planned elsewhere. ``splits`` reads byte ranges of data files instead, each a
+        ``(path, start, length)``: the row groups whose midpoint lies in the range (as
+        iceberg-java's readers read a split of a file; ``plan_files()`` gives each file's
+        ``split_offsets``, the row groups' starts).
         """
         if files is not None and (
             isinstance(files, str) or not all(isinstance(f, str) for f in files)
         ):
             raise TypeError("files must be a sequence of data file paths")
+        if splits is not None and not all(
+            isinstance(s, tuple) and len(s) == 3 and isinstance(s[0], str)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in s[1:])
+            for s in splits
+        ):
+            raise TypeError("splits must be a sequence of (path, start, length) tuples")
         if columns is not None and (
             isinstance(columns, str) or not all(isinstance(c, str) for c in columns)
         ):
@@ -745,7 +757,7 @@ class Table:
         return Scan(
             self,
             self._table.scan(list(columns or []), _where(where, False), snapshot_id, as_of,
-                             limit, list(files or [])),
+                             limit, list(files or []), list(splits or [])),
         )
 
     def apply_transform(self, column: str, transform: str, values: Any) -> pa.Array:

@@ -24,9 +24,9 @@ Options (all strings, as ``.option(key, value)``):
   ``snapshot-property.<key>`` adds ``<key>`` to the snapshot summary;
 - reads: ``snapshot-id``, ``as-of-timestamp`` (ms since the epoch) and ``where`` (a floe
   filter, applied by floe's scan: Spark 4.0's Python data sources cannot receive Spark's
-  pushed filters); files are packed into Spark partitions as iceberg-java's Spark reader
-  packs them (``split-size``, ``lookback``, ``file-open-cost``, the table's
-  ``read.split.*``, and its adaptive split size);
+  pushed filters); files are split at their row groups and packed into Spark
+  partitions as iceberg-java's Spark reader does (``split-size``, ``lookback``,
+  ``file-open-cost``, the table's ``read.split.*``, and its adaptive split size);
 - ``where`` with ``mode("overwrite")``: the rows matching the filter are replaced
   (iceberg-java's overwriteByRowFilter); every new row must match it, and a data file
   holding both matching and other rows fails the write on the driver.
@@ -430,7 +430,8 @@ def _spark_schema(schema: pa.Schema) -> StructType:
 
 
 def _scan(
-    table: Table, read: Mapping[str, str], files: list[str] | None, snapshot_id: int | None
+    table: Table, read: Mapping[str, str], files: list[str] | None, snapshot_id: int | None,
+    splits: list[tuple[str, int, int]] | None = None,
 ) -> Any:
     def number(key: str) -> int | None:
         text = read.get(key)
@@ -445,15 +446,16 @@ def _scan(
         snapshot_id = number("snapshot-id")
     return table.scan(
         where=read.get("where"), snapshot_id=snapshot_id, as_of=number("as-of-timestamp")
-        if snapshot_id is None else None, files=files,
+        if snapshot_id is None else None, files=files, splits=splits,
     )
 
 
 @dataclass(frozen=True)
 class _FilesPartition(InputPartition):
-    """One Spark input partition: data files of the snapshot (none: an empty table)."""
+    """One Spark input partition: data files of the snapshot, or byte ranges of them
+    (path, start, length), read in order (none: an empty table)."""
 
-    file_paths: tuple[str, ...]
+    splits: tuple[tuple[str, int, int], ...]
 
 
 def _split_setting(table: Table, read: Mapping[str, str], setting: tuple[str, str, int]) -> int:
@@ -489,37 +491,76 @@ def _split_size(table: Table, read: Mapping[str, str], files: Sequence[Mapping[s
     return max(scan_size // parallelism, min(16 * 1024 * 1024, size))
 
 
+# One item a Spark partition reads: a data file's path and a byte range of it.
+_Split = tuple[str, int, int]
+
+
+def _splits(file: Mapping[str, Any], target: int) -> list[tuple[_Split, int, int]]:
+    """A planned file as iceberg-java's split planning cuts it (BaseContentScanTask.split):
+    at each of its split offsets (one split per row group) when they are strictly
+    ascending and below the file's size, else into ranges of `target` bytes. Each split
+    with its weight in bytes (its length plus the bytes of its delete files) and the files
+    it opens."""
+    path = str(file["file_path"])
+    size = int(file["file_size_in_bytes"])
+    deletes = int(file.get("delete_files_size", 0))
+    opened = 1 + len(file.get("delete_files", ()))
+    offsets = [int(o) for o in file.get("split_offsets") or ()]
+    valid = bool(offsets) and offsets[-1] < size and all(
+        a < b for a, b in zip(offsets, offsets[1:]))
+    if valid:
+        ends = offsets[1:] + [size]
+        ranges = [(start, end - start) for start, end in zip(offsets, ends)]
+    else:
+        ranges = [(start, min(target, size - start)) for start in range(0, max(size, 1), target)]
+    return [((path, start, length), length + deletes, opened) for start, length in ranges]
+
+
 def _pack(files: Sequence[Mapping[str, Any]], target: int, lookback: int,
-          open_cost: int) -> list[tuple[str, ...]]:
-    """Files packed into tasks as iceberg-java's Spark reader packs them
-    (TableScanUtil.planTaskGroups with BinPacking's PackingIterable): a file weighs its
-    size or its open cost per file opened, whichever is more; it joins the first of the
-    open bins it fits in; when none has room a new bin opens, and past `lookback` open
-    bins the oldest is closed. A file is never split (iceberg-java also splits one larger
-    than `target` at its row groups)."""
-    bins: list[tuple[int, list[str]]] = []
-    closed: list[tuple[str, ...]] = []
+          open_cost: int) -> list[tuple[_Split, ...]]:
+    """Files split and packed into tasks as iceberg-java's Spark reader does
+    (TableScanUtil.planTaskGroups with BinPacking's PackingIterable, largest bin first):
+    each file is cut into splits (`_splits`); a split weighs its bytes or its open cost per
+    file opened, whichever is more; it joins the first open bin it fits in; when none
+    has room a new bin opens, and past `lookback` open bins the heaviest is closed (the
+    first of equals). Adjacent splits of one file in a bin merge into one range."""
+    bins: list[tuple[int, list[_Split]]] = []
+    closed: list[list[_Split]] = []
     for file in files:
-        weight = max(int(file["file_size_in_bytes"]),
-                     (1 + len(file.get("delete_files", ()))) * open_cost)
-        for k, (total, paths) in enumerate(bins):
-            if total + weight <= target:
-                bins[k] = (total + weight, paths + [str(file["file_path"])])
-                break
-        else:
-            bins.append((weight, [str(file["file_path"])]))
-            if len(bins) > lookback:
-                closed.append(tuple(bins.pop(0)[1]))
-    closed.extend(tuple(paths) for _, paths in bins)
-    return closed
+        for split, size, opened in _splits(file, target):
+            weight = max(size, opened * open_cost)
+            for k, (total, items) in enumerate(bins):
+                if total + weight <= target:
+                    bins[k] = (total + weight, items + [split])
+                    break
+            else:
+                bins.append((weight, [split]))
+                if len(bins) > lookback:
+                    heaviest = max(range(len(bins)), key=lambda k: (bins[k][0], -k))
+                    closed.append(bins.pop(heaviest)[1])
+    closed.extend(items for _, items in bins)
+    return [tuple(_merge(items)) for items in closed]
+
+
+def _merge(items: list[_Split]) -> list[_Split]:
+    """Adjacent splits of one file merged (iceberg-java's TableScanUtil.mergeTasks)."""
+    merged: list[_Split] = []
+    for path, start, length in items:
+        if merged:
+            last_path, last_start, last_length = merged[-1]
+            if last_path == path and last_start + last_length == start:
+                merged[-1] = (path, last_start, last_length + length)
+                continue
+        merged.append((path, start, length))
+    return merged
 
 
 class FloeReader(DataSourceReader):
-    """A batch read: the driver plans floe's file tasks (pruned by floe's filter) and
-    packs them into Spark partitions as iceberg-java's Spark reader does (``split-size``,
-    ``lookback``, ``file-open-cost`` options, or the table's ``read.split.*``); each
-    executor reads its files with floe's scan and yields Arrow batches. Every task reads
-    the snapshot the driver planned."""
+    """A batch read: the driver plans floe's file tasks (pruned by floe's filter), splits
+    them at their row groups and packs the splits into Spark partitions as iceberg-java's
+    Spark reader does (``split-size``, ``lookback``, ``file-open-cost`` options, or the
+    table's ``read.split.*``); each executor reads its splits with floe's scan and yields
+    Arrow batches. Every task reads the snapshot the driver planned."""
 
     def __init__(
         self, parsed: _Options, schema: StructType, parallelism: int | None = None
@@ -540,11 +581,12 @@ class FloeReader(DataSourceReader):
         return [_FilesPartition(group) for group in self._groups] or [_FilesPartition(())]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        paths = list(getattr(partition, "file_paths", ()))
-        if not paths or self._snapshot_id is None:
+        splits = list(getattr(partition, "splits", ()))
+        if not splits or self._snapshot_id is None:
             return
         table = self._parsed.target.load()
-        scan = _scan(table, self._parsed.read, files=paths, snapshot_id=self._snapshot_id)
+        scan = _scan(table, self._parsed.read, files=None, snapshot_id=self._snapshot_id,
+                     splits=splits)
         yield from scan.to_reader()
 
 

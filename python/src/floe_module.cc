@@ -413,9 +413,17 @@ class PyScan {
       file["record_count"] = task.file.record_count;
       file["file_size_in_bytes"] = task.file.file_size_in_bytes;
       file["spec_id"] = task.spec ? task.spec->spec_id() : 0;
+      file["split_offsets"] = task.file.split_offsets;
       std::vector<std::string> deletes;
-      for (const auto& entry : task.deletes) deletes.push_back(entry->file.file_path);
+      int64_t delete_bytes = 0;  // as iceberg-java's ScanTaskUtil.contentSizeInBytes
+      for (const auto& entry : task.deletes) {
+        deletes.push_back(entry->file.file_path);
+        delete_bytes += entry->file.file_format == FileFormat::kPuffin
+                            ? entry->file.content_size_in_bytes.value_or(0)
+                            : entry->file.file_size_in_bytes;
+      }
       file["delete_files"] = deletes;
+      file["delete_files_size"] = delete_bytes;
       out.append(file);
     }
     return out;
@@ -682,9 +690,13 @@ class PyTable {
 
   PyScan* Scan(const std::vector<std::string>& columns, const std::string& where,
                std::optional<int64_t> snapshot_id, std::optional<int64_t> as_of_ms,
-               std::optional<int64_t> limit, const std::vector<std::string>& files) {
+               std::optional<int64_t> limit, const std::vector<std::string>& files,
+               const std::vector<std::tuple<std::string, int64_t, int64_t>>& splits) {
     ScanOptions options;
     options.files = files;
+    for (const auto& [path, start, length] : splits) {
+      options.splits.push_back({path, start, length});
+    }
     options.columns = columns;
     options.filter = where;
     options.snapshot_id = snapshot_id;
@@ -1244,7 +1256,8 @@ NB_MODULE(_floe, m) {
       .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,
            "any_name"_a)
       .def("scan", &PyTable::Scan, "columns"_a, "where"_a, "snapshot_id"_a.none(),
-           "as_of_ms"_a.none(), "limit"_a.none(), "files"_a = std::vector<std::string>{})
+           "as_of_ms"_a.none(), "limit"_a.none(), "files"_a = std::vector<std::string>{},
+           "splits"_a = std::vector<std::tuple<std::string, int64_t, int64_t>>{})
       .def("plan_write", &PyTable::PlanWrite, "options"_a, "tasks"_a, "memory_limit"_a,
            "clustered"_a, "row_filter"_a = "")
       .def("new_committer", &PyTable::NewCommitter, "plan"_a, "operation"_a);

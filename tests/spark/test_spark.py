@@ -239,6 +239,51 @@ def test_spark_reads_a_floe_table_through_floes_scan(spark, catalog, warehouse, 
     assert sorted(filtered.column("id").to_pylist()) == list(range(10))
 
 
+def test_spark_reads_splits_of_large_files_as_sparks_iceberg_reader_splits_them(
+        spark, catalog, warehouse):
+    """Files of many row groups read in splits: floe's data source cuts each file at its
+    row groups (split_offsets) and packs the splits into as many Spark partitions as
+    Spark's Iceberg reader makes of the same table, for several split sizes, open costs
+    and files with deletion vectors; the rows read are the table's, each once."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("text", pa.string())])
+    table = catalog.create_table("db.splits", schema, properties={
+        "format-version": "3", "write.parquet.row-group-size-bytes": "65536",
+        "write.delete.mode": "merge-on-read"})
+    for start, count in ((0, 60000), (60000, 25000), (85000, 3000)):
+        ids = list(range(start, start + count))
+        table.append(pa.table({"id": ids, "text": [f"row {i} of the split test ü" * 2
+                                                   for i in ids]}, schema=schema))
+    files = table.scan().plan_files()
+    assert len(files) == 3 and max(len(f["split_offsets"]) for f in files) >= 8
+    def read():  # a reader of its own each time (a reader's options stay set)
+        return spark.read.format("floe").options(**_options(warehouse))
+
+    for deleted in (False, True):
+        if deleted:
+            spark.sql("DELETE FROM floe.db.splits WHERE id % 11 = 4")
+            assert any(f["delete_files"] for f in table.refresh().scan().plan_files())
+        # Settings whose packing does not depend on the order the files are planned in
+        # (Spark's Iceberg scan plans manifests in parallel): splits weighing their open
+        # cost, or everything in one bin.
+        settings = [("131072", "4194304"), ("1", "1"), ("134217728", "4194304"),
+                    ("20000000", "1000000")] + ([] if deleted else [("300000", "1")])
+        for size, cost in settings:
+            named = {"split-size": size, "file-open-cost": cost}
+            theirs = spark.read.options(**named).table("floe.db.splits")
+            ours = read().options(**named).load("db.splits")
+            assert ours.rdd.getNumPartitions() == theirs.rdd.getNumPartitions(), named
+            rows = ours.toArrow()
+            assert sorted(rows.column("id").to_pylist()) == \
+                [i for i in range(88000) if not (deleted and i % 11 == 4)], named
+        # The default (adaptive) split size too.
+        assert (read().load("db.splits").rdd.getNumPartitions() ==
+                spark.table("floe.db.splits").rdd.getNumPartitions())
+    assert spark.read.options(**{"split-size": "1"}).table(
+        "floe.db.splits").rdd.getNumPartitions() > 8  # files were split
+
+
 def _fail_in(partition: int, attempts: int):
     """A mapInArrow function that passes batches through, except in Spark partition
     `partition` on its first `attempts` attempts, where it raises after the first batch:

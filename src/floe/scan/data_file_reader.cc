@@ -595,7 +595,8 @@ struct RowGroupSelection {
 arrow::Result<RowGroupSelection> SelectRowGroups(
     const ParquetFileReader& reader,
     const std::vector<parquet::arrow::SchemaField>& fields, const Schema& projection,
-    const ExpressionPtr& filter, ScanStats* stats) {
+    const ExpressionPtr& filter, ScanStats* stats,
+    const std::optional<std::pair<int64_t, int64_t>>& range) {
   const auto& metadata = reader.metadata();
   RowGroupSelection selection;
   int64_t file_row = 0;
@@ -608,6 +609,17 @@ arrow::Result<RowGroupSelection> SelectRowGroups(
       auto row_group = metadata.RowGroup(g);
       const int64_t group_start = file_row;
       file_row += row_group->num_rows();
+      if (range && row_group->num_columns() > 0) {
+        // parquet-mr's midpoint rule: the row group's first byte (its first column's
+        // dictionary or data page) plus half its compressed bytes.
+        auto first = row_group->ColumnChunk(0);
+        int64_t start = first->data_page_offset();
+        if (first->has_dictionary_page() && first->dictionary_page_offset() > 0) {
+          start = std::min(start, first->dictionary_page_offset());
+        }
+        const int64_t midpoint = start + row_group->total_compressed_size() / 2;
+        if (midpoint < range->first || midpoint >= range->first + range->second) continue;
+      }
       if (filtering) {
         std::map<int, ColumnSummary> summaries;
         for (int id : filter_ids) {
@@ -646,7 +658,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
     std::shared_ptr<ScanStats> stats, std::shared_ptr<const FileDeletes> deletes,
-    std::optional<int64_t> data_sequence_number) {
+    std::optional<int64_t> data_sequence_number,
+    std::optional<std::pair<int64_t, int64_t>> range) {
   const std::string& location = file.file_path;
   const Schema& projection = *options.read_schema;
   ParquetReadOptions read_options;
@@ -691,7 +704,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
   }
   ARROW_ASSIGN_OR_RAISE(
       RowGroupSelection selection,
-      SelectRowGroups(*reader, fields, projection, options.filter, stats.get()));
+      SelectRowGroups(*reader, fields, projection, options.filter, stats.get(), range));
 
   std::vector<int> source_index(projection.fields().size(), -1);
   std::unique_ptr<arrow::RecordBatchReader> batches;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arrow/record_batch.h"
@@ -85,11 +86,16 @@ struct DataFileReadOptions {
 /// rewrite of rows that kept their lineage wrote them); a null is inherited: the file's
 /// first_row_id plus the row's position, and `data_sequence_number`, when the file has a
 /// first_row_id, and null otherwise.
+///
+/// `range` (start, length in bytes) reads only the row groups whose midpoint lies in
+/// [start, start + length), as parquet-mr's range filter reads a split of a file (so
+/// ranges cut at row-group starts, or anywhere, give each row group to exactly one).
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReadDataFile(
     const std::shared_ptr<FileIO>& io, const DataFile& file,
     const DataFileReadOptions& options, const PartitionSpec& spec,
     std::shared_ptr<ScanStats> stats,
     std::shared_ptr<const FileDeletes> deletes = nullptr,
-    std::optional<int64_t> data_sequence_number = std::nullopt);
+    std::optional<int64_t> data_sequence_number = std::nullopt,
+    std::optional<std::pair<int64_t, int64_t>> range = std::nullopt);
 
 }  // namespace floe

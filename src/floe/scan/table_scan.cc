@@ -51,7 +51,7 @@ class ChainedReader final : public arrow::RecordBatchReader {
                               deletes_.LoadShared(task.deletes, task.file.file_path));
         ARROW_ASSIGN_OR_RAISE(
             current_, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,
-                                   task.data_sequence_number));
+                                   task.data_sequence_number, task.range));
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(current_->ReadNext(&batch));
@@ -168,7 +168,7 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
     }
     ARROW_ASSIGN_OR_RAISE(
         auto opened, ReadDataFile(io_, task.file, options_, *task.spec, stats_, deletes,
-                                  task.data_sequence_number));
+                                  task.data_sequence_number, task.range));
     deletes.reset();
     arrow::RecordBatchReader* reader = opened.get();
     {
@@ -299,6 +299,15 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   }
   scan->schema_ = schema;
   scan->only_files_.insert(options.files.begin(), options.files.end());
+  for (const auto& split : options.splits) {
+    if (split.start < 0 || split.length <= 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "split of " + split.path + " at " + std::to_string(split.start) +
+                           " of " + std::to_string(split.length) +
+                           " bytes: the start must be 0 or more and the length positive");
+    }
+    scan->splits_[split.path].emplace_back(split.start, split.length);
+  }
   if (!options.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFilter(options.filter));
     ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *schema));
@@ -484,7 +493,9 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
                                     entry.sequence_number.value_or(0), spec});
         continue;
       }
-      if (!only_files_.empty() && !only_files_.contains(entry.data_file.file_path))
+      const auto split = splits_.find(entry.data_file.file_path);
+      const bool named = only_files_.contains(entry.data_file.file_path);
+      if ((!only_files_.empty() || !splits_.empty()) && !named && split == splits_.end())
         continue;
       if (pruner.filtering()) {
         if (!pruner.PartitionMightMatch(entry.data_file, *spec)) {
@@ -496,9 +507,16 @@ arrow::Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
           continue;
         }
       }
-      tasks.push_back(FileScanTask{
-          std::move(entry.data_file), spec, {}, entry.sequence_number.value_or(0)});
-      sequence_numbers.push_back(entry.sequence_number.value_or(0));
+      const int64_t sequence = entry.sequence_number.value_or(0);
+      if (split != splits_.end()) {
+        for (const auto& range : split->second) {
+          tasks.push_back(FileScanTask{entry.data_file, spec, {}, sequence, range});
+          sequence_numbers.push_back(sequence);
+        }
+        if (!named) continue;
+      }
+      tasks.push_back(FileScanTask{std::move(entry.data_file), spec, {}, sequence});
+      sequence_numbers.push_back(sequence);
     }
   }
   if (!deletes.empty()) {

@@ -38,6 +38,16 @@ struct ScanOptions {
   /// share of a scan planned elsewhere. Empty: every file. A path the snapshot does not
   /// hold is skipped, as a pruned file is.
   std::vector<std::string> files;
+  /// Plan (and read) only these byte ranges of data files of the snapshot (a path as
+  /// `files` names it, a start and a length): one task per range, reading the row groups
+  /// whose midpoint lies in it (ReadDataFile). How an engine's task reads its split of a
+  /// large file, as iceberg-java's split FileScanTasks. With `files`, both are planned.
+  struct FileSplit {
+    std::string path;
+    int64_t start = 0;
+    int64_t length = 0;
+  };
+  std::vector<FileSplit> splits;
   /// Decode the columns of each batch in parallel (Arrow's CPU thread pool), as pyarrow
   /// does by default. Rows come in the same order either way.
   bool use_threads = true;
@@ -60,6 +70,8 @@ struct FileScanTask {
   std::vector<std::shared_ptr<const DeleteFileEntry>> deletes;
   /// The file's data sequence number (its manifest entry's, inherited).
   int64_t data_sequence_number = 0;
+  /// A split of the file (start, length in bytes; ScanOptions::splits), or the whole.
+  std::optional<std::pair<int64_t, int64_t>> range;
 };
 
 /// Not thread-safe.
@@ -98,6 +110,8 @@ class TableScan {
   SchemaPtr schema_;       // the snapshot's schema
   SchemaPtr projection_;   // returned
   SchemaPtr read_schema_;  // decoded: the projection plus the filter's columns
+  // ScanOptions::splits by path.
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> splits_;
   // The partition field id of each field of `_partition`, when it is projected (its
   // fields carry other ids: see PartitionColumn in table_scan.cc).
   std::vector<int> partition_field_ids_;

@@ -313,5 +313,58 @@ TEST_F(MetadataColumnsTest, DeletedMarksTheRowsDeleteFilesDeleteInsteadOfDroppin
   }
 }
 
+// A file read in splits (ScanOptions::splits): each row group goes to the one split its
+// midpoint lies in, so splits cut at the split offsets, or anywhere, read every row once,
+// with its position in the file.
+TEST_F(MetadataColumnsTest, SplitsReadEachRowGroupOnceWithItsPositions) {
+  auto table = Create("id long not null, v long", "",
+                      {{"format-version", "2"},
+                       {"write.parquet.row-group-size-bytes", "1"},
+                       {"write.parquet.page-row-limit", "100"}});
+  Append(table, 0, 1000);
+  auto loaded = *Table::Load(catalog_, {{"db"}, name_});
+  auto tasks = *(*loaded->NewScan(ScanOptions{}))->PlanFiles();
+  ASSERT_EQ(tasks.size(), 1u);
+  const DataFile& file = tasks[0].file;
+  ASSERT_GE(file.split_offsets.size(), 5u);
+  const auto& offsets = file.split_offsets;
+  auto read = [&](std::vector<ScanOptions::FileSplit> splits) {
+    ScanOptions options;
+    options.columns = {"id", "_pos"};
+    options.splits = std::move(splits);
+    auto reader = *(*loaded->NewScan(options))->ToRecordBatchReader();
+    return *reader->ToTable();
+  };
+  // At the offsets: three splits, the middle one of two row groups.
+  const int64_t size = file.file_size_in_bytes;
+  auto parts = read({{file.file_path, offsets[0], offsets[1] - offsets[0]},
+                     {file.file_path, offsets[1], offsets[3] - offsets[1]},
+                     {file.file_path, offsets[3], size - offsets[3]}});
+  ASSERT_EQ(parts->num_rows(), 1000);
+  std::set<int64_t> ids;
+  for (int64_t row = 0; row < parts->num_rows(); ++row) {
+    const int64_t id = LongAt(*parts, "id", row);
+    EXPECT_EQ(LongAt(*parts, "_pos", row), id);
+    ids.insert(id);
+  }
+  EXPECT_EQ(ids.size(), 1000u);
+  // The middle split alone: its two row groups.
+  auto middle = read({{file.file_path, offsets[1], offsets[3] - offsets[1]}});
+  EXPECT_GT(middle->num_rows(), 0);
+  EXPECT_LT(middle->num_rows(), 1000);
+  EXPECT_EQ(LongAt(*middle, "_pos", 0), LongAt(*middle, "id", 0));
+  // Ranges of fixed size cut anywhere: still every row once.
+  std::vector<ScanOptions::FileSplit> fixed;
+  for (int64_t start = 0; start < size; start += 700)
+    fixed.push_back({file.file_path, start, 700});
+  EXPECT_EQ(read(fixed)->num_rows(), 1000);
+  // A bad range is an error naming the file.
+  ScanOptions bad;
+  bad.splits = {{file.file_path, -1, 10}};
+  auto refused = loaded->NewScan(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(file.file_path), std::string::npos);
+}
+
 }  // namespace
 }  // namespace floe
