@@ -1074,6 +1074,7 @@ arrow::Result<RowLevelResult> Table::RemoveDanglingDeletes() {
   }
   ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io(), *snapshot));
   std::map<std::string, int64_t> min_data_sequence;  // by OverwriteFiles::PartitionKey
+  std::optional<int64_t> oldest_data;                // over the whole table
   std::set<std::string> live_data;
   std::vector<ManifestEntry> deletes;
   for (const auto& manifest : manifests) {
@@ -1088,6 +1089,7 @@ arrow::Result<RowLevelResult> Table::RemoveDanglingDeletes() {
       auto [it, inserted] = min_data_sequence.emplace(
           OverwriteFiles::PartitionKey(entry.data_file), sequence);
       if (!inserted) it->second = std::min(it->second, sequence);
+      oldest_data = std::min(oldest_data.value_or(sequence), sequence);
       live_data.insert(entry.data_file.file_path);
     }
   }
@@ -1101,6 +1103,17 @@ arrow::Result<RowLevelResult> Table::RemoveDanglingDeletes() {
         oldest == min_data_sequence.end() ||
         (file.content == FileContent::kPositionDeletes && sequence < oldest->second) ||
         (file.content == FileContent::kEqualityDeletes && sequence <= oldest->second);
+    // An equality delete written with an unpartitioned spec applies to the data of every
+    // spec and partition (DeleteIndex): it is dangling only when no live data file is
+    // older. Spark's action looks only at its own (spec, partition) and would remove one
+    // that still deletes rows of files of a newer spec (a compaction into the new spec
+    // that raced it keeps its starting sequence number): floe keeps it.
+    if (file.content == FileContent::kEqualityDeletes) {
+      auto spec = metadata.SpecById(file.spec_id);
+      if (spec && spec->IsUnpartitioned()) {
+        dangling = !oldest_data || sequence <= *oldest_data;
+      }
+    }
     if (file.file_format == FileFormat::kPuffin && file.referenced_data_file &&
         !live_data.count(*file.referenced_data_file)) {
       dangling = true;

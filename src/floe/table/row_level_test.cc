@@ -16,6 +16,7 @@
 #include "arrow/api.h"
 #include "arrow/io/file.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/commit/overwrite_files.h"
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/arrow_schema.h"
@@ -791,6 +792,59 @@ TEST_F(RowLevelTest,
       Ids(),
       Expected([](int64_t id) { return id == 3 || id == 33 || id == 63 || id == 36; },
                600));
+}
+
+// Dangling delete files go (a position delete file of a partition without data files),
+// but an equality delete written with an unpartitioned spec applies to the data of every
+// spec: it stays while data of a newer spec is older than it, where Spark's action,
+// looking only at its own spec and partition, would remove it and bring rows back. The
+// files are described by hand (only manifests are read).
+TEST_F(RowLevelTest, RemoveDanglingDeletesKeepsAGlobalEqualityDeleteNewerSpecsNeed) {
+  FLOE_ASSIGN_OR_FAIL(auto fixture,
+                      testing::TableFixture::Make(directory_.path().string(),
+                                                  "id long not null, region string", "",
+                                                  {{"format-version", "2"}}));
+  FLOE_ASSERT_OK(fixture->Append({fixture->File("a.parquet", {}, 10, 0, 9)}).status());
+  // The table becomes partitioned by region (spec 1), as Spark's ADD PARTITION FIELD.
+  FLOE_ASSIGN_OR_FAIL(auto state, fixture->Load());
+  TableMetadata evolved = *state.metadata;
+  evolved.specs.push_back(
+      *PartitionSpec::Make(1, {{2, 1000, "region", Transform::Identity()}}));
+  evolved.default_spec_id = 1;
+  evolved.last_partition_id = 1000;
+  FLOE_ASSERT_OK(fixture->catalog()->CommitTable(fixture->id(), state, evolved).status());
+  DataFile eu = fixture->File("b.parquet", {}, 10, 10, 19);
+  eu.spec_id = 1;
+  eu.partition = {Value(std::string("eu"))};
+  FLOE_ASSERT_OK(fixture->Append({eu}).status());  // sequence 2
+  FLOE_ASSERT_OK(fixture->Remove({fixture->File("a.parquet", {}, 10).file_path})
+                     .status());  // 3: spec 0 holds no data any more
+  auto deletes = [&](const char* name, FileContent content) {
+    DataFile file = fixture->File(name, {}, 1);
+    file.content = content;
+    if (content == FileContent::kEqualityDeletes) file.equality_ids = {1};
+    return file;
+  };
+  FLOE_ASSIGN_OR_FAIL(state, fixture->Load());
+  OverwriteFiles row_delta(fixture->target());
+  row_delta.AddDeleteFile(deletes("eq.parquet", FileContent::kEqualityDeletes));
+  row_delta.AddDeleteFile(deletes("pos.parquet", FileContent::kPositionDeletes));
+  FLOE_ASSERT_OK(row_delta.Commit(state).status());  // 4, both of spec 0
+
+  FLOE_ASSIGN_OR_FAIL(auto table, Table::Load(fixture->catalog(), fixture->id()));
+  FLOE_ASSIGN_OR_FAIL(auto removed, table->RemoveDanglingDeletes());
+  EXPECT_TRUE(removed.committed);
+  EXPECT_EQ(removed.delete_files_removed, 1);
+  EXPECT_EQ(removed.commit.snapshot->summary.operation, "replace");
+  catalog_ = fixture->catalog();
+  std::vector<std::string> live;
+  for (const auto& file : LiveDeletes()) live.push_back(file.file_path);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_NE(live[0].find("eq.parquet"), std::string::npos);
+  // Nothing dangles now: nothing is committed.
+  FLOE_ASSIGN_OR_FAIL(auto again, Table::Load(fixture->catalog(), fixture->id()));
+  FLOE_ASSIGN_OR_FAIL(auto none, again->RemoveDanglingDeletes());
+  EXPECT_FALSE(none.committed);
 }
 
 }  // namespace
