@@ -883,6 +883,20 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     assert summaries[0] == summaries[1]
 
 
+def _merge_on_read_siblings(catalog, stem: str, version: int) -> tuple:
+    """Empty tables db.<stem>_floe and db.<stem>_spark of (id, region), partitioned by
+    region, of `version`, deleting merge-on-read: their names, floe Tables and schema."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string())])
+    names = (f"db.{stem}_floe", f"db.{stem}_spark")
+    tables = [catalog.create_table(name, schema, partition_by="region",
+                                   properties={"format-version": str(version),
+                                               "write.delete.mode": "merge-on-read"})
+              for name in names]
+    return names, tables, schema
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_remove_dangling_deletes_as_sparks_rewrite_data_files_does(spark, catalog, version):
     """Compaction with remove-dangling-deletes, by floe and by Spark's rewrite_data_files on
@@ -894,14 +908,7 @@ def test_remove_dangling_deletes_as_sparks_rewrite_data_files_does(spark, catalo
     region left alone keeps its own; on v3 the rewrite already dropped the vectors of the
     files it replaced, and neither makes a second snapshot. The same rows, live delete
     files, snapshots, summaries and data sequence numbers in both tables."""
-    catalog.create_namespace_if_not_exists("db")
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("region", pa.string())])
-    names = (f"db.dangling{version}_floe", f"db.dangling{version}_spark")
-    tables = [catalog.create_table(name, schema, partition_by="region",
-                                   properties={"format-version": str(version),
-                                               "write.delete.mode": "merge-on-read"})
-              for name in names]
+    names, tables, schema = _merge_on_read_siblings(catalog, f"dangling{version}", version)
     regions = ["eu", "us/west", "Zürich"]
     for start, count in ((0, 300), (300, 300), (600, 300)):
         ids = list(range(start, start + count))
@@ -967,14 +974,7 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
     which replaces the old one; a delete by partition removes the files (and on v3 their
     vectors) by metadata in both. The snapshot summaries agree (on v2 but for file sizes:
     Parquet's bytes are parquet-java's against Arrow's)."""
-    catalog.create_namespace_if_not_exists("db")
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("region", pa.string())])
-    names = (f"db.mor{version}_floe", f"db.mor{version}_spark")
-    tables = [catalog.create_table(name, schema, partition_by="region",
-                                   properties={"format-version": str(version),
-                                               "write.delete.mode": "merge-on-read"})
-              for name in names]
+    names, tables, schema = _merge_on_read_siblings(catalog, f"mor{version}", version)
     for start in (0, 900):
         ids = list(range(start, start + 900))
         data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
