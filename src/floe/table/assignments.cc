@@ -359,14 +359,21 @@ class ArrowArithmetic {
     return Refuse(std::string("'") + op + "' is not offered for column " + target_.name);
   }
 
+  // Java's widening conversions: an integer past 2^53 (2^24 for float) becomes the
+  // nearest double (float), as Spark's implicit casts do, never an error.
+  static arrow::compute::CastOptions Widening() {
+    auto options = arrow::compute::CastOptions::Safe();
+    options.allow_float_truncate = true;
+    return options;
+  }
+
   // `node` as double (Spark's implicit cast of an integer operand of a double one).
   static Evaluate AsDouble(Evaluate evaluate) {
     return [evaluate = std::move(evaluate)](
                const arrow::RecordBatch& batch) -> arrow::Result<arrow::Datum> {
       ARROW_ASSIGN_OR_RAISE(auto value, evaluate(batch));
       if (value.type()->id() == arrow::Type::DOUBLE) return value;
-      return arrow::compute::Cast(value, arrow::float64(),
-                                  arrow::compute::CastOptions::Safe());
+      return arrow::compute::Cast(value, arrow::float64(), Widening());
     };
   }
 
@@ -392,7 +399,7 @@ class ArrowArithmetic {
           ARROW_ASSIGN_OR_RAISE(auto column, ColumnOf(batch, id));
           arrow::Datum value(column);
           if (value.type()->Equals(*type)) return value;
-          return arrow::compute::Cast(value, type, arrow::compute::CastOptions::Safe());
+          return arrow::compute::Cast(value, type, Widening());
         }};
       }
       case 'n': {

@@ -185,6 +185,32 @@ TEST_F(AssignmentsTest, DecimalsAndIntegerDivisionAsSparkComputesThem) {
       << too_big.status().ToString();
 }
 
+// Integers past 2^53 widen to the nearest double, as Java's (double) does, instead of
+// failing: 2^53 + 1 reads as 2^53.
+TEST(AssignmentsWideningTest, LargeIntegersBecomeTheNearestDouble) {
+  auto schema = *ParseSchemaText("big long, ratio double");
+  arrow::Int64Builder big;
+  arrow::DoubleBuilder ratio;
+  ASSERT_TRUE(big.Append((int64_t{1} << 53) + 1).ok());
+  ASSERT_TRUE(ratio.Append(0.5).ok());
+  auto batch = arrow::RecordBatch::Make(*ToArrowSchema(*schema), 1,
+                                        {*big.Finish(), *ratio.Finish()});
+  for (const char* text : {"ratio = big * 1.0", "big = big / 1"}) {
+    auto assignments = ParseAssignments(text, *schema);
+    ASSERT_TRUE(assignments.ok()) << assignments.status().ToString();
+    auto value = (*assignments)[0].evaluate(*batch);
+    ASSERT_TRUE(value.ok()) << text << ": " << value.status().ToString();
+    auto scalar = *value->make_array()->GetScalar(0);
+    if (scalar->type->id() == arrow::Type::DOUBLE) {
+      EXPECT_EQ(static_cast<const arrow::DoubleScalar&>(*scalar).value,
+                9007199254740992.0);
+    } else {
+      EXPECT_EQ(static_cast<const arrow::Int64Scalar&>(*scalar).value,
+                int64_t{9007199254740992});
+    }
+  }
+}
+
 TEST_F(AssignmentsTest, RefusesWhatItCannotComputeExactly) {
   EXPECT_NE(Refused("qty = 1.5").find("1.5"), std::string::npos);
   EXPECT_NE(Refused("qty = price").find("cannot stand in arithmetic"), std::string::npos);
