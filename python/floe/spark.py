@@ -508,11 +508,15 @@ def _splits(file: Mapping[str, Any], target: int) -> list[tuple[_Split, int, int
     offsets = [int(o) for o in file.get("split_offsets") or ()]
     valid = bool(offsets) and offsets[-1] < size and all(
         a < b for a, b in zip(offsets, offsets[1:]))
+    if size <= 0:
+        # A size the manifest does not give: one split over the whole file, so that no row
+        # group is left unread, weighing what its open costs.
+        return [((path, 0, 1 << 62), deletes, opened)]
     if valid:
         ends = offsets[1:] + [size]
         ranges = [(start, end - start) for start, end in zip(offsets, ends)]
     else:
-        ranges = [(start, min(target, size - start)) for start in range(0, max(size, 1), target)]
+        ranges = [(start, min(target, size - start)) for start in range(0, size, target)]
     return [((path, start, length), length + deletes, opened) for start, length in ranges]
 
 
