@@ -1,5 +1,6 @@
 #include "floe/parquet/file_reader.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "arrow/array.h"
@@ -261,6 +262,16 @@ void SetBounds(const parquet::Statistics& statistics, ParquetLeafStats* stats) {
 }
 
 }  // namespace
+
+int64_t RowGroupStart(const parquet::RowGroupMetaData& row_group) {
+  if (row_group.num_columns() == 0) return 0;
+  auto first = row_group.ColumnChunk(0);
+  int64_t start = first->data_page_offset();
+  if (first->has_dictionary_page() && first->dictionary_page_offset() > 0) {
+    start = std::min(start, first->dictionary_page_offset());
+  }
+  return start;
+}
 
 std::optional<ParquetLeafStats> DecodeLeafStats(const parquet::ColumnChunkMetaData& chunk,
                                                 const parquet::ColumnDescriptor& column) {

@@ -23,6 +23,7 @@ namespace parquet {
 class ColumnChunkMetaData;
 class ColumnDescriptor;
 class FileMetaData;
+class RowGroupMetaData;
 namespace arrow {
 class FileReader;
 }
@@ -70,6 +71,12 @@ struct ParquetLeafStats {
 /// Reads the footer through Parquet's accessors, which throw on a corrupt footer.
 std::optional<ParquetLeafStats> DecodeLeafStats(const parquet::ColumnChunkMetaData& chunk,
                                                 const parquet::ColumnDescriptor& column);
+
+/// A row group's first byte, as parquet-mr's getStartingPos gives it: its first column's
+/// dictionary page when it has one, else that column's first data page. 0 for a row
+/// group without columns. Iceberg's split offsets are these, and a reader's range takes
+/// the row groups whose start plus half their compressed bytes lies in it.
+int64_t RowGroupStart(const parquet::RowGroupMetaData& row_group);
 
 /// A Parquet file opened for reading. Not thread-safe; the readers it returns must not
 /// outlive it.

@@ -610,14 +610,9 @@ arrow::Result<RowGroupSelection> SelectRowGroups(
       const int64_t group_start = file_row;
       file_row += row_group->num_rows();
       if (range && row_group->num_columns() > 0) {
-        // parquet-mr's midpoint rule: the row group's first byte (its first column's
-        // dictionary or data page) plus half its compressed bytes.
-        auto first = row_group->ColumnChunk(0);
-        int64_t start = first->data_page_offset();
-        if (first->has_dictionary_page() && first->dictionary_page_offset() > 0) {
-          start = std::min(start, first->dictionary_page_offset());
-        }
-        const int64_t midpoint = start + row_group->total_compressed_size() / 2;
+        // parquet-mr's midpoint rule.
+        const int64_t midpoint =
+            RowGroupStart(*row_group) + row_group->total_compressed_size() / 2;
         if (midpoint < range->first || midpoint >= range->first + range->second) continue;
       }
       if (filtering) {

@@ -86,6 +86,10 @@ bool Widens(const Type& from, const Type& to) {
   return IsInteger(from.id()) && IsFloating(to.id());
 }
 
+arrow::Status Refuse(const std::string& why) {
+  return MakeError(ErrorKind::kInvalidInput, why);
+}
+
 // An arithmetic expression as parsed, before it is typed for its target column.
 struct Ast {
   char op = 0;  // '+', '-', '*', '/', 'n' (negate), 'c' (column), '#' (number)
@@ -107,15 +111,11 @@ class ArithmeticParser {
     ARROW_ASSIGN_OR_RAISE(auto sum, ParseSum(0));
     SkipSpace();
     if (pos_ != text_.size())
-      return Fail("unexpected '" + std::string(text_.substr(pos_)) + "'");
+      return Refuse("unexpected '" + std::string(text_.substr(pos_)) + "'");
     return sum;
   }
 
  private:
-  static arrow::Status Fail(const std::string& why) {
-    return MakeError(ErrorKind::kInvalidInput, why);
-  }
-
   void SkipSpace() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) {
       ++pos_;
@@ -160,7 +160,7 @@ class ArithmeticParser {
   }
 
   arrow::Result<Ast> ParseUnary(int depth) {
-    if (depth > 64) return Fail("the expression nests too deeply");
+    if (depth > 64) return Refuse("the expression nests too deeply");
     if (Accept('-')) {
       ARROW_ASSIGN_OR_RAISE(auto operand, ParseUnary(depth + 1));
       Ast node;
@@ -170,18 +170,18 @@ class ArithmeticParser {
     }
     if (Accept('(')) {
       ARROW_ASSIGN_OR_RAISE(auto inner, ParseSum(depth + 1));
-      if (!Accept(')')) return Fail("expected ')'");
+      if (!Accept(')')) return Refuse("expected ')'");
       return inner;
     }
     SkipSpace();
-    if (pos_ >= text_.size()) return Fail("expected a column or a number");
+    if (pos_ >= text_.size()) return Refuse("expected a column or a number");
     const char c = text_[pos_];
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return ParseNumber();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '"' || c == '`') {
       return ParseColumn();
     }
-    return Fail(std::string("unexpected '") + c +
-                "' (only columns, numbers and + - * / ( ) combine)");
+    return Refuse(std::string("unexpected '") + c +
+                  "' (only columns, numbers and + - * / ( ) combine)");
   }
 
   arrow::Result<Ast> ParseNumber() {
@@ -204,7 +204,7 @@ class ArithmeticParser {
     if (quote == '"' || quote == '`') {
       ++pos_;
       while (true) {
-        if (pos_ >= text_.size()) return Fail("unterminated quoted column name");
+        if (pos_ >= text_.size()) return Refuse("unterminated quoted column name");
         if (text_[pos_] == quote) {
           if (pos_ + 1 < text_.size() && text_[pos_ + 1] == quote) {
             name += quote;
@@ -228,7 +228,7 @@ class ArithmeticParser {
     for (const auto& top : schema_.fields()) {
       if (top.name == name) node.column = &top;
     }
-    if (node.column == nullptr) return Fail("no top-level column " + name);
+    if (node.column == nullptr) return Refuse("no top-level column " + name);
     return node;
   }
 
@@ -236,10 +236,6 @@ class ArithmeticParser {
   const Schema& schema_;
   size_t pos_ = 0;
 };
-
-arrow::Status Refuse(const std::string& why) {
-  return MakeError(ErrorKind::kInvalidInput, why);
-}
 
 // The column `id` of `batch` (the rows as they were).
 arrow::Result<std::shared_ptr<arrow::Array>> ColumnOf(const arrow::RecordBatch& batch,
@@ -266,15 +262,9 @@ class ArrowArithmetic {
     ARROW_RETURN_NOT_OK(arrow::compute::Initialize());
     ARROW_ASSIGN_OR_RAISE(target_type_, ToArrowType(*target_.type));
     ARROW_ASSIGN_OR_RAISE(auto node, Node(ast));
-    if (!node.as_double || !IsInteger(target_.type->id())) {
-      return Evaluate(
-          [evaluate = std::move(node.evaluate), type = target_type_](
-              const arrow::RecordBatch& batch) -> arrow::Result<arrow::Datum> {
-            ARROW_ASSIGN_OR_RAISE(auto value, evaluate(batch));
-            if (value.type()->Equals(*type)) return value;
-            return arrow::compute::Cast(value, type, arrow::compute::CastOptions::Safe());
-          });
-    }
+    // Every operand is in the column's type, and so is the result, unless an integer
+    // column's `/` made it a double.
+    if (!node.as_double) return std::move(node.evaluate);
     const bool is_long = target_.type->id() == TypeId::kLong;
     return Evaluate([evaluate = std::move(node.evaluate), is_long](
                         const arrow::RecordBatch& batch) -> arrow::Result<arrow::Datum> {

@@ -6,6 +6,7 @@
 
 #include "arrow/array.h"
 #include "arrow/record_batch.h"
+#include "floe/parquet/file_reader.h"
 #include "floe/spec/value.h"
 #include "floe/util/error.h"
 #include "parquet/metadata.h"
@@ -189,14 +190,7 @@ std::map<int, Accumulated> AccumulateFooter(const parquet::FileMetaData& footer,
   for (int group = 0; group < footer.num_row_groups(); ++group) {
     auto row_group = footer.RowGroup(group);
     if (row_group->num_rows() == 0) continue;  // carries no values or statistics
-    if (row_group->num_columns() > 0) {
-      auto first = row_group->ColumnChunk(0);
-      int64_t offset =
-          first->has_dictionary_page() && first->dictionary_page_offset() > 0
-              ? std::min(first->dictionary_page_offset(), first->data_page_offset())
-              : first->data_page_offset();
-      split_offsets->push_back(offset);
-    }
+    if (row_group->num_columns() > 0) split_offsets->push_back(RowGroupStart(*row_group));
     for (int column = 0; column < row_group->num_columns(); ++column) {
       int field_id = parquet_schema->Column(column)->schema_node()->field_id();
       const NestedField* field = schema.FindField(field_id);
