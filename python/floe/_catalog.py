@@ -667,6 +667,39 @@ class Table:
             )
         )
 
+    def rewrite_position_deletes(
+        self,
+        where: str | None = None,
+        *,
+        min_input_files: int = 5,
+        rewrite_all: bool = False,
+        options: Mapping[str, str] | None = None,
+    ) -> RowLevelResult:
+        """Rewrites position delete files as Spark's ``rewrite_position_delete_files``
+        does (bin-pack), in the partitions `where` might select (all when None; only its
+        partition part applies). Per partition, the delete files under 75% or over 180%
+        of ``write.delete.target-file-size-bytes`` (64 MiB unless set, here or in
+        `options`) are rewritten together once there are ``min_input_files`` of them or
+        they hold more than the target; ``rewrite_all`` takes every one. Deletes of data
+        files no longer live are dropped; the rest are written one delete file per data
+        file: Parquet position delete files on format v2, deletion vectors on v3 (where
+        nothing is done once every position delete file is a vector). The new files take
+        the newest data sequence number of those they replace, in one "replace"
+        snapshot that fails if a concurrent commit removed one of them. Rows never
+        change; nothing to do commits nothing. ``delete_files_removed`` counts the files
+        rewritten (Spark's ``rewritten_delete_files_count``), ``delete_files`` those
+        written (``added_delete_files_count``)."""
+        if isinstance(min_input_files, bool) or not isinstance(min_input_files, int):
+            raise TypeError("min_input_files must be an int")
+        if not isinstance(rewrite_all, bool):
+            raise TypeError("rewrite_all must be a bool")
+        args = _write_args(options, 1, None)
+        return RowLevelResult._of(
+            self._table.rewrite_position_deletes(
+                _where(where, False), min_input_files, rewrite_all, args
+            )
+        )
+
     # Maintenance.
 
     def expire_snapshots(

@@ -86,11 +86,12 @@ class RowLevelResult(_Committed):
     #: Input rows of an upsert whose key no table row had (among ``rows``).
     rows_inserted: int = 0
     #: Delete files a merge-on-read delete, update or upsert wrote (one per data file it deleted from:
-    #: deletion vectors on format v3, position delete files on v2).
+    #: deletion vectors on format v3, position delete files on v2), or that
+    #: ``rewrite_position_deletes`` wrote.
     delete_files: int = 0
     #: Delete files a rewrite removed: the deletion vectors of the files it replaced, and
     #: with ``remove_dangling_deletes`` the dangling ones (Spark's
-    #: ``removed_delete_files_count``).
+    #: ``removed_delete_files_count``); the files ``rewrite_position_deletes`` replaced.
     delete_files_removed: int = 0
 
     @classmethod

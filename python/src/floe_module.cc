@@ -632,6 +632,16 @@ class PyTable {
     }));
   }
 
+  nb::dict RewritePositionDeletes(const std::string& where, int min_input_files,
+                                  bool rewrite_all, const WriteArgs& args) {
+    RewriteDeletesOptions options;
+    options.min_input_files = min_input_files;
+    options.rewrite_all = rewrite_all;
+    options.options = ToAppendOptions(args).options;
+    return RowLevelDict(
+        Locked([&] { return Unwrap(table_->RewritePositionDeletes(where, options)); }));
+  }
+
   nb::dict ExpireSnapshots(std::optional<int64_t> older_than_ms,
                            std::optional<int> retain_last,
                            const std::vector<int64_t>& snapshot_ids, bool clean_files,
@@ -1251,6 +1261,8 @@ NB_MODULE(_floe, m) {
            "insert_unmatched"_a, "args"_a)
       .def("rewrite", &PyTable::Rewrite, "where"_a, "min_input_files"_a, "args"_a,
            "remove_dangling_deletes"_a)
+      .def("rewrite_position_deletes", &PyTable::RewritePositionDeletes, "where"_a,
+           "min_input_files"_a, "rewrite_all"_a, "args"_a)
       .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
            "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)
       .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,

@@ -3,6 +3,7 @@
 Oracles: DuckDB evaluates the same filters over the expected rows; pyiceberg reads the table and
 its snapshot summaries."""
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -84,6 +85,57 @@ def test_deletes_match_duckdb_and_pyiceberg(floe, pyiceberg_catalog, tmp_path):
     snapshots = len(pyiceberg_catalog.load_table(TABLE).snapshots())
     assert "nothing committed" in floe.run("delete", TABLE, "--where", "id < 0").stdout
     assert len(pyiceberg_catalog.load_table(TABLE).snapshots()) == snapshots
+
+
+def test_rewrite_position_deletes_changes_no_row_and_deletes_no_file(floe, pyiceberg_catalog,
+                                                                     tmp_path):
+    """`floe rewrite --position-deletes` on a v2 table after merge-on-read deletes and a
+    compaction of two partitions: the position delete files of the compacted partitions
+    (deleting nothing now) are dropped and the rest rewritten one per data file; pyiceberg
+    and DuckDB read the same rows before and after; nothing on disk is removed or changed
+    (hashes); misused flags are refused before anything is read."""
+    expected = make_table(floe, tmp_path, ["format-version=2", "write.delete.mode=merge-on-read"])
+    for where in ["amount < 0", "id BETWEEN 100 AND 2500", "price IS NULL"]:
+        expected = duck(expected, f"SELECT * FROM t WHERE NOT coalesce({where}, false)")
+        floe.run("delete", TABLE, "--where", where)
+    floe.run("rewrite", TABLE, "--where", "region = 'r0' OR region = 'r3'", "--min-input-files", "2")
+    # The dangling deletes still count in total-position-deletes: rows only here.
+    assert not differences(sorted_by(expected, ["id"]), sorted_by(read_all(floe, tmp_path), ["id"]))
+    assert sorted(pyiceberg_catalog.load_table(TABLE).scan().to_arrow().column("id").to_pylist()) == \
+        sorted(expected.column("id").to_pylist())
+    data = floe.warehouse / "r" / "t" / "data"
+    before = {path: hashlib.sha256(open(path, "rb").read()).hexdigest()
+              for path in files_under(data)}
+
+    assert "--position-deletes" in floe.fail("rewrite", TABLE, "--rewrite-all")
+    assert "already drops" in floe.fail("rewrite", TABLE, "--position-deletes",
+                                        "--remove-dangling-deletes")
+    result = floe.run("rewrite", TABLE, "--position-deletes", "--rewrite-all")
+    assert "position delete files of r.t into" in result.stdout and "(replace)" in result.stdout
+    table = assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
+    summary = table.current_snapshot().summary
+    assert summary.operation.value == "replace"
+    removed = int(summary["removed-position-delete-files"])
+    added = int(summary.get("added-position-delete-files", 0))
+    assert f"rewrote {removed} position delete files of r.t into {added} " in result.stdout
+    assert removed > added > 0  # r0's and r3's are gone
+    after = {path: hashlib.sha256(open(path, "rb").read()).hexdigest()
+             for path in files_under(data)}
+    assert {path: after[path] for path in before} == before
+    new = set(after) - set(before)
+    assert len(new) == added and all(path.endswith("-deletes.parquet") for path in new)
+    assert not any("/region=r0/" in path or "/region=r3/" in path for path in new), new
+    # Every delete file left is one data file's.
+    files = table.inspect.files().to_pylist()
+    live_data = {f["file_path"] for f in files if f["content"] == 0}
+    for f in files:
+        if f["content"] == 1:
+            lower, upper = dict(f["lower_bounds"]), dict(f["upper_bounds"])
+            assert lower[2147483546] == upper[2147483546]
+            assert lower[2147483546].decode() in live_data
+    # No partition holds nine delete files: nothing to do.
+    assert "nothing committed" in floe.run("rewrite", TABLE, "--position-deletes",
+                                           "--min-input-files", "9").stdout
 
 
 def referenced_data_files(table):

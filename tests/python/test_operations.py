@@ -224,6 +224,36 @@ def test_rewrite_expire_and_remove_orphans(events, pyiceberg_catalog, warehouse)
     assert ids_of(theirs(pyiceberg_catalog)) == before_rows
 
 
+def test_rewrite_position_deletes(catalog, pyiceberg_catalog):
+    """rewrite_position_deletes on a v2 merge-on-read table: the delete files of the
+    compacted "eu" partition go, the others are rewritten one per data file (``delete_files``
+    of them); pyiceberg reads the same rows; bad arguments are refused."""
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.mor", SCHEMA, partition_by="region",
+                                 properties={"format-version": "2",
+                                             "write.delete.mode": "merge-on-read"})
+    for start in (0, 800, 1600):
+        table.append(rows(start, 800))
+    table.delete("price < 100 OR id BETWEEN 1000 AND 1100 OR id > 2300")
+    table.rewrite(where="region = 'eu'", min_input_files=2)
+    before = ids_of(theirs(pyiceberg_catalog, "db.mor"))
+    with pytest.raises(TypeError):
+        table.rewrite_position_deletes(min_input_files="2")
+    with pytest.raises(TypeError):
+        table.rewrite_position_deletes(rewrite_all=1)
+    assert not table.rewrite_position_deletes().committed  # three files a partition
+    result = table.rewrite_position_deletes(min_input_files=3,
+                                            options={"write.delete.parquet.compression-codec":
+                                                     "snappy"})
+    assert isinstance(result, floe.RowLevelResult)
+    assert result.committed and result.commit.operation == "replace"
+    assert result.delete_files_removed == 24 and result.delete_files == 21
+    assert ids_of(theirs(pyiceberg_catalog, "db.mor")) == before
+    summary = table.current_snapshot().summary
+    assert summary["removed-position-delete-files"] == "24"
+    assert summary["added-position-delete-files"] == "21"
+
+
 def test_scan_options(events, pyiceberg_catalog):
     first = events.current_snapshot().snapshot_id
     events.append(rows(5000, 16))

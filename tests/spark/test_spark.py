@@ -963,6 +963,100 @@ def test_remove_dangling_deletes_as_sparks_rewrite_data_files_does(spark, catalo
             {k: snapshots[1][-back].summary.get(k) for k in keys}, back
 
 
+@pytest.mark.parametrize("upgrade", [False, True])
+def test_rewrite_position_deletes_as_sparks_rewrite_position_delete_files_does(
+        spark, catalog, upgrade):
+    """floe's rewrite_position_deletes and Spark's rewrite_position_delete_files on sibling
+    v2 tables of the same files and the same Spark-written deletes: three data files in
+    each of "eu" and "us/west", one in "Zürich"; every file gets a position delete file
+    from Spark's merge-on-read DELETE, then Spark's rewrite_data_files compacts "eu", whose
+    three delete files now delete nothing. With min-input-files 2, both rewrite the delete
+    files of "eu" (dropping them: no output) and of "us/west" (one new file per data
+    file, with the newest data sequence number of those replaced) and leave "Zürich"'s
+    single file. With `upgrade`, the tables go to format v3 first (Spark's ALTER TABLE)
+    and a DELETE replaces one "us/west" position delete file with a deletion vector: the
+    rewrite turns the partition's files into one deletion vector per data file. The same rows, live delete files (kind, rows, target,
+    partition, blob size), delete sequence numbers, result counts and summaries."""
+    stem = "rewdel3" if upgrade else "rewdel2"
+    names, tables, schema = _merge_on_read_siblings(catalog, stem, 2)
+    regions = ["eu", "us/west", "Zürich"]
+    for start in (0, 300, 600):
+        ids = list(range(start, start + 300))
+        region_count = 3 if start == 0 else 2  # Zürich only in the first append
+        data = pa.table({"id": ids, "region": [regions[i % region_count] for i in ids]},
+                        schema=schema)
+        for table in tables:
+            table.append(data)
+    for name in names:
+        spark.sql(f"DELETE FROM floe.{name} WHERE id % 10 = 6 OR id % 10 = 7")
+        spark.sql(f"CALL floe.system.rewrite_data_files(table => '{name}', "
+                  "where => 'region = \"eu\"', options => map('min-input-files', '2'))")
+        if upgrade:
+            spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES ('format-version' = '3')")
+            spark.sql(f"DELETE FROM floe.{name} WHERE id IN (1, 4, 10, 13)")
+
+    result = tables[0].refresh().rewrite_position_deletes(min_input_files=2)
+    theirs = spark.sql(f"CALL floe.system.rewrite_position_delete_files(table => "
+                       f"'{names[1]}', options => map('min-input-files', '2'))").collect()[0]
+    assert result.committed
+    assert result.delete_files_removed == theirs.rewritten_delete_files_count > 0
+    assert result.delete_files == theirs.added_delete_files_count > 0
+
+    def rows(name):
+        return spark.sql(f"SELECT id, region FROM floe.{name}").toArrow()
+
+    def data_file_names(name):  # data file path -> what it holds (the paths differ)
+        return {r.file_path: (r.record_count, bytes(r.lower_bounds[1]))
+                for r in spark.sql(f"SELECT file_path, record_count, lower_bounds "
+                                   f"FROM floe.{name}.data_files").collect()}
+
+    def live_deletes(name):
+        targets = data_file_names(name)
+        described = []
+        for r in spark.sql(f"SELECT * FROM floe.{name}.delete_files").collect():
+            if r.file_format == "PUFFIN":
+                target = r.referenced_data_file
+                size = r.content_size_in_bytes
+            else:
+                target = bytes(r.lower_bounds[2147483546]).decode()
+                assert bytes(r.upper_bounds[2147483546]).decode() == target
+                size = None
+            described.append((r.content, r.file_format, r.record_count,
+                              r.partition.region, targets.get(target), size))
+        return sorted(described, key=repr)
+
+    def delete_sequences(name):
+        return sorted((r.sequence_number, r.region) for r in spark.sql(
+            f"SELECT sequence_number, data_file.partition.region AS region "
+            f"FROM floe.{name}.entries WHERE status < 2 AND data_file.content = 1"
+        ).collect())
+
+    assert _same_rows(rows(names[1]), rows(names[0])) == []
+    deleted = {1, 4, 10, 13} if upgrade else set()
+    assert sorted(rows(names[0]).column("id").to_pylist()) == \
+        [i for i in range(900) if i % 10 not in (6, 7) and i not in deleted]
+    assert live_deletes(names[0]) == live_deletes(names[1])
+    described = live_deletes(names[0])
+    # "eu"'s deletes are gone; "Zürich" keeps its one Parquet file; "us/west" holds one
+    # delete file per data file (vectors after the upgrade).
+    assert {d[3] for d in described} == {"us/west", "Zürich"}
+    west = [d for d in described if d[3] == "us/west"]
+    assert len(west) == len({d[4] for d in west}) == 3
+    assert {d[1] for d in west} == ({"PUFFIN"} if upgrade else {"PARQUET"})
+    assert delete_sequences(names[0]) == delete_sequences(names[1])
+    snapshots = [t.refresh().snapshots() for t in tables]
+    assert [s.operation for s in snapshots[0]] == [s.operation for s in snapshots[1]]
+    keys = ("operation", "added-delete-files", "removed-delete-files",
+            "added-position-delete-files", "removed-position-delete-files",
+            "added-position-deletes", "removed-position-deletes", "added-dvs",
+            "removed-dvs", "total-delete-files", "total-position-deletes",
+            "total-records", "total-data-files", "changed-partition-count")
+    assert {k: snapshots[0][-1].summary.get(k) for k in keys} == \
+        {k: snapshots[1][-1].summary.get(k) for k in keys}
+    # Nothing left to rewrite under the defaults (at most two files a partition).
+    assert not tables[0].refresh().rewrite_position_deletes().committed
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, catalog, version):
     """A merge-on-read DELETE, by floe and by Spark on sibling tables of the same files

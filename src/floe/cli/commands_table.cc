@@ -633,6 +633,17 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                     "After a rewrite that commits, remove the delete files that can "
                     "delete nothing any more (as Spark's remove-dangling-deletes "
                     "option), in a second snapshot");
+  auto position_deletes = std::make_shared<bool>(false);
+  command->add_flag(
+      "--position-deletes", *position_deletes,
+      "Rewrite position delete files instead of data files, as Spark's "
+      "rewrite_position_delete_files: per partition, dropping deletes of files no "
+      "longer live; on format v3 into deletion vectors. Sized by --option "
+      "write.delete.target-file-size-bytes=N (default 64 MiB)");
+  auto rewrite_all = std::make_shared<bool>(false);
+  command->add_flag("--rewrite-all", *rewrite_all,
+                    "With --position-deletes: every delete file of the partitions "
+                    "selected, whatever its size or count (Spark's rewrite-all)");
 
   OnRun(command, context, [=]() -> arrow::Status {
     std::optional<CatalogDeltaTable> delta_table;
@@ -640,10 +651,12 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
       ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
     }
     if (IsTablePath(*table) || delta_table) {
-      if (!options->empty() || min_input->count() > 0 || *remove_dangling) {
+      if (!options->empty() || min_input->count() > 0 || *remove_dangling ||
+          *position_deletes || *rewrite_all) {
         return MakeError(ErrorKind::kInvalidInput,
-                         "--option, --min-input-files and --remove-dangling-deletes do "
-                         "not apply to a Delta table (" +
+                         "--option, --min-input-files, --remove-dangling-deletes, "
+                         "--position-deletes and --rewrite-all do not apply to a Delta "
+                         "table (" +
                              *table + "); --min-file-size and --max-file-size do");
       }
       StorageProperties storage;
@@ -659,10 +672,39 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                        "tables; an Iceberg table's rewrite takes "
                        "--option write.target-file-size-bytes=N");
     }
+    if (*rewrite_all && !*position_deletes) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--rewrite-all applies to a rewrite of position delete files "
+                       "(--position-deletes)");
+    }
+    if (*position_deletes && *remove_dangling) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--remove-dangling-deletes follows a rewrite of data files; a "
+                       "rewrite of position delete files (--position-deletes) already "
+                       "drops the deletes of files no longer live");
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
+    if (*position_deletes) {
+      RewriteDeletesOptions rewrite;
+      rewrite.min_input_files = *min_input_files;
+      rewrite.rewrite_all = *rewrite_all;
+      rewrite.options = write.options;
+      ARROW_ASSIGN_OR_RAISE(auto result, loaded->RewritePositionDeletes(*where, rewrite));
+      if (!result.committed) {
+        std::cout << "no position delete file of " << id.ToString()
+                  << " needs rewriting; nothing committed\n";
+        return arrow::Status::OK();
+      }
+      std::cout << "rewrote " << result.delete_files_removed
+                << " position delete files of " << id.ToString() << " into "
+                << result.delete_files_written
+                << CommittedAs(result.commit,
+                               Printable(result.commit.snapshot->summary.operation));
+      return arrow::Status::OK();
+    }
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Rewrite(*where, *min_input_files, write));
     if (!result.committed) {
       std::cout << "no file group of " << id.ToString()

@@ -274,7 +274,11 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         WriteAddedManifests(base, added_, ManifestContent::kData, sequence));
     ARROW_ASSIGN_OR_RAISE(
         auto delete_manifests,
-        WriteAddedManifests(base, added_deletes_, ManifestContent::kDeletes));
+        WriteAddedManifests(
+            base, added_deletes_, ManifestContent::kDeletes,
+            base.format_version >= 2
+                ? added_delete_sequences_
+                : std::vector<std::optional<int64_t>>(added_deletes_.size())));
     for (auto& manifest : delete_manifests)
       new_manifests_->push_back(std::move(manifest));
   }

@@ -32,8 +32,15 @@ class OverwriteFiles final : public SnapshotProducer {
   /// delete").
   void DeleteFile(const std::string& path) { to_delete_.insert(path); }
   /// A delete file to add (a deletion vector or position delete file of a merge-on-read
-  /// delete; iceberg-java's RowDelta.addDeletes).
-  void AddDeleteFile(DataFile file) { added_deletes_.push_back(std::move(file)); }
+  /// delete; iceberg-java's RowDelta.addDeletes). With `data_sequence_number` (format v2
+  /// and later) its entry takes that number instead of the commit's, as iceberg-java's
+  /// RewriteFiles.addFile(deleteFile, dataSequenceNumber) gives a rewritten delete file
+  /// the newest number of the files it replaces.
+  void AddDeleteFile(DataFile file,
+                     std::optional<int64_t> data_sequence_number = std::nullopt) {
+    added_deletes_.push_back(std::move(file));
+    added_delete_sequences_.push_back(data_sequence_number);
+  }
   /// A delete file to remove: a deletion vector the commit replaces with a merged one.
   /// It must still be live when the commit applies (else ValidationFailed: a concurrent
   /// commit removed or replaced it).
@@ -140,6 +147,7 @@ class OverwriteFiles final : public SnapshotProducer {
   std::vector<DataFile> added_;
   std::set<std::string> to_delete_;
   std::vector<DataFile> added_deletes_;
+  std::vector<std::optional<int64_t>> added_delete_sequences_;  ///< One per added delete.
   std::set<std::string> deletes_to_remove_;
   std::set<std::string> delete_partitions_;  ///< PartitionKey of each.
   std::set<std::string> referenced_;

@@ -72,12 +72,26 @@ arrow::Result<ManifestFile> SnapshotProducer::WriteManifest(
 arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
     const TableMetadata& base, const std::vector<DataFile>& files,
     ManifestContent content, std::optional<int64_t> data_sequence_number) {
+  return WriteAddedManifests(
+      base, files, content,
+      std::vector<std::optional<int64_t>>(files.size(), data_sequence_number));
+}
+
+arrow::Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
+    const TableMetadata& base, const std::vector<DataFile>& files,
+    ManifestContent content,
+    const std::vector<std::optional<int64_t>>& data_sequence_numbers) {
+  if (data_sequence_numbers.size() != files.size()) {
+    return arrow::Status::Invalid("WriteAddedManifests: ", files.size(), " files but ",
+                                  data_sequence_numbers.size(), " sequence numbers");
+  }
   std::map<int, std::vector<ManifestEntry>> by_spec;
-  for (const auto& file : files) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const DataFile& file = files[i];
     ManifestEntry entry;
     entry.status = EntryStatus::kAdded;
     entry.snapshot_id = snapshot_id_;
-    entry.sequence_number = data_sequence_number;
+    entry.sequence_number = data_sequence_numbers[i];
     entry.data_file = file;
     by_spec[file.spec_id].push_back(std::move(entry));
   }

@@ -117,6 +117,12 @@ class SnapshotProducer {
       const TableMetadata& base, const std::vector<DataFile>& files,
       ManifestContent content = ManifestContent::kData,
       std::optional<int64_t> data_sequence_number = std::nullopt);
+  /// As above, with the data sequence number of each file (`data_sequence_numbers[i]`
+  /// for `files[i]`; nullopt inherits).
+  arrow::Result<std::vector<ManifestFile>> WriteAddedManifests(
+      const TableMetadata& base, const std::vector<DataFile>& files,
+      ManifestContent content,
+      const std::vector<std::optional<int64_t>>& data_sequence_numbers);
   /// Reads the manifests of a snapshot's manifest list.
   arrow::Result<std::vector<ManifestFile>> ManifestsOf(const Snapshot& snapshot);
   /// True for operations that merge manifests as iceberg-java's MergingSnapshotProducer

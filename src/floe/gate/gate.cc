@@ -307,6 +307,9 @@ GateResult CheckWrite(const TableMetadata& metadata, const PropertyMap& options)
 
 namespace {
 
+void CheckDeleteFiles(const TableMetadata& metadata, const PropertyMap& effective,
+                      std::vector<std::string>* reasons);
+
 // The rules for a row-level operation whose mode property (write.delete.mode,
 // write.update.mode, write.merge.mode) is `mode_key`: merge-on-read writes delete
 // files, which format v1 cannot hold and which floe writes only as iceberg-java's
@@ -324,8 +327,16 @@ void CheckMode(const TableMetadata& metadata, const PropertyMap& effective,
     reasons->push_back("property " + key +
                        " asks for delete files (merge-on-read), which format v1 tables "
                        "cannot hold");
-  } else if (metadata.format_version == 2) {
-    // floe writes Parquet position delete files, one per data file.
+  } else {
+    CheckDeleteFiles(metadata, effective, reasons);
+  }
+}
+
+// Delete files floe writes on `metadata`'s table: deletion vectors on v3; on v2, Parquet
+// position delete files, one per data file.
+void CheckDeleteFiles(const TableMetadata& metadata, const PropertyMap& effective,
+                      std::vector<std::string>* reasons) {
+  if (metadata.format_version == 2) {
     auto granularity = effective.find("write.delete.granularity");
     if (granularity != effective.end() && AsciiLower(granularity->second) != "file") {
       reasons->push_back(
@@ -360,6 +371,9 @@ GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& opt
       CheckMode(metadata, effective, properties::kMergeMode, &result.reasons);
       break;
     case RowRewrite::kCompaction:
+      break;
+    case RowRewrite::kPositionDeletes:
+      CheckDeleteFiles(metadata, effective, &result.reasons);
       break;
   }
   std::sort(result.reasons.begin(), result.reasons.end());

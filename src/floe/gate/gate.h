@@ -30,16 +30,19 @@ enum class RowRewrite {
   kCompaction,  ///< `floe rewrite`.
   kUpdate,      ///< An update (by copy-on-write or merge-on-read, write.update.mode).
   kMerge,       ///< An upsert (by copy-on-write or merge-on-read, write.merge.mode).
+  /// `floe rewrite --position-deletes`: position delete files written anew (v2) or as
+  /// deletion vectors (v3).
+  kPositionDeletes,
 };
 
 /// CheckWrite, plus the rules a rewrite of existing rows must meet to be what
 /// iceberg-java would write: under the operation's mode property (write.delete.mode,
 /// write.update.mode, write.merge.mode) merge-on-read on format v1 (no delete files),
 /// or with delete files floe does not write (partition granularity, not Parquet), and
-/// an unknown mode are declined. (On format v3 the rewritten rows keep their `_row_id`
-/// and
-/// `_last_updated_sequence_number`, written into the new files as iceberg-java writes
-/// them: WritePlanOptions::row_lineage.)
+/// an unknown mode are declined; so are such delete files for kPositionDeletes. (On
+/// format v3 the rewritten rows keep their `_row_id` and `_last_updated_sequence_number`,
+/// written into the new files as iceberg-java writes them:
+/// WritePlanOptions::row_lineage.)
 GateResult CheckRowRewrite(const TableMetadata& metadata, const PropertyMap& options,
                            RowRewrite kind);
 

@@ -115,6 +115,24 @@ arrow::Result<FileDeletes> DeleteLoader::Load(
 }
 
 arrow::Result<std::shared_ptr<const DeleteLoader::PositionsByFile>>
+DeleteLoader::Positions(const DeleteFileEntry& entry) {
+  if (entry.file.content != FileContent::kPositionDeletes) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     entry.file.file_path + " is not a position delete file");
+  }
+  if (entry.file.file_format != FileFormat::kPuffin) return PositionFile(entry);
+  if (!entry.file.referenced_data_file) {
+    return MakeError(ErrorKind::kInvalidMetadata, "the deletion vector in Puffin file " +
+                                                      entry.file.file_path +
+                                                      " names no referenced_data_file");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto positions, DeletionVector(entry));
+  auto by_file = std::make_shared<PositionsByFile>();
+  (*by_file)[*entry.file.referenced_data_file] = std::move(positions);
+  return by_file;
+}
+
+arrow::Result<std::shared_ptr<const DeleteLoader::PositionsByFile>>
 DeleteLoader::PositionFile(const DeleteFileEntry& entry) {
   const std::string& location = entry.file.file_path;
   if (auto cached = position_files_.find(location); cached != position_files_.end())

@@ -62,8 +62,15 @@ class DeleteLoader {
       const std::vector<std::shared_ptr<const DeleteFileEntry>>& deletes,
       const std::string& data_path);
 
- private:
+  /// Row positions by data file path.
   using PositionsByFile = std::map<std::string, std::vector<int64_t>>;
+  /// Everything the position delete file or deletion vector `entry` deletes: a Parquet
+  /// file's rows by their file_path (positions in the file's order), or a vector's
+  /// positions (sorted) under its referenced_data_file. Anything else is InvalidInput.
+  arrow::Result<std::shared_ptr<const PositionsByFile>> Positions(
+      const DeleteFileEntry& entry);
+
+ private:
   arrow::Result<std::shared_ptr<const PositionsByFile>> PositionFile(
       const DeleteFileEntry& entry);
   arrow::Result<std::vector<int64_t>> DeletionVector(const DeleteFileEntry& entry);

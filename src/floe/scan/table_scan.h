@@ -97,6 +97,11 @@ class TableScan {
   /// tuple and column metrics. Each carries the delete files that apply to it (position
   /// deletes, equality deletes, deletion vectors; iceberg-java's matching rules).
   arrow::Result<std::vector<FileScanTask>> PlanFiles();
+  /// The live position delete files of the snapshot (Parquet files and deletion vectors)
+  /// whose partition might hold rows matching the filter, in manifest order: the files
+  /// iceberg-java's position_deletes metadata table plans under a base-table filter
+  /// (only the filter's partition projection applies; their metrics are not read).
+  arrow::Result<std::vector<DeleteFileEntry>> PlanPositionDeleteFiles();
   /// The rows of every planned file, file after file (the next files read ahead, see
   /// ScanOptions::files_ahead).
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ToRecordBatchReader();

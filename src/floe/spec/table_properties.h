@@ -51,6 +51,10 @@ namespace properties {
 inline constexpr StringProperty kDefaultFileFormat{"write.format.default", "parquet"};
 inline constexpr IntProperty kTargetFileSizeBytes{"write.target-file-size-bytes",
                                                   536870912, false};
+/// What a rewrite of position delete files aims each new file at (iceberg-java's
+/// DELETE_TARGET_FILE_SIZE_BYTES).
+inline constexpr IntProperty kDeleteTargetFileSizeBytes{
+    "write.delete.target-file-size-bytes", 67108864, false};
 inline constexpr StringProperty kDataPath{"write.data.path", ""};
 inline constexpr StringProperty kMetadataPath{"write.metadata.path", ""};
 inline constexpr BoolProperty kObjectStorageEnabled{"write.object-storage.enabled",

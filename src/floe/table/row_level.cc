@@ -23,19 +23,16 @@
 #include "floe/scan/delete_files.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/arrow_value.h"
-#include "floe/spec/location_provider.h"
 #include "floe/spec/metadata_columns.h"
 #include "floe/table/assignments.h"
+#include "floe/table/delete_file_writing.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
-#include "floe/util/uuid.h"
 #include "floe/write/batch_conformer.h"
-#include "floe/write/deletion_vector_writer.h"
-#include "floe/write/position_delete_writer.h"
 
 namespace floe {
 namespace {
@@ -409,29 +406,21 @@ std::vector<int64_t> MergedPositions(const FileMatch& match) {
   return merged;
 }
 
-// Deletes what a merge-on-read operation wrote (its commit failed).
-void DeleteWritten(FileIO& io, const std::vector<std::string>& written) {
-  for (const auto& location : written) {
-    DeleteBestEffort(io, location, "delete file", "after a failed commit");
-  }
-}
-
-// A merge-on-read operation's delete files, as iceberg-java's Spark writer writes them:
-// for each of `matches` (with positions) one deletion vector (format v3, all in one
-// Puffin file at the data location's top) or one Parquet position delete file in the
-// data file's partition folder (v2), holding the matched positions merged with what the
-// file's delete files delete. `overwrite` adds them, removes the file-scoped deletes they
-// replace, and will fail if a data file they name is gone. Returns the locations
-// written: the caller deletes them if its commit fails (except when its state is
-// unknown). On failure nothing it wrote is left. `properties`: the table's, overlaid with
-// the operation's options.
+// A merge-on-read operation's delete files, as iceberg-java's Spark writer writes them
+// (WriteDeletes): for each of `matches` (with positions) one deletion vector or position
+// delete file holding the matched positions merged with what the file's delete files
+// delete. `overwrite` adds them, removes the file-scoped deletes they replace, and will
+// fail if a data file they name is gone. Returns the locations written: the caller
+// deletes them if its commit fails (except when its state is unknown). On failure
+// nothing it wrote is left. `properties`: the table's, overlaid with the operation's
+// options.
 arrow::Result<std::vector<std::string>> WriteDeleteFiles(
     const Table& table, const std::vector<FileMatch>& matches,
     const PropertyMap& properties, OverwriteFiles* overwrite) {
   std::set<std::string> referenced;
-  std::vector<std::vector<int64_t>> positions;
+  std::vector<DeleteTarget> targets;
   for (const auto& match : matches) {
-    positions.push_back(MergedPositions(match));
+    targets.push_back({&match.task.file, match.task.spec, MergedPositions(match)});
     referenced.insert(match.task.file.file_path);
     // The file-scoped deletes merged into the new one go (iceberg-java's
     // rewrittenDeleteFiles); a partition-scoped position delete file stays.
@@ -441,91 +430,10 @@ arrow::Result<std::vector<std::string>> WriteDeleteFiles(
       }
     }
   }
-  // Named as a write task names its files ("-deletes" added, as iceberg-java adds it).
-  const std::string operation_id = Uuid::Random(table.commit_target().env).ToString();
-  auto file_name = [&](size_t count, const char* extension) {
-    char name[128];
-    std::snprintf(name, sizeof(name), "00000-0-%s-%05zu-deletes.%s", operation_id.c_str(),
-                  count, extension);
-    return std::string(name);
-  };
-  const LocationProvider locations(table.metadata()->location, properties);
-  std::vector<DataFile> delete_files;
-  std::vector<std::string> written;  // deleted again if the commit fails
-  auto delete_written = [&]() { DeleteWritten(*table.io(), written); };
-  // Checked after each file written: a cancelled operation leaves none of them.
-  auto cancelled = [&]() -> arrow::Status {
-    if (!CancelRequested()) return arrow::Status::OK();
-    delete_written();
-    return MakeError(ErrorKind::kCancelled,
-                     "writing the delete files of " + table.id().ToString() +
-                         " was cancelled; nothing was committed and the delete files "
-                         "it wrote were deleted");
-  };
-  if (table.metadata()->format_version >= 3) {
-    // One Puffin file for the whole delete, at the data location's top, as iceberg-java's
-    // DV writer places it.
-    std::vector<DeletionVectorInput> vectors;
-    for (size_t i = 0; i < matches.size(); ++i) {
-      vectors.push_back({matches[i].task.file.file_path, std::move(positions[i])});
-    }
-    ARROW_ASSIGN_OR_RAISE(
-        auto puffin,
-        WriteDeletionVectors(*table.io(),
-                             locations.NewDataLocation("", file_name(1, "puffin")),
-                             vectors, "floe version " FLOE_VERSION));
-    written.push_back(puffin.location);
-    ARROW_RETURN_NOT_OK(cancelled());
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const WrittenDeletionVector& vector = puffin.vectors[i];
-      DataFile dv;
-      dv.content = FileContent::kPositionDeletes;
-      dv.file_format = FileFormat::kPuffin;
-      dv.file_path = puffin.location;
-      dv.file_size_in_bytes = puffin.size;
-      dv.record_count = vector.cardinality;
-      dv.referenced_data_file = matches[i].task.file.file_path;
-      dv.content_offset = vector.offset;
-      dv.content_size_in_bytes = vector.length;
-      delete_files.push_back(std::move(dv));
-    }
-  } else {
-    // Format v2: a position delete file per data file, in the data file's partition
-    // folder (iceberg-java's file granularity, its default). Every location is known
-    // before the first file is written.
-    const SchemaPtr schema = table.metadata()->CurrentSchema();
-    std::vector<std::string> targets;
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const FileScanTask& task = matches[i].task;
-      std::string partition_path;
-      if (!task.spec->fields().empty()) {
-        ARROW_ASSIGN_OR_RAISE(auto type, task.spec->PartitionType(*schema));
-        partition_path = PartitionToPath(*task.spec, *type, task.file.partition);
-      }
-      targets.push_back(
-          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
-    }
-    for (size_t i = 0; i < matches.size(); ++i) {
-      const FileScanTask& task = matches[i].task;
-      const std::string& location = targets[i];
-      auto file = WritePositionDeleteFile(table.io(), location, task.file.file_path,
-                                          positions[i], properties);
-      if (!file.ok()) {
-        delete_written();
-        return file.status();
-      }
-      written.push_back(location);
-      delete_files.push_back(std::move(*file));
-      ARROW_RETURN_NOT_OK(cancelled());
-    }
-  }
-  for (size_t i = 0; i < matches.size(); ++i) {
-    delete_files[i].spec_id = matches[i].task.file.spec_id;
-    delete_files[i].partition = matches[i].task.file.partition;
-    overwrite->AddDeleteFile(std::move(delete_files[i]));
-  }
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteDeletes(table, targets, properties));
+  for (auto& file : written.files) overwrite->AddDeleteFile(std::move(file));
   overwrite->ValidateDataFilesExist(std::move(referenced));
-  return written;
+  return std::move(written.locations);
 }
 
 // The key columns of an upsert named `names` (the schema's identifier fields when

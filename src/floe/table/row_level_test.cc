@@ -847,5 +847,134 @@ TEST_F(RowLevelTest, RemoveDanglingDeletesKeepsAGlobalEqualityDeleteNewerSpecsNe
   EXPECT_FALSE(none.committed);
 }
 
+// Spark's rewrite_position_delete_files on format v2: per partition, the delete files
+// past min-input-files are rewritten, one per data file still live (with the newest data
+// sequence number of the files replaced); the deletes of data files a compaction removed
+// are dropped. Rows never change; the replaced files stay on disk for expiry to remove.
+TEST_F(RowLevelTest, RewritePositionDeletesMergesPerDataFileAndDropsDanglingOnes) {
+  auto table = Create(2);
+  Append(table, 0, 300);    // sequence 1: one file per region
+  Append(table, 300, 300);  // 2
+  Append(table, 600, 300);  // 3
+  FLOE_ASSERT_OK(Load()->Delete("id IN (0, 3, 300, 303, 600, 603)", AppendOptions{}));
+  FLOE_ASSERT_OK(Load()->Delete("id IN (1, 301)", AppendOptions{}));  // 5: r1
+  ASSERT_EQ(LiveDeletes().size(), 5u);
+  // r0's data files are compacted: their position delete files now delete nothing.
+  FLOE_ASSIGN_OR_FAIL(auto compacted,
+                      Load()->Rewrite("region = 'r0'", 2, AppendOptions{}));
+  ASSERT_EQ(compacted.files_rewritten, 3);
+  ASSERT_EQ(LiveDeletes().size(), 5u);
+  auto deleted = [](int64_t id) {
+    return id == 0 || id == 3 || id == 300 || id == 303 || id == 600 || id == 603 ||
+           id == 1 || id == 301;
+  };
+  ASSERT_EQ(Ids(), Expected(deleted, 900));
+
+  // Three files in r0, two in r1: only r0 reaches min-input-files 3.
+  RewriteDeletesOptions three;
+  three.min_input_files = 3;
+  FLOE_ASSIGN_OR_FAIL(auto dropped, Load()->RewritePositionDeletes("", three));
+  EXPECT_TRUE(dropped.committed);
+  EXPECT_EQ(dropped.delete_files_removed, 3);
+  EXPECT_EQ(dropped.delete_files_written, 0);
+  EXPECT_EQ(dropped.commit.snapshot->summary.operation, "replace");
+  EXPECT_EQ(LiveDeletes().size(), 2u);
+  EXPECT_EQ(Ids(), Expected(deleted, 900));
+
+  const auto before = Storage();
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  FLOE_ASSIGN_OR_FAIL(auto rewritten,
+                      Load()->RewritePositionDeletes("region = 'r1'", all));
+  EXPECT_TRUE(rewritten.committed);
+  EXPECT_EQ(rewritten.delete_files_removed, 2);
+  EXPECT_EQ(rewritten.delete_files_written, 2);
+  EXPECT_EQ(Ids(), Expected(deleted, 900));
+  const auto after = Storage();
+  // Nothing was deleted from storage; two position delete files and the commit's
+  // metadata were added.
+  for (const auto& [path, size] : before) EXPECT_EQ(after.at(path), size) << path;
+  int added_parquet = 0;
+  for (const auto& [path, size] : after) {
+    if (!before.count(path) && path.ends_with("-deletes.parquet")) {
+      ++added_parquet;
+      EXPECT_NE(path.find("/data/region=r1/"), std::string::npos) << path;
+    }
+  }
+  EXPECT_EQ(added_parquet, 2);
+  // The new files take the replaced files' newest data sequence number (5), not the
+  // commit's (8).
+  auto loaded = Load();
+  EXPECT_EQ(loaded->metadata()->CurrentSnapshot()->sequence_number, 8);
+  auto io = *MakeArrowFileIO();
+  for (const auto& manifest :
+       *ReadSnapshotManifests(*io, *loaded->metadata()->CurrentSnapshot())) {
+    if (manifest.content != ManifestContent::kDeletes) continue;
+    auto contents = *ReadTableManifest(*io, *loaded->metadata(), manifest);
+    for (const auto& entry : contents.entries) {
+      if (entry.status == EntryStatus::kDeleted) continue;
+      EXPECT_EQ(entry.sequence_number.value_or(-1), 5) << entry.data_file.file_path;
+      EXPECT_EQ(entry.data_file.record_count, 1);
+    }
+  }
+  // Nothing is left to do under the defaults (two files, below min-input-files 5).
+  FLOE_ASSIGN_OR_FAIL(auto none,
+                      Load()->RewritePositionDeletes("", RewriteDeletesOptions{}));
+  EXPECT_FALSE(none.committed);
+}
+
+// A merge-on-read delete that replaced one of the files being rewritten (merging it into
+// a new one) fails the rewrite, as iceberg-java's RewriteFiles fails on a missing file;
+// the files it wrote are gone and the table keeps the delete.
+TEST_F(RowLevelTest, RewritePositionDeletesLosesToADeleteThatReplacedOneOfItsFiles) {
+  auto table = Create(2);
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSERT_OK(Load()->Delete("id IN (1, 301)", AppendOptions{}));
+  auto stale = Load();
+  FLOE_ASSERT_OK(Load()->Delete("id IN (4)", AppendOptions{}));  // replaces one of them
+  const auto before = Storage();
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  auto lost = stale->RewritePositionDeletes("", all);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(KindOf(lost.status()), ErrorKind::kValidationFailed)
+      << lost.status().ToString();
+  EXPECT_EQ(Storage(), before);
+  EXPECT_EQ(Ids(),
+            Expected([](int64_t id) { return id == 1 || id == 301 || id == 4; }, 600));
+}
+
+// On format v3 the action only turns position delete files into deletion vectors: a
+// table whose deletes are all vectors has nothing to rewrite. (Spark's test of the v2 to
+// v3 upgrade: tests/spark/test_spark.py.) On v2, delete files that would span data files
+// are declined before anything is written.
+TEST_F(RowLevelTest, RewritePositionDeletesDoesNothingWhenEveryDeleteIsAVector) {
+  auto table = Create(3);
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSERT_OK(Load()->Delete("id IN (1, 301)", AppendOptions{}));
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  FLOE_ASSIGN_OR_FAIL(auto none, Load()->RewritePositionDeletes("", all));
+  EXPECT_FALSE(none.committed);
+}
+
+TEST_F(RowLevelTest, RewritePositionDeletesDeclinesDeleteFilesSpanningDataFiles) {
+  auto v2 = Create(2);
+  Append(v2, 0, 300);
+  FLOE_ASSERT_OK(Load()->Delete("id IN (1)", AppendOptions{}));
+  const auto before = Storage();
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  all.options = {{"write.delete.granularity", "partition"}};
+  auto declined = Load()->RewritePositionDeletes("", all);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_EQ(KindOf(declined.status()), ErrorKind::kNotSupported);
+  EXPECT_NE(declined.status().message().find("write.delete.granularity"),
+            std::string::npos);
+  EXPECT_EQ(Storage(), before);
+}
+
 }  // namespace
 }  // namespace floe

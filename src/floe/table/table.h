@@ -72,6 +72,18 @@ struct RowLevelResult {
   int64_t delete_files_removed = 0;
 };
 
+/// How Table::RewritePositionDeletes picks the files it rewrites (the options of Spark's
+/// rewrite_position_delete_files).
+struct RewriteDeletesOptions {
+  /// A partition's small files are rewritten once there are this many (min-input-files).
+  int min_input_files = 5;
+  /// Every file of the partitions selected, whatever its size (rewrite-all).
+  bool rewrite_all = false;
+  /// Properties overlaid on the table's: write.delete.target-file-size-bytes and the
+  /// Parquet settings of the new files (write.delete.parquet.*).
+  PropertyMap options;
+};
+
 /// Which rows an upsert (Table::Upsert) writes.
 struct UpsertOptions {
   /// The key columns; the schema's identifier fields when empty.
@@ -247,6 +259,22 @@ class Table {
   /// unpartitioned, where every commit already drops such files) commits nothing.
   /// `delete_files_removed` counts them.
   arrow::Result<RowLevelResult> RemoveDanglingDeletes();
+  /// Rewrites position delete files as Spark's rewrite_position_delete_files does
+  /// (RewritePositionDeleteFilesSparkAction, bin-pack): the live position delete files
+  /// (and, on format v3, deletion vectors) in the partitions `filter` might select are
+  /// grouped by partition; in each, the files under 75% or over 180% of
+  /// write.delete.target-file-size-bytes are rewritten together when there are at least
+  /// `min_input_files` of them, they hold more than the target, or (`rewrite_all`)
+  /// always. A group's positions whose data file is no longer live in the partition are
+  /// dropped; the rest are written one delete file per data file: a Parquet position
+  /// delete file on v2, a deletion vector on v3 (where the action does anything only
+  /// while some position delete file is not yet a vector). The new files take the
+  /// newest data sequence number of the files they replace. One "replace" snapshot, which
+  /// fails if a concurrent commit removed one of the files it replaces; nothing to
+  /// rewrite commits nothing. `delete_files_removed` and `delete_files_written` count the
+  /// files.
+  arrow::Result<RowLevelResult> RewritePositionDeletes(
+      const std::string& filter, const RewriteDeletesOptions& options);
   arrow::Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options) const;
 
   /// A table whose files `io` reads and writes; Load and Create ask the catalog for it.

@@ -1,0 +1,104 @@
+#include "floe/table/delete_file_writing.h"
+
+#include <cstdio>
+
+#include "floe/spec/location_provider.h"
+#include "floe/table/table.h"
+#include "floe/transform/partition_path.h"
+#include "floe/util/cancel.h"
+#include "floe/util/error.h"
+#include "floe/util/uuid.h"
+#include "floe/write/deletion_vector_writer.h"
+#include "floe/write/position_delete_writer.h"
+
+namespace floe {
+
+void DeleteWritten(FileIO& io, const std::vector<std::string>& locations) {
+  for (const auto& location : locations) {
+    DeleteBestEffort(io, location, "delete file", "after a failed commit");
+  }
+}
+
+arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
+                                           const std::vector<DeleteTarget>& targets,
+                                           const PropertyMap& properties) {
+  WrittenDeletes out;
+  if (targets.empty()) return out;
+  // Named as a write task names its files ("-deletes" added, as iceberg-java adds it).
+  const std::string operation_id = Uuid::Random(table.commit_target().env).ToString();
+  auto file_name = [&](size_t count, const char* extension) {
+    char name[128];
+    std::snprintf(name, sizeof(name), "00000-0-%s-%05zu-deletes.%s", operation_id.c_str(),
+                  count, extension);
+    return std::string(name);
+  };
+  const LocationProvider locations(table.metadata()->location, properties);
+  auto delete_written = [&]() { DeleteWritten(*table.io(), out.locations); };
+  // Checked after each file written: a cancelled operation leaves none of them.
+  auto cancelled = [&]() -> arrow::Status {
+    if (!CancelRequested()) return arrow::Status::OK();
+    delete_written();
+    return MakeError(ErrorKind::kCancelled,
+                     "writing the delete files of " + table.id().ToString() +
+                         " was cancelled; nothing was committed and the delete files "
+                         "it wrote were deleted");
+  };
+  if (table.metadata()->format_version >= 3) {
+    std::vector<DeletionVectorInput> vectors;
+    for (const auto& target : targets) {
+      vectors.push_back({target.data->file_path, target.positions});
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto puffin,
+        WriteDeletionVectors(*table.io(),
+                             locations.NewDataLocation("", file_name(1, "puffin")),
+                             vectors, "floe version " FLOE_VERSION));
+    out.locations.push_back(puffin.location);
+    ARROW_RETURN_NOT_OK(cancelled());
+    for (const WrittenDeletionVector& vector : puffin.vectors) {
+      DataFile dv;
+      dv.content = FileContent::kPositionDeletes;
+      dv.file_format = FileFormat::kPuffin;
+      dv.file_path = puffin.location;
+      dv.file_size_in_bytes = puffin.size;
+      dv.record_count = vector.cardinality;
+      dv.referenced_data_file = vector.data_file;
+      dv.content_offset = vector.offset;
+      dv.content_size_in_bytes = vector.length;
+      out.files.push_back(std::move(dv));
+    }
+  } else {
+    // Every location is known before the first file is written.
+    const SchemaPtr schema = table.metadata()->CurrentSchema();
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const DeleteTarget& target = targets[i];
+      std::string partition_path;
+      if (!target.spec->fields().empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto type, target.spec->PartitionType(*schema));
+        partition_path = PartitionToPath(*target.spec, *type, target.data->partition);
+      }
+      paths.push_back(
+          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      auto file =
+          WritePositionDeleteFile(table.io(), paths[i], targets[i].data->file_path,
+                                  targets[i].positions, properties);
+      if (!file.ok()) {
+        delete_written();
+        return file.status();
+      }
+      out.locations.push_back(paths[i]);
+      out.files.push_back(std::move(*file));
+      ARROW_RETURN_NOT_OK(cancelled());
+    }
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    out.files[i].spec_id = targets[i].data->spec_id;
+    out.files[i].partition = targets[i].data->partition;
+  }
+  return out;
+}
+
+}  // namespace floe

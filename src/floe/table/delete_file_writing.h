@@ -1,0 +1,49 @@
+// Writing the delete files of a row-level operation or a rewrite of delete files, as
+// iceberg-java's Spark writer writes them: deletion vectors on format v3, Parquet
+// position delete files (one per data file) on v2. Internal to the table layer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arrow/result.h"
+#include "floe/io/file_io.h"
+#include "floe/manifest/data_file.h"
+#include "floe/spec/partition_spec.h"
+#include "floe/spec/table_properties.h"
+
+namespace floe {
+
+class Table;
+
+/// The deletes of one data file: what one deletion vector or position delete file holds.
+struct DeleteTarget {
+  const DataFile* data = nullptr;  ///< The data file (its path, spec id and partition).
+  PartitionSpecPtr spec;           ///< The spec it was written with.
+  std::vector<int64_t> positions;  ///< Sorted, unique, non-negative.
+};
+
+/// What WriteDeletes wrote.
+struct WrittenDeletes {
+  /// One per target, in order, with the data file's spec id and partition.
+  std::vector<DataFile> files;
+  /// The files written (a Puffin file holds many vectors): whoever commits them deletes
+  /// these if the commit fails, unless its outcome is unknown.
+  std::vector<std::string> locations;
+};
+
+/// Writes the delete files of `targets` into `table`: on format v3 one Puffin file at the
+/// data location's top holding a deletion vector per target (iceberg-java's DV writer
+/// places it there), on v2 a Parquet position delete file per target in its data file's
+/// partition folder (iceberg-java's file granularity, its default). `properties`: the
+/// table's, overlaid with the operation's options. On failure or cancellation nothing it
+/// wrote is left and the error says so.
+arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
+                                           const std::vector<DeleteTarget>& targets,
+                                           const PropertyMap& properties);
+
+/// Deletes, best effort, the delete files at `locations` (their commit failed).
+void DeleteWritten(FileIO& io, const std::vector<std::string>& locations);
+
+}  // namespace floe
