@@ -7,6 +7,7 @@
 // test_spark.py: test_merge_on_read_deletes_..., test_updates_..., test_upserts_...).
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -943,6 +944,38 @@ TEST_F(RowLevelTest, RewritePositionDeletesLosesToADeleteThatReplacedOneOfItsFil
   EXPECT_EQ(Storage(), before);
   EXPECT_EQ(Ids(),
             Expected([](int64_t id) { return id == 1 || id == 301 || id == 4; }, 600));
+}
+
+// A corrupt delete file fails the rewrite with an error naming it; whatever the rewrite
+// had written is gone and the table is unchanged.
+TEST_F(RowLevelTest, RewritePositionDeletesOfACorruptFileFailsAndLeavesNothing) {
+  auto table = Create(2);
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSERT_OK(Load()->Delete("id IN (1, 2, 301, 302)", AppendOptions{}));
+  std::vector<std::string> deletes;
+  for (const auto& file : LiveDeletes()) deletes.push_back(file.file_path);
+  ASSERT_EQ(deletes.size(), 4u);
+  // A file of r2, whose group is read after r1's: r1's new files were written by then.
+  std::string corrupt;
+  for (const auto& path : deletes) {
+    if (path.find("/region=r2/") != std::string::npos) corrupt = path;
+  }
+  ASSERT_FALSE(corrupt.empty());
+  {
+    std::ofstream out(corrupt, std::ios::binary | std::ios::trunc);
+    out << "PAR1 not a parquet file PAR1";
+  }
+  const auto before = Storage();
+  const auto snapshot = Load()->metadata()->CurrentSnapshot()->snapshot_id;
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  auto failed = Load()->RewritePositionDeletes("", all);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find(corrupt), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_EQ(Storage(), before);
+  EXPECT_EQ(Load()->metadata()->CurrentSnapshot()->snapshot_id, snapshot);
 }
 
 // On format v3 the action only turns position delete files into deletion vectors: a
