@@ -759,7 +759,10 @@ class Table:
         true), and on format-v3 tables ``_row_id`` and
         ``_last_updated_sequence_number`` (row lineage, as iceberg-java reads it); ``where``
         is a filter (``"region IN ('eu', 'us') AND ts >= '2024-01-01T00:00:00Z'"``) that
-        prunes manifests, files and row groups and is applied to the rows; ``limit`` caps
+        prunes manifests, files and row groups and is applied to the rows; it may name the
+        metadata columns too (``"_row_id = 42"``, ``"_partition.region = 'eu'"``,
+        ``"_deleted = true"`` for the deleted rows), as Spark's filters do, which prune
+        nothing (``delete``, ``overwrite`` and ``rewrite`` take table columns only); ``limit`` caps
         the rows returned. ``files`` reads only those data files of the snapshot (paths
         as ``plan_files()`` gives them): how an engine's task reads its share of a scan
         planned elsewhere. ``splits`` reads byte ranges of data files instead, each a

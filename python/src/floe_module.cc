@@ -709,6 +709,7 @@ class PyTable {
     }
     options.columns = columns;
     options.filter = where;
+    options.metadata_column_filters = true;
     options.snapshot_id = snapshot_id;
     options.as_of_ms = as_of_ms;
     auto scan = Locked([&] { return Unwrap(table_->NewScan(options)); });

@@ -280,6 +280,22 @@ def test_scan_options(events, pyiceberg_catalog):
     assert isinstance(reader, pa.RecordBatchReader)
     assert sum(batch.num_rows for batch in reader) == 816
     assert events.scan().schema().names == ["id", "region", "price"]
+    # Scans filter on metadata columns as Spark does (pyarrow's filter over the same
+    # columns read is the oracle); deletes and rewrites take table columns only.
+    every = events.scan(columns=["id", "_file", "_pos", "_partition"]).to_arrow()
+    some_file = every.column("_file")[3].as_py()
+    expected = every.filter(pc.or_(pc.less(every["_pos"], 3),
+                                   pc.equal(every["_file"], some_file)))
+    got = events.scan(columns=["id"], where=f"_pos < 3 OR _file = '{some_file}'").to_arrow()
+    assert ids_of(got) == ids_of(expected) and 0 < got.num_rows < every.num_rows
+    eu = events.scan(columns=["id"], where="_partition.region = 'eu'").to_arrow()
+    assert ids_of(eu) == ids_of(events.scan(columns=["id"], where="region = 'eu'").to_arrow())
+    snapshot = events.current_snapshot().snapshot_id
+    for operation in (lambda: events.delete("_pos < 3"),
+                      lambda: events.rewrite(where="_file = 'x'")):
+        with pytest.raises(floe.FloeError, match="no column '_"):
+            operation()
+    assert events.refresh().current_snapshot().snapshot_id == snapshot
 
 
 def test_explain_write_and_a_declined_write(events, warehouse):

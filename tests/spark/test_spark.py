@@ -556,7 +556,12 @@ def test_metadata_columns_read_as_sparks_iceberg_reader_reads_them(spark, catalo
         table.current_snapshot().summary.get("added-delete-files")
 
     columns = ["id", *METADATA_COLUMNS]
-    for where in (None, "id >= 120 AND id < 610"):
+    # Filters on the metadata columns too, as Spark filters on them.
+    some_file = table.scan(columns=["_file"], where="id = 650").to_arrow() \
+        .column("_file")[0].as_py()
+    for where in (None, "id >= 120 AND id < 610", "_row_id < 200 OR _row_id >= 600",
+                  "_last_updated_sequence_number > 2", "_pos < 10 AND _spec_id = 0",
+                  f"_file = '{some_file}' AND _pos >= 5"):
         ours = table.scan(columns=columns, where=where).to_arrow()
         query = f"SELECT {', '.join(columns)} FROM floe.db.lineage"
         theirs = spark.sql(query + (f" WHERE {where}" if where else "")).toArrow()
@@ -639,12 +644,21 @@ def test_partition_and_deleted_columns_read_as_sparks_iceberg_reader_reads_them(
         (["id", "_partition", "_spec_id", "_deleted"], None),
         (["_deleted", "id", "_partition"], "id >= 100 AND id < 700"),
         (["id", "_partition"], None),
+        # Filters on the metadata columns, returned or not: `_deleted` in a filter keeps
+        # the deleted rows as candidates, as in Spark.
+        (["id", "region"], "_partition.region = 'eu' OR _partition.id_bucket_4 = 2"),
+        (["id", "_spec_id"], "_deleted = true"),
+        (["id"], "_deleted = false AND _partition.ts_day >= '1970-01-01'"),
+        (["id", "_partition"], "_partition.region IS NULL AND _spec_id < 3"),
     ):
         ours = table.scan(columns=columns, where=where).to_arrow()
         query = f"SELECT {', '.join(columns)} FROM floe.{name}"
         theirs = spark.sql(query + (f" WHERE {where}" if where else "")).toArrow()
         assert ours.column_names == columns
         assert _same_rows(theirs, ours) == [], (columns, where)
+        if where == "_deleted = true":
+            assert sorted(ours.column("id").to_pylist()) == \
+                (deleted if version != "1" else [])
         if where is None:
             # _deleted keeps the deleted rows (marked) where delete files delete them;
             # a copy-on-write delete (v1) removed them from the files.

@@ -823,7 +823,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
   command->add_option(
       "--where", *where,
       "Row filter, e.g. \"region = 'eu' AND ts >= '2024-01-01' AND price IS NOT "
-      "NULL\" (prunes manifests, files and row groups)");
+      "NULL\" (prunes manifests, files and row groups); it may name the metadata "
+      "columns too, e.g. \"_row_id = 42\", \"_partition.region = 'eu'\", "
+      "\"_deleted = true\" (the deleted rows)");
   command->add_option("--snapshot", *snapshot,
                       "Read this snapshot id (of a Delta table: this version)");
   command->add_option("--as-of", *as_of,
@@ -869,6 +871,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       if (!column.empty()) scan_options.columns.push_back(column);
     }
     scan_options.filter = *where;
+    scan_options.metadata_column_filters = true;
     if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
     if (*as_of >= 0) scan_options.as_of_ms = *as_of;
     ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(scan_options));

@@ -618,6 +618,10 @@ arrow::Result<RowGroupSelection> SelectRowGroups(
       if (filtering) {
         std::map<int, ColumnSummary> summaries;
         for (int id : filter_ids) {
+          // A metadata column's statistics (a file may store `_row_id` and
+          // `_last_updated_sequence_number`) do not bound it: its nulls read as
+          // inherited values.
+          if (FindMetadataColumn(id)) continue;
           const NestedField* field = projection.FindField(id);
           int column = field ? FindLeafColumn(fields, id) : -1;
           if (column < 0) continue;

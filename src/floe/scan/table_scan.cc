@@ -224,10 +224,11 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
 };
 
 // `selected` (a pruning of the table schema) with the metadata columns of `projection`
-// after its own fields: they are no columns of the table, so SelectFields leaves them
-// out.
+// after its own fields, then `more` (the filter's): they are no columns of the table, so
+// SelectFields leaves them out.
 arrow::Result<SchemaPtr> WithMetadataColumns(const SchemaPtr& selected,
-                                             const Schema& projection) {
+                                             const Schema& projection,
+                                             const std::vector<NestedField>& more) {
   std::vector<NestedField> fields = selected->fields();
   bool added = false;
   for (const auto& field : projection.fields()) {
@@ -235,6 +236,10 @@ arrow::Result<SchemaPtr> WithMetadataColumns(const SchemaPtr& selected,
       fields.push_back(field);
       added = true;
     }
+  }
+  for (const auto& field : more) {
+    fields.push_back(field);
+    added = true;
   }
   if (!added) return selected;
   return Schema::Make(selected->schema_id(), std::move(fields),
@@ -266,6 +271,33 @@ arrow::Result<NestedField> PartitionColumn(const TableMetadata& metadata,
   NestedField column = *FindMetadataColumn(kPartitionColumnId);
   column.type = types::Struct(std::move(fields));
   return column;
+}
+
+// `schema` followed by every metadata column whose name no top-level column of it has:
+// what a filter may name when ScanOptions::metadata_column_filters is on. `_partition` is
+// there, typed as a projection of it is (its fields' ids in `partition_field_ids`), when
+// the table's partition type can be built.
+arrow::Result<SchemaPtr> WithFilterableMetadataColumns(
+    const TableMetadata& metadata, const Schema& schema,
+    std::vector<int>* partition_field_ids) {
+  std::vector<NestedField> fields = schema.fields();
+  auto taken = [&](std::string_view name) {
+    return std::any_of(schema.fields().begin(), schema.fields().end(),
+                       [&](const NestedField& field) { return field.name == name; });
+  };
+  for (const char* name : {"_file", "_pos", "_deleted", "_spec_id", "_partition",
+                           "_row_id", "_last_updated_sequence_number"}) {
+    if (taken(name)) continue;
+    const NestedField* column = FindMetadataColumn(name);
+    if (column == nullptr) continue;
+    if (column->id == kPartitionColumnId) {
+      auto partition = PartitionColumn(metadata, partition_field_ids);
+      if (partition.ok()) fields.push_back(std::move(*partition));
+      continue;
+    }
+    fields.push_back(*column);
+  }
+  return Schema::Make(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
 }
 
 }  // namespace
@@ -308,10 +340,33 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     }
     scan->splits_[split.path].emplace_back(split.start, split.length);
   }
+  // The metadata columns the filter names, by id (with `_partition` typed and its
+  // fields renumbered as a projection of it is).
+  std::map<int, NestedField> filter_metadata;
+  std::vector<int> filter_partition_ids;
   if (!options.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFilter(options.filter));
-    ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *schema));
+    SchemaPtr bind_schema = schema;
+    if (options.metadata_column_filters) {
+      ARROW_ASSIGN_OR_RAISE(bind_schema,
+                            WithFilterableMetadataColumns(*metadata, *schema,
+                                                          &filter_partition_ids));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *bind_schema));
     scan->filter_ = RewriteNot(bound);
+    const std::vector<int>& all = schema->AllFieldIds();
+    const std::set<int> table_ids(all.begin(), all.end());
+    for (int id : ReferencedFieldIds(*scan->filter_)) {
+      if (table_ids.count(id)) continue;
+      int top = id;
+      while (auto parent = bind_schema->FindParentId(top)) top = *parent;
+      for (const auto& field : bind_schema->fields()) {
+        if (field.id == top) filter_metadata.emplace(top, field);
+      }
+    }
+    if (filter_metadata.count(kPartitionColumnId)) {
+      scan->partition_field_ids_ = filter_partition_ids;
+    }
   }
   if (options.columns.empty()) {
     scan->projection_ = schema;
@@ -362,6 +417,11 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     ARROW_ASSIGN_OR_RAISE(scan->projection_,
                           Schema::Make(schema->schema_id(), std::move(ordered)));
   }
+  for (auto& [id, field] : filter_metadata) {
+    if (!scan->projection_->FindField(id)) {
+      scan->filter_metadata_columns_.push_back(std::move(field));
+    }
+  }
   // Decoded: what is returned plus what the filter reads (pruned the same way, so a
   // filter column inside a struct the projection pruned never collides with a top-level
   // name).
@@ -372,7 +432,8 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     for (int id : scan->projection_->AllFieldIds()) read_ids.insert(id);
     ARROW_ASSIGN_OR_RAISE(
         scan->read_schema_,
-        WithMetadataColumns(SelectFields(*schema, read_ids), *scan->projection_));
+        WithMetadataColumns(SelectFields(*schema, read_ids), *scan->projection_,
+                            scan->filter_metadata_columns_));
   }
   scan->io_ = std::move(io);
   scan->metadata_ = std::move(metadata);
@@ -596,7 +657,8 @@ TableScan::ToRecordBatchReader() {
     std::set<int> ids = equality_ids;
     for (int id : read_schema_->AllFieldIds()) ids.insert(id);
     ARROW_ASSIGN_OR_RAISE(read_schema,
-                          WithMetadataColumns(SelectFields(*schema_, ids), *projection_));
+                          WithMetadataColumns(SelectFields(*schema_, ids), *projection_,
+                                              filter_metadata_columns_));
   }
   DataFileReadOptions options{read_schema, projection_, filter_, nullptr};
   ARROW_ASSIGN_OR_RAISE(options.name_mapping, TableNameMapping(metadata_->properties));

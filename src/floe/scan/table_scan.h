@@ -29,6 +29,13 @@ struct ScanOptions {
   /// A row filter in the `--where` syntax (expr/parser.h); empty keeps every row. It
   /// prunes manifests, data files and row groups, and is applied to the rows read.
   std::string filter;
+  /// The filter may name the metadata columns `columns` may (a table column of the name
+  /// comes first), as Spark's filters on Iceberg's metadata columns: `_file = '...'`,
+  /// `_row_id = 42`, `_partition.region = 'eu'`, `_deleted = true` (the deleted rows:
+  /// naming `_deleted` keeps them, marked, as asking for the column does). They prune
+  /// nothing; they are evaluated on the rows read. Off for the operations that only use
+  /// the filter to find files and rows of table columns (delete, overwrite, rewrite).
+  bool metadata_column_filters = false;
   /// Read this snapshot instead of the current one.
   std::optional<int64_t> snapshot_id;
   /// Read the snapshot current at this time (milliseconds since the epoch).
@@ -120,6 +127,8 @@ class TableScan {
   // The partition field id of each field of `_partition`, when it is projected (its
   // fields carry other ids: see PartitionColumn in table_scan.cc).
   std::vector<int> partition_field_ids_;
+  /// Metadata columns the filter names and the projection does not: read, not returned.
+  std::vector<NestedField> filter_metadata_columns_;
   ExpressionPtr filter_ = AlwaysTrue();
   bool use_threads_ = true;
   std::optional<int> files_ahead_;

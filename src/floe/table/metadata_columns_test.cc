@@ -162,6 +162,49 @@ TEST_F(MetadataColumnsTest, ReadAsTheSpecDefinesThemAcrossPrunedRowGroupsAndTheF
   for (const auto& [position, count] : seen) EXPECT_EQ(count, 3) << position;
 }
 
+// With metadata_column_filters a scan's filter may name the metadata columns. They
+// prune nothing: a file that stores its rows' lineage (a copy-on-write update's) keeps
+// nulls for the updated rows, which read as the rewrite's sequence number, above every
+// value its statistics bound.
+TEST_F(MetadataColumnsTest, FiltersOnMetadataColumnsSeeInheritedValues) {
+  auto table = Create("id long not null, v long", "",
+                      {{"format-version", "3"},
+                       {"write.parquet.row-group-size-bytes", "1"},
+                       {"write.parquet.page-row-limit", "100"}});
+  for (int k = 0; k < 3; ++k) Append(table, 1000 * k, 1000);
+  auto loaded = *Table::Load(catalog_, {{"db"}, name_});
+  FLOE_ASSERT_OK(loaded->Update("id >= 1450 AND id < 1460", "v = 7", AppendOptions{}));
+
+  auto ids = [&](const std::string& filter) {
+    auto loaded = *Table::Load(catalog_, {{"db"}, name_});
+    ScanOptions options;
+    options.columns = {"id"};
+    options.filter = filter;
+    options.metadata_column_filters = true;
+    auto scan = loaded->NewScan(options);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    auto read = *(*(*scan)->ToRecordBatchReader())->ToTable();
+    std::set<int64_t> found;
+    for (int64_t row = 0; row < read->num_rows(); ++row)
+      found.insert(LongAt(*read, "id", row));
+    return found;
+  };
+  std::set<int64_t> updated;
+  for (int64_t id = 1450; id < 1460; ++id) updated.insert(id);
+  EXPECT_EQ(ids("_last_updated_sequence_number > 3"), updated);
+  std::set<int64_t> last;
+  for (int64_t id = 2990; id < 3000; ++id) last.insert(id);
+  EXPECT_EQ(ids("_row_id >= 2990"), last);
+  EXPECT_EQ(ids("_pos = 999 AND _spec_id = 0"), (std::set<int64_t>{999, 1999, 2999}));
+
+  // Without the option (as a delete or a rewrite binds its filter) the names are unknown.
+  ScanOptions plain;
+  plain.filter = "_row_id >= 2990";
+  auto refused = (*Table::Load(catalog_, {{"db"}, name_}))->NewScan(plain);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("'_row_id'"), std::string::npos);
+}
+
 // Files without first_row_id (a v2 table's) inherit no lineage: null, as iceberg-java
 // reads them; _pos and _file are still there.
 TEST_F(MetadataColumnsTest, RowsOfAV2TableHaveNoLineage) {
