@@ -1071,6 +1071,77 @@ def test_rewrite_position_deletes_as_sparks_rewrite_position_delete_files_does(
     assert not tables[0].refresh().rewrite_position_deletes().committed
 
 
+@pytest.mark.parametrize("partitioned", [True, False])
+def test_partition_granularity_deletes_as_sparks_writer_writes_them(spark, catalog,
+                                                                   partitioned):
+    """write.delete.granularity=partition on v2 sibling tables (nine partitions, or none,
+    two appends): floe's merge-on-read deletes and Spark's DELETE each write one position
+    delete file per partition, holding the deletes of all its data files (no bounds once
+    it names several), and leave the earlier files be; then floe's
+    rewrite_position_deletes and Spark's rewrite_position_delete_files merge each
+    partition's files into one. The same rows, delete files (rows, partition, bounds,
+    sizes of columns) and summaries at every step."""
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("region", pa.string())])
+    stem = "granularity_p" if partitioned else "granularity_u"
+    names = (f"db.{stem}_floe", f"db.{stem}_spark")
+    properties = {"format-version": "2", "write.delete.mode": "merge-on-read",
+                  "write.delete.granularity": "partition"}
+    tables = [catalog.create_table(name, schema,
+                                   partition_by="region" if partitioned else None,
+                                   properties=properties) for name in names]
+    for start in (0, 900):
+        ids = list(range(start, start + 900))
+        data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
+                        schema=schema)
+        for table in tables:
+            table.append(data)
+
+    def rows(name):
+        return spark.sql(f"SELECT id, region FROM floe.{name}").toArrow()
+
+    def delete_files(name):
+        return sorted(((r.record_count, r.partition.region if partitioned else None,
+                        r.lower_bounds is None or 2147483546 not in r.lower_bounds,
+                        r.value_counts)
+                       for r in spark.sql(f"SELECT * FROM floe.{name}.delete_files"
+                                          ).collect()), key=repr)
+
+    keys = ["operation", "added-delete-files", "removed-delete-files",
+            "added-position-delete-files", "removed-position-delete-files",
+            "added-position-deletes", "removed-position-deletes", "total-delete-files",
+            "total-position-deletes", "total-records", "changed-partition-count"]
+
+    def summaries():
+        return [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                for t in tables]
+
+    for where in ("id IN (3, 13, 23, 903, 913, 1000)", "id IN (4, 904, 1717)"):
+        tables[0].refresh().delete(where)
+        spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+        assert _same_rows(rows(names[1]), rows(names[0])) == [], where
+        assert delete_files(names[0]) == delete_files(names[1]), where
+        ours, theirs = summaries()
+        assert ours == theirs, where
+    described = delete_files(names[0])
+    # Some file names several data files, and so has no bounds.
+    assert any(d[0] > 1 and d[2] for d in described), described
+
+    result = tables[0].refresh().rewrite_position_deletes(min_input_files=2)
+    theirs = spark.sql(f"CALL floe.system.rewrite_position_delete_files(table => "
+                       f"'{names[1]}', options => map('min-input-files', '2'))").collect()[0]
+    assert result.delete_files_removed == theirs.rewritten_delete_files_count > 0
+    assert result.delete_files == theirs.added_delete_files_count > 0
+    assert _same_rows(rows(names[1]), rows(names[0])) == []
+    assert delete_files(names[0]) == delete_files(names[1])
+    ours, theirs = summaries()
+    assert ours == theirs
+    survivors = [i for i in range(1800)
+                 if i not in (3, 13, 23, 903, 913, 1000, 4, 904, 1717)]
+    assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, catalog, version):
     """A merge-on-read DELETE, by floe and by Spark on sibling tables of the same files

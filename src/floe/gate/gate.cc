@@ -312,8 +312,7 @@ void CheckDeleteFiles(const TableMetadata& metadata, const PropertyMap& effectiv
 
 // The rules for a row-level operation whose mode property (write.delete.mode,
 // write.update.mode, write.merge.mode) is `mode_key`: merge-on-read writes delete
-// files, which format v1 cannot hold and which floe writes only as iceberg-java's
-// defaults have them (one Parquet position delete file per data file on v2).
+// files, which format v1 cannot hold and which floe writes only in Parquet.
 void CheckMode(const TableMetadata& metadata, const PropertyMap& effective,
                const StringProperty& mode_key, std::vector<std::string>* reasons) {
   const std::string key(mode_key.key);
@@ -333,15 +332,16 @@ void CheckMode(const TableMetadata& metadata, const PropertyMap& effective,
 }
 
 // Delete files floe writes on `metadata`'s table: deletion vectors on v3; on v2, Parquet
-// position delete files, one per data file.
+// position delete files, one per data file or (write.delete.granularity=partition) one
+// per partition.
 void CheckDeleteFiles(const TableMetadata& metadata, const PropertyMap& effective,
                       std::vector<std::string>* reasons) {
   if (metadata.format_version == 2) {
     auto granularity = effective.find("write.delete.granularity");
-    if (granularity != effective.end() && AsciiLower(granularity->second) != "file") {
+    if (granularity != effective.end() && AsciiLower(granularity->second) != "file" &&
+        AsciiLower(granularity->second) != "partition") {
       reasons->push_back(
-          "property write.delete.granularity asks for position delete files that "
-          "span data files, which floe does not write (it writes one per data file)");
+          "property write.delete.granularity is neither file nor partition");
     }
     auto format = effective.find("write.delete.format.default");
     if (format == effective.end()) format = effective.find("write.format.default");

@@ -38,8 +38,9 @@ enum class RowRewrite {
 /// CheckWrite, plus the rules a rewrite of existing rows must meet to be what
 /// iceberg-java would write: under the operation's mode property (write.delete.mode,
 /// write.update.mode, write.merge.mode) merge-on-read on format v1 (no delete files),
-/// or with delete files floe does not write (partition granularity, not Parquet), and
-/// an unknown mode are declined; so are such delete files for kPositionDeletes. (On
+/// or with delete files floe does not write (not Parquet, an unknown
+/// write.delete.granularity), and an unknown mode are declined; so are such delete files
+/// for kPositionDeletes. (On
 /// format v3 the rewritten rows keep their `_row_id` and `_last_updated_sequence_number`,
 /// written into the new files as iceberg-java writes them:
 /// WritePlanOptions::row_lineage.)

@@ -416,16 +416,20 @@ TEST(GateTest, RewritesOfRowsDeclineWhereDeleteFilesWouldDiffer) {
   for (RowRewrite kind : {RowRewrite::kDelete, RowRewrite::kCompaction}) {
     EXPECT_TRUE(CheckRowRewrite(*v3, {}, kind).supported());
   }
-  // Merge-on-read deletes: deletion vectors on v3, one Parquet position delete file per
-  // data file on v2; v1 holds no delete files.
+  // Merge-on-read deletes: deletion vectors on v3, Parquet position delete files on v2
+  // (one per data file, or per partition); v1 holds no delete files.
   auto merge_on_read = Metadata("id long", "", {{"write.delete.mode", "merge-on-read"}});
   GateResult result = CheckRowRewrite(*merge_on_read, {}, RowRewrite::kDelete);
   EXPECT_TRUE(result.supported()) << result.ToString();
   EXPECT_TRUE(CheckRowRewrite(*merge_on_read, {}, RowRewrite::kCompaction).supported());
-  result = CheckRowRewrite(*merge_on_read, {{"write.delete.granularity", "partition"}},
-                           RowRewrite::kDelete);
-  ASSERT_FALSE(result.supported());
-  EXPECT_NE(result.ToString().find("write.delete.granularity"), std::string::npos);
+  for (RowRewrite kind : {RowRewrite::kDelete, RowRewrite::kPositionDeletes}) {
+    EXPECT_TRUE(
+        CheckRowRewrite(*merge_on_read, {{"write.delete.granularity", "Partition"}}, kind)
+            .supported());
+    result = CheckRowRewrite(*merge_on_read, {{"write.delete.granularity", "row"}}, kind);
+    ASSERT_FALSE(result.supported());
+    EXPECT_NE(result.ToString().find("write.delete.granularity"), std::string::npos);
+  }
   result = CheckRowRewrite(*merge_on_read, {{"write.delete.format.default", "avro"}},
                            RowRewrite::kDelete);
   ASSERT_FALSE(result.supported());
@@ -459,8 +463,8 @@ TEST(GateTest, RewritesOfRowsDeclineWhereDeleteFilesWouldDiffer) {
     EXPECT_NE(result.ToString().find(key), std::string::npos);
     EXPECT_NE(result.ToString().find("format v1"), std::string::npos);
     result = CheckRowRewrite(
-        *merge_on_read,
-        {{key, "merge-on-read"}, {"write.delete.granularity", "partition"}}, kind);
+        *merge_on_read, {{key, "merge-on-read"}, {"write.delete.granularity", "part"}},
+        kind);
     EXPECT_FALSE(result.supported());
     result = CheckRowRewrite(*v3, {{key, "secret-mode"}}, kind);
     ASSERT_FALSE(result.supported());

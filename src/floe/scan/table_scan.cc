@@ -297,7 +297,8 @@ arrow::Result<SchemaPtr> WithFilterableMetadataColumns(
     }
     fields.push_back(*column);
   }
-  return Schema::Make(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
+  return Schema::Make(schema.schema_id(), std::move(fields),
+                      schema.identifier_field_ids());
 }
 
 }  // namespace
@@ -348,9 +349,8 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFilter(options.filter));
     SchemaPtr bind_schema = schema;
     if (options.metadata_column_filters) {
-      ARROW_ASSIGN_OR_RAISE(bind_schema,
-                            WithFilterableMetadataColumns(*metadata, *schema,
-                                                          &filter_partition_ids));
+      ARROW_ASSIGN_OR_RAISE(bind_schema, WithFilterableMetadataColumns(
+                                             *metadata, *schema, &filter_partition_ids));
     }
     ARROW_ASSIGN_OR_RAISE(auto bound, Bind(parsed, *bind_schema));
     scan->filter_ = RewriteNot(bound);

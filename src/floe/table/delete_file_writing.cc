@@ -1,17 +1,28 @@
 #include "floe/table/delete_file_writing.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
+#include "floe/commit/overwrite_files.h"
 #include "floe/spec/location_provider.h"
 #include "floe/table/table.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 #include "floe/util/uuid.h"
 #include "floe/write/deletion_vector_writer.h"
 #include "floe/write/position_delete_writer.h"
 
 namespace floe {
+
+bool PartitionGranularity(const Table& table, const PropertyMap& properties) {
+  if (table.metadata()->format_version != 2) return false;
+  auto granularity = properties.find("write.delete.granularity");
+  return granularity != properties.end() &&
+         AsciiLower(granularity->second) == "partition";
+}
 
 void DeleteWritten(FileIO& io, const std::vector<std::string>& locations) {
   for (const auto& location : locations) {
@@ -67,6 +78,48 @@ arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
       dv.content_size_in_bytes = vector.length;
       out.files.push_back(std::move(dv));
     }
+  } else if (PartitionGranularity(table, properties)) {
+    // One file per spec and partition tuple, in the order first met; its data files'
+    // deletes ordered by path (iceberg-java's partition granularity).
+    const SchemaPtr schema = table.metadata()->CurrentSchema();
+    std::vector<std::vector<const DeleteTarget*>> partitions;
+    std::map<std::string, size_t> index;
+    for (const auto& target : targets) {
+      auto [it, added] =
+          index.emplace(OverwriteFiles::PartitionKey(*target.data), partitions.size());
+      if (added) partitions.emplace_back();
+      partitions[it->second].push_back(&target);
+    }
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      const DeleteTarget& first = *partitions[i].front();
+      std::string partition_path;
+      if (!first.spec->fields().empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto type, first.spec->PartitionType(*schema));
+        partition_path = PartitionToPath(*first.spec, *type, first.data->partition);
+      }
+      paths.push_back(
+          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
+    }
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      std::vector<DataFilePositions> files;
+      for (const DeleteTarget* target : partitions[i]) {
+        files.push_back({target->data->file_path, target->positions});
+      }
+      std::sort(files.begin(), files.end(),
+                [](const auto& a, const auto& b) { return a.data_file < b.data_file; });
+      auto file = WritePositionDeleteFile(table.io(), paths[i], files, properties);
+      if (!file.ok()) {
+        delete_written();
+        return file.status();
+      }
+      out.locations.push_back(paths[i]);
+      file->spec_id = partitions[i].front()->data->spec_id;
+      file->partition = partitions[i].front()->data->partition;
+      out.files.push_back(std::move(*file));
+      ARROW_RETURN_NOT_OK(cancelled());
+    }
+    return out;
   } else {
     // Every location is known before the first file is written.
     const SchemaPtr schema = table.metadata()->CurrentSchema();

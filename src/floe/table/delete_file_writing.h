@@ -26,7 +26,8 @@ struct DeleteTarget {
 
 /// What WriteDeletes wrote.
 struct WrittenDeletes {
-  /// One per target, in order, with the data file's spec id and partition.
+  /// The delete files with their spec id and partition (their data files'): one per
+  /// target, in order, or with partition granularity one per partition.
   std::vector<DataFile> files;
   /// The files written (a Puffin file holds many vectors): whoever commits them deletes
   /// these if the commit fails, unless its outcome is unknown.
@@ -35,13 +36,21 @@ struct WrittenDeletes {
 
 /// Writes the delete files of `targets` into `table`: on format v3 one Puffin file at the
 /// data location's top holding a deletion vector per target (iceberg-java's DV writer
-/// places it there), on v2 a Parquet position delete file per target in its data file's
-/// partition folder (iceberg-java's file granularity, its default). `properties`: the
-/// table's, overlaid with the operation's options. On failure or cancellation nothing it
-/// wrote is left and the error says so.
+/// places it there), on v2 Parquet position delete files in the partition folders: one
+/// per target (iceberg-java's file granularity, its default), or with
+/// PartitionGranularity(`properties`) one per spec and partition holding its targets'
+/// deletes ordered by data file path. `properties`: the table's, overlaid with the
+/// operation's options. On failure or cancellation nothing it wrote is left and the error
+/// says so.
 arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
                                            const std::vector<DeleteTarget>& targets,
                                            const PropertyMap& properties);
+
+/// Whether position delete files span the data files of a partition on `table`:
+/// write.delete.granularity is "partition" (any case) on a format-v2 table (deletion
+/// vectors are always one data file's). iceberg-java then neither merges a data file's
+/// earlier deletes into a new file nor removes them.
+bool PartitionGranularity(const Table& table, const PropertyMap& properties);
 
 /// Deletes, best effort, the delete files at `locations` (their commit failed).
 void DeleteWritten(FileIO& io, const std::vector<std::string>& locations);

@@ -409,19 +409,25 @@ std::vector<int64_t> MergedPositions(const FileMatch& match) {
 // A merge-on-read operation's delete files, as iceberg-java's Spark writer writes them
 // (WriteDeletes): for each of `matches` (with positions) one deletion vector or position
 // delete file holding the matched positions merged with what the file's delete files
-// delete. `overwrite` adds them, removes the file-scoped deletes they replace, and will
-// fail if a data file they name is gone. Returns the locations written: the caller
-// deletes them if its commit fails (except when its state is unknown). On failure
-// nothing it wrote is left. `properties`: the table's, overlaid with the operation's
-// options.
+// delete (with partition granularity, one file per partition of the new positions).
+// `overwrite` adds them, removes the file-scoped deletes they replace, and will fail if a
+// data file they name is gone. Returns the locations written: the caller deletes them if
+// its commit fails (except when its state is unknown). On failure nothing it wrote is
+// left. `properties`: the table's, overlaid with the operation's options.
 arrow::Result<std::vector<std::string>> WriteDeleteFiles(
     const Table& table, const std::vector<FileMatch>& matches,
     const PropertyMap& properties, OverwriteFiles* overwrite) {
   std::set<std::string> referenced;
   std::vector<DeleteTarget> targets;
+  // With partition granularity (v2) the new files hold only the new deletes and the
+  // earlier ones stay, as iceberg-java rewrites earlier deletes only for deletion vectors
+  // and file granularity (SparkPositionDeltaWrite.shouldRewriteDeletes).
+  const bool merge = !PartitionGranularity(table, properties);
   for (const auto& match : matches) {
-    targets.push_back({&match.task.file, match.task.spec, MergedPositions(match)});
+    targets.push_back({&match.task.file, match.task.spec,
+                       merge ? MergedPositions(match) : match.positions});
     referenced.insert(match.task.file.file_path);
+    if (!merge) continue;
     // The file-scoped deletes merged into the new one go (iceberg-java's
     // rewrittenDeleteFiles); a partition-scoped position delete file stays.
     for (const auto& entry : match.task.deletes) {

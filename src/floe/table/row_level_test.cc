@@ -924,6 +924,42 @@ TEST_F(RowLevelTest, RewritePositionDeletesMergesPerDataFileAndDropsDanglingOnes
   EXPECT_FALSE(none.committed);
 }
 
+// write.delete.granularity=partition (v2): a merge-on-read delete writes one position
+// delete file per partition, holding the deletes of all its data files without bounds
+// (iceberg-java drops them for a file naming several), and leaves the earlier delete
+// files as they are; a rewrite of the position deletes merges a partition's into one.
+TEST_F(RowLevelTest, PartitionGranularityWritesOneDeleteFilePerPartition) {
+  auto table = Create(2, {{"write.delete.mode", "merge-on-read"},
+                          {"write.delete.granularity", "partition"}});
+  Append(table, 0, 300);
+  Append(table, 300, 300);
+  FLOE_ASSIGN_OR_FAIL(auto first,
+                      Load()->Delete("id IN (1, 4, 301, 304)", AppendOptions{}));
+  EXPECT_EQ(first.delete_files_written, 2);  // per data file matched, as counted
+  auto live = LiveDeletes();
+  ASSERT_EQ(live.size(), 1u);  // r1 only
+  EXPECT_EQ(live[0].record_count, 4);
+  EXPECT_TRUE(live[0].lower_bounds.empty() && live[0].upper_bounds.empty());
+  EXPECT_NE(live[0].file_path.find("/region=r1/"), std::string::npos);
+  FLOE_ASSERT_OK(Load()->Delete("id IN (7, 310)", AppendOptions{}));  // r1 and r1
+  live = LiveDeletes();
+  ASSERT_EQ(live.size(), 2u);  // the first stays
+  auto deleted = [](int64_t id) {
+    return id == 1 || id == 4 || id == 301 || id == 304 || id == 7 || id == 310;
+  };
+  EXPECT_EQ(Ids(), Expected(deleted, 600));
+
+  RewriteDeletesOptions all;
+  all.rewrite_all = true;
+  FLOE_ASSIGN_OR_FAIL(auto rewritten, Load()->RewritePositionDeletes("", all));
+  EXPECT_EQ(rewritten.delete_files_removed, 2);
+  EXPECT_EQ(rewritten.delete_files_written, 1);
+  live = LiveDeletes();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].record_count, 6);
+  EXPECT_EQ(Ids(), Expected(deleted, 600));
+}
+
 // A merge-on-read delete that replaced one of the files being rewritten (merging it into
 // a new one) fails the rewrite, as iceberg-java's RewriteFiles fails on a missing file;
 // the files it wrote are gone and the table keeps the delete.
@@ -980,8 +1016,8 @@ TEST_F(RowLevelTest, RewritePositionDeletesOfACorruptFileFailsAndLeavesNothing) 
 
 // On format v3 the action only turns position delete files into deletion vectors: a
 // table whose deletes are all vectors has nothing to rewrite. (Spark's test of the v2 to
-// v3 upgrade: tests/spark/test_spark.py.) On v2, delete files that would span data files
-// are declined before anything is written.
+// v3 upgrade: tests/spark/test_spark.py.) On v2, a write.delete.granularity floe does
+// not know is declined before anything is written.
 TEST_F(RowLevelTest, RewritePositionDeletesDoesNothingWhenEveryDeleteIsAVector) {
   auto table = Create(3);
   Append(table, 0, 300);
@@ -993,14 +1029,14 @@ TEST_F(RowLevelTest, RewritePositionDeletesDoesNothingWhenEveryDeleteIsAVector) 
   EXPECT_FALSE(none.committed);
 }
 
-TEST_F(RowLevelTest, RewritePositionDeletesDeclinesDeleteFilesSpanningDataFiles) {
+TEST_F(RowLevelTest, RewritePositionDeletesDeclinesAnUnknownGranularity) {
   auto v2 = Create(2);
   Append(v2, 0, 300);
   FLOE_ASSERT_OK(Load()->Delete("id IN (1)", AppendOptions{}));
   const auto before = Storage();
   RewriteDeletesOptions all;
   all.rewrite_all = true;
-  all.options = {{"write.delete.granularity", "partition"}};
+  all.options = {{"write.delete.granularity", "per-row"}};
   auto declined = Load()->RewritePositionDeletes("", all);
   ASSERT_FALSE(declined.ok());
   EXPECT_EQ(KindOf(declined.status()), ErrorKind::kNotSupported);

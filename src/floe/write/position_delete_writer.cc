@@ -48,10 +48,34 @@ arrow::Result<DataFile> WritePositionDeleteFile(const std::shared_ptr<FileIO>& i
                                                 const std::string& data_file,
                                                 const std::vector<int64_t>& positions,
                                                 const PropertyMap& table_properties) {
-  if (positions.empty() || positions.front() < 0) {
+  return WritePositionDeleteFile(io, location, {DataFilePositions{data_file, positions}},
+                                 table_properties);
+}
+
+arrow::Result<DataFile> WritePositionDeleteFile(
+    const std::shared_ptr<FileIO>& io, const std::string& location,
+    const std::vector<DataFilePositions>& files, const PropertyMap& table_properties) {
+  if (files.empty()) {
     return MakeError(ErrorKind::kInvalidInput,
-                     "a position delete file for " + data_file +
-                         " needs one or more non-negative positions");
+                     "a position delete file at " + location + " needs a data file");
+  }
+  int64_t rows = 0;
+  int64_t path_bytes = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const DataFilePositions& file = files[i];
+    if (file.positions.empty() || file.positions.front() < 0) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "a position delete file for " + file.data_file +
+                           " needs one or more non-negative positions");
+    }
+    if (i > 0 && !(files[i - 1].data_file < file.data_file)) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "the data files of a position delete file must come sorted and "
+                       "once each (" +
+                           file.data_file + ")");
+    }
+    rows += static_cast<int64_t>(file.positions.size());
+    path_bytes += static_cast<int64_t>(file.positions.size() * file.data_file.size());
   }
   ARROW_ASSIGN_OR_RAISE(auto schema, PositionDeleteSchema());
   const PropertyMap properties = DeleteProperties(table_properties);
@@ -71,24 +95,34 @@ arrow::Result<DataFile> WritePositionDeleteFile(const std::shared_ptr<FileIO>& i
 
   auto write = [&]() -> arrow::Result<DataFile> {
     ARROW_ASSIGN_OR_RAISE(auto writer, ParquetDataWriter::Open(with_type, location));
-    const int64_t rows = static_cast<int64_t>(positions.size());
     arrow::StringBuilder paths;
+    arrow::Int64Builder positions;
     ARROW_RETURN_NOT_OK(paths.Reserve(rows));
-    ARROW_RETURN_NOT_OK(paths.ReserveData(rows * static_cast<int64_t>(data_file.size())));
-    for (int64_t i = 0; i < rows; ++i) ARROW_RETURN_NOT_OK(paths.Append(data_file));
+    ARROW_RETURN_NOT_OK(paths.ReserveData(path_bytes));
+    ARROW_RETURN_NOT_OK(positions.Reserve(rows));
+    for (const DataFilePositions& file : files) {
+      for (int64_t position : file.positions) {
+        paths.UnsafeAppend(file.data_file);
+        positions.UnsafeAppend(position);
+      }
+    }
     ARROW_ASSIGN_OR_RAISE(auto path_array, paths.Finish());
-    auto pos_array = std::make_shared<arrow::Int64Array>(
-        rows, arrow::Buffer::Wrap(positions.data(), positions.size()));
+    ARROW_ASSIGN_OR_RAISE(auto pos_array, positions.Finish());
     auto batch = arrow::RecordBatch::Make(with_type->parquet->arrow_schema, rows,
                                           {path_array, pos_array});
     ARROW_RETURN_NOT_OK(writer->file().Write(*batch));
     ARROW_ASSIGN_OR_RAISE(DataFile file, writer->Close());
     file.content = FileContent::kPositionDeletes;
     file.sort_order_id.reset();
-    // Bounds of both columns, no counts (PositionDeleteWriter drops them).
+    // No counts (PositionDeleteWriter drops them); bounds only for a file of one data
+    // file's deletes.
     file.value_counts.clear();
     file.null_value_counts.clear();
     file.nan_value_counts.clear();
+    if (files.size() > 1) {
+      file.lower_bounds.clear();
+      file.upper_bounds.clear();
+    }
     return file;
   };
   auto written = write();

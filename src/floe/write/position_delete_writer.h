@@ -28,4 +28,18 @@ arrow::Result<DataFile> WritePositionDeleteFile(const std::shared_ptr<FileIO>& i
                                                 const std::vector<int64_t>& positions,
                                                 const PropertyMap& table_properties);
 
+/// The deleted positions of one data file (sorted, unique, non-negative).
+struct DataFilePositions {
+  std::string data_file;
+  std::vector<int64_t> positions;
+};
+
+/// As above for the deletes of several data files in one file (partition granularity):
+/// rows ordered by file_path, then pos (`files` must come sorted by path). With more than
+/// one data file, neither column keeps bounds or counts, as iceberg-java's
+/// PositionDeleteWriter drops them for a file that references several.
+arrow::Result<DataFile> WritePositionDeleteFile(
+    const std::shared_ptr<FileIO>& io, const std::string& location,
+    const std::vector<DataFilePositions>& files, const PropertyMap& table_properties);
+
 }  // namespace floe
