@@ -240,7 +240,8 @@ def test_update_sets_columns_as_duckdb_does_and_bad_input_changes_nothing(floe, 
                                                                         tmp_path):
     """`floe update`: the rows DuckDB's UPDATE leaves (values in place, rows moved to
     another partition, NULL), read back by floe and pyiceberg; a value of the wrong type,
-    an unknown column, NULL for a required column: one clear error, the table and its
+    an unknown column (in --set or --where, a metadata column in --where), NULL for a
+    required column, a filter that does not parse: one clear error, the table and its
     files unchanged."""
     expected = make_table(floe, tmp_path)
     for set_text, where in [("amount = -1.5, flag = false", "id BETWEEN 100 AND 2500"),
@@ -259,8 +260,13 @@ def test_update_sets_columns_as_duckdb_does_and_bad_input_changes_nothing(floe, 
         assert_rows(floe, pyiceberg_catalog, tmp_path, expected)
     pointer = floe.metadata_location(TABLE)
     before = files_under(floe.warehouse / "r" / "t")
-    for set_text, message in [("id = 'x'", "id"), ("nope = 1", "nope"), ("id = NULL", "required")]:
-        error = floe.fail("update", TABLE, "--set", set_text, "--where", "id < 10")
+    for set_text, where, message in [("id = 'x'", "id < 10", "id"),
+                                     ("nope = 1", "id < 10", "nope"),
+                                     ("id = NULL", "id < 10", "required"),
+                                     ("amount = 1", "nope < 10", "no column 'nope'"),
+                                     ("amount = 1", "_pos < 10", "no column '_pos'"),
+                                     ("amount = 1", "id <", "cannot parse filter")]:
+        error = floe.fail("update", TABLE, "--set", set_text, "--where", where)
         assert message in error, error
     assert floe.metadata_location(TABLE) == pointer
     assert files_under(floe.warehouse / "r" / "t") == before

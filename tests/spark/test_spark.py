@@ -897,14 +897,16 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     assert summaries[0] == summaries[1]
 
 
-def _merge_on_read_siblings(catalog, stem: str, version: int) -> tuple:
+def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True) -> tuple:
     """Empty tables db.<stem>_floe and db.<stem>_spark of (id, region), partitioned by
-    region, of `version`, deleting merge-on-read: their names, floe Tables and schema."""
+    region (or not), of `version`, deleting merge-on-read: their names, floe Tables and
+    schema."""
     catalog.create_namespace_if_not_exists("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
                         pa.field("region", pa.string())])
     names = (f"db.{stem}_floe", f"db.{stem}_spark")
-    tables = [catalog.create_table(name, schema, partition_by="region",
+    tables = [catalog.create_table(name, schema,
+                                   partition_by="region" if partitioned else None,
                                    properties={"format-version": str(version),
                                                "write.delete.mode": "merge-on-read"})
               for name in names]
@@ -1142,10 +1144,11 @@ def test_partition_granularity_deletes_as_sparks_writer_writes_them(spark, catal
     assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
 
 
-@pytest.mark.parametrize("version", [2, 3])
-def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, catalog, version):
+@pytest.mark.parametrize("version,partitioned", [(2, True), (3, True), (2, False), (3, False)])
+def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, catalog, version,
+                                                                       partitioned):
     """A merge-on-read DELETE, by floe and by Spark on sibling tables of the same files
-    (nine partitions, two appends: 18 data files): the same rows (and on v3 lineage) read
+    (nine partitions or none, two appends: 18 or 2 data files): the same rows (and on v3 lineage) read
     by Spark's Iceberg reader, and one delete file per data file holding a deleted row: on
     v3 a deletion vector of the same cardinality and blob size (the same Roaring
     encoding), on v2 a Parquet position delete file with the same positions, bounds and
@@ -1153,7 +1156,8 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
     which replaces the old one; a delete by partition removes the files (and on v3 their
     vectors) by metadata in both. The snapshot summaries agree (on v2 but for file sizes:
     Parquet's bytes are parquet-java's against Arrow's)."""
-    names, tables, schema = _merge_on_read_siblings(catalog, f"mor{version}", version)
+    names, tables, schema = _merge_on_read_siblings(
+        catalog, f"mor{version}{'p' if partitioned else 'u'}", version, partitioned)
     for start in (0, 900):
         ids = list(range(start, start + 900))
         data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
@@ -1164,6 +1168,9 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
 
     def rows(name):
         return spark.sql(f"SELECT id, region{lineage} FROM floe.{name}").toArrow()
+
+    def region_of(r):
+        return (r.partition.region or "") if partitioned else ""
 
     def delete_files(name):
         """What each live delete file says, without its own path, and how many each data
@@ -1177,13 +1184,13 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
                 assert r.lower_bounds is None and r.upper_bounds is None
                 target = r.referenced_data_file
                 described.append((r.record_count, r.content_size_in_bytes,
-                                  r.partition.region or ""))
+                                  region_of(r)))
             else:
                 assert r.file_format == "PARQUET" and r.referenced_data_file is None
                 assert r.value_counts is None and r.null_value_counts is None
                 target = bytes(r.lower_bounds[2147483546]).decode()
                 assert bytes(r.upper_bounds[2147483546]).decode() == target
-                described.append((r.record_count, r.partition.region or "",
+                described.append((r.record_count, region_of(r),
                                   sorted(r.column_sizes), r.split_offsets,
                                   bytes(r.lower_bounds[2147483545]),
                                   bytes(r.upper_bounds[2147483545])))
@@ -1208,7 +1215,7 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
 
     deletes = [ending_in(7, 1500),                                # a vector per file
                f"{ending_in(3, 1800)} OR {ending_in(7, 1800)}",   # merged into them
-               "region = 'eu' OR region = '東京'"]                # by metadata
+               "region = 'eu' OR region = '東京'"]      # by metadata (if partitioned)
     for where in deletes:
         result = tables[0].refresh().delete(where)
         spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
@@ -1217,7 +1224,7 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
         assert delete_files(names[0]) == delete_files(names[1]), where
         ours, theirs = summaries()
         assert ours == theirs, where
-        if where != deletes[2]:
+        if where != deletes[2] or not partitioned:
             assert result.delete_files == int(ours["added-delete-files"]) > 0
             assert delete_files(names[0])[1] == {1}  # one per data file
     survivors = [i for i in range(1800) if i % 10 not in (3, 7)
@@ -1244,14 +1251,15 @@ def _floe_reads_sparks_table(spark, table, name, version):
     assert _same_rows(theirs, ours) == [], name
 
 
-def _sibling_row_level_tables(catalog, prefix, version, properties):
+def _sibling_row_level_tables(catalog, prefix, version, properties, partitioned=True):
     """Tables db.<prefix>_floe and db.<prefix>_spark of the same two appends (900 rows,
-    nine partitions): their names, the floe Tables and the schema."""
+    nine partitions, or none): their names, the floe Tables and the schema."""
     catalog.create_namespace_if_not_exists("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
                         pa.field("region", pa.string()), pa.field("amount", pa.float64())])
     names = tuple(f"db.{prefix}_{who}" for who in ("floe", "spark"))
-    tables = [catalog.create_table(name, schema, partition_by="region",
+    tables = [catalog.create_table(name, schema,
+                                   partition_by="region" if partitioned else None,
                                    properties={"format-version": str(version), **properties})
               for name in names]
     for start in (0, 450):
@@ -1324,9 +1332,13 @@ def test_update_arithmetic_on_decimals_and_integer_division_as_sparks_update_doe
     assert all(_same_rows(b, a) == [] for b, a in zip(before, after))
 
 
-@pytest.mark.parametrize("version,mode", [(2, "copy-on-write"), (3, "copy-on-write"),
-                                          (2, "merge-on-read"), (3, "merge-on-read")])
-def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mode):
+ROW_LEVEL_CASES = [(version, mode, partitioned) for partitioned in (True, False)
+                   for mode in ("copy-on-write", "merge-on-read") for version in (2, 3)]
+
+
+@pytest.mark.parametrize("version,mode,partitioned", ROW_LEVEL_CASES)
+def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mode,
+                                                    partitioned):
     """floe's update and Spark's UPDATE (copy-on-write or merge-on-read, by
     write.update.mode) on sibling tables of the same files (nine partitions, two
     appends): the same rows after an update that changes values in place and one that
@@ -1334,7 +1346,8 @@ def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mod
     _row_id and take the new sequence number), the same snapshot counters, delete files
     included."""
     names, tables, schema = _sibling_row_level_tables(
-        catalog, f"upd{version}{mode[0]}", version, {"write.update.mode": mode})
+        catalog, f"upd{version}{mode[0]}{'p' if partitioned else 'u'}", version,
+        {"write.update.mode": mode}, partitioned)
     lineage = ", _row_id, _last_updated_sequence_number" if version == 3 else ""
     # Spark SQL reads -0.0 as a decimal literal (so +0.0); the cast keeps the sign.
     updates = [("amount = -0.0", "amount = CAST('-0.0' AS DOUBLE)", "id < 100 AND region = 'eu'"),
@@ -1361,10 +1374,9 @@ def test_updates_rewrite_rows_as_sparks_update_does(spark, catalog, version, mod
     assert sorted(r.id for r in moved.collect()) == [5, 14, 23, 460, 899]
 
 
-@pytest.mark.parametrize("version,mode", [(2, "copy-on-write"), (3, "copy-on-write"),
-                                          (2, "merge-on-read"), (3, "merge-on-read")])
+@pytest.mark.parametrize("version,mode,partitioned", ROW_LEVEL_CASES)
 def test_upserts_replace_and_insert_rows_as_sparks_merge_does(spark, catalog, tmp_path,
-                                                              version, mode):
+                                                              version, mode, partitioned):
     """floe's upsert and Spark's MERGE INTO ... WHEN MATCHED THEN UPDATE SET * WHEN NOT
     MATCHED THEN INSERT * (copy-on-write or merge-on-read, by write.merge.mode) on
     sibling tables of the same files (nine partitions, two appends), twice, the second
@@ -1373,7 +1385,8 @@ def test_upserts_replace_and_insert_rows_as_sparks_merge_does(spark, catalog, tm
     v3 for every row that existed before (inserted rows' ids depend on file order), the
     same snapshot counters, delete files included."""
     names, tables, schema = _sibling_row_level_tables(
-        catalog, f"ups{version}{mode[0]}", version, {"write.merge.mode": mode})
+        catalog, f"ups{version}{mode[0]}{'p' if partitioned else 'u'}", version,
+        {"write.merge.mode": mode}, partitioned)
     inputs = [
         # In place, moved, to NULL and unicode partitions, -0.0, NaN, NULL; new keys.
         pa.table({"id": [1, 10, 11, 13, 460, 899, 900, -1, 2**62],
