@@ -213,6 +213,47 @@ def test_partition_values_of_every_type_are_spelled_as_delta_spark_spells_them(s
     assert floe_rows == spark_rows
 
 
+@pytest.mark.parametrize("setting", [
+    ("delta.dataSkippingNumIndexedCols", "3"),
+    ("delta.dataSkippingNumIndexedCols", "0"),
+    ("delta.dataSkippingNumIndexedCols", "-1"),
+    ("delta.dataSkippingNumIndexedCols", "12"),  # past the nested struct and the list
+    ("delta.dataSkippingStatsColumns", "id, nested.y,f64"),
+    ("delta.dataSkippingStatsColumns", "`s`,nested,`d`"),
+])
+def test_statistics_limits_as_delta_spark_applies_them(spark, tmp_path, setting):
+    """delta.dataSkippingNumIndexedCols and delta.dataSkippingStatsColumns set on tables
+    delta-spark and floe write the same rows to (nested, list and map columns among them):
+    the same statistics, file for file."""
+    key, value = setting
+    data = rows_table(90)
+    pq.write_table(data, tmp_path / "in.parquet")
+    spark_table = tmp_path / "by_spark"
+    spark.sql(f"CREATE TABLE delta.`{spark_table}` USING delta PARTITIONED BY (p) "
+              f"TBLPROPERTIES ('{key}' = '{value}') AS SELECT * FROM parquet.`{tmp_path}/in.parquet` "
+              "LIMIT 0")
+    (spark.read.parquet(str(tmp_path / "in.parquet")).repartition(1)
+     .write.format("delta").mode("append").save(str(spark_table)))
+    floe_table = tmp_path / "by_floe"
+    floe("create", floe_table, "--schema-from", tmp_path / "in.parquet", "--partition-by", "p",
+         "--property", f"{key}={value}")
+    floe("append", floe_table, tmp_path / "in.parquet")
+    by_spark, by_floe = adds_by_partition(spark_table), adds_by_partition(floe_table)
+    assert sorted(by_spark) == sorted(by_floe)
+    for partition in by_spark:
+        expected = json.loads(by_spark[partition]["stats"], parse_float=str, parse_int=str)
+        got = json.loads(by_floe[partition]["stats"], parse_float=str, parse_int=str)
+        assert got == expected, f"{key}={value}, partition {partition}:\nfloe  {got}\nspark {expected}"
+    # Statistics of a list or map column are refused, by floe as by delta-spark.
+    if key == "delta.dataSkippingStatsColumns":
+        for column in ("items", "attrs", "`attrs`"):
+            error = floe("create", tmp_path / f"bad-{column}", "--schema-from",
+                         tmp_path / "in.parquet", "--property", f"{key}=id,{column}",
+                         check=False)
+            assert error.returncode != 0 and "list or map" in error.stderr, error.stderr
+            assert not (tmp_path / f"bad-{column}" / "_delta_log").exists()
+
+
 def test_delta_spark_reads_floe_history_and_floe_reads_delta_spark(spark, tmp_path):
     table = tmp_path / "history"
     floe("create", table, "--schema", "id long not null, p string", "--partition-by", "p")

@@ -499,6 +499,66 @@ arrow::Status CheckDeltaStorage(FileIO& io, const std::string& root) {
                          "cannot here");
 }
 
+// delta.dataSkippingNumIndexedCols and delta.dataSkippingStatsColumns of `configuration`
+// into `options`. Stats columns are comma-separated, each a dotted path whose parts may
+// be quoted in backticks (as Spark parses attribute names); malformed values are errors
+// naming `where` and the property.
+template <typename Map>
+arrow::Status StatsOptions(const Map& configuration, const std::string& where,
+                           DeltaWriteFormatOptions* options) {
+  if (auto it = configuration.find("delta.dataSkippingNumIndexedCols");
+      it != configuration.end()) {
+    try {
+      size_t used = 0;
+      options->indexed_columns = std::stoi(it->second, &used);
+      if (used != it->second.size() || options->indexed_columns < -1) throw 0;
+    } catch (...) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       where +
+                           " has a malformed delta.dataSkippingNumIndexedCols (an "
+                           "integer of -1 or more)");
+    }
+  }
+  auto it = configuration.find("delta.dataSkippingStatsColumns");
+  if (it == configuration.end()) return arrow::Status::OK();
+  std::vector<std::string> columns;
+  std::string column, part;
+  bool quoted = false, any = false;
+  auto end_part = [&]() {
+    auto first = part.find_first_not_of(' ');
+    auto last = part.find_last_not_of(' ');
+    std::string trimmed =
+        first == std::string::npos ? "" : part.substr(first, last - first + 1);
+    if (trimmed.size() >= 2 && trimmed.front() == '`' && trimmed.back() == '`') {
+      trimmed = trimmed.substr(1, trimmed.size() - 2);
+    }
+    column += (column.empty() && !any ? "" : ".") + trimmed;
+    any = true;
+    part.clear();
+  };
+  for (char c : it->second + ",") {
+    if (c == '`') quoted = !quoted;
+    if (!quoted && c == '.') {
+      end_part();
+    } else if (!quoted && c == ',') {
+      end_part();
+      if (!column.empty()) columns.push_back(column);
+      column.clear();
+      any = false;
+    } else {
+      part.push_back(c);
+    }
+  }
+  if (quoted) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     where +
+                         " has a malformed delta.dataSkippingStatsColumns (a backtick "
+                         "is not closed)");
+  }
+  options->stats_columns = std::move(columns);
+  return arrow::Status::OK();
+}
+
 std::string PartitionByText(const std::vector<std::string>& columns) {
   OJson list = OJson::array();
   for (const auto& column : columns) list.push_back(column);
@@ -538,6 +598,8 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
   check.schema = std::make_shared<arrow::Schema>(schema);
   check.partition_columns = options.partition_columns;
   check.table_root = root;
+  ARROW_RETURN_NOT_OK(
+      StatsOptions(options.properties, "the new table at " + root, &check));
   ARROW_RETURN_NOT_OK(DeltaWriteFormat::Make(std::move(check)).status());
 
   std::set<std::string> features;
@@ -803,33 +865,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     // As an Iceberg write's plan shares it: half for the open files' buffered rows.
     format_options.buffer_budget = options.memory_limit / 2 / options.threads;
   }
-  const auto& configuration = read.metadata.configuration;
-  if (auto it = configuration.find("delta.dataSkippingNumIndexedCols");
-      it != configuration.end()) {
-    try {
-      format_options.indexed_columns = std::stoi(it->second);
-    } catch (...) {
-      return MakeError(ErrorKind::kInvalidMetadata,
-                       where + " has a malformed delta.dataSkippingNumIndexedCols");
-    }
-  }
-  if (auto it = configuration.find("delta.dataSkippingStatsColumns");
-      it != configuration.end()) {
-    std::vector<std::string> columns;
-    std::string column;
-    for (char c : it->second + ",") {
-      if (c == ',') {
-        auto first = column.find_first_not_of(' ');
-        auto last = column.find_last_not_of(' ');
-        if (first != std::string::npos)
-          columns.push_back(column.substr(first, last - first + 1));
-        column.clear();
-      } else {
-        column.push_back(c);
-      }
-    }
-    format_options.stats_columns = std::move(columns);
-  }
+  ARROW_RETURN_NOT_OK(StatsOptions(read.metadata.configuration, where, &format_options));
   // A compaction's bins, planned before any file is written.
   std::vector<std::vector<const AddFile*>> bins;
   std::set<std::string> compacted;  // their locations

@@ -369,6 +369,38 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
     data_fields.push_back(schema.field(i)->RemoveMetadata());
   }
   auto data_schema = arrow::schema(std::move(data_fields));
+  // Statistics columns must name columns delta-spark can skip by: not a list or map, nor
+  // a field inside one (it refuses the property:
+  // DELTA_COLUMN_DATA_SKIPPING_NOT_SUPPORTED_TYPE).
+  if (options.stats_columns) {
+    for (const auto& column : *options.stats_columns) {
+      std::shared_ptr<arrow::Field> field;
+      arrow::FieldVector level = data_schema->fields();
+      size_t start = 0;
+      while (start <= column.size()) {
+        size_t dot = column.find('.', start);
+        std::string part =
+            column.substr(start, dot == std::string::npos ? dot : dot - start);
+        field = nullptr;
+        for (const auto& candidate : level) {
+          if (candidate->name() == part) field = candidate;
+        }
+        if (!field) break;
+        const auto id = field->type()->id();
+        if (id == arrow::Type::LIST || id == arrow::Type::LARGE_LIST ||
+            id == arrow::Type::MAP) {
+          return MakeError(ErrorKind::kInvalidInput,
+                           "table property delta.dataSkippingStatsColumns names column " +
+                               column +
+                               ", of a list or map type, which Delta has no "
+                               "statistics for (delta-spark refuses it)");
+        }
+        if (dot == std::string::npos || id != arrow::Type::STRUCT) break;
+        level = field->type()->fields();
+        start = dot + 1;
+      }
+    }
+  }
   // Which leaves get statistics.
   std::vector<Leaf> leaves;
   for (const auto& field : data_schema->fields())
@@ -612,6 +644,11 @@ arrow::Result<std::string> DeltaWriteFormat::Stats(const WrittenParquetFile& fil
     Set(&nulls, {fields[i]->name()}, std::to_string(file.column_null_counts[i]));
   }
   std::string out = "{\"numRecords\":" + std::to_string(file.rows);
+  // No column indexed: delta-spark's statistics are the record count alone.
+  const bool any_indexed = !collection_has_stats_.empty() ||
+                           std::find(leaf_has_stats_.begin(), leaf_has_stats_.end(),
+                                     true) != leaf_has_stats_.end();
+  if (!any_indexed) return out + "}";
   auto add = [&](const char* name, const StatsNode& node) {
     out += ",\"";
     out += name;
