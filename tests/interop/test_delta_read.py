@@ -353,6 +353,40 @@ def test_golden_tables_read_as_their_expected_rows(kernel_tables, tmp_path):
         assert f"{name}/{name}/delta" in compared, name
 
 
+# Golden tables a reader must refuse, and what floe's error names.
+REFUSED_GOLDEN_TABLES = {
+    # A checkpoint without the table's metadata, or whose metaData has no schema: the
+    # log as the checkpoint gives it is not a table.
+    "deltalog-state-reconstruction-from-checkpoint-missing-metadata": "no metaData action at version 10",
+    "deltalog-state-reconstruction-from-checkpoint-missing-protocol": "00000000000000000010.checkpoint.parquet",
+    "update-deleted-directory": "00000000000000000000.checkpoint.parquet",
+    "deltalog-state-reconstruction-without-metadata": "no metaData action at version 0",
+    "deltalog-state-reconstruction-without-protocol": "no protocol action at version 0",
+    "deltalog-invalid-protocol-version": "needs reader version 99",
+    "versions-not-contiguous": "has no commit",
+}
+
+
+def test_golden_tables_a_reader_must_refuse_fail_clearly(kernel_tables, tmp_path):
+    """Delta's golden tables of broken logs (a checkpoint that lacks the metadata or
+    protocol the log had, a missing commit, an unknown reader version): floe's scan
+    fails with an error naming the version or file at fault, writes no output and never
+    crashes."""
+    out = tmp_path / "out.parquet"
+    seen = set()
+    for name, table in sorted(kernel_tables.items()):
+        short = name.split("/")[0]
+        if short not in REFUSED_GOLDEN_TABLES:
+            continue
+        seen.add(short)
+        rows, error = floe_scan(table, out, check=False)
+        assert rows is None, name
+        last = error.strip().splitlines()[-1]
+        assert last.startswith("floe: error:") and REFUSED_GOLDEN_TABLES[short] in last, (name, last)
+        assert not out.exists(), name
+    assert seen == set(REFUSED_GOLDEN_TABLES), seen
+
+
 def test_describe_versions_files_and_time_travel_by_time(tmp_path):
     table = tmp_path / "history"
     for part in range(3):
