@@ -11,6 +11,8 @@ overwrite, read.
                      predicate="day = '2024-06-01'")            # replaceWhere
     floe.delta.delete("/data/events", "region = 'eu' AND id < 100")
     floe.delta.compact("/data/events")                          # OPTIMIZE
+    floe.delta.vacuum("/data/events", retention="7d", dry_run=True)  # VACUUM
+    [v.version for v in floe.delta.versions("/data/events")]    # the log's commits
     rows = floe.delta.read("/data/events", columns=["id"], version=1)
     rows = floe.delta.read("/data/events", where="region = 'eu'")  # skips files
 
@@ -44,12 +46,14 @@ import pyarrow as pa
 
 from . import _floe
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
-from ._catalog import Catalog, _bytes, _threads
+from ._catalog import Catalog, Duration, _bytes, _duration_ms, _threads
 from ._errors import InvalidInputError
 
 __all__ = [
     "DeltaFile",
     "DeltaSnapshot",
+    "DeltaVacuumResult",
+    "DeltaVersion",
     "DeltaWriteResult",
     "compact",
     "create_table",
@@ -57,6 +61,8 @@ __all__ = [
     "read",
     "scan",
     "snapshot",
+    "vacuum",
+    "versions",
     "write",
 ]
 
@@ -115,6 +121,35 @@ class DeltaSnapshot:
     #: None when floe reads this version exactly; otherwise why not (a reader feature
     #: floe does not apply yet, named).
     unreadable_reason: str | None
+
+
+@dataclass(frozen=True)
+class DeltaVersion:
+    """One commit of a Delta table's log."""
+
+    version: int
+    #: When it was committed (the commit file's modification time, or for a
+    #: catalog-managed table's ratified commit, when its coordinator ratified it), in
+    #: milliseconds since the epoch.
+    modified_ms: int
+    #: The commit file (a staged file for a ratified commit not yet published).
+    location: str
+
+
+@dataclass(frozen=True)
+class DeltaVacuumResult:
+    """What :func:`vacuum` deleted (or, as a dry run, would delete)."""
+
+    #: The version whose snapshot the files were compared with.
+    version: int
+    retention_ms: int
+    #: The data files deleted (or to delete), by location.
+    deleted: Sequence[str]
+    bytes: int
+    #: Unreferenced files left in place and why (not the table's own, or too young).
+    kept: Sequence[tuple[str, str]]
+    #: Deletes that failed (the file stays) and why.
+    failed: Sequence[tuple[str, str]]
 
 
 def _native(catalog: Catalog | None) -> Any:
@@ -422,4 +457,51 @@ def snapshot(
             for f in raw["files"]
         ),
         unreadable_reason=raw["readable"],
+    )
+
+
+def versions(
+    path: str,
+    *,
+    catalog: Catalog | None = None,
+    storage: Mapping[str, str] | None = None,
+) -> list[DeltaVersion]:
+    """The commits the Delta table's log still has, oldest first (versions a checkpoint
+    made redundant and log cleanup removed are not listed). With `catalog`, `path` is the
+    ``NAMESPACE.TABLE`` of a catalog-managed table there and its catalog's word counts:
+    published versions up to its latest ratified one, then its ratified commits."""
+    raw = _floe.delta_versions(str(path), _native(catalog), _storage(storage))
+    return [DeltaVersion(version=int(v["version"]), modified_ms=int(v["modified_ms"]),
+                         location=str(v["location"])) for v in raw]
+
+
+def vacuum(
+    path: str,
+    *,
+    retention: Duration | None = None,
+    dry_run: bool = False,
+    any_name: bool = False,
+    check_retention: bool = True,
+    storage: Mapping[str, str] | None = None,
+) -> DeltaVacuumResult:
+    """VACUUM of the Delta table at `path`, as delta-spark chooses the files: the data
+    files in the table's folder that the latest snapshot does not reference, that no
+    remove within the retention (`retention`, e.g. ``"7d"``, an int of milliseconds or a
+    ``timedelta``; the table's ``delta.deletedFileRetentionDuration``, a week, by default)
+    still keeps, and that were last modified before it. Only the table's own files go:
+    never a symbolic link, a file of a table nested in its folder, or a hidden path, and
+    only ``*.parquet`` names unless `any_name`. A retention shorter than the table's is
+    refused unless `check_retention` is False (delta-spark's
+    ``retentionDurationCheck.enabled``). A catalog-managed table is refused (only its
+    catalog may allow maintenance)."""
+    retention_ms = None if retention is None else _duration_ms(retention, "retention")
+    raw = _floe.delta_vacuum(str(path), retention_ms, bool(dry_run), bool(any_name),
+                             bool(check_retention), _storage(storage))
+    return DeltaVacuumResult(
+        version=int(raw["version"]),
+        retention_ms=int(raw["retention_ms"]),
+        deleted=tuple(raw["deleted"]),
+        bytes=int(raw["bytes"]),
+        kept=tuple((str(p), str(r)) for p, r in raw["kept"]),
+        failed=tuple((str(p), str(r)) for p, r in raw["failed"]),
     )

@@ -38,6 +38,7 @@
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
+#include "floe/delta/vacuum.h"
 #include "floe/delta/write.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
@@ -1045,6 +1046,58 @@ nb::capsule DeltaScanStream(const std::string& path,
   return ExportStream(std::move(reader));
 }
 
+nb::list DeltaVersions(const std::string& path, PyCatalog* catalog,
+                       const std::map<std::string, std::string>& storage) {
+  auto versions = RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, catalog, storage);
+    auto tail = TailOf(table);
+    auto listed =
+        Unwrap(delta::ListVersions(*table.io, table.root, tail ? &*tail : nullptr));
+    if (listed.empty() && !Unwrap(delta::IsDeltaTable(*table.io, table.root))) {
+      Throw(MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + table.root));
+    }
+    return listed;
+  });
+  nb::list out;
+  for (const auto& version : versions) {
+    nb::dict entry;
+    entry["version"] = version.version;
+    entry["modified_ms"] = version.modified_ms;
+    entry["location"] = version.location;
+    out.append(entry);
+  }
+  return out;
+}
+
+nb::dict DeltaVacuum(const std::string& path, std::optional<int64_t> retention_ms,
+                     bool dry_run, bool any_name, bool check_retention,
+                     const std::map<std::string, std::string>& storage) {
+  auto result = RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, nullptr, storage);
+    delta::VacuumOptions options;
+    options.retention_ms = retention_ms;
+    options.dry_run = dry_run;
+    options.any_name = any_name;
+    options.check_retention = check_retention;
+    return Unwrap(delta::Vacuum(table.io, table.root, options));
+  });
+  nb::dict out;
+  out["version"] = result.version;
+  out["retention_ms"] = result.retention_ms;
+  out["bytes"] = result.bytes;
+  nb::list deleted, kept, failed;
+  for (const auto& file : result.deleted) deleted.append(file.location);
+  for (const auto& file : result.kept)
+    kept.append(nb::make_tuple(file.location, file.reason));
+  for (const auto& file : result.failed) {
+    failed.append(nb::make_tuple(file.location, file.reason));
+  }
+  out["deleted"] = deleted;
+  out["kept"] = kept;
+  out["failed"] = failed;
+  return out;
+}
+
 nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> version,
                            PyCatalog* catalog,
                            const std::map<std::string, std::string>& storage) {
@@ -1310,6 +1363,11 @@ NB_MODULE(_floe, m) {
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");
+  m.def("delta_versions", &DeltaVersions, "path"_a, "catalog"_a.none() = nb::none(),
+        "storage"_a = std::map<std::string, std::string>());
+  m.def("delta_vacuum", &DeltaVacuum, "path"_a, "retention_ms"_a.none(), "dry_run"_a,
+        "any_name"_a, "check_retention"_a,
+        "storage"_a = std::map<std::string, std::string>());
   m.def("delta_snapshot", &DeltaSnapshotInfo, "path"_a, "version"_a.none(),
         "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>());

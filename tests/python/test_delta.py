@@ -273,3 +273,40 @@ def test_a_relative_path_is_the_current_folders(tmp_path, monkeypatch):
     assert deltalake.DeltaTable(str(tmp_path / "lake" / "t")).to_pyarrow_table().num_rows == 8
     assert floe.delta.read("lake/t/").num_rows == 8
     assert floe.delta.snapshot("lake/../lake/t").version == 1
+
+
+def test_versions_and_vacuum_as_deltalake_chooses_the_files(tmp_path):
+    """floe.delta.versions lists the log's commits as deltalake's history has them;
+    floe.delta.vacuum deletes exactly the files deltalake's vacuum would (its dry run is the
+    oracle), and nothing else on disk; the table still reads the same."""
+    path = tmp_path / "events"
+    floe.delta.create_table(str(path), SCHEMA, partition_by=["region"])
+    for start in (0, 100):
+        floe.delta.write(str(path), rows(start, 100))
+    floe.delta.write(str(path), rows(500, 40), mode="overwrite")
+    listed = floe.delta.versions(str(path))
+    assert [v.version for v in listed] == [0, 1, 2, 3]
+    assert all(v.location.endswith(f"{v.version:020d}.json") for v in listed)
+    history = deltalake.DeltaTable(str(path)).history()
+    assert sorted(h["version"] for h in history) == [0, 1, 2, 3]
+    stranger = path / "notes.txt"  # not a name Delta writers give: never deleted
+    stranger.write_text("mine")
+
+    theirs = deltalake.DeltaTable(str(path)).vacuum(retention_hours=0, dry_run=True,
+                                                    enforce_retention_duration=False)
+    expected = sorted(str(path / p) for p in theirs)
+    assert expected  # the appends' files the overwrite removed
+    with pytest.raises(floe.FloeError, match="retention"):
+        floe.delta.vacuum(str(path), retention=0)  # shorter than the table's week
+    dry = floe.delta.vacuum(str(path), retention=0, check_retention=False, dry_run=True)
+    assert sorted(dry.deleted) == expected
+    before = {p for p in path.rglob("*") if p.is_file()}
+    done = floe.delta.vacuum(str(path), retention=0, check_retention=False)
+    assert sorted(done.deleted) == expected and done.bytes > 0 and not done.failed
+    after = {p for p in path.rglob("*") if p.is_file()}
+    assert before - after == {path / p for p in theirs}
+    assert stranger.exists()
+    assert sorted(deltalake.DeltaTable(str(path)).to_pyarrow_table().column("id").to_pylist()) == \
+        list(range(500, 540))
+    with pytest.raises(floe.FloeError, match="no Delta table"):
+        floe.delta.versions(str(tmp_path / "nothing"))

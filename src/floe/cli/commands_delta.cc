@@ -279,21 +279,9 @@ arrow::Status ListDeltaVersions(const std::string& path, const StorageProperties
   ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string& root = target.root;
   auto& io = target.io;
-  ARROW_ASSIGN_OR_RAISE(auto versions, delta::ListVersions(*io, root));
-  if (target.tail) {
-    // The catalog's word: published versions up to its latest, then its ratified tail
-    // (with the time the coordinator recorded).
-    std::vector<delta::LogVersion> kept;
-    for (auto& version : versions) {
-      if (version.version > target.tail->latest_version) break;
-      bool staged = false;
-      for (const auto& ratified : target.tail->commits)
-        staged = staged || ratified.version == version.version;
-      if (!staged) kept.push_back(std::move(version));
-    }
-    for (const auto& ratified : target.tail->commits) kept.push_back(ratified);
-    versions = std::move(kept);
-  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto versions,
+      delta::ListVersions(*io, root, target.tail ? &*target.tail : nullptr));
   if (versions.empty()) {
     ARROW_ASSIGN_OR_RAISE(bool exists, delta::IsDeltaTable(*io, root));
     if (!exists) {

@@ -807,12 +807,22 @@ arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root) {
 }
 
 arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
-                                                    const std::string& table_root) {
+                                                    const std::string& table_root,
+                                                    const LogTail* tail) {
   std::string root = StripTrailingSlash(table_root);
   ARROW_ASSIGN_OR_RAISE(auto listing, ListLog(io, root, /*with_times=*/true));
   std::vector<LogVersion> versions;
   for (const auto& [version, file] : listing.commits) {
+    if (tail != nullptr) {
+      if (version > tail->latest_version) break;
+      bool ratified = false;
+      for (const auto& commit : tail->commits) ratified |= commit.version == version;
+      if (ratified) continue;
+    }
     versions.push_back({version, file.location, file.modified_ms});
+  }
+  if (tail != nullptr) {
+    for (const auto& commit : tail->commits) versions.push_back(commit);
   }
   return versions;
 }

@@ -129,10 +129,15 @@ arrow::Result<std::string> DecodeUriPath(const std::string& path);
 /// checkpoint in it).
 arrow::Result<bool> IsDeltaTable(FileIO& io, const std::string& table_root);
 
+struct LogTail;
+
 /// The commits the log still has, in version order (checkpointed versions whose commits
-/// were cleaned up are not listed).
+/// were cleaned up are not listed). With a catalog-managed table's `tail`, the
+/// catalog's word: published versions up to its latest that it has not ratified anew,
+/// then its ratified commits (with the time its coordinator recorded).
 arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
-                                                    const std::string& table_root);
+                                                    const std::string& table_root,
+                                                    const LogTail* tail = nullptr);
 
 /// What a catalog-managed table's commit coordinator says of its log: the commits it
 /// has ratified above the latest published version (their staged files, which win over
