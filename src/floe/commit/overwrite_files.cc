@@ -167,7 +167,8 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
         if (entry.snapshot_id != snapshot->snapshot_id) continue;
         const DataFile& file = entry.data_file;
         if (referenced_checked && !deletes && entry.status == EntryStatus::kDeleted &&
-            referenced_.count(file.file_path)) {
+            referenced_.count(file.file_path) &&
+            !(data_removed_by_deletes_ok_ && snapshot->summary.operation == "delete")) {
           return MakeError(ErrorKind::kValidationFailed,
                            "Cannot commit, missing data files: " + file.file_path +
                                " was removed from " + target().id.ToString() +
@@ -431,7 +432,7 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
                                                   ManifestContent::kDeletes));
   }
   for (const auto& key : deletes_to_remove_) {
-    if (!found.count(key)) {
+    if (!found.count(key) && !ignore_missing_deletes_) {
       return MakeError(
           ErrorKind::kValidationFailed,
           "Missing required delete files to remove: " + key.substr(0, key.rfind('#')) +

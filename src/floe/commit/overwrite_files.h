@@ -100,6 +100,17 @@ class OverwriteFiles final : public SnapshotProducer {
   /// Both levels: delete files added since the starting snapshot that might apply to the
   /// rows read fail the commit.
   void ValidateNoConflictingDeletes() { no_conflicting_deletes_ = true; }
+  /// Validates as Spark's merge-on-read DELETE commits its RowDelta: delete files
+  /// committed meanwhile do not conflict (validateNoConflictingDeleteFiles is for UPDATE
+  /// and MERGE), a delete file to remove that a concurrent commit already removed is
+  /// skipped (no validateDeletedFiles: the positions it held are in the new file too),
+  /// and a data file to delete from that a concurrent delete removed does not fail
+  /// ValidateDataFilesExist (its skipDeletes: only overwrites and replaces count).
+  void ValidateAsMergeOnReadDelete() {
+    no_conflicting_deletes_ = false;
+    ignore_missing_deletes_ = true;
+    data_removed_by_deletes_ok_ = true;
+  }
 
   /// A file's spec id and partition tuple as a key: equal exactly when iceberg-java
   /// compares them equal (floats bitwise).
@@ -161,6 +172,8 @@ class OverwriteFiles final : public SnapshotProducer {
   SchemaPtr conflict_schema_;
   bool no_conflicting_data_ = false;
   bool no_conflicting_deletes_ = false;
+  bool ignore_missing_deletes_ = false;
+  bool data_removed_by_deletes_ok_ = false;
 
   std::optional<std::vector<ManifestFile>> new_manifests_;
   /// Rewritten manifests by the path of the manifest they replace, reused across

@@ -796,6 +796,7 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
     result.committed = true;
     return result;
   }
+  overwrite->ValidateAsMergeOnReadDelete();
   ARROW_ASSIGN_OR_RAISE(auto written,
                         WriteDeleteFiles(*this, matches, properties, overwrite.get()));
   TestPausePoint("commit");
