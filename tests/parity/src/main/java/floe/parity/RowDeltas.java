@@ -40,16 +40,56 @@ import org.apache.iceberg.types.Types;
  * Position deletes become one position-delete file per data file in format v2, and deletion
  * vectors (one Puffin file) in v3. Equality deletes go into one file, in the partition of the
  * data file {@code partition_of} names, or unpartitioned.
+ *
+ * <p>As a merge-on-read operation that read an older snapshot (a race's late writer), with
+ * {@code "from_snapshot": id}: the data files are those of that snapshot, {@code
+ * "rewrite_previous_deletes": true} removes their file-scoped delete files (the positions
+ * given must include theirs), and the commit validates as Spark's SparkPositionDeltaWrite
+ * does: from that snapshot, with the conflict filter {@code id IN conflict_ids}, the data
+ * files deleted from must exist, {@code "command": "update"} or {@code "merge"} adds
+ * validateDeletedFiles and validateNoConflictingDeleteFiles, and {@code "isolation":
+ * "serializable"} (the default) validateNoConflictingDataFiles.
  */
 final class RowDeltas {
   private RowDeltas() {}
 
   static void commit(Table table, JsonNode request) throws Exception {
     Map<String, FileScanTask> live = new HashMap<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    Long from = request.path("from_snapshot").isNumber() ? request.path("from_snapshot").asLong() : null;
+    org.apache.iceberg.TableScan scan = table.newScan();
+    if (from != null) scan = scan.useSnapshot(from);
+    try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
       for (FileScanTask task : tasks) live.put(task.file().location(), task);
     }
     RowDelta delta = table.newRowDelta();
+    if (from != null) {
+      java.util.Set<CharSequence> referenced = new java.util.HashSet<>();
+      for (JsonNode entry : request.path("position_deletes")) {
+        FileScanTask task = live.get(dataFile(live, entry.path("file").asText()).location());
+        referenced.add(task.file().location());
+        if (request.path("rewrite_previous_deletes").asBoolean(false)) {
+          for (DeleteFile previous : task.deletes()) {
+            if (org.apache.iceberg.util.ContentFileUtil.isFileScoped(previous)) delta.removeDeletes(previous);
+          }
+        }
+      }
+      List<Long> ids = new java.util.ArrayList<>();
+      for (JsonNode id : request.path("conflict_ids")) ids.add(id.asLong());
+      delta.validateFromSnapshot(from);
+      delta.conflictDetectionFilter(
+          ids.isEmpty()
+              ? org.apache.iceberg.expressions.Expressions.alwaysTrue()
+              : org.apache.iceberg.expressions.Expressions.in("id", ids.toArray()));
+      delta.validateDataFilesExist(referenced);
+      String command = request.path("command").asText("delete");
+      if (command.equals("update") || command.equals("merge")) {
+        delta.validateDeletedFiles();
+        delta.validateNoConflictingDeleteFiles();
+      }
+      if (request.path("isolation").asText("serializable").equals("serializable")) {
+        delta.validateNoConflictingDataFiles();
+      }
+    }
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, 1, System.nanoTime())
             .format(FileFormat.PARQUET)
@@ -136,6 +176,7 @@ final class RowDeltas {
   private static DataFile dataFile(Map<String, FileScanTask> live, String path) {
     FileScanTask task = live.get(path);
     if (task == null) task = live.get("file:" + path);
+    if (task == null && path.startsWith("file:")) task = live.get(path.substring(5));
     if (task == null) throw new IllegalArgumentException("no live data file " + path);
     return task.file();
   }
