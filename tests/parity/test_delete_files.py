@@ -56,20 +56,25 @@ def stored(directory: pathlib.Path) -> dict:
             for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
-def paused_rewrite(floe):
-    """`floe rewrite db.t --min-input-files 2`, paused once its files are written and before
-    it commits (for 15 s); returns the running process."""
+def paused(floe, *args, pause_ms=15000):
+    """`floe <args>`, paused once its files are written and before it commits (for
+    `pause_ms`); returns the running process."""
     from conftest import FLOE
-    env = dict(os.environ, FLOE_TEST_PAUSE_AT="commit", FLOE_TEST_PAUSE_MS="15000")
+    env = dict(os.environ, FLOE_TEST_PAUSE_AT="commit", FLOE_TEST_PAUSE_MS=str(pause_ms))
     process = subprocess.Popen(
-        [FLOE, "rewrite", "db.t", "--min-input-files", "2", "--warehouse", str(floe.warehouse)],
+        [FLOE, *map(str, args), "--warehouse", str(floe.warehouse)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     seen = []
     for line in process.stderr:
         seen.append(line)
         if "paused at commit" in line:
             return process
-    raise AssertionError("the rewrite never paused:\n" + "".join(seen))
+    raise AssertionError(f"floe {args[0]} never paused:\n" + "".join(seen))
+
+
+def paused_rewrite(floe):
+    """`floe rewrite db.t --min-input-files 2`, paused before it commits."""
+    return paused(floe, "rewrite", "db.t", "--min-input-files", "2")
 
 
 def file_ids(path):
@@ -272,22 +277,6 @@ def test_a_rewrite_takes_its_starting_sequence_number_and_races_deletes_as_icebe
     assert len(setup.java()["ids"]) == 298 + 200 - 1
 
 
-def late_delete(floe, table, where, pause_ms=4000):
-    """`floe delete` of `table`, paused once its delete files are written and before it
-    commits (for `pause_ms`); returns the running process."""
-    from conftest import FLOE
-    env = dict(os.environ, FLOE_TEST_PAUSE_AT="commit", FLOE_TEST_PAUSE_MS=str(pause_ms))
-    process = subprocess.Popen(
-        [FLOE, "delete", table, "--where", where, "--warehouse", str(floe.warehouse)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if "paused at commit" in line:
-            return process
-    raise AssertionError("the delete never paused:\n" + "".join(seen))
-
-
 def conflict_kind(message: str) -> str:
     """What a failed merge-on-read commit says, in words both floe and iceberg-java use."""
     for kind in ("concurrently added DV", "missing data files", "conflicting files",
@@ -352,7 +341,7 @@ def test_merge_on_read_deletes_race_with_the_outcomes_iceberg_java_gives(setup, 
             by_file = {}
             for row in pq.read_table(read).to_pylist():
                 by_file.setdefault(row["_file"], []).append(row["_pos"])
-            late = late_delete(setup.floe, names[0], where)
+            late = paused(setup.floe, "delete", names[0], "--where", where, pause_ms=4000)
             for name in names:
                 setup.floe.run(*command(name, tmp_path))
             assert late.poll() is None, "the concurrent commits took longer than the pause"

@@ -897,10 +897,21 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
     assert summaries[0] == summaries[1]
 
 
-def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True) -> tuple:
+def _append_regions(tables, schema):
+    """Two appends of 900 rows (ids 0 to 1799) over REGIONS to each of `tables`."""
+    for start in (0, 900):
+        ids = list(range(start, start + 900))
+        data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
+                        schema=schema)
+        for table in tables:
+            table.append(data)
+
+
+def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True,
+                            properties=None) -> tuple:
     """Empty tables db.<stem>_floe and db.<stem>_spark of (id, region), partitioned by
-    region (or not), of `version`, deleting merge-on-read: their names, floe Tables and
-    schema."""
+    region (or not), of `version`, deleting merge-on-read (with more `properties`): their
+    names, floe Tables and schema."""
     catalog.create_namespace_if_not_exists("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
                         pa.field("region", pa.string())])
@@ -908,7 +919,8 @@ def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True) 
     tables = [catalog.create_table(name, schema,
                                    partition_by="region" if partitioned else None,
                                    properties={"format-version": str(version),
-                                               "write.delete.mode": "merge-on-read"})
+                                               "write.delete.mode": "merge-on-read",
+                                               **(properties or {})})
               for name in names]
     return names, tables, schema
 
@@ -1083,22 +1095,10 @@ def test_partition_granularity_deletes_as_sparks_writer_writes_them(spark, catal
     rewrite_position_deletes and Spark's rewrite_position_delete_files merge each
     partition's files into one. The same rows, delete files (rows, partition, bounds,
     sizes of columns) and summaries at every step."""
-    catalog.create_namespace_if_not_exists("db")
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("region", pa.string())])
-    stem = "granularity_p" if partitioned else "granularity_u"
-    names = (f"db.{stem}_floe", f"db.{stem}_spark")
-    properties = {"format-version": "2", "write.delete.mode": "merge-on-read",
-                  "write.delete.granularity": "partition"}
-    tables = [catalog.create_table(name, schema,
-                                   partition_by="region" if partitioned else None,
-                                   properties=properties) for name in names]
-    for start in (0, 900):
-        ids = list(range(start, start + 900))
-        data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
-                        schema=schema)
-        for table in tables:
-            table.append(data)
+    names, tables, schema = _merge_on_read_siblings(
+        catalog, "granularity_p" if partitioned else "granularity_u", 2, partitioned,
+        {"write.delete.granularity": "partition"})
+    _append_regions(tables, schema)
 
     def rows(name):
         return spark.sql(f"SELECT id, region FROM floe.{name}").toArrow()
@@ -1158,12 +1158,7 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
     Parquet's bytes are parquet-java's against Arrow's)."""
     names, tables, schema = _merge_on_read_siblings(
         catalog, f"mor{version}{'p' if partitioned else 'u'}", version, partitioned)
-    for start in (0, 900):
-        ids = list(range(start, start + 900))
-        data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
-                        schema=schema)
-        for table in tables:
-            table.append(data)
+    _append_regions(tables, schema)
     lineage = ", _row_id, _last_updated_sequence_number" if version == 3 else ""
 
     def rows(name):

@@ -24,6 +24,26 @@ bool PartitionGranularity(const Table& table, const PropertyMap& properties) {
          AsciiLower(granularity->second) == "partition";
 }
 
+arrow::Result<CommitReport> CommitWithDeleteFiles(SnapshotProducer& producer,
+                                                  const TableState& state, FileIO& io,
+                                                  const std::vector<std::string>& written,
+                                                  const std::string& what) {
+  // The last moment a signal can stop it: the commit either happens or not.
+  if (CancelRequested()) {
+    DeleteWritten(io, written);
+    return MakeError(ErrorKind::kCancelled,
+                     what +
+                         " was cancelled; nothing was committed and the delete files it "
+                         "wrote were deleted");
+  }
+  auto committed = producer.Commit(state);
+  // Nothing references the delete files unless the commit may have happened.
+  if (!committed.ok() && KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
+    DeleteWritten(io, written);
+  }
+  return committed;
+}
+
 void DeleteWritten(FileIO& io, const std::vector<std::string>& locations) {
   for (const auto& location : locations) {
     DeleteBestEffort(io, location, "delete file", "after a failed commit");
@@ -78,21 +98,26 @@ arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
       dv.content_size_in_bytes = vector.length;
       out.files.push_back(std::move(dv));
     }
-  } else if (PartitionGranularity(table, properties)) {
-    // One file per spec and partition tuple, in the order first met; its data files'
-    // deletes ordered by path (iceberg-java's partition granularity).
-    const SchemaPtr schema = table.metadata()->CurrentSchema();
-    std::vector<std::vector<const DeleteTarget*>> partitions;
-    std::map<std::string, size_t> index;
-    for (const auto& target : targets) {
-      auto [it, added] =
-          index.emplace(OverwriteFiles::PartitionKey(*target.data), partitions.size());
-      if (added) partitions.emplace_back();
-      partitions[it->second].push_back(&target);
+  } else {
+    // Parquet position delete files: one per target (file granularity), or one per spec
+    // and partition tuple in the order first met (partition granularity), its data files'
+    // deletes ordered by path. Every location is known before the first file is written.
+    std::vector<std::vector<const DeleteTarget*>> groups;
+    if (PartitionGranularity(table, properties)) {
+      std::map<std::string, size_t> index;
+      for (const auto& target : targets) {
+        auto [it, added] =
+            index.emplace(OverwriteFiles::PartitionKey(*target.data), groups.size());
+        if (added) groups.emplace_back();
+        groups[it->second].push_back(&target);
+      }
+    } else {
+      for (const auto& target : targets) groups.push_back({&target});
     }
+    const SchemaPtr schema = table.metadata()->CurrentSchema();
     std::vector<std::string> paths;
-    for (size_t i = 0; i < partitions.size(); ++i) {
-      const DeleteTarget& first = *partitions[i].front();
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const DeleteTarget& first = *groups[i].front();
       std::string partition_path;
       if (!first.spec->fields().empty()) {
         ARROW_ASSIGN_OR_RAISE(auto type, first.spec->PartitionType(*schema));
@@ -101,9 +126,9 @@ arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
       paths.push_back(
           locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
     }
-    for (size_t i = 0; i < partitions.size(); ++i) {
+    for (size_t i = 0; i < groups.size(); ++i) {
       std::vector<DataFilePositions> files;
-      for (const DeleteTarget* target : partitions[i]) {
+      for (const DeleteTarget* target : groups[i]) {
         files.push_back({target->data->file_path, target->positions});
       }
       std::sort(files.begin(), files.end(),
@@ -114,38 +139,12 @@ arrow::Result<WrittenDeletes> WriteDeletes(const Table& table,
         return file.status();
       }
       out.locations.push_back(paths[i]);
-      file->spec_id = partitions[i].front()->data->spec_id;
-      file->partition = partitions[i].front()->data->partition;
+      file->spec_id = groups[i].front()->data->spec_id;
+      file->partition = groups[i].front()->data->partition;
       out.files.push_back(std::move(*file));
       ARROW_RETURN_NOT_OK(cancelled());
     }
     return out;
-  } else {
-    // Every location is known before the first file is written.
-    const SchemaPtr schema = table.metadata()->CurrentSchema();
-    std::vector<std::string> paths;
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const DeleteTarget& target = targets[i];
-      std::string partition_path;
-      if (!target.spec->fields().empty()) {
-        ARROW_ASSIGN_OR_RAISE(auto type, target.spec->PartitionType(*schema));
-        partition_path = PartitionToPath(*target.spec, *type, target.data->partition);
-      }
-      paths.push_back(
-          locations.NewDataLocation(partition_path, file_name(i + 1, "parquet")));
-    }
-    for (size_t i = 0; i < targets.size(); ++i) {
-      auto file =
-          WritePositionDeleteFile(table.io(), paths[i], targets[i].data->file_path,
-                                  targets[i].positions, properties);
-      if (!file.ok()) {
-        delete_written();
-        return file.status();
-      }
-      out.locations.push_back(paths[i]);
-      out.files.push_back(std::move(*file));
-      ARROW_RETURN_NOT_OK(cancelled());
-    }
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     out.files[i].spec_id = targets[i].data->spec_id;

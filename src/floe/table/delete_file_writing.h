@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arrow/result.h"
+#include "floe/commit/snapshot_producer.h"
 #include "floe/io/file_io.h"
 #include "floe/manifest/data_file.h"
 #include "floe/spec/partition_spec.h"
@@ -54,5 +55,14 @@ bool PartitionGranularity(const Table& table, const PropertyMap& properties);
 
 /// Deletes, best effort, the delete files at `locations` (their commit failed).
 void DeleteWritten(FileIO& io, const std::vector<std::string>& locations);
+
+/// Commits `producer` onto `state`, whose delete files are at `written` (in `io`): unless
+/// a signal asked to stop (then Cancelled, saying that `what`, e.g. "deleting rows of
+/// db.t", committed nothing) or the commit fails, when the files are deleted again (not
+/// after CommitStateUnknown: the commit may have happened).
+arrow::Result<CommitReport> CommitWithDeleteFiles(SnapshotProducer& producer,
+                                                  const TableState& state, FileIO& io,
+                                                  const std::vector<std::string>& written,
+                                                  const std::string& what);
 
 }  // namespace floe

@@ -197,22 +197,10 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
     }
   }
   TestPausePoint("commit");
-  // The last moment a signal can stop the rewrite: the commit either happens or not.
-  if (CancelRequested()) {
-    return fail(MakeError(ErrorKind::kCancelled,
-                          "rewriting the position delete files of " + id_.ToString() +
-                              " was cancelled; nothing was committed and the delete "
-                              "files it wrote were deleted"));
-  }
-  auto committed = overwrite->Commit(state_);
-  if (!committed.ok()) {
-    // Nothing references the new files unless the commit may have happened.
-    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
-      DeleteWritten(*io(), written);
-    }
-    return committed.status();
-  }
-  result.commit = *committed;
+  ARROW_ASSIGN_OR_RAISE(
+      result.commit,
+      CommitWithDeleteFiles(*overwrite, state_, *io(), written,
+                            "rewriting the position delete files of " + id_.ToString()));
   state_ = result.commit.state;
   result.committed = true;
   return result;

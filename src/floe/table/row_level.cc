@@ -800,23 +800,9 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
   ARROW_ASSIGN_OR_RAISE(auto written,
                         WriteDeleteFiles(*this, matches, properties, overwrite.get()));
   TestPausePoint("commit");
-  // The last moment a signal can stop the delete: the commit either happens or not.
-  if (CancelRequested()) {
-    DeleteWritten(*io(), written);
-    return MakeError(ErrorKind::kCancelled,
-                     "deleting rows of " + id_.ToString() +
-                         " was cancelled; nothing was committed and the delete files it "
-                         "wrote were deleted");
-  }
-  auto committed = overwrite->Commit(state_);
-  if (!committed.ok()) {
-    // Nothing references the delete files unless the commit may have happened.
-    if (KindOf(committed.status()) != ErrorKind::kCommitStateUnknown) {
-      DeleteWritten(*io(), written);
-    }
-    return committed.status();
-  }
-  result.commit = *committed;
+  ARROW_ASSIGN_OR_RAISE(result.commit,
+                        CommitWithDeleteFiles(*overwrite, state_, *io(), written,
+                                              "deleting rows of " + id_.ToString()));
   state_ = result.commit.state;
   result.committed = true;
   result.delete_files_written = static_cast<int64_t>(matches.size());
