@@ -145,9 +145,14 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
   if (replace_partitions_) {
     for (const auto& file : added_) replaced.insert(PartitionKey(file));
   }
+  // The first failure of each check, reported in the order iceberg-java's RowDelta runs
+  // them: missing data files, conflicting data files, conflicting delete files, and last
+  // a concurrently added deletion vector.
+  std::optional<arrow::Status> missing_data, data_conflict, delete_conflict, dv_conflict;
   for (const auto& snapshot : newer) {
     ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestsOf(*snapshot));
-    std::vector<std::string> conflicts;
+    std::vector<std::string> conflicts;         // data files
+    std::vector<std::string> delete_conflicts;  // delete files
     for (const auto& manifest : manifests) {
       if (manifest.added_snapshot_id != snapshot->snapshot_id) continue;
       const bool deletes = manifest.content == ManifestContent::kDeletes;
@@ -168,47 +173,59 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
         const DataFile& file = entry.data_file;
         if (referenced_checked && !deletes && entry.status == EntryStatus::kDeleted &&
             referenced_.count(file.file_path) &&
-            !(data_removed_by_deletes_ok_ && snapshot->summary.operation == "delete")) {
-          return MakeError(ErrorKind::kValidationFailed,
-                           "Cannot commit, missing data files: " + file.file_path +
-                               " was removed from " + target().id.ToString() +
-                               " by snapshot " + std::to_string(snapshot->snapshot_id) +
-                               " (" + snapshot->summary.operation + ")");
+            !(data_removed_by_deletes_ok_ && snapshot->summary.operation == "delete") &&
+            !missing_data) {
+          missing_data =
+              MakeError(ErrorKind::kValidationFailed,
+                        "Cannot commit, missing data files: " + file.file_path +
+                            " was removed from " + target().id.ToString() +
+                            " by snapshot " + std::to_string(snapshot->snapshot_id) +
+                            " (" + snapshot->summary.operation + ")");
         }
         if (entry.status != EntryStatus::kAdded) continue;
         if (referenced_checked && deletes && file.file_format == FileFormat::kPuffin &&
-            file.referenced_data_file && referenced_.count(*file.referenced_data_file)) {
-          return MakeError(ErrorKind::kValidationFailed,
-                           "Found concurrently added DV for " +
-                               *file.referenced_data_file + ": " + file.file_path +
-                               " (snapshot " + std::to_string(snapshot->snapshot_id) +
-                               " committed to " + target().id.ToString() + ")");
+            file.referenced_data_file && referenced_.count(*file.referenced_data_file) &&
+            !dv_conflict) {
+          dv_conflict = MakeError(
+              ErrorKind::kValidationFailed,
+              "Found concurrently added DV for " + *file.referenced_data_file + ": " +
+                  file.file_path + " (snapshot " + std::to_string(snapshot->snapshot_id) +
+                  " committed to " + target().id.ToString() + ")");
         }
         if (!conflicts_checked) continue;
         bool conflict = replace_partitions_ && !deletes
                             ? replaced.count(PartitionKey(file)) > 0
                             : MightConflict(base, file);
-        if (conflict) conflicts.push_back(file.file_path);
+        if (conflict) (deletes ? delete_conflicts : conflicts).push_back(file.file_path);
       }
     }
-    if (!conflicts.empty()) {
+    // In iceberg-java's words for each kind.
+    for (bool data : {true, false}) {
+      const auto& files = data ? conflicts : delete_conflicts;
+      auto& first = data ? data_conflict : delete_conflict;
+      if (files.empty() || first) continue;
       std::string what = conflict_filter_
                              ? conflict_filter_->ToString()
                              : (replace_partitions_ ? "the replaced partitions" : "TRUE");
       std::string list;
-      for (size_t i = 0; i < conflicts.size() && i < 5; ++i)
-        list += (i ? ", " : "") + conflicts[i];
-      if (conflicts.size() > 5)
-        list += ", ... (" + std::to_string(conflicts.size()) + " files)";
-      return MakeError(
+      for (size_t i = 0; i < files.size() && i < 5; ++i)
+        list += (i ? ", " : "") + files[i];
+      if (files.size() > 5) list += ", ... (" + std::to_string(files.size()) + " files)";
+      first = MakeError(
           ErrorKind::kValidationFailed,
-          "Found conflicting files that can contain records matching " + what +
-              ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
+          std::string(data ? "Found conflicting files that can contain records matching "
+                           : "Found new conflicting delete files that can apply to "
+                             "records matching ") +
+              what + ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
               snapshot->summary.operation + ") committed to " + target().id.ToString() +
               " after snapshot " +
               (validate_from_ ? std::to_string(*validate_from_) : std::string("none")) +
               " added " + list);
     }
+  }
+  for (const auto* failure :
+       {&missing_data, &data_conflict, &delete_conflict, &dv_conflict}) {
+    if (*failure) return **failure;
   }
   return arrow::Status::OK();
 }
@@ -435,8 +452,8 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
     if (!found.count(key) && !ignore_missing_deletes_) {
       return MakeError(
           ErrorKind::kValidationFailed,
-          "Missing required delete files to remove: " + key.substr(0, key.rfind('#')) +
-              " is no longer in table " + target().id.ToString() +
+          "Missing required files to delete: " + key.substr(0, key.rfind('#')) +
+              ", a delete file no longer in table " + target().id.ToString() +
               " (a concurrent commit removed or replaced it)");
     }
   }
