@@ -220,6 +220,8 @@ def test_partition_values_of_every_type_are_spelled_as_delta_spark_spells_them(s
     ("delta.dataSkippingNumIndexedCols", "12"),  # past the nested struct and the list
     ("delta.dataSkippingStatsColumns", "id, nested.y,f64"),
     ("delta.dataSkippingStatsColumns", "`s`,nested,`d`"),
+    # A column whose name holds a dot, and names in another case than the schema's.
+    ("delta.dataSkippingStatsColumns", "`a.b`, NESTED.Y,ID"),
 ])
 def test_statistics_limits_as_delta_spark_applies_them(spark, tmp_path, setting):
     """delta.dataSkippingNumIndexedCols and delta.dataSkippingStatsColumns set on tables
@@ -227,6 +229,8 @@ def test_statistics_limits_as_delta_spark_applies_them(spark, tmp_path, setting)
     the same statistics, file for file."""
     key, value = setting
     data = rows_table(90)
+    if "a.b" in value:
+        data = data.append_column("a.b", pa.array([i % 11 - 5 for i in range(90)], pa.int32()))
     pq.write_table(data, tmp_path / "in.parquet")
     spark_table = tmp_path / "by_spark"
     spark.sql(f"CREATE TABLE delta.`{spark_table}` USING delta PARTITIONED BY (p) "

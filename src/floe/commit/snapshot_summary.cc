@@ -15,18 +15,10 @@ bool IsDeletionVector(const DataFile& file) {
          file.file_format == FileFormat::kPuffin;
 }
 
-// Content size as iceberg-java's ScanTaskUtil.contentSizeInBytes counts it (a DV counts
-// its blob, not the whole Puffin file).
-int64_t ContentSize(const DataFile& file) {
-  if (IsDeletionVector(file) && file.content_size_in_bytes)
-    return *file.content_size_in_bytes;
-  return file.file_size_in_bytes;
-}
-
 }  // namespace
 
 void SnapshotSummaryBuilder::Metrics::Add(const DataFile& file, bool added) {
-  (added ? added_size : removed_size) += ContentSize(file);
+  (added ? added_size : removed_size) += ContentSizeInBytes(file);
   switch (file.content) {
     case FileContent::kData:
       (added ? added_files : removed_files) += 1;

@@ -521,9 +521,10 @@ arrow::Status StatsOptions(const Map& configuration, const std::string& where,
   }
   auto it = configuration.find("delta.dataSkippingStatsColumns");
   if (it == configuration.end()) return arrow::Status::OK();
-  std::vector<std::string> columns;
-  std::string column, part;
-  bool quoted = false, any = false;
+  std::vector<std::vector<std::string>> columns;
+  std::vector<std::string> column;  // the name parts of the column being read
+  std::string part;
+  bool quoted = false;
   auto end_part = [&]() {
     auto first = part.find_first_not_of(' ');
     auto last = part.find_last_not_of(' ');
@@ -532,8 +533,7 @@ arrow::Status StatsOptions(const Map& configuration, const std::string& where,
     if (trimmed.size() >= 2 && trimmed.front() == '`' && trimmed.back() == '`') {
       trimmed = trimmed.substr(1, trimmed.size() - 2);
     }
-    column += (column.empty() && !any ? "" : ".") + trimmed;
-    any = true;
+    column.push_back(std::move(trimmed));
     part.clear();
   };
   for (char c : it->second + ",") {
@@ -542,9 +542,8 @@ arrow::Status StatsOptions(const Map& configuration, const std::string& where,
       end_part();
     } else if (!quoted && c == ',') {
       end_part();
-      if (!column.empty()) columns.push_back(column);
+      if (column.size() > 1 || !column.front().empty()) columns.push_back(column);
       column.clear();
-      any = false;
     } else {
       part.push_back(c);
     }

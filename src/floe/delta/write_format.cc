@@ -13,6 +13,7 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"
+#include "floe/util/text.h"
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
 
@@ -106,33 +107,55 @@ void Set(StatsNode* root, const std::vector<std::string>& path, std::string valu
 struct Leaf {
   std::vector<std::string> path;
   std::shared_ptr<arrow::DataType> type;
-  bool in_collection = false;  // below a list or map: no statistics
+  /// The index in `path` of the outermost list or map the leaf is below (no statistics
+  /// there), or -1.
+  int collection_at = -1;
   bool indexed = false;
+  bool in_collection() const { return collection_at >= 0; }
 };
 
 void CollectLeaves(const arrow::Field& field, std::vector<std::string> path,
-                   bool in_collection, std::vector<Leaf>* leaves) {
+                   int collection_at, std::vector<Leaf>* leaves) {
   path.push_back(field.name());
   const auto& type = field.type();
+  const int here = collection_at >= 0 ? collection_at : static_cast<int>(path.size()) - 1;
   switch (type->id()) {
     case arrow::Type::STRUCT:
       for (const auto& child : type->fields()) {
-        CollectLeaves(*child, path, in_collection, leaves);
+        CollectLeaves(*child, path, collection_at, leaves);
       }
       return;
     case arrow::Type::LIST:
     case arrow::Type::LARGE_LIST:
-      CollectLeaves(*type->field(0), path, true, leaves);
+      CollectLeaves(*type->field(0), path, here, leaves);
       return;
     case arrow::Type::MAP: {
       const auto& map = static_cast<const arrow::MapType&>(*type);
-      CollectLeaves(*map.key_field(), path, true, leaves);
-      CollectLeaves(*map.item_field(), path, true, leaves);
+      CollectLeaves(*map.key_field(), path, here, leaves);
+      CollectLeaves(*map.item_field(), path, here, leaves);
       return;
     }
     default:
-      leaves->push_back(Leaf{std::move(path), type, in_collection, false});
+      leaves->push_back(Leaf{std::move(path), type, collection_at, false});
   }
+}
+
+// Whether two column names are one in Delta, which ignores case (as delta-spark's
+// resolver, for delta.dataSkippingStatsColumns too).
+bool SameName(const std::string& a, const std::string& b) {
+  return AsciiLower(a) == AsciiLower(b);
+}
+
+// Whether `column` (a path of names) is `leaf`'s path or a struct above it.
+bool Names(const std::vector<std::string>& column, const Leaf& leaf) {
+  return column.size() <= leaf.path.size() &&
+         std::equal(column.begin(), column.end(), leaf.path.begin(), SameName);
+}
+
+std::string Dotted(const std::vector<std::string>& path) {
+  std::string dotted;
+  for (const auto& name : path) dotted += (dotted.empty() ? "" : ".") + name;
+  return dotted;
 }
 
 bool HasBounds(const arrow::DataType& type) {
@@ -369,54 +392,36 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
     data_fields.push_back(schema.field(i)->RemoveMetadata());
   }
   auto data_schema = arrow::schema(std::move(data_fields));
+  // Which leaves get statistics.
+  std::vector<Leaf> leaves;
+  for (const auto& field : data_schema->fields()) CollectLeaves(*field, {}, -1, &leaves);
   // Statistics columns must name columns delta-spark can skip by: not a list or map, nor
   // a field inside one (it refuses the property:
   // DELTA_COLUMN_DATA_SKIPPING_NOT_SUPPORTED_TYPE).
   if (options.stats_columns) {
     for (const auto& column : *options.stats_columns) {
-      std::shared_ptr<arrow::Field> field;
-      arrow::FieldVector level = data_schema->fields();
-      size_t start = 0;
-      while (start <= column.size()) {
-        size_t dot = column.find('.', start);
-        std::string part =
-            column.substr(start, dot == std::string::npos ? dot : dot - start);
-        field = nullptr;
-        for (const auto& candidate : level) {
-          if (candidate->name() == part) field = candidate;
-        }
-        if (!field) break;
-        const auto id = field->type()->id();
-        if (id == arrow::Type::LIST || id == arrow::Type::LARGE_LIST ||
-            id == arrow::Type::MAP) {
+      for (const auto& leaf : leaves) {
+        if (Names(column, leaf) && leaf.in_collection() &&
+            leaf.collection_at < static_cast<int>(column.size())) {
           return MakeError(ErrorKind::kInvalidInput,
                            "table property delta.dataSkippingStatsColumns names column " +
-                               column +
+                               Dotted(column) +
                                ", of a list or map type, which Delta has no "
                                "statistics for (delta-spark refuses it)");
         }
-        if (dot == std::string::npos || id != arrow::Type::STRUCT) break;
-        level = field->type()->fields();
-        start = dot + 1;
       }
     }
   }
-  // Which leaves get statistics.
-  std::vector<Leaf> leaves;
-  for (const auto& field : data_schema->fields())
-    CollectLeaves(*field, {}, false, &leaves);
   int counted = 0;
   std::string last_top;
   for (auto& leaf : leaves) {
     if (options.stats_columns) {
-      std::string dotted;
-      for (const auto& name : leaf.path) dotted += (dotted.empty() ? "" : ".") + name;
       for (const auto& column : *options.stats_columns) {
-        if (dotted == column || dotted.rfind(column + ".", 0) == 0) leaf.indexed = true;
+        if (Names(column, leaf)) leaf.indexed = true;
       }
     } else {
       // A list or map column counts once, as one leaf.
-      if (leaf.in_collection) {
+      if (leaf.in_collection()) {
         if (leaf.path.front() == last_top) continue;
         last_top = leaf.path.front();
         ++counted;
@@ -427,7 +432,7 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
     }
   }
   for (const auto& leaf : leaves) {
-    format->leaf_has_stats_.push_back(leaf.indexed && !leaf.in_collection);
+    format->leaf_has_stats_.push_back(leaf.indexed && !leaf.in_collection());
   }
   // Top-level lists and maps get their own null count when indexed: by name, or by their
   // place among the counted leaves (every leaf before them, a collection once).
@@ -440,14 +445,15 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
     bool indexed = false;
     if (options.stats_columns) {
       for (const auto& column : *options.stats_columns) {
-        indexed = indexed || column == field->name();
+        indexed =
+            indexed || (column.size() == 1 && SameName(column.front(), field->name()));
       }
     } else {
       int position = 0;
       std::string seen_top;
       for (const auto& leaf : leaves) {
         if (leaf.path.front() == field->name()) break;
-        if (leaf.in_collection) {
+        if (leaf.in_collection()) {
           if (leaf.path.front() == seen_top) continue;
           seen_top = leaf.path.front();
         }
@@ -457,6 +463,10 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
     }
     if (indexed) format->collection_has_stats_.insert(field->name());
   }
+  format->any_indexed_ =
+      !format->collection_has_stats_.empty() ||
+      std::find(format->leaf_has_stats_.begin(), format->leaf_has_stats_.end(), true) !=
+          format->leaf_has_stats_.end();
 
   auto context = std::make_shared<ParquetWriteContext>();
   context->io = options.io;
@@ -573,7 +583,7 @@ arrow::Result<std::string> DeltaWriteFormat::Stats(const WrittenParquetFile& fil
   const auto& schema = *footer.schema();
   std::vector<Leaf> leaves;
   for (const auto& field : parquet_->arrow_schema->fields()) {
-    CollectLeaves(*field, {}, false, &leaves);
+    CollectLeaves(*field, {}, -1, &leaves);
   }
   StatsNode mins, maxes, nulls;
   const int groups = footer.num_row_groups();
@@ -645,10 +655,7 @@ arrow::Result<std::string> DeltaWriteFormat::Stats(const WrittenParquetFile& fil
   }
   std::string out = "{\"numRecords\":" + std::to_string(file.rows);
   // No column indexed: delta-spark's statistics are the record count alone.
-  const bool any_indexed = !collection_has_stats_.empty() ||
-                           std::find(leaf_has_stats_.begin(), leaf_has_stats_.end(),
-                                     true) != leaf_has_stats_.end();
-  if (!any_indexed) return out + "}";
+  if (!any_indexed_) return out + "}";
   auto add = [&](const char* name, const StatsNode& node) {
     out += ",\"";
     out += name;

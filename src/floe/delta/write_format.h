@@ -47,9 +47,10 @@ struct DeltaWriteFormatOptions {
   int64_t buffer_budget = 0;
   /// Columns with min/max/nullCount statistics: the first `indexed_columns` leaves of
   /// the data schema (delta.dataSkippingNumIndexedCols; -1 all), or, when set, exactly
-  /// these (delta.dataSkippingStatsColumns).
+  /// these (delta.dataSkippingStatsColumns), each a path of names (a struct names
+  /// every leaf below it).
   int indexed_columns = 32;
-  std::optional<std::vector<std::string>> stats_columns;
+  std::optional<std::vector<std::vector<std::string>>> stats_columns;
   /// Milliseconds since the epoch, stamped as each add's modificationTime.
   int64_t modification_time_ms = 0;
   /// Each add's dataChange: false for a compaction's, whose rows were in the table.
@@ -112,6 +113,7 @@ class DeltaWriteFormat final : public WriteFormat {
   std::vector<int> data_indices_;               // the columns written into files
   std::vector<bool> leaf_has_stats_;            // per Parquet leaf of the data schema
   std::set<std::string> collection_has_stats_;  // top-level lists and maps: null counts
+  bool any_indexed_ = false;  // any column gets statistics (else numRecords alone)
 };
 
 }  // namespace floe::delta

@@ -52,6 +52,16 @@ struct DataFile {
   bool operator==(const DataFile&) const = default;
 };
 
+/// The bytes a file's content takes, as iceberg-java's ScanTaskUtil.contentSizeInBytes
+/// counts them: a deletion vector its blob, any other file the whole file.
+inline int64_t ContentSizeInBytes(const DataFile& file) {
+  if (file.content == FileContent::kPositionDeletes &&
+      file.file_format == FileFormat::kPuffin && file.content_size_in_bytes) {
+    return *file.content_size_in_bytes;
+  }
+  return file.file_size_in_bytes;
+}
+
 enum class EntryStatus { kExisting = 0, kAdded = 1, kDeleted = 2 };
 
 /// One manifest entry. Sequence numbers and the snapshot id may be null in a file,

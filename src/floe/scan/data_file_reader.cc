@@ -572,13 +572,10 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> PartitionValue(
                                   " fields but the scan gave ",
                                   partition_field_ids.size(), " partition field ids");
   }
+  const std::vector<Value> tuple = spec.Coerce(file.partition, partition_field_ids);
   arrow::ScalarVector values;
   for (size_t i = 0; i < fields.size(); ++i) {
-    Value value;  // null
-    for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
-      if (spec.fields()[p].field_id == partition_field_ids[i]) value = file.partition[p];
-    }
-    ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(value, *fields[i].type));
+    ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(tuple[i], *fields[i].type));
     values.push_back(std::move(scalar));
   }
   return std::make_shared<arrow::StructScalar>(std::move(values), arrow_type);

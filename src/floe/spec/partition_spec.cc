@@ -48,6 +48,20 @@ bool PartitionSpec::IsUnpartitioned() const {
   return true;
 }
 
+std::vector<Value> PartitionSpec::Coerce(const std::vector<Value>& partition,
+                                         const std::vector<int>& field_ids) const {
+  std::vector<Value> result;
+  result.reserve(field_ids.size());
+  for (int id : field_ids) {
+    Value value;  // null
+    for (size_t p = 0; p < fields_.size() && p < partition.size(); ++p) {
+      if (fields_[p].field_id == id) value = partition[p];
+    }
+    result.push_back(std::move(value));
+  }
+  return result;
+}
+
 int PartitionSpec::LastAssignedFieldId() const {
   int last = kPartitionDataIdStart - 1;
   for (const auto& field : fields_) last = std::max(last, field.field_id);

@@ -9,6 +9,7 @@
 #include "arrow/result.h"
 #include "floe/spec/schema.h"
 #include "floe/spec/transform.h"
+#include "floe/spec/value.h"
 
 namespace floe {
 
@@ -47,6 +48,11 @@ class PartitionSpec {
   /// columns); a transform that cannot apply to its source type gives InvalidMetadata.
   arrow::Result<std::shared_ptr<const StructType>> PartitionType(
       const Schema& schema) const;
+  /// A tuple of this spec (`partition`, in spec order) in another partition type, given
+  /// by its field ids: each id's value, null where this spec has no such field
+  /// (iceberg-java's PartitionUtil.coercePartition).
+  std::vector<Value> Coerce(const std::vector<Value>& partition,
+                            const std::vector<int>& field_ids) const;
   /// Same fields (ids, names, transforms, sources); spec id not compared.
   bool SameFields(const PartitionSpec& other) const { return fields_ == other.fields_; }
 

@@ -25,29 +25,17 @@ constexpr double kMinFileSizeRatio = 0.75;
 constexpr double kMaxFileSizeRatio = 1.80;
 constexpr int64_t kMaxFileGroupSizeBytes = int64_t{100} << 30;
 
-// What the planner weighs a delete file by (ScanTaskUtil.contentSizeInBytes): a deletion
-// vector's blob, any other file whole.
-int64_t Length(const DataFile& file) {
-  if (file.file_format == FileFormat::kPuffin)
-    return file.content_size_in_bytes.value_or(0);
-  return file.file_size_in_bytes;
-}
-
 // A file's partition tuple in the table's partition type `type` (null where its spec has
 // no such field) as a key: the planner groups the files of every spec by it
 // (PartitionUtil.coercePartition), and the data files a group's deletes may keep are
 // those of the same tuple.
 std::string CoercedPartitionKey(const StructType& type, const DataFile& file,
                                 const PartitionSpec& spec) {
+  std::vector<int> field_ids;
+  for (const auto& field : type.fields()) field_ids.push_back(field.id);
   DataFile tuple;
   tuple.spec_id = 0;
-  for (const auto& field : type.fields()) {
-    Value value;
-    for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
-      if (spec.fields()[p].field_id == field.id) value = file.partition[p];
-    }
-    tuple.partition.push_back(std::move(value));
-  }
+  tuple.partition = spec.Coerce(file.partition, field_ids);
   return OverwriteFiles::PartitionKey(tuple);
 }
 
@@ -64,7 +52,7 @@ std::vector<std::vector<const DeleteFileEntry*>> Pack(
   std::vector<std::vector<const DeleteFileEntry*>> bins;
   int64_t weight = 0;
   for (const DeleteFileEntry* file : files) {
-    const int64_t length = Length(file->file);
+    const int64_t length = ContentSizeInBytes(file->file);
     if (bins.empty() || weight + length > kMaxFileGroupSizeBytes) {
       bins.emplace_back();
       weight = 0;
@@ -120,7 +108,7 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
   ARROW_ASSIGN_OR_RAISE(auto partition_type, TablePartitionType(*metadata));
   std::map<std::string, std::vector<const DeleteFileEntry*>> by_partition;
   for (const auto& entry : files) {
-    const int64_t length = Length(entry.file);
+    const int64_t length = ContentSizeInBytes(entry.file);
     if (!options.rewrite_all && length >= min_size && length <= max_size) continue;
     by_partition[CoercedPartitionKey(*partition_type, entry.file, *entry.spec)].push_back(
         &entry);
@@ -129,7 +117,7 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
   for (const auto& [partition, candidates] : by_partition) {
     for (auto& bin : Pack(candidates)) {
       int64_t bytes = 0;
-      for (const DeleteFileEntry* file : bin) bytes += Length(file->file);
+      for (const DeleteFileEntry* file : bin) bytes += ContentSizeInBytes(file->file);
       const bool many = bin.size() > 1;
       if (!options.rewrite_all &&
           !(many && static_cast<int64_t>(bin.size()) >= options.min_input_files) &&
