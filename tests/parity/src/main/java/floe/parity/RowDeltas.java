@@ -46,7 +46,8 @@ import org.apache.iceberg.types.Types;
  * "rewrite_previous_deletes": true} removes their file-scoped delete files (the positions
  * given must include theirs), and the commit validates as Spark's SparkPositionDeltaWrite
  * does: from that snapshot, with the conflict filter {@code id IN conflict_ids}, the data
- * files deleted from must exist, {@code "command": "update"} or {@code "merge"} adds
+ * files deleted from must exist ({@code "conflict_range": [lo, hi]} instead gives the filter
+ * {@code id >= lo AND id <= hi}; neither, alwaysTrue), {@code "command": "update"} or {@code "merge"} adds
  * validateDeletedFiles and validateNoConflictingDeleteFiles, and {@code "isolation":
  * "serializable"} (the default) validateNoConflictingDataFiles.
  */
@@ -76,10 +77,18 @@ final class RowDeltas {
       List<Long> ids = new java.util.ArrayList<>();
       for (JsonNode id : request.path("conflict_ids")) ids.add(id.asLong());
       delta.validateFromSnapshot(from);
-      delta.conflictDetectionFilter(
+      org.apache.iceberg.expressions.Expression conflicts =
           ids.isEmpty()
               ? org.apache.iceberg.expressions.Expressions.alwaysTrue()
-              : org.apache.iceberg.expressions.Expressions.in("id", ids.toArray()));
+              : org.apache.iceberg.expressions.Expressions.in("id", ids.toArray());
+      JsonNode range = request.path("conflict_range");
+      if (range.isArray()) {
+        conflicts =
+            org.apache.iceberg.expressions.Expressions.and(
+                org.apache.iceberg.expressions.Expressions.greaterThanOrEqual("id", range.get(0).asLong()),
+                org.apache.iceberg.expressions.Expressions.lessThanOrEqual("id", range.get(1).asLong()));
+      }
+      delta.conflictDetectionFilter(conflicts);
       delta.validateDataFilesExist(referenced);
       String command = request.path("command").asText("delete");
       if (command.equals("update") || command.equals("merge")) {
