@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 
 import pyarrow as pa
@@ -426,6 +427,37 @@ def test_floe_reads_column_mapped_tables_as_delta_spark_does(spark, tmp_path):
         assert_same_rows(rows, expected, name)
 
 
+@pytest.mark.parametrize("mode", ["name", "id"])
+def test_a_write_to_a_column_mapped_table_is_declined_before_any_file(spark, tmp_path, mode):
+    """floe reads column-mapped tables but does not write them: an append, a delete and an
+    overwrite of a table delta-spark created with delta.columnMapping.mode are declined at
+    plan time, naming the feature, with storage byte for byte as it was; delta-spark still
+    reads its rows. Creating one is refused too."""
+    table = tmp_path / f"mapped-{mode}"
+    spark.sql(f"CREATE TABLE delta.`{table}` (id BIGINT, `a b` STRING) USING delta "
+              f"TBLPROPERTIES ('delta.columnMapping.mode' = '{mode}', "
+              "'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5')")
+    spark.sql(f"INSERT INTO delta.`{table}` VALUES (1, 'x'), (2, 'y')")
+    pq.write_table(pa.table({"id": pa.array([3], pa.int64()), "a b": ["z"]}), tmp_path / "in.parquet")
+
+    def stored():
+        return {p.relative_to(table): p.read_bytes() for p in table.rglob("*") if p.is_file()}
+
+    before = stored()
+    for command in (["append", table, tmp_path / "in.parquet"],
+                    ["delete", table, "--where", "id = 1"],
+                    ["overwrite", table, tmp_path / "in.parquet"]):
+        result = floe(*command, check=False)
+        assert result.returncode != 0, command
+        assert "declines" in result.stderr and "columnMapping" in result.stderr, result.stderr
+        assert stored() == before, command
+    assert sorted(r.id for r in spark.read.format("delta").load(str(table)).collect()) == [1, 2]
+    refused = floe("create", tmp_path / "new", "--schema", "id long", "--property",
+                   f"delta.columnMapping.mode={mode}", check=False)
+    assert refused.returncode != 0 and "columnMapping" in refused.stderr, refused.stderr
+    assert not (tmp_path / "new" / "_delta_log").exists()
+
+
 def test_delta_spark_and_floe_append_at_the_same_time(spark, tmp_path):
     table = tmp_path / "concurrent"
     spark.createDataFrame([(0, "seed")], "id long, p string").write.format("delta") \
@@ -497,3 +529,103 @@ def test_delta_spark_reads_floe_checkpoints_txns_and_in_commit_timestamps(spark,
     rows, _ = floe_scan(table, tmp_path / "out.parquet")
     assert sorted(rows.to_pylist(), key=lambda r: r["id"]) == collected(expected)
     assert expected.count() == 111
+
+
+def _gated_spark_delete(spark, table, where, gate_dir):
+    """delta-spark's DELETE of `where` from `table` in a thread, held inside its scan (a
+    Python UDF in the condition waits for `gate_dir`/go) once it has read the snapshot.
+    Returns (thread, outcome list)."""
+    from pyspark.sql.functions import udf
+
+    @udf("boolean")
+    def gate(_):
+        import pathlib as p
+        import time as t
+        (p.Path(gate_dir) / "reached").touch()
+        deadline = t.monotonic() + 120
+        while not (p.Path(gate_dir) / "go").exists() and t.monotonic() < deadline:
+            t.sleep(0.05)
+        return True
+
+    spark.udf.register("floe_gate", gate)
+    outcome = []
+
+    def run():
+        try:
+            spark.sql(f"DELETE FROM delta.`{table}` WHERE {where} AND floe_gate(id)")
+            outcome.append("ok")
+        except Exception as error:  # noqa: BLE001 - the outcome compared below
+            outcome.append(str(error))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not (pathlib.Path(gate_dir) / "reached").exists():
+        assert thread.is_alive() and time.monotonic() < deadline, outcome
+        time.sleep(0.05)
+    return thread, outcome
+
+
+def _conflict(message: str) -> str:
+    for kind in ("ConcurrentAppendException", "ConcurrentDeleteReadException"):
+        if kind in message:
+            return kind
+    return "ok" if message == "ok" else message
+
+
+@pytest.mark.parametrize("level", ["Serializable", "WriteSerializable"])
+def test_a_late_delete_racing_a_blind_append_ends_as_delta_spark_decides(spark, tmp_path, level):
+    """A delete that read the table before a concurrent blind append committed, on a table
+    at each isolation level (WriteSerializable as a Databricks table has it: delta-spark
+    refuses to set it but honours it), for an append into the region the delete reads and
+    for one elsewhere: delta-spark's late DELETE (floe appends meanwhile) and floe's late
+    delete (delta-spark appends meanwhile) commit or fail alike, with the same rows left and
+    the same isolation level recorded."""
+    outcomes = {}
+    for race, region in (("into-read-region", "r1"), ("elsewhere", "r5")):
+        tables = {side: tmp_path / f"{side}-{level}-{race}" for side in ("spark", "floe")}
+        pq.write_table(pa.table({"id": pa.array(range(80), pa.int64()),
+                                 "region": [f"r{i % 8}" for i in range(80)]}),
+                       tmp_path / "in.parquet")
+        pq.write_table(pa.table({"id": pa.array([900, 901], pa.int64()),
+                                 "region": [region] * 2}), tmp_path / "more.parquet")
+        for table in tables.values():
+            floe("create", table, "--schema", "id long not null, region string",
+                 "--partition-by", "region", "--property", f"delta.isolationLevel={level}")
+            floe("append", table, tmp_path / "in.parquet")
+        where = "region = 'r1' AND id < 50"
+        # delta-spark deletes late; floe appends while it waits.
+        gate_dir = tmp_path / f"gate-{level}-{race}"
+        gate_dir.mkdir()
+        thread, outcome = _gated_spark_delete(spark, tables["spark"], where, gate_dir)
+        floe("append", tables["spark"], tmp_path / "more.parquet")
+        (gate_dir / "go").touch()
+        thread.join(timeout=300)
+        theirs = _conflict(outcome[0])
+        # floe deletes late; delta-spark appends while it waits.
+        env = dict(os.environ, FLOE_TEST_PAUSE_AT="delta-commit", FLOE_TEST_PAUSE_MS="8000")
+        late = subprocess.Popen([FLOE, "delete", str(tables["floe"]), "--where", where],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for line in late.stderr:
+            if "paused at delta-commit" in line:
+                break
+        spark.read.parquet(str(tmp_path / "more.parquet")).write.format("delta") \
+            .mode("append").save(str(tables["floe"]))
+        _, err = late.communicate(timeout=300)
+        ours = "ok" if late.returncode == 0 else _conflict(err)
+        outcomes[race] = ours
+        assert ours == theirs, (level, race, err, outcome[0][:400])
+        rows = [collected(spark.read.format("delta").load(str(t))) for t in tables.values()]
+        assert rows[0] == rows[1], (level, race)
+        if ours == "ok":  # both deletes committed: the level each recorded
+            levels = [spark.sql(f"DESCRIBE HISTORY delta.`{t}`").orderBy("version", ascending=False)
+                      .filter("operation = 'DELETE'").first().isolationLevel for t in tables.values()]
+            assert levels == [level, level], levels
+    # The append elsewhere never conflicts; into the read region, only Serializable fails.
+    assert outcomes == {"into-read-region": "ConcurrentAppendException" if level == "Serializable"
+                        else "ok", "elsewhere": "ok"}, outcomes
+    # Any other level is refused at create, naming the property, with nothing written.
+    bad = floe("create", tmp_path / "bad", "--schema", "id long", "--property",
+               "delta.isolationLevel=SnapshotIsolation", check=False)
+    assert bad.returncode != 0 and "delta.isolationLevel" in bad.stderr, bad.stderr
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*"))

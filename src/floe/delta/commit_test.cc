@@ -71,8 +71,8 @@ class CatalogLikeCommitter final : public Committer {
     return Conflict{metadata.version()};
   }
   bool IsCatalogCommitter() const override { return true; }
-  arrow::Status Publish(const std::vector<CatalogCommit>&) override {
-    return arrow::Status::OK();
+  arrow::Status Publish(const PublishMetadata& metadata) override {
+    return ValidateCommitType(*this, metadata.commit_type, metadata.table_root);
   }
 };
 
@@ -134,32 +134,57 @@ TEST(DeltaCommitTest, CommittersArePairedWithTheirKindOfTable) {
       << refused.status().ToString();
   EXPECT_EQ(io->List(root)->size(), before.size());
 
-  // A filesystem committer on a catalog-managed table is refused.
-  const std::string managed = directory.Child("managed");
-  ASSERT_TRUE(
-      io->WriteAll(
-            CommitLocation(managed, 0),
-            R"({"commitInfo":{"timestamp":1,"inCommitTimestamp":1}})"
-            "\n"
-            R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["catalogManaged"],"writerFeatures":["catalogManaged","inCommitTimestamp"]}})"
-            "\n"
-            R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableInCommitTimestamps":"true"}}})"
-            "\n")
-          .ok());
+  // A filesystem committer on a catalog-managed table is refused, by either feature
+  // name (catalogOwned-preview is the name delta-spark 4.0 writes).
   FilesystemCommitter filesystem(io);
-  CommitMetadata commit(managed, 1, CommitType::kCatalogManagedWrite, 2, 0);
-  auto response = filesystem.Commit("{}\n", commit);
-  ASSERT_FALSE(response.ok());
-  EXPECT_NE(response.status().message().find("requires a catalog committer"),
+  for (const std::string feature : {"catalogManaged", "catalogOwned-preview"}) {
+    const std::string managed = directory.Child("managed-" + feature);
+    ASSERT_TRUE(
+        io->WriteAll(
+              CommitLocation(managed, 0),
+              R"({"commitInfo":{"timestamp":1,"inCommitTimestamp":1}})"
+              "\n"
+              R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":[")" +
+                  feature + R"("],"writerFeatures":[")" + feature +
+                  R"(","inCommitTimestamp"]}})"
+                  "\n"
+                  R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableInCommitTimestamps":"true"}}})"
+                  "\n")
+            .ok());
+    FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, managed));
+    EXPECT_EQ(CommitTypeOf(snapshot.protocol, false), CommitType::kCatalogManagedWrite)
+        << feature;
+    CommitMetadata commit(managed, 1, CommitType::kCatalogManagedWrite, 2, 0);
+    auto response = filesystem.Commit("{}\n", commit);
+    ASSERT_FALSE(response.ok());
+    EXPECT_NE(response.status().message().find("requires a catalog committer"),
+              std::string::npos);
+    EXPECT_FALSE(*io->Exists(CommitLocation(managed, 1)));
+    auto rows2 = Rows(0, 4);
+    auto write = Write(io, managed, *rows2);
+    ASSERT_FALSE(write.ok()) << feature;
+    EXPECT_NE(write.status().message().find("requires a catalog committer"),
+              std::string::npos)
+        << write.status().ToString();
+    EXPECT_FALSE(*io->Exists(CommitLocation(managed, 1)));
+    // Publishing is paired as committing is: not even an empty publish of a
+    // catalog-managed table goes through a filesystem committer.
+    auto publish = filesystem.Publish({managed, CommitType::kCatalogManagedWrite, {}});
+    ASSERT_FALSE(publish.ok());
+    EXPECT_NE(publish.message().find("requires a catalog committer"), std::string::npos);
+  }
+  // ...and a catalog committer may not publish to a path-based table.
+  CatalogLikeCommitter catalog;
+  auto publish = catalog.Publish({root, CommitType::kPathBasedWrite, {}});
+  ASSERT_FALSE(publish.ok());
+  EXPECT_NE(publish.message().find("is path-based and cannot be committed to with a "
+                                   "catalog committer"),
             std::string::npos);
-  EXPECT_FALSE(*io->Exists(CommitLocation(managed, 1)));
-  auto rows2 = Rows(0, 4);
-  EXPECT_FALSE(Write(io, managed, *rows2).ok());
-  EXPECT_FALSE(*io->Exists(CommitLocation(managed, 1)));
 
   // A filesystem committer publishes nothing; a taken version is Conflict, not an error.
-  EXPECT_TRUE(filesystem.Publish({}).ok());
-  EXPECT_FALSE(filesystem.Publish({{1, "a", "b"}}).ok());
+  EXPECT_TRUE(filesystem.Publish({root, CommitType::kPathBasedWrite, {}}).ok());
+  EXPECT_FALSE(
+      filesystem.Publish({root, CommitType::kPathBasedWrite, {{1, "a", "b"}}}).ok());
   CommitMetadata taken(root, 0, CommitType::kPathBasedWrite, 2, 0);
   FLOE_ASSIGN_OR_FAIL(auto conflict, filesystem.Commit("{}\n", taken));
   ASSERT_TRUE(std::holds_alternative<Conflict>(conflict));

@@ -106,12 +106,16 @@ arrow::Result<CommitResponse> FilesystemCommitter::Commit(
                        "; reading it back: " + landed.status().message());
 }
 
-arrow::Status FilesystemCommitter::Publish(const std::vector<CatalogCommit>& commits) {
-  if (commits.empty()) return arrow::Status::OK();
-  return MakeError(
-      ErrorKind::kInvalidInput,
-      "a filesystem committer publishes nothing: " + std::to_string(commits.size()) +
-          " ratified commits belong to a catalog-managed table");
+arrow::Status FilesystemCommitter::Publish(const PublishMetadata& metadata) {
+  ARROW_RETURN_NOT_OK(
+      ValidateCommitType(*this, metadata.commit_type, metadata.table_root));
+  if (metadata.commits.empty()) return arrow::Status::OK();
+  return MakeError(ErrorKind::kInvalidInput,
+                   "a filesystem committer publishes nothing: " +
+                       std::to_string(metadata.commits.size()) +
+                       " ratified commits belong to a catalog-managed table, not to "
+                       "Delta table " +
+                       metadata.table_root);
 }
 
 }  // namespace floe::delta

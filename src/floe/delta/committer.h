@@ -90,6 +90,15 @@ struct CatalogCommit {
   std::string published_location;
 };
 
+/// What Publish is given: the ratified commits to publish and the kind of table they
+/// belong to (as the snapshot being published sees it), so that the pairing of committer
+/// and table is enforced at publish as at commit.
+struct PublishMetadata {
+  std::string table_root;
+  CommitType commit_type = CommitType::kCatalogManagedWrite;
+  std::vector<CatalogCommit> commits;
+};
+
 class Committer {
  public:
   virtual ~Committer() = default;
@@ -102,7 +111,9 @@ class Committer {
   virtual bool IsCatalogCommitter() const = 0;
   /// Copies ratified commits to their published locations, in version order; an already
   /// published version counts as published. `commits` must be contiguous and ascending.
-  virtual arrow::Status Publish(const std::vector<CatalogCommit>& commits) = 0;
+  /// Refused as Commit is (ValidateCommitType) when the committer and the table's kind
+  /// do not pair.
+  virtual arrow::Status Publish(const PublishMetadata& metadata) = 0;
   /// A catalog committer's view of the log now: the ratified, unpublished commits and
   /// the latest ratified version, for LoadSnapshot and for a loser reading its winners.
   /// nullopt for a filesystem committer (the published log is the whole truth).
@@ -118,14 +129,14 @@ arrow::Status ValidateCommitType(const Committer& committer, CommitType type,
 /// Path-based tables: `_delta_log/<v>.json` written only if absent (PutIfAbsent: on disk
 /// a temporary file renamed without replacing, on object storage a conditional PUT); a
 /// name already taken is Conflict.
-/// It never publishes: Publish refuses any commit.
+/// It never publishes: Publish refuses any commit, and a catalog-managed table.
 class FilesystemCommitter : public Committer {
  public:
   explicit FilesystemCommitter(std::shared_ptr<FileIO> io);
   arrow::Result<CommitResponse> Commit(const std::string& actions,
                                        const CommitMetadata& metadata) override;
   bool IsCatalogCommitter() const override { return false; }
-  arrow::Status Publish(const std::vector<CatalogCommit>& commits) override;
+  arrow::Status Publish(const PublishMetadata& metadata) override;
 
  private:
   std::shared_ptr<FileIO> io_;

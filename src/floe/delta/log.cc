@@ -1022,6 +1022,11 @@ arrow::Result<CommitActions> ReadCommitFileActions(FileIO& io,
       }
       if (it.key() == "commitInfo") {
         ARROW_ASSIGN_OR_RAISE(actions.txn_id, JsonOptionalString(*it, "txnId", where));
+        // Anything but a boolean says nothing (delta-spark reads it as absent).
+        auto blind = it->find("isBlindAppend");
+        if (blind != it->end() && blind->is_boolean()) {
+          actions.blind_append = blind->get<bool>();
+        }
         ARROW_ASSIGN_OR_RAISE(actions.in_commit_timestamp,
                               JsonOptionalLong(*it, "inCommitTimestamp", where));
       }

@@ -176,6 +176,7 @@ struct CommitActions {
   int64_t adds = 0;
   int64_t removes = 0;
   std::optional<std::string> txn_id;  ///< commitInfo.txnId
+  std::optional<bool> blind_append;   ///< commitInfo.isBlindAppend
   std::optional<int64_t> in_commit_timestamp;
   std::map<std::string, int64_t> app_versions;  ///< txn actions: appId -> version
   /// The partitionValues of each add.

@@ -564,6 +564,21 @@ std::string PartitionByText(const std::vector<std::string>& columns) {
   return Dump(list);
 }
 
+// The isolation level a table's data-changing commits take: delta.isolationLevel,
+// Serializable when unset. WriteSerializable (Databricks' default, which delta-spark
+// honours on a table that has it) lets a delete or overwrite commit past a concurrent
+// blind append. Any other value gives InvalidInput.
+template <typename Map>
+arrow::Result<std::string> IsolationLevelOf(const Map& configuration) {
+  auto it = configuration.find("delta.isolationLevel");
+  if (it == configuration.end()) return std::string("Serializable");
+  if (it->second == "Serializable" || it->second == "WriteSerializable")
+    return it->second;
+  return MakeError(ErrorKind::kInvalidInput,
+                   "table property delta.isolationLevel takes Serializable or "
+                   "WriteSerializable");
+}
+
 }  // namespace
 
 arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
@@ -599,6 +614,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
   check.table_root = root;
   ARROW_RETURN_NOT_OK(
       StatsOptions(options.properties, "the new table at " + root, &check));
+  ARROW_RETURN_NOT_OK(IsolationLevelOf(options.properties).status());
   ARROW_RETURN_NOT_OK(DeltaWriteFormat::Make(std::move(check)).status());
 
   std::set<std::string> features;
@@ -742,6 +758,11 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
     if (key.rfind("delta.", 0) == 0 && KnownProperties().count(key) == 0) {
       reasons.push_back("table property " + key);
     }
+  }
+  if (!IsolationLevelOf(snapshot.metadata.configuration).ok()) {
+    reasons.push_back(
+        "table property delta.isolationLevel (floe writes at Serializable and "
+        "WriteSerializable only)");
   }
   auto append_only = snapshot.metadata.configuration.find("delta.appendOnly");
   // A compaction's removes change no data: delta-spark allows them on an append-only
@@ -994,6 +1015,12 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     }
   }
   const bool blind_append = options.mode == DeltaWriteMode::kAppend;
+  ARROW_ASSIGN_OR_RAISE(const std::string isolation,
+                        IsolationLevelOf(read.metadata.configuration));
+  // Under WriteSerializable a winner's blind append conflicts with nothing this commit
+  // read (delta-spark's checkForAddedFilesThatShouldHaveBeenReadByCurrentTxn; floe's
+  // writes change no metadata).
+  const bool skip_blind_appends = isolation == "WriteSerializable";
   const bool ict = InCommitTimestamps(read.protocol, read.metadata.configuration);
   // The previous commit's timestamp: every in-commit timestamp exceeds it.
   int64_t previous_timestamp = read.timestamp_ms;
@@ -1070,7 +1097,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
               {"readVersion", read.version},
               // A commit that changes no data takes SnapshotIsolation (delta-spark's
               // canDowngradeToSnapshotIsolation).
-              {"isolationLevel", compact ? "SnapshotIsolation" : "Serializable"},
+              {"isolationLevel", compact ? "SnapshotIsolation" : isolation},
               {"isBlindAppend", blind_append},
               {"operationMetrics", metrics},
               {"engineInfo", EngineInfo()},
@@ -1149,9 +1176,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
           }
         }
       } else if (by_predicate) {
-        // delta-spark's checks for a transaction that read the predicate's files
-        // (Serializable, the only level open-source Delta tables take): a concurrent
-        // remove of a file it read, or a concurrent add into what the predicate reads.
+        // delta-spark's checks for a transaction that read the predicate's files: a
+        // concurrent remove of a file it read, or a concurrent add into what the
+        // predicate reads (not a blind append's under WriteSerializable).
         for (const auto& path : winner->removed_paths) {
           auto location = ResolveFilePath(root, path);
           if (location.ok() && match.read.count(*location) > 0) {
@@ -1163,7 +1190,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
           }
         }
         const bool partitioned = !read.metadata.partition_columns.empty();
+        const bool skip_adds = skip_blind_appends && winner->blind_append == true;
         for (const auto& values : winner->added_partition_values) {
+          if (skip_adds) break;
           if (!partitioned || match.filter->MightMatchPartition(values)) {
             return MakeError(
                 ErrorKind::kValidationFailed,
@@ -1173,7 +1202,10 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                     "was committed");
           }
         }
-      } else if (!blind_append && (winner->adds > 0 || winner->removes > 0)) {
+      } else if (!blind_append &&
+                 ((winner->adds > 0 &&
+                   !(skip_blind_appends && winner->blind_append == true)) ||
+                  winner->removes > 0)) {
         return MakeError(
             ErrorKind::kValidationFailed,
             "version " + std::to_string(version) + " of " + where +

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "floe/delta/log.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
@@ -122,7 +123,7 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
   TestPausePoint("delta-ratified");
   // The version is ours. Publish it and any backlog before it; a failure here leaves
   // the backlog to the next writer (or `floe` reader that publishes), never undoes it.
-  arrow::Status published = PublishBacklog(metadata.version());
+  arrow::Status published = PublishBacklog(metadata.commit_type(), metadata.version());
   if (!published.ok()) {
     Log(LogLevel::kWarning, where +
                                 " is committed (ratified by the catalog) but not yet "
@@ -132,7 +133,10 @@ arrow::Result<CommitResponse> CatalogCommitter::Commit(const std::string& action
   return Committed{staged};
 }
 
-arrow::Status CatalogCommitter::Publish(const std::vector<CatalogCommit>& commits) {
+arrow::Status CatalogCommitter::Publish(const PublishMetadata& metadata) {
+  ARROW_RETURN_NOT_OK(
+      ValidateCommitType(*this, metadata.commit_type, metadata.table_root));
+  const std::vector<CatalogCommit>& commits = metadata.commits;
   for (size_t i = 0; i < commits.size(); ++i) {
     const CatalogCommit& commit = commits[i];
     if (i > 0 && commit.version != commits[i - 1].version + 1) {
@@ -165,7 +169,8 @@ arrow::Status CatalogCommitter::Publish(const std::vector<CatalogCommit>& commit
   return arrow::Status::OK();
 }
 
-arrow::Status CatalogCommitter::PublishBacklog(int64_t up_to) {
+arrow::Status CatalogCommitter::PublishBacklog(std::optional<CommitType> type,
+                                               int64_t up_to) {
   ARROW_ASSIGN_OR_RAISE(CoordinatedLog log, coordinator_->GetLog(table_id_));
   std::vector<CatalogCommit> commits;
   for (const auto& ratified : log.unpublished) {
@@ -176,7 +181,13 @@ arrow::Status CatalogCommitter::PublishBacklog(int64_t up_to) {
                        CommitLocation(table_root_, ratified.version)});
   }
   if (commits.empty()) return arrow::Status::OK();
-  ARROW_RETURN_NOT_OK(Publish(commits));
+  if (!type) {
+    SnapshotOptions options;
+    ARROW_ASSIGN_OR_RAISE(options.tail, Tail());
+    ARROW_ASSIGN_OR_RAISE(Snapshot snapshot, LoadSnapshot(*io_, table_root_, options));
+    type = CommitTypeOf(snapshot.protocol, /*create=*/false);
+  }
+  ARROW_RETURN_NOT_OK(Publish({table_root_, *type, commits}));
   // Only after every copy is in place: the coordinator's rows are the only other record.
   return coordinator_->MarkPublished(table_id_, commits.back().version);
 }

@@ -42,12 +42,16 @@ class CatalogCommitter final : public Committer {
   arrow::Result<CommitResponse> Commit(const std::string& actions,
                                        const CommitMetadata& metadata) override;
   bool IsCatalogCommitter() const override { return true; }
-  arrow::Status Publish(const std::vector<CatalogCommit>& commits) override;
+  arrow::Status Publish(const PublishMetadata& metadata) override;
   arrow::Result<std::optional<LogTail>> Tail() override;
 
   /// Publishes every ratified, unpublished version up to `up_to` (all of them when -1)
-  /// and records the newest published one with the coordinator.
-  arrow::Status PublishBacklog(int64_t up_to = -1);
+  /// and records the newest published one with the coordinator. `type` is the table's
+  /// kind as the caller's snapshot has it; when not given and there is something to
+  /// publish, the table's snapshot (its published log and this catalog's tail) is
+  /// loaded to tell.
+  arrow::Status PublishBacklog(std::optional<CommitType> type = std::nullopt,
+                               int64_t up_to = -1);
 
  private:
   arrow::Result<CommitResponse> Create(const std::string& actions,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,8 +75,9 @@ struct CatalogTable {
     return std::make_shared<CatalogCommitter>(through ? through : io, coordinator,
                                               table_id, root);
   }
-  arrow::Status Create() {
+  arrow::Status Create(std::map<std::string, std::string> properties = {}) {
     CreateTableOptions options;
+    options.properties = std::move(properties);
     options.catalog_managed = true;
     options.table_id = table_id;
     options.partition_columns = {"part"};
@@ -289,19 +291,34 @@ class RefusingPublicationIO final : public testing::ForwardingFileIO {
 
 TEST(DeltaCatalogCommitterTest, AnUnpublishedVersionIsReadFromTheTailAndPublishedLater) {
   CatalogTable table;
-  ASSERT_TRUE(table.Create().ok());
+  // A checkpoint every two versions: version 2 is due one, but is not published.
+  ASSERT_TRUE(table.Create({{"delta.checkpointInterval", "2"}}).ok());
   auto refusing = std::make_shared<RefusingPublicationIO>(table.io);
   for (int i = 0; i < 2; ++i) {
     DeltaWriteOptions options;
+    // Only the committer's publication is refused: the write itself (its data files,
+    // and a checkpoint, were one due) goes to storage that takes it.
     options.committer = table.Committer(refusing);
     auto rows = Rows(i * 10, 10);
-    FLOE_ASSIGN_OR_FAIL(auto written, Write(refusing, table.root, *rows, options));
+    FLOE_ASSIGN_OR_FAIL(auto written, Write(table.io, table.root, *rows, options));
     EXPECT_EQ(written.version, i + 1);
     EXPECT_EQ(written.attempts, 1);
+    EXPECT_EQ(written.checkpoint_version, -1);
   }
   EXPECT_GE(refusing->refused, 2);
   EXPECT_FALSE(std::filesystem::exists(CommitLocation(table.root, 1)));
   EXPECT_FALSE(std::filesystem::exists(CommitLocation(table.root, 2)));
+  // Checkpoints are of published versions only.
+  auto checkpoints = [&] {
+    std::set<std::string> found;
+    for (const auto& file : FilesUnder(table.root + "/_delta_log")) {
+      if (file.find(".checkpoint.") != std::string::npos)
+        found.insert(std::filesystem::path(file).filename().string());
+    }
+    return found;
+  };
+  EXPECT_TRUE(checkpoints().empty());
+  EXPECT_FALSE(std::filesystem::exists(table.root + "/_delta_log/_last_checkpoint"));
   FLOE_ASSIGN_OR_FAIL(auto snapshot, table.Read());
   EXPECT_EQ(snapshot.version, 2);
   FLOE_ASSIGN_OR_FAIL(auto ids, table.Ids());
@@ -324,6 +341,13 @@ TEST(DeltaCatalogCommitterTest, AnUnpublishedVersionIsReadFromTheTailAndPublishe
     EXPECT_TRUE(std::filesystem::exists(CommitLocation(table.root, version))) << version;
   FLOE_ASSIGN_OR_FAIL(ids, table.Ids());
   EXPECT_EQ(ids.size(), 25u);
+  // Version 4, published when committed, is checkpointed; nothing was for version 2.
+  rows = Rows(200, 5);
+  FLOE_ASSIGN_OR_FAIL(written, Write(table.io, table.root, *rows, options));
+  EXPECT_EQ(written.version, 4);
+  EXPECT_EQ(written.checkpoint_version, 4);
+  EXPECT_EQ(checkpoints(),
+            std::set<std::string>{"00000000000000000004.checkpoint.parquet"});
 }
 
 // The coordinator hands version 1 to another writer just before this one asks: the
