@@ -287,9 +287,10 @@ def delete(
     data skipping (partition values, statistics) rules out are not read; a file whose rows
     all match is removed; a file holding some is removed and its other rows are written
     anew (``rows_copied``). When no row matches, nothing is committed and ``skipped`` is
-    true. It fails, committing nothing, if a concurrent writer removed a file it read or
-    added files the predicate may select (delta-spark's ConcurrentDeleteReadException and
-    ConcurrentAppendException).
+    true. It fails, committing nothing, if a concurrent writer added files the predicate
+    may select (not a blind append's, when the table's ``delta.isolationLevel`` is
+    WriteSerializable) or removed a file it read (delta-spark's ConcurrentAppendException
+    and ConcurrentDeleteReadException).
     """
     if not isinstance(predicate, str):
         raise TypeError(f"predicate must be a str, not {type(predicate).__name__}")

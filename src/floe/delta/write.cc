@@ -1176,19 +1176,10 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
           }
         }
       } else if (by_predicate) {
-        // delta-spark's checks for a transaction that read the predicate's files: a
-        // concurrent remove of a file it read, or a concurrent add into what the
-        // predicate reads (not a blind append's under WriteSerializable).
-        for (const auto& path : winner->removed_paths) {
-          auto location = ResolveFilePath(root, path);
-          if (location.ok() && match.read.count(*location) > 0) {
-            return MakeError(ErrorKind::kValidationFailed,
-                             "version " + std::to_string(version) + " of " + where +
-                                 " removed " + path +
-                                 ", which this write read (delta-spark's "
-                                 "ConcurrentDeleteReadException); nothing was committed");
-          }
-        }
+        // delta-spark's checks for a transaction that read the predicate's files, in
+        // its ConflictChecker's order (a winner that does both is reported as the
+        // first): a concurrent add into what the predicate reads (not a blind
+        // append's under WriteSerializable), then a concurrent remove of a file it read.
         const bool partitioned = !read.metadata.partition_columns.empty();
         const bool skip_adds = skip_blind_appends && winner->blind_append == true;
         for (const auto& values : winner->added_partition_values) {
@@ -1200,6 +1191,16 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                     " added files that the predicate " + options.predicate +
                     " may select (delta-spark's ConcurrentAppendException); nothing "
                     "was committed");
+          }
+        }
+        for (const auto& path : winner->removed_paths) {
+          auto location = ResolveFilePath(root, path);
+          if (location.ok() && match.read.count(*location) > 0) {
+            return MakeError(ErrorKind::kValidationFailed,
+                             "version " + std::to_string(version) + " of " + where +
+                                 " removed " + path +
+                                 ", which this write read (delta-spark's "
+                                 "ConcurrentDeleteReadException); nothing was committed");
           }
         }
       } else if (!blind_append &&
