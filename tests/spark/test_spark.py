@@ -1154,7 +1154,11 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
     encoding), on v2 a Parquet position delete file with the same positions, bounds and
     metrics. A second delete over the same files merges into each file's delete file,
     which replaces the old one; a delete by partition removes the files (and on v3 their
-    vectors) by metadata in both. The snapshot summaries agree (on v2 but for file sizes:
+    vectors) by metadata in both. Whether a delete goes by metadata is decided as Spark
+    decides it, by proof from partitions and metrics, not by the rows: a delete of every
+    row of the first append's files by a filter their metrics cannot prove (an IN list
+    past 200 values) writes delete files in both; one their metrics prove removes the
+    second append's files. The snapshot summaries agree (on v2 but for file sizes:
     Parquet's bytes are parquet-java's against Arrow's)."""
     names, tables, schema = _merge_on_read_siblings(
         catalog, f"mor{version}{'p' if partitioned else 'u'}", version, partitioned)
@@ -1210,7 +1214,10 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
 
     deletes = [ending_in(7, 1500),                                # a vector per file
                f"{ending_in(3, 1800)} OR {ending_in(7, 1800)}",   # merged into them
-               "region = 'eu' OR region = '東京'"]      # by metadata (if partitioned)
+               "region = 'eu' OR region = '東京'",      # by metadata (if partitioned)
+               f"id IN ({', '.join(str(i) for i in range(900))})",  # not proved: vectors
+               "id >= 900 AND id < 1800"]               # proved by metrics: by metadata
+    by_metadata = {deletes[2]: partitioned, deletes[4]: True}
     for where in deletes:
         result = tables[0].refresh().delete(where)
         spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
@@ -1219,13 +1226,18 @@ def test_merge_on_read_deletes_write_delete_files_as_sparks_writer_does(spark, c
         assert delete_files(names[0]) == delete_files(names[1]), where
         ours, theirs = summaries()
         assert ours == theirs, where
-        if where != deletes[2] or not partitioned:
-            assert result.delete_files == int(ours["added-delete-files"]) > 0
+        if by_metadata.get(where):
+            assert result.delete_files == 0 and result.files_removed > 0, where
+            assert ours["deleted-data-files"] == str(result.files_removed), where
+        else:
+            assert result.delete_files == int(ours["added-delete-files"]) > 0, where
             assert delete_files(names[0])[1] == {1}  # one per data file
-    survivors = [i for i in range(1800) if i % 10 not in (3, 7)
-                 and REGIONS[i % len(REGIONS)] not in ("eu", "東京")]
-    assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
-    assert sorted(tables[0].to_arrow().column("id").to_pylist()) == survivors
+        if where == deletes[3]:  # every row of the first append is gone, by positions
+            survivors = [i for i in range(900, 1800) if i % 10 not in (3, 7)
+                         and REGIONS[i % len(REGIONS)] not in ("eu", "東京")]
+            assert sorted(rows(names[0]).column("id").to_pylist()) == survivors
+    assert rows(names[0]).num_rows == 0
+    assert tables[0].to_arrow().num_rows == 0
 
 
 ROW_LEVEL_SUMMARY = ("operation", "added-data-files", "deleted-data-files", "added-records",

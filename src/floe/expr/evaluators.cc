@@ -140,6 +140,114 @@ bool MightMatch(const Expression& filter, const SummaryLookup& lookup) {
   }
 }
 
+namespace {
+
+// The bound's order against the literal, or none when they are of different types (a
+// bound written before a type promotion): nothing is proved from such a bound.
+std::optional<int> StrictCompare(const std::optional<Value>& bound,
+                                 const Value& literal) {
+  if (!bound || bound->index() != literal.index() || IsNaNValue(literal)) {
+    return std::nullopt;
+  }
+  return Compare(*bound, literal);
+}
+
+}  // namespace
+
+bool MustMatch(const Expression& filter, const SummaryLookup& lookup) {
+  switch (filter.op) {
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return MustMatch(*filter.left, lookup) && MustMatch(*filter.right, lookup);
+    case Operation::kOr:
+      return MustMatch(*filter.left, lookup) || MustMatch(*filter.right, lookup);
+    case Operation::kNot:
+      return false;  // bound filters have no NOT; prove nothing from one
+    default:
+      break;
+  }
+  const ColumnSummary* summary = lookup(filter.field_id);
+  if (summary == nullptr) return false;
+  const ColumnSummary& s = *summary;
+  switch (filter.op) {
+    case Operation::kIsNull:
+      return s.all_null == true;
+    case Operation::kNotNull:
+      return s.has_null == false;
+    case Operation::kIsNaN:
+      return s.all_nan == true && s.has_null == false;
+    case Operation::kNotNaN:
+      return s.has_nan == false && s.has_null == false;
+    default:
+      break;
+  }
+  // Every other predicate is unknown (not satisfied) on a null row.
+  if (s.has_null != false) return false;
+  switch (filter.op) {
+    case Operation::kLt:
+    case Operation::kLtEq: {
+      if (s.has_nan != false) return false;  // NaN satisfies no order
+      auto order = StrictCompare(s.upper, filter.value());
+      return order && (filter.op == Operation::kLt ? *order < 0 : *order <= 0);
+    }
+    case Operation::kGt:
+    case Operation::kGtEq: {
+      if (s.has_nan != false) return false;
+      auto order = StrictCompare(s.lower, filter.value());
+      return order && (filter.op == Operation::kGt ? *order > 0 : *order >= 0);
+    }
+    case Operation::kEq: {
+      if (s.has_nan != false) return false;
+      auto low = StrictCompare(s.lower, filter.value());
+      auto high = StrictCompare(s.upper, filter.value());
+      return low && high && *low == 0 && *high == 0;
+    }
+    case Operation::kIn: {
+      if (s.has_nan != false || filter.values.size() > kInLimit || !s.lower || !s.upper)
+        return false;
+      auto same = StrictCompare(s.upper, *s.lower);
+      if (!same || *same != 0) return false;
+      for (const auto& value : filter.values) {
+        auto order = StrictCompare(s.lower, value);
+        if (order && *order == 0) return true;
+      }
+      return false;
+    }
+    case Operation::kNotEq: {
+      // NaN differs from every number; the other rows lie within the bounds.
+      if (s.all_nan == true) return true;
+      auto low = StrictCompare(s.lower, filter.value());
+      auto high = StrictCompare(s.upper, filter.value());
+      return (low && *low > 0) || (high && *high < 0);
+    }
+    case Operation::kNotIn: {
+      if (s.all_nan == true) return true;
+      if (filter.values.size() > kInLimit) return false;
+      for (const auto& value : filter.values) {
+        auto low = StrictCompare(s.lower, value);
+        auto high = StrictCompare(s.upper, value);
+        if (!((low && *low > 0) || (high && *high < 0))) return false;
+      }
+      return true;
+    }
+    case Operation::kStartsWith: {
+      const auto* prefix = std::get_if<std::string>(&filter.value());
+      if (prefix == nullptr || !s.lower || !s.upper) return false;
+      const auto* lower = std::get_if<std::string>(&*s.lower);
+      const auto* upper = std::get_if<std::string>(&*s.upper);
+      // The strings starting with a prefix are one interval of the byte order: bounds
+      // both in it keep every value in it.
+      return lower != nullptr && upper != nullptr && StartsWith(*lower, *prefix) &&
+             StartsWith(*upper, *prefix);
+    }
+    default:
+      return false;  // NOT STARTS WITH and anything else: not proved
+  }
+}
+
 ColumnSummary SummaryFromValue(const Value& value, const Type& type) {
   ColumnSummary summary;
   summary.exact = true;

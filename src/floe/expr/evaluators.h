@@ -36,6 +36,13 @@ using SummaryLookup = std::function<const ColumnSummary*(int field_id)>;
 /// values are not checked against bounds (iceberg-java's limit).
 bool MightMatch(const Expression& filter, const SummaryLookup& lookup);
 
+/// True only when every summarised row satisfies `filter` as floe evaluates rows (SQL's
+/// three-valued logic: a null never satisfies a comparison, `!=`, NOT IN or NaN test):
+/// iceberg-java's StrictMetricsEvaluator, never claiming more than the summary shows (a
+/// column that may hold nulls or NaN, a missing bound, or a bound of another type than
+/// the literal's proves nothing). IN lists longer than 200 values prove nothing.
+bool MustMatch(const Expression& filter, const SummaryLookup& lookup);
+
 /// From one value of a partition tuple.
 ColumnSummary SummaryFromValue(const Value& value, const Type& type);
 

@@ -397,6 +397,38 @@ TEST(FilterPropertyTest, MetricsPruningNeverDropsAMatchingRow) {
   EXPECT_GT(pruned, checked / 10) << "pruning almost never decided anything";
 }
 
+// The strict evaluation never claims that every row matches when one does not (a null
+// or NaN among them included), and does claim it often enough to matter.
+TEST(FilterPropertyTest, StrictMetricsNeverClaimARowThatDoesNotMatch) {
+  Generator gen;
+  auto schema = FlatSchema();
+  int proved = 0;
+  int checked = 0;
+  for (int file = 0; file < 60; ++file) {
+    auto batch = Rows(*schema, &gen, 1 + gen.Pick(4));
+    std::map<int, ColumnSummary> summaries;
+    for (int c = 0; c < 6; ++c) {
+      summaries[schema->fields()[c].id] =
+          Summarise(*batch->column(c), *schema->fields()[c].type, 0, batch->num_rows());
+    }
+    SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
+      return &summaries.at(id);
+    };
+    for (int i = 0; i < 50; ++i) {
+      std::string text = gen.Filter(2);
+      FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter(text), *schema));
+      FLOE_ASSIGN_OR_FAIL(auto mask, EvaluateFilter(*bound, batch));
+      ++checked;
+      if (MustMatch(*bound, lookup)) {
+        ++proved;
+        EXPECT_EQ(static_cast<int64_t>(Selected(*mask).size()), batch->num_rows())
+            << text << " proved for every row but does not match them all";
+      }
+    }
+  }
+  EXPECT_GT(proved, checked / 50) << "the strict evaluation almost never proved anything";
+}
+
 // The inclusive projection onto a spec never prunes a partition holding a matching row.
 TEST(FilterPropertyTest, PartitionProjectionNeverDropsAMatchingRow) {
   Generator gen;

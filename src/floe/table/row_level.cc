@@ -16,6 +16,8 @@
 #include "arrow/compute/api.h"
 #include "arrow/table.h"
 #include "floe/expr/binder.h"
+#include "floe/expr/evaluators.h"
+#include "floe/expr/manifest/metrics_summaries.h"
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
 #include "floe/io/file_io.h"
@@ -30,6 +32,7 @@
 #include "floe/transform/partition_path.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/log.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
 #include "floe/write/batch_conformer.h"
@@ -92,6 +95,8 @@ struct MatchRequest {
   /// Selects the rows in place of the filter; it sees every batch of every candidate file
   /// in order.
   RowMatcher matcher;
+  /// Return the candidate files in which no live row matched too.
+  bool keep_unmatched = false;
 };
 
 // The candidate files of the filter (pruned by partitions and metrics) and how many of
@@ -164,7 +169,7 @@ arrow::Result<std::vector<FileMatch>> MatchFiles(const std::shared_ptr<FileIO>& 
         }
       }
     }
-    if (match.matched > 0) matches.push_back(std::move(match));
+    if (match.matched > 0 || request.keep_unmatched) matches.push_back(std::move(match));
   }
   return matches;
 }
@@ -377,6 +382,40 @@ bool ByPartition(const Expression& bound, const PartitionSpec& spec) {
   }
   return std::includes(identity.begin(), identity.end(), filter_ids.begin(),
                        filter_ids.end());
+}
+
+// Whether every row of `task`'s data file (deleted rows included) satisfies `bound`, as
+// Spark proves it before it deletes by metadata (SparkTable.canDeleteUsingMetadata): the
+// filter's strict projection on the file's partition holds (identity fields here; a
+// predicate on any other transform proves nothing), or iceberg-java's
+// StrictMetricsEvaluator over the file's metrics says so.
+bool StrictlyMatches(const Expression& bound, const FileScanTask& task,
+                     const Schema& schema) {
+  const DataFile& file = task.file;
+  if (file.record_count <= 0) return true;
+  std::map<int, ColumnSummary> partition;
+  for (size_t p = 0; p < task.spec->fields().size() && p < file.partition.size(); ++p) {
+    const PartitionField& field = task.spec->fields()[p];
+    const NestedField* source = schema.FindField(field.source_id);
+    if (field.transform.kind() != TransformKind::kIdentity || source == nullptr) continue;
+    partition.emplace(field.source_id,
+                      SummaryFromValue(file.partition[p], *source->type));
+  }
+  const bool by_partition = MustMatch(bound, [&](int id) -> const ColumnSummary* {
+    auto found = partition.find(id);
+    return found == partition.end() ? nullptr : &found->second;
+  });
+  if (by_partition) return true;
+  std::map<int, ColumnSummary> metrics;
+  return MustMatch(bound, [&](int id) -> const ColumnSummary* {
+    auto found = metrics.find(id);
+    if (found == metrics.end()) {
+      const NestedField* field = schema.FindField(id);
+      if (field == nullptr) return nullptr;
+      found = metrics.emplace(id, SummaryFromMetrics(file, id, *field->type)).first;
+    }
+    return &found->second;
+  });
 }
 
 // A delete whose filter selects whole partitions is a metadata delete in Spark (a
@@ -769,22 +808,40 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
                                                        const PropertyMap& properties) {
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(
-      auto matches,
-      MatchFiles(io(), state_.metadata, {.filter = filter, .positions = true}, &bound));
+      auto candidates,
+      MatchFiles(io(), state_.metadata,
+                 {.filter = filter, .positions = true, .keep_unmatched = true}, &bound));
+  // Spark deletes by metadata when it can prove, for every file the filter's scan plans,
+  // that all of its rows match (deleted rows included): StrictlyMatches. Otherwise each
+  // file holding a matching row gets a deletion vector (v3) or a position delete file
+  // (v2), however many of its rows match.
+  const Schema& schema = *state_.metadata->CurrentSchema();
+  bool whole_files = !candidates.empty();
+  for (const auto& candidate : candidates) {
+    if (!StrictlyMatches(*bound, candidate.task, schema)) {
+      whole_files = false;
+      break;
+    }
+  }
+  // The rows read must agree (every live row matched): if they do not, the proof was
+  // wrong, and removing the file would lose rows. Delete by positions instead.
+  for (const auto& candidate : candidates) {
+    if (whole_files && candidate.matched != candidate.live) {
+      Log(LogLevel::kWarning, "table " + id_.ToString() + ": the metrics of " +
+                                  candidate.task.file.file_path +
+                                  " say every row matches the delete's filter, but " +
+                                  std::to_string(candidate.live - candidate.matched) +
+                                  " of its rows do not; deleting by positions instead");
+      whole_files = false;
+    }
+  }
+  std::vector<FileMatch> matches;
+  for (auto& candidate : candidates) {
+    if (whole_files || candidate.matched > 0) matches.push_back(std::move(candidate));
+  }
   RowLevelResult result;
   if (matches.empty()) return result;
   auto overwrite = NewOverwrite(isolation, bound);
-  // Spark deletes by metadata when every file holding a matching row matches whole,
-  // deleted rows included (its strict evaluation of the filter on partition values and
-  // metrics); otherwise each such file gets a deletion vector (v3) or a position delete
-  // file (v2), however many of its rows match. floe knows a file matches whole when every
-  // one of its rows matched, or when the filter reads only identity-partition columns of
-  // the file's spec.
-  const bool whole_files =
-      std::all_of(matches.begin(), matches.end(), [&](const FileMatch& match) {
-        return match.matched == match.task.file.record_count ||
-               ByPartition(*bound, *match.task.spec);
-      });
   for (const auto& match : matches) result.rows_removed += match.matched;
   if (whole_files) {
     for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
