@@ -7,7 +7,14 @@ The cases:
   delete 1% and 10% (`bucket = 0`, `bucket < 10`: rows of every data file), copy-on-write
   and merge-on-read (write.delete.mode);
   upsert 1% by key (id): half of the input replaces rows spread over every file, half is
-  new, copy-on-write and merge-on-read (write.merge.mode).
+  new, copy-on-write and merge-on-read (write.merge.mode);
+  overwrite by filter: one partition's rows (`region = 'region-0'`, 12.5%) replaced by the
+  same rows changed (floe's `overwrite(data, where=)`, pyiceberg's `overwrite(df,
+  overwrite_filter=)`, Spark's `writeTo(t).overwrite(cond)`). Whole files match: floe and
+  Spark overwrite by filter as iceberg-java's overwriteByRowFilter does, which refuses a
+  file whose rows match only in part (pyiceberg rewrites such files), so the filter is
+  one of whole files for all three. No merge-on-read arm (no engine writes delete files
+  for it).
 Engines, each in a process of its own:
   floe: its Python package (Release build), `Table.delete`, `Table.upsert`;
   pyiceberg 0.12: `Table.delete` and `Table.upsert` (copy-on-write only: it writes no delete
@@ -16,7 +23,8 @@ Engines, each in a process of its own:
   MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *`. iceberg-java itself has no
   row-level delete or merge outside an engine (its core API removes whole files only), so its
   Spark integration is iceberg-java's implementation of these operations.
-Per case: wall time of the operation alone (its engine already started, the table loaded),
+Per case (each engine's arm run --repeat times, the engines alternating; the median time
+kept): wall time of the operation alone (its engine already started, the table loaded),
 bytes and files it wrote (everything new under the table's folder: data, delete files and
 metadata, not Hadoop's .crc side files), and the rows left (checked equal across engines). Then the read cost of
 merge-on-read: floe and pyiceberg scan the table after floe's merge-on-read 10% delete and a
@@ -33,11 +41,12 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 JARS = ROOT / "build/spark-jars"
-CASES = [("delete", 1), ("delete", 10), ("upsert", 1)]
+CASES = [("delete", 1), ("delete", 10), ("upsert", 1), ("overwrite", 12)]
 MODES = ["copy-on-write", "merge-on-read"]
 
 PRELUDE = r"""
@@ -76,6 +85,12 @@ def report(case, seconds, before, after, rows, **extra):
 
 def filter_of(percent):
     return "bucket = 0" if percent == 1 else f"bucket < {percent}"
+
+OVERWRITTEN = "region = 'region-0'"
+# The overwrite's input: the rows it replaces, changed.
+replacement = data.filter(pc.equal(data["region"], "region-0"))
+replacement = replacement.set_column(replacement.schema.get_field_index("amount"), "amount",
+                                     pc.negate(replacement["amount"]))
 """
 
 FLOE_ARM = PRELUDE + r"""
@@ -87,12 +102,14 @@ for op, percent, mode in json.loads(sys.argv[5]):
     start = time.perf_counter()
     if op == "delete":
         result = table.delete(filter_of(percent), threads=2)
+    elif op == "overwrite":
+        result = table.overwrite(replacement, where=OVERWRITTEN, threads=2)
     else:
         result = table.upsert(changes, join_cols="id", threads=2)
     seconds = time.perf_counter() - start
     rows = table.refresh().scan(columns=["id"]).to_arrow().num_rows
     report(dict(engine="floe", op=op, percent=percent, mode=mode), seconds, before,
-           listing(name), rows, delete_files=result.delete_files)
+           listing(name), rows, delete_files=getattr(result, "delete_files", 0))
 """
 
 PYICEBERG_ARM = PRELUDE + r"""
@@ -106,6 +123,8 @@ for op, percent, mode in json.loads(sys.argv[5]):
     start = time.perf_counter()
     if op == "delete":
         table.delete(filter_of(percent))
+    elif op == "overwrite":
+        table.overwrite(replacement, overwrite_filter=OVERWRITTEN)
     else:
         table.upsert(changes, join_cols=["id"])
     seconds = time.perf_counter() - start
@@ -133,6 +152,10 @@ source = pathlib.Path(warehouse) / "upsert_input.parquet"
 import pyarrow.parquet as pq
 pq.write_table(changes, source)
 spark.read.parquet(str(source)).createOrReplaceTempView("changes")
+replaced_source = pathlib.Path(warehouse) / "overwrite_input.parquet"
+pq.write_table(replacement, replaced_source)
+replacement_frame = spark.read.parquet(str(replaced_source)).cache()
+replacement_frame.count()
 spark.sql("SELECT count(*) FROM changes").collect()  # warm: the input is read once
 for op, percent, mode in json.loads(sys.argv[5]):
     name = f"spark_{op}{percent}_{mode[0]}"
@@ -143,6 +166,9 @@ for op, percent, mode in json.loads(sys.argv[5]):
     start = time.perf_counter()
     if op == "delete":
         spark.sql(f"DELETE FROM floe.b.{name} WHERE {filter_of(percent)}")
+    elif op == "overwrite":
+        from pyspark.sql.functions import expr
+        replacement_frame.writeTo(f"floe.b.{name}").overwrite(expr(OVERWRITTEN))
     else:
         spark.sql(f"MERGE INTO floe.b.{name} t USING changes s ON t.id = s.id "
                   "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
@@ -215,7 +241,7 @@ def make_input(rows: int, directory: pathlib.Path):
         paths.append(path)
     expected = {("delete", 1): rows - int((bucket(ids) == 0).sum()),
                 ("delete", 10): rows - int((bucket(ids) < 10).sum()),
-                ("upsert", 1): rows + len(new)}
+                ("upsert", 1): rows + len(new), ("overwrite", 12): rows}
     return paths, expected, len(existing), len(new)
 
 
@@ -237,44 +263,68 @@ def main():
     parser.add_argument("--format-version", type=int, default=2)
     parser.add_argument("--engines", default="floe,pyiceberg,spark,read")
     parser.add_argument("--results", default=str(ROOT / "bench/results/row_level"))
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     engines = args.engines.split(",")
     with tempfile.TemporaryDirectory(prefix="floe-row-level-") as tmp:
         tmp = pathlib.Path(tmp)
         paths, expected, replaced, inserted = make_input(args.rows, tmp)
-        results, reads = [], []
-        every = [(op, pct, mode) for op, pct in CASES for mode in MODES]
+        runs, reads = {}, []
+        every = [(op, pct, mode) for op, pct in CASES for mode in MODES
+                 if op != "overwrite" or mode == "copy-on-write"]
         arms = {"floe": (FLOE_ARM, every, ()),
                 "pyiceberg": (PYICEBERG_ARM, [(op, pct, "copy-on-write") for op, pct in CASES], ()),
                 "spark": (SPARK_ARM, every, (JARS,))}
-        for engine in engines:
-            warehouse = tmp / f"wh-{engine}"
+        for attempt in range(args.repeat):
+            for engine in engines:
+                if engine == "read":
+                    continue
+                warehouse = tmp / f"wh-{engine}-{attempt}"
+                warehouse.mkdir()
+                script, cases, extra = arms[engine]
+                for result in run_arm(script, paths, warehouse, args.format_version, cases,
+                                      *extra):
+                    print(json.dumps(result), flush=True)
+                    key = (result["engine"], result["op"], result["percent"], result["mode"])
+                    runs.setdefault(key, []).append(result)
+                shutil.rmtree(warehouse)
+        if "read" in engines:
+            warehouse = tmp / "wh-read"
             warehouse.mkdir()
-            if engine == "read":
-                reads = run_arm(READ_ARM, paths, warehouse, args.format_version, [])
-                continue
-            script, cases, extra = arms[engine]
-            for result in run_arm(script, paths, warehouse, args.format_version, cases, *extra):
-                print(json.dumps(result), flush=True)
-                results.append(result)
+            reads = run_arm(READ_ARM, paths, warehouse, args.format_version, [])
+        # Per case, the run of median time (its bytes, files and rows with it); every
+        # run's rows must be right.
+        results = []
+        for key, attempts in runs.items():
+            ordered = sorted(attempts, key=lambda r: r["seconds"])
+            result = dict(ordered[len(ordered) // 2])
+            result["all_seconds"] = [round(r["seconds"], 3) for r in attempts]
+            result["rows_after_all"] = [r["rows_after"] for r in attempts]
+            results.append(result)
     for result in results:
         want = expected[(result["op"], result["percent"])]
-        result["rows_ok"] = result["rows_after"] == want
+        result["rows_ok"] = all(rows == want for rows in result["rows_after_all"])
     write_results(args, results, reads, replaced, inserted)
 
 
 def write_results(args, results, reads, replaced, inserted):
     today = datetime.date.today().isoformat()
     out = pathlib.Path(args.results)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(
-        dict(rows=args.rows, format_version=args.format_version, date=today,
+        dict(rows=args.rows, format_version=args.format_version, repeat=args.repeat,
+             date=today,
              results=results, reads=reads), indent=1) + "\n")
     lines = [
         "# Row-level writes: floe vs pyiceberg and Spark (iceberg-java)", "",
-        f"`.venv/bin/python bench/row_level/run_row_level_benchmark.py --rows {args.rows}` "
-        f"(format v{args.format_version}; 2 cores; one run; {today}). Delete 1% "
-        "(`bucket = 0`) and 10% (`bucket < 10`) of rows spread over every data file, and "
-        f"upsert 1% by id ({replaced:,} rows replaced, {inserted:,} inserted). "
+        f"`.venv/bin/python bench/row_level/run_row_level_benchmark.py --rows {args.rows} "
+        f"--format-version {args.format_version} --repeat {args.repeat}` "
+        f"(2 cores; median of {args.repeat} runs per case, the engines alternating; all runs' "
+        f"seconds in the JSON; {today}). Delete 1% "
+        "(`bucket = 0`) and 10% (`bucket < 10`) of rows spread over every data file, "
+        f"upsert 1% by id ({replaced:,} rows replaced, {inserted:,} inserted), and overwrite "
+        "by filter one partition of eight (`region = 'region-0'`, the `overwrite 12%` rows: "
+        "its rows replaced by the same rows changed). "
         "Bytes written: everything new under the table's folder (data, delete files, "
         "metadata; not the `.crc` side files Spark's local file system adds).", "",
         "| op | mode | engine | s | MB written | files written | rows after ok |",
@@ -311,7 +361,13 @@ def write_results(args, results, reads, replaced, inserted):
             lines.append(f"| {engine} | {with_deletes:.2f} | {without:.2f} | "
                          f"{with_deletes / without:.2f}x | {rows:,} = {rows_plain:,}: "
                          f"{rows == rows_plain} |")
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    # The analysis below the figures, written by hand, is kept.
+    previous = out.with_suffix(".md")
+    kept = ""
+    if previous.exists() and "\n## " in previous.read_text():
+        text = previous.read_text()
+        kept = text[text.index("\n## "):]
+    previous.write_text("\n".join(lines) + "\n" + kept)
     print("\n".join(lines))
 
 
