@@ -1154,6 +1154,8 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
           break;
         return winner.status();
       }
+      // A winner's blind append, which WriteSerializable lets this commit pass.
+      const bool exempt_blind_append = skip_blind_appends && winner->blind_append == true;
       if (winner->protocol || winner->metadata) {
         return MakeError(ErrorKind::kValidationFailed,
                          where + " changed its protocol or metadata in version " +
@@ -1181,10 +1183,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
         // first): a concurrent add into what the predicate reads (not a blind
         // append's under WriteSerializable), then a concurrent remove of a file it read.
         const bool partitioned = !read.metadata.partition_columns.empty();
-        const bool skip_adds = skip_blind_appends && winner->blind_append == true;
         for (const auto& values : winner->added_partition_values) {
-          if (skip_adds) break;
-          if (!partitioned || match.filter->MightMatchPartition(values)) {
+          if (!exempt_blind_append &&
+              (!partitioned || match.filter->MightMatchPartition(values))) {
             return MakeError(
                 ErrorKind::kValidationFailed,
                 "version " + std::to_string(version) + " of " + where +
@@ -1204,9 +1205,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
           }
         }
       } else if (!blind_append &&
-                 ((winner->adds > 0 &&
-                   !(skip_blind_appends && winner->blind_append == true)) ||
-                  winner->removes > 0)) {
+                 ((winner->adds > 0 && !exempt_blind_append) || winner->removes > 0)) {
         return MakeError(
             ErrorKind::kValidationFailed,
             "version " + std::to_string(version) + " of " + where +

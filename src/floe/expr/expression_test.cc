@@ -1,3 +1,4 @@
+#include <functional>
 #include <map>
 #include <random>
 
@@ -367,14 +368,17 @@ ColumnSummary Summarise(const arrow::Array& column, const Type& type, int64_t be
   return summary;
 }
 
-// A decision "cannot match" is never wrong, and is made often enough to matter.
-TEST(FilterPropertyTest, MetricsPruningNeverDropsAMatchingRow) {
+// `files` random files of 1 to `max_rows` rows, each with the summaries of its own
+// rows, and 50 random filters on each: `check` gets each filter's text, its bound form,
+// the file's summaries, its rows and the rows the filter selects.
+using FileFilterCheck = std::function<void(
+    const std::string& text, const Expression& bound, const SummaryLookup& lookup,
+    const arrow::RecordBatch& rows, const arrow::Array& mask)>;
+void ForRandomFilesAndFilters(int files, int max_rows, const FileFilterCheck& check) {
   Generator gen;
   auto schema = FlatSchema();
-  int pruned = 0;
-  int checked = 0;
-  for (int file = 0; file < 40; ++file) {
-    auto batch = Rows(*schema, &gen, 1 + gen.Pick(6));
+  for (int file = 0; file < files; ++file) {
+    auto batch = Rows(*schema, &gen, 1 + gen.Pick(max_rows));
     std::map<int, ColumnSummary> summaries;
     for (int c = 0; c < 6; ++c) {
       summaries[schema->fields()[c].id] =
@@ -387,45 +391,44 @@ TEST(FilterPropertyTest, MetricsPruningNeverDropsAMatchingRow) {
       std::string text = gen.Filter(2);
       FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter(text), *schema));
       FLOE_ASSIGN_OR_FAIL(auto mask, EvaluateFilter(*bound, batch));
-      ++checked;
-      if (!MightMatch(*bound, lookup)) {
-        ++pruned;
-        EXPECT_TRUE(Selected(*mask).empty()) << text << " pruned but matches rows";
-      }
+      check(text, *bound, lookup, *batch, *mask);
     }
   }
+}
+
+// A decision "cannot match" is never wrong, and is made often enough to matter.
+TEST(FilterPropertyTest, MetricsPruningNeverDropsAMatchingRow) {
+  int pruned = 0;
+  int checked = 0;
+  ForRandomFilesAndFilters(
+      40, 6,
+      [&](const std::string& text, const Expression& bound, const SummaryLookup& lookup,
+          const arrow::RecordBatch&, const arrow::Array& mask) {
+        ++checked;
+        if (!MightMatch(bound, lookup)) {
+          ++pruned;
+          EXPECT_TRUE(Selected(mask).empty()) << text << " pruned but matches rows";
+        }
+      });
   EXPECT_GT(pruned, checked / 10) << "pruning almost never decided anything";
 }
 
 // The strict evaluation never claims that every row matches when one does not (a null
 // or NaN among them included), and does claim it often enough to matter.
 TEST(FilterPropertyTest, StrictMetricsNeverClaimARowThatDoesNotMatch) {
-  Generator gen;
-  auto schema = FlatSchema();
   int proved = 0;
   int checked = 0;
-  for (int file = 0; file < 60; ++file) {
-    auto batch = Rows(*schema, &gen, 1 + gen.Pick(4));
-    std::map<int, ColumnSummary> summaries;
-    for (int c = 0; c < 6; ++c) {
-      summaries[schema->fields()[c].id] =
-          Summarise(*batch->column(c), *schema->fields()[c].type, 0, batch->num_rows());
-    }
-    SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
-      return &summaries.at(id);
-    };
-    for (int i = 0; i < 50; ++i) {
-      std::string text = gen.Filter(2);
-      FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter(text), *schema));
-      FLOE_ASSIGN_OR_FAIL(auto mask, EvaluateFilter(*bound, batch));
-      ++checked;
-      if (MustMatch(*bound, lookup)) {
-        ++proved;
-        EXPECT_EQ(static_cast<int64_t>(Selected(*mask).size()), batch->num_rows())
-            << text << " proved for every row but does not match them all";
-      }
-    }
-  }
+  ForRandomFilesAndFilters(
+      60, 4,
+      [&](const std::string& text, const Expression& bound, const SummaryLookup& lookup,
+          const arrow::RecordBatch& rows, const arrow::Array& mask) {
+        ++checked;
+        if (MustMatch(bound, lookup)) {
+          ++proved;
+          EXPECT_EQ(static_cast<int64_t>(Selected(mask).size()), rows.num_rows())
+              << text << " proved for every row but does not match them all";
+        }
+      });
   EXPECT_GT(proved, checked / 50) << "the strict evaluation almost never proved anything";
 }
 

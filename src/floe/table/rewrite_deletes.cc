@@ -25,14 +25,12 @@ constexpr double kMinFileSizeRatio = 0.75;
 constexpr double kMaxFileSizeRatio = 1.80;
 constexpr int64_t kMaxFileGroupSizeBytes = int64_t{100} << 30;
 
-// A file's partition tuple in the table's partition type `type` (null where its spec has
-// no such field) as a key: the planner groups the files of every spec by it
-// (PartitionUtil.coercePartition), and the data files a group's deletes may keep are
-// those of the same tuple.
-std::string CoercedPartitionKey(const StructType& type, const DataFile& file,
+// A file's partition tuple in the table's partition type, given by its `field_ids` (null
+// where the file's spec has no such field), as a key: the planner groups the files of
+// every spec by it (PartitionUtil.coercePartition), and the data files a group's deletes
+// may keep are those of the same tuple.
+std::string CoercedPartitionKey(const std::vector<int>& field_ids, const DataFile& file,
                                 const PartitionSpec& spec) {
-  std::vector<int> field_ids;
-  for (const auto& field : type.fields()) field_ids.push_back(field.id);
   DataFile tuple;
   tuple.spec_id = 0;
   tuple.partition = spec.Coerce(file.partition, field_ids);
@@ -106,11 +104,13 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
     return result;
   }
   ARROW_ASSIGN_OR_RAISE(auto partition_type, TablePartitionType(*metadata));
+  std::vector<int> partition_ids;
+  for (const auto& field : partition_type->fields()) partition_ids.push_back(field.id);
   std::map<std::string, std::vector<const DeleteFileEntry*>> by_partition;
   for (const auto& entry : files) {
     const int64_t length = ContentSizeInBytes(entry.file);
     if (!options.rewrite_all && length >= min_size && length <= max_size) continue;
-    by_partition[CoercedPartitionKey(*partition_type, entry.file, *entry.spec)].push_back(
+    by_partition[CoercedPartitionKey(partition_ids, entry.file, *entry.spec)].push_back(
         &entry);
   }
   std::vector<DeleteGroup> groups;
@@ -141,7 +141,7 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
   for (const auto& task : data) {
     live.emplace(
         task.file.file_path,
-        LiveFile{&task, CoercedPartitionKey(*partition_type, task.file, *task.spec)});
+        LiveFile{&task, CoercedPartitionKey(partition_ids, task.file, *task.spec)});
   }
 
   auto overwrite = std::make_unique<OverwriteFiles>(commit_target());

@@ -822,17 +822,16 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
       whole_files = false;
       break;
     }
-  }
-  // The rows read must agree (every live row matched): if they do not, the proof was
-  // wrong, and removing the file would lose rows. Delete by positions instead.
-  for (const auto& candidate : candidates) {
-    if (whole_files && candidate.matched != candidate.live) {
+    // The rows read must agree (every live row matched): if they do not, the proof was
+    // wrong, and removing the file would lose rows. Delete by positions instead.
+    if (candidate.matched != candidate.live) {
       Log(LogLevel::kWarning, "table " + id_.ToString() + ": the metrics of " +
                                   candidate.task.file.file_path +
                                   " say every row matches the delete's filter, but " +
                                   std::to_string(candidate.live - candidate.matched) +
                                   " of its rows do not; deleting by positions instead");
       whole_files = false;
+      break;
     }
   }
   std::vector<FileMatch> matches;
