@@ -94,3 +94,56 @@ def test_manifests_use_the_tables_manifest_codec_as_iceberg_java_1_11(floe, harn
         manifests = list((floe.warehouse / "codecs" / f"t{k}" / "metadata").glob("*-m*.avro"))
         assert manifests and all(avro_codec(m) == avro_name for m in manifests), codec
         assert avro_codec(snapshot["manifest-list"]) == "deflate"
+
+
+def current_summary(floe, name):
+    metadata = json.loads(pathlib.Path(floe.metadata_location(name)).read_text())
+    current = next(s for s in metadata["snapshots"]
+                   if s["snapshot-id"] == metadata["current-snapshot-id"])
+    # File sizes differ: iceberg-java appends the input file itself, floe writes its own.
+    return {k: v for k, v in current["summary"].items()
+            if "size" not in k and k not in ("engine-name", "engine-version", "iceberg-version")}
+
+
+def test_aged_delete_files_stay_until_a_commit_removes_files_as_in_iceberg_java(
+        floe, harness, tmp_path):
+    """A delete of a whole file by metadata keeps its position deletes: they sit at the
+    table's last sequence number, and iceberg-java's merging producers drop only delete files
+    older than that (dropDeleteFilesOlderThan). Later, older than every data file, they still
+    stay until a commit that removes files reads the delete manifests: iceberg-java's
+    ManifestFilterManager reads none for a commit that removes nothing, so neither a merge
+    append (table.newAppend()) nor a merge-on-read delete (a RowDelta) drops them. floe's
+    append and merge-on-read delete, and iceberg-java's, each on one of two tables brought to
+    that state alike, leave the same summaries and rows."""
+    floe.run("namespaces", "--create", "m")
+    first, second = tmp_path / "first.parquet", tmp_path / "second.parquet"
+    pq.write_table(rows(0, 50), first)
+    pq.write_table(rows(1000, 20), second)
+    names = ("m.by_floe", "m.by_java")
+    base = {"uri": f"jdbc:sqlite:{floe.warehouse}/catalog.db", "warehouse": str(floe.warehouse),
+            "name": "floe", "id_column": "id"}
+    for name in names:
+        floe.run("create", name, "--schema", SCHEMA, "--property", "format-version=2")
+        floe.run("append", name, first)
+        floe.run("delete", name, "--where", "id IN (3, 4)",
+                 "--option", "write.delete.mode=merge-on-read")
+        floe.run("delete", name, "--where", "id < 100")  # every row of the first file
+        aged = current_summary(floe, name)
+        assert (aged["total-data-files"], aged["total-delete-files"]) == ("0", "1"), aged
+
+    floe.run("append", names[0], second)
+    java = harness.run("catalog", {**base, "table": names[1], "append_files": [str(second)]})
+    by_floe, by_java = current_summary(floe, names[0]), current_summary(floe, names[1])
+    assert by_java["total-delete-files"] == "1", by_java
+    assert by_floe == by_java
+
+    floe.run("delete", names[0], "--where", "id = 1005",
+             "--option", "write.delete.mode=merge-on-read")
+    java = harness.run("catalog", {**base, "table": names[1], "row_delta": {
+        "position_deletes": [{"file": java["data_files"][0], "positions": [5]}]}})
+    by_floe, by_java = current_summary(floe, names[0]), current_summary(floe, names[1])
+    assert by_java["operation"] == "delete" and by_java["total-delete-files"] == "2", by_java
+    assert by_floe == by_java
+    expected = [i for i in range(1000, 1020) if i != 1005]
+    assert java["ids"] == expected
+    assert harness.run("catalog", {**base, "table": names[0]})["ids"] == expected

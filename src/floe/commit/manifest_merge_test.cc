@@ -4,6 +4,8 @@
 // iceberg-java itself.
 #include <gtest/gtest.h>
 
+#include "floe/commit/overwrite_files.h"
+
 #include "floe/manifest/manifest.h"
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/testing/table_fixture.h"
@@ -86,6 +88,62 @@ TEST(ManifestMergeTest, ManifestsOverTheTargetSizeAreNeverMerged) {
   }
   EXPECT_EQ(Shape(*table),
             (std::vector<std::vector<EntryStatus>>{{kAdded}, {kAdded}, {kAdded}}));
+}
+
+// A delete of a whole file leaves its position deletes behind at the table's last
+// sequence number (iceberg-java's merging producers drop only delete files older than
+// it). Aged, they stay through commits that remove nothing, whose manifest filter reads
+// no delete manifest (a merge append, a row delta adding deletes), and go with the next
+// commit that removes a data file, as in iceberg-java (the parity suite compares the
+// summaries with iceberg-java's own).
+TEST(ManifestMergeTest, AgedDeleteFilesGoWithTheNextCommitThatRemovesFiles) {
+  testing::TempDirectory directory;
+  auto table = Table(directory, {{"format-version", "2"}});
+  auto position_deletes = [&](const std::string& name, const DataFile& data) {
+    DataFile deletes = table->File(name, {}, 2);
+    deletes.content = FileContent::kPositionDeletes;
+    deletes.referenced_data_file = data.file_path;
+    return deletes;
+  };
+  auto add_deletes = [&](const DataFile& deletes) -> arrow::Result<TableState> {
+    ARROW_ASSIGN_OR_RAISE(auto base, table->Load());
+    OverwriteFiles row_delta(table->target());
+    row_delta.AddDeleteFile(deletes);
+    ARROW_ASSIGN_OR_RAISE(auto report, row_delta.Commit(base));
+    return report.state;
+  };
+  auto summary_of = [](const TableState& state) {
+    return state.metadata->CurrentSnapshot()->summary;
+  };
+  const DataFile a = table->File("a", {}, 10, 0, 9);
+  const DataFile b = table->File("b", {}, 3, 20, 22);
+  const DataFile a_deletes = position_deletes("a-deletes", a);
+  const DataFile b_deletes = position_deletes("b-deletes", b);
+  FLOE_ASSERT_OK(table->Append({a}));
+  FLOE_ASSERT_OK(add_deletes(a_deletes));
+  FLOE_ASSIGN_OR_FAIL(auto state, table->Remove({a.file_path}));
+  EXPECT_EQ(summary_of(state).Get("total-delete-files"), "1");
+
+  FLOE_ASSIGN_OR_FAIL(state, table->Append({b}));  // a merge append
+  EXPECT_EQ(summary_of(state).Get("removed-delete-files"), std::nullopt);
+  EXPECT_EQ(summary_of(state).Get("total-delete-files"), "1");
+  FLOE_ASSIGN_OR_FAIL(state, add_deletes(b_deletes));
+  EXPECT_EQ(summary_of(state).Get("removed-delete-files"), std::nullopt);
+  EXPECT_EQ(summary_of(state).Get("total-delete-files"), "2");
+  FLOE_ASSIGN_OR_FAIL(auto live, table->LiveFiles());
+  EXPECT_EQ(live, (std::vector<std::string>{a_deletes.file_path, b.file_path,
+                                            b_deletes.file_path}));
+
+  // Removing b drops a's deletes, older than every data file left; b's own, at the last
+  // sequence number, stay.
+  FLOE_ASSIGN_OR_FAIL(state, table->Remove({b.file_path}));
+  const SnapshotSummary summary = summary_of(state);
+  EXPECT_EQ(summary.Get("removed-delete-files"), "1");
+  EXPECT_EQ(summary.Get("removed-position-delete-files"), "1");
+  EXPECT_EQ(summary.Get("removed-position-deletes"), "2");
+  EXPECT_EQ(summary.Get("total-delete-files"), "1");
+  FLOE_ASSIGN_OR_FAIL(live, table->LiveFiles());
+  EXPECT_EQ(live, std::vector<std::string>{b_deletes.file_path});
 }
 
 }  // namespace

@@ -398,6 +398,14 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
 arrow::Status OverwriteFiles::RemoveDeleteFiles(
     const TableMetadata& base, const std::vector<size_t>& delete_manifests,
     int64_t min_data_sequence, std::vector<ManifestFile>* manifests) {
+  // iceberg-java's ManifestFilterManager reads delete manifests only for a commit that
+  // removes something, and drops the aged delete files of each manifest it reads. A
+  // commit that removes data files (or a partition's deletes) reads them all; one that
+  // removes only delete files reads just the manifests holding them (it trusts the
+  // manifest each was read from); one that removes nothing (an append, a merge-on-read
+  // delete that only adds delete files) reads none, and aged delete files stay.
+  const bool removes_data = !removed_.empty() || !delete_partitions_.empty();
+  if (!removes_data && deletes_to_remove_.empty()) return arrow::Status::OK();
   std::set<std::string> found;  // of deletes_to_remove_
   std::set<std::string> removed_data;
   if (base.format_version >= 3) {
@@ -412,6 +420,13 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
         delete_partitions_.empty())
       continue;
     ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
+    const bool drops_aged =
+        removes_data ||
+        std::any_of(contents.entries.begin(), contents.entries.end(),
+                    [&](const ManifestEntry& entry) {
+                      return entry.status != EntryStatus::kDeleted &&
+                             deletes_to_remove_.count(DeleteKey(entry.data_file)) > 0;
+                    });
     std::vector<ManifestEntry> entries;
     bool touched = false;
     for (auto& entry : contents.entries) {
@@ -420,7 +435,7 @@ arrow::Status OverwriteFiles::RemoveDeleteFiles(
       const int64_t sequence = entry.sequence_number.value_or(0);
       // Older than every data file left: it can delete nothing any more (iceberg-java's
       // dropDeleteFilesOlderThan).
-      const bool too_old = sequence > 0 && sequence < min_data_sequence;
+      const bool too_old = drops_aged && sequence > 0 && sequence < min_data_sequence;
       const bool dangling_vector = file.file_format == FileFormat::kPuffin &&
                                    file.referenced_data_file &&
                                    removed_data.count(*file.referenced_data_file) > 0;

@@ -143,9 +143,13 @@ class OverwriteFiles final : public SnapshotProducer {
   /// deletion vector of every data file the commit removes (a DV is never left
   /// dangling), and any delete file whose data sequence number is below
   /// `min_data_sequence`, the oldest data the table keeps (it can delete nothing any
-  /// more: dropDeleteFilesOlderThan). Rewrites the delete manifests of `manifests` at the
-  /// indexes `delete_manifests` that hold such files, and adds them to removed_ for the
-  /// summary (removed-delete-files, removed-dvs, removed-position-deletes).
+  /// more: dropDeleteFilesOlderThan), in the manifests iceberg-java's filter reads: every
+  /// one when the commit removes data files, only those holding a removed delete file
+  /// when it removes only delete files, none when it removes nothing (so an append or a
+  /// merge-on-read delete leaves aged delete files). Rewrites the delete manifests of
+  /// `manifests` at the indexes `delete_manifests` that hold such files, and adds them to
+  /// removed_ for the summary (removed-delete-files, removed-dvs,
+  /// removed-position-deletes).
   arrow::Status RemoveDeleteFiles(const TableMetadata& base,
                                   const std::vector<size_t>& delete_manifests,
                                   int64_t min_data_sequence,
