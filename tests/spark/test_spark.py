@@ -4,6 +4,7 @@ back by Spark's Iceberg reader, and compared, partition by partition, with the s
 Spark's Iceberg writer makes of the same DataFrame."""
 
 import contextlib
+import datetime
 import decimal
 import math
 import pathlib
@@ -923,6 +924,91 @@ def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True,
                                                **(properties or {})})
               for name in names]
     return names, tables, schema
+
+
+# Deletes over transformed partitions, proved (or not) by the strict projection alone:
+# the source column has no metrics, so StrictMetricsEvaluator proves nothing.
+TRANSFORMED_DELETES = {
+    # Rows every 3 hours from 1969-12-24 to 1970-01-05 (days -8 to 4), twice.
+    "day(ts)": [
+        ("ts = TIMESTAMP '1970-01-04 03:00:00'", False),  # equality: never proved
+        # day > 2: the data files and the delete files of days 3 and 4 go by metadata.
+        ("ts >= TIMESTAMP '1970-01-04 00:00:00'", True),
+        # day > 0 is fixed to day > 1 for files old writers partitioned by truncating
+        # pre-1970 values toward zero: 1970-01-02 (day 1) is not proved.
+        ("ts >= TIMESTAMP '1970-01-02 00:00:00' AND ts < TIMESTAMP '1970-01-03 00:00:00'",
+         False),
+        ("ts >= TIMESTAMP '1970-01-03 00:00:00' AND ts < TIMESTAMP '1970-01-04 00:00:00'",
+         True),  # day > 1 AND day < 3
+        # The scan's inclusive projection, widened alike, also plans 1969-12-28 (day -4),
+        # which day < -4 does not prove.
+        ("ts < TIMESTAMP '1969-12-28 00:00:00'", False),
+        ("ts >= TIMESTAMP '1969-12-30 00:00:00' AND ts < TIMESTAMP '1970-01-01 00:00:00'",
+         False),
+        ("ts > TIMESTAMP '1970-01-01 12:00:00' AND ts < TIMESTAMP '1970-01-02 00:00:00'",
+         False),  # part of day 0
+    ],
+    # ids 0 to 199: twenty partitions of ten ids.
+    "truncate(10, id)": [
+        ("id < 40", True),  # id_trunc < 40
+        ("id <= 59", True),  # id_trunc < 60
+        ("id >= 75", False),  # id_trunc > 70: 70 to 79 only in part
+        ("id = 65", False),
+        ("id >= 60 AND id < 70", True),  # with partition 60's delete files
+    ],
+}
+
+
+@pytest.mark.parametrize("spec", sorted(TRANSFORMED_DELETES))
+def test_merge_on_read_deletes_prove_whole_files_by_transformed_partitions_as_spark(
+        spark, catalog, spec):
+    """Spark deletes by metadata when the filter's strict projection (Projections.strict)
+    holds for every planned file's partition, whatever the transform: day and truncate
+    keep strict orders, with iceberg-java's fix of pre-1970 day bounds. floe decides alike:
+    on sibling v2 tables whose source column has no metrics (so only the partition can
+    prove it), each delete either removes the same files by metadata in both, or writes
+    delete files in both; the rows and summaries agree. A delete by metadata also removes
+    the delete files of the partitions it proves whole, as Spark's DeleteFiles by row
+    filter does."""
+    stem = "strict" + spec.split("(")[0]
+    column = "ts" if spec.startswith("day") else "id"
+    catalog.create_namespace_if_not_exists("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("ts", pa.timestamp("us", tz="UTC"))])
+    names = (f"db.{stem}_floe", f"db.{stem}_spark")
+    tables = [catalog.create_table(name, schema, partition_by=spec, properties={
+        "format-version": "2", "write.delete.mode": "merge-on-read",
+        f"write.metadata.metrics.column.{column}": "none"}) for name in names]
+    start = datetime.datetime(1969, 12, 24, tzinfo=datetime.timezone.utc)
+    for first in (0, 100):  # two appends: two files in most partitions
+        ids = list(range(first, first + 100))
+        data = pa.table({"id": ids, "ts": [start + datetime.timedelta(hours=3 * (i % 100))
+                                           for i in ids]}, schema=schema)
+        for table in tables:
+            table.append(data)
+    keys = ["operation", "added-delete-files", "removed-delete-files",
+            "added-position-deletes", "deleted-data-files", "deleted-records",
+            "total-delete-files", "total-position-deletes", "total-records",
+            "total-data-files", "changed-partition-count"]
+
+    def rows(name):
+        return spark.sql(f"SELECT id, ts FROM floe.{name}").toArrow()
+
+    removed_deletes = 0
+    for where, by_metadata in TRANSFORMED_DELETES[spec]:
+        result = tables[0].refresh().delete(where)
+        spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+        assert result.committed, where
+        assert _same_rows(rows(names[1]), rows(names[0])) == [], where
+        ours, theirs = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                        for t in tables]
+        assert ours == theirs, where
+        removed_deletes += int(theirs["removed-delete-files"] or 0)
+        if by_metadata:
+            assert result.delete_files == 0 and result.files_removed > 0, where
+        else:
+            assert result.delete_files > 0 and result.files_removed == 0, where
+    assert removed_deletes > 0  # some went with their partitions
 
 
 @pytest.mark.parametrize("version", [2, 3])

@@ -371,41 +371,52 @@ class EmptyReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema_;
 };
 
-// Whether `bound` reads only identity-partition source columns of `spec`: its value is
-// then the same for every row of a file written with the spec.
-bool ByPartition(const Expression& bound, const PartitionSpec& spec) {
-  const std::set<int> filter_ids = ReferencedFieldIds(bound);
-  std::set<int> identity;
-  for (const auto& field : spec.fields()) {
-    if (field.transform.kind() == TransformKind::kIdentity)
-      identity.insert(field.source_id);
+// Whether a filter's strict projection (ProjectStrict, iceberg-java's Projections.strict)
+// holds for a file's partition tuple: then every row of the file satisfies the filter, as
+// Spark's Evaluator over the projection decides it. Projected once per spec.
+class StrictPartitionProof {
+ public:
+  StrictPartitionProof(ExpressionPtr bound, const Schema& schema)
+      : bound_(std::move(bound)), schema_(schema) {}
+
+  bool Holds(const FileScanTask& task) {
+    const PartitionSpec& spec = *task.spec;
+    auto projected = by_spec_.find(spec.spec_id());
+    if (projected == by_spec_.end()) {
+      projected =
+          by_spec_.emplace(spec.spec_id(), ProjectStrict(bound_, spec, schema_)).first;
+    }
+    const DataFile& file = task.file;
+    std::map<int, ColumnSummary> partition;
+    for (size_t p = 0; p < spec.fields().size() && p < file.partition.size(); ++p) {
+      const PartitionField& field = spec.fields()[p];
+      const NestedField* source = schema_.FindField(field.source_id);
+      if (source == nullptr || !field.transform.CanTransform(*source->type)) continue;
+      partition.emplace(
+          field.field_id,
+          SummaryFromValue(file.partition[p], *field.transform.ResultType(source->type)));
+    }
+    return MustMatch(*projected->second, [&](int id) -> const ColumnSummary* {
+      auto found = partition.find(id);
+      return found == partition.end() ? nullptr : &found->second;
+    });
   }
-  return std::includes(identity.begin(), identity.end(), filter_ids.begin(),
-                       filter_ids.end());
-}
+
+ private:
+  ExpressionPtr bound_;
+  const Schema& schema_;
+  std::map<int, ExpressionPtr> by_spec_;
+};
 
 // Whether every row of `task`'s data file (deleted rows included) satisfies `bound`, as
 // Spark proves it before it deletes by metadata (SparkTable.canDeleteUsingMetadata): the
-// filter's strict projection on the file's partition holds (identity fields here; a
-// predicate on any other transform proves nothing), or iceberg-java's
+// filter's strict projection holds for the file's partition, or iceberg-java's
 // StrictMetricsEvaluator over the file's metrics says so.
-bool StrictlyMatches(const Expression& bound, const FileScanTask& task,
-                     const Schema& schema) {
+bool StrictlyMatches(const Expression& bound, StrictPartitionProof* by_partition,
+                     const FileScanTask& task, const Schema& schema) {
   const DataFile& file = task.file;
   if (file.record_count <= 0) return true;
-  std::map<int, ColumnSummary> partition;
-  for (size_t p = 0; p < task.spec->fields().size() && p < file.partition.size(); ++p) {
-    const PartitionField& field = task.spec->fields()[p];
-    const NestedField* source = schema.FindField(field.source_id);
-    if (field.transform.kind() != TransformKind::kIdentity || source == nullptr) continue;
-    partition.emplace(field.source_id,
-                      SummaryFromValue(file.partition[p], *source->type));
-  }
-  const bool by_partition = MustMatch(bound, [&](int id) -> const ColumnSummary* {
-    auto found = partition.find(id);
-    return found == partition.end() ? nullptr : &found->second;
-  });
-  if (by_partition) return true;
+  if (by_partition->Holds(task)) return true;
   std::map<int, ColumnSummary> metrics;
   return MustMatch(bound, [&](int id) -> const ColumnSummary* {
     auto found = metrics.find(id);
@@ -418,15 +429,15 @@ bool StrictlyMatches(const Expression& bound, const FileScanTask& task,
   });
 }
 
-// A delete whose filter selects whole partitions is a metadata delete in Spark (a
-// DeleteFiles by row filter), whose manifest filter removes the delete files of those
-// partitions along with their data files: every delete file in the partitions of the
-// matched files goes too.
-void RemovePartitionDeletes(const Expression& bound,
+// A delete by metadata is a DeleteFiles by row filter in Spark, whose manifest filter
+// also removes the delete files the filter's strict projection proves whole (their
+// partition's): every delete file in the partition of a matched file so proved goes too.
+void RemovePartitionDeletes(const ExpressionPtr& bound, const Schema& schema,
                             const std::vector<FileMatch>& matches,
                             OverwriteFiles* overwrite) {
+  StrictPartitionProof by_partition(bound, schema);
   for (const auto& match : matches) {
-    if (ByPartition(bound, *match.task.spec)) {
+    if (by_partition.Holds(match.task)) {
       overwrite->RemoveDeletesInPartitionOf(match.task.file);
     }
   }
@@ -816,9 +827,10 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
   // file holding a matching row gets a deletion vector (v3) or a position delete file
   // (v2), however many of its rows match.
   const Schema& schema = *state_.metadata->CurrentSchema();
+  StrictPartitionProof by_partition(bound, schema);
   bool whole_files = !candidates.empty();
   for (const auto& candidate : candidates) {
-    if (!StrictlyMatches(*bound, candidate.task, schema)) {
+    if (!StrictlyMatches(*bound, &by_partition, candidate.task, schema)) {
       whole_files = false;
       break;
     }
@@ -844,7 +856,8 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
   for (const auto& match : matches) result.rows_removed += match.matched;
   if (whole_files) {
     for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
-    RemovePartitionDeletes(*bound, matches, overwrite.get());
+    RemovePartitionDeletes(bound, *state_.metadata->CurrentSchema(), matches,
+                           overwrite.get());
     result.files_removed = static_cast<int64_t>(matches.size());
     TestPausePoint("commit");
     ARROW_ASSIGN_OR_RAISE(result.commit, overwrite->Commit(state_));
@@ -906,7 +919,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
         Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
                  "delete rows of"));
   } else {
-    RemovePartitionDeletes(*bound, matches, overwrite.get());
+    RemovePartitionDeletes(bound, *state_.metadata->CurrentSchema(), matches,
+                           overwrite.get());
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
