@@ -68,9 +68,11 @@ parity-test: build-debug
 python-test: bootstrap
 	$(PYTHON) -m pytest -q tests/python
 
-# One local Spark session per test module (pyspark and the Iceberg runtime from bootstrap).
+# One local Spark session per test module (pyspark and the Iceberg runtime from bootstrap);
+# tests/spark41 on pyspark 4.1, which bootstrap installs apart.
 spark-test: bootstrap
 	$(PYTHON) -m pytest -q tests/spark
+	PYTHONPATH=$(abspath .venv/pyspark-4.1) $(PYTHON) -m pytest -q tests/spark41
 
 ## ThreadSanitizer over the tests that use threads (a finding fails the run).
 test-tsan: bootstrap $(BUILD_TSAN)/build.ninja

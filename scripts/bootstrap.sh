@@ -3,7 +3,8 @@
 # Idempotent: a second run checks and returns in about a second.
 #   - Debian packages (compiler, CMake, Ninja, nlohmann-json, SQLite, libpq, libcurl, a PostgreSQL
 #     server for the catalog tests, zlib, CLI11, GoogleTest, ...)
-#   - .venv with the pinned Python tools of requirements.txt (pyarrow brings Arrow C++/Parquet)
+#   - .venv with the pinned Python tools of requirements.txt (pyarrow brings Arrow C++/Parquet),
+#     and pyspark 4.1 apart in .venv/pyspark-4.1 (requirements-pyspark-4.1.txt)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -39,6 +40,18 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; 
   # Unversioned names (libarrow.so -> libarrow.so.N) so the linker finds the wheel's libraries.
   .venv/bin/python -c 'import pyarrow; pyarrow.create_library_symlinks()'
   echo "$wanted" > "$stamp"
+fi
+
+# pyspark 4.1 apart from .venv's 4.0 (requirements-pyspark-4.1.txt): `make spark-test` puts
+# it first on PYTHONPATH for tests/spark41 (the filters Spark pushes to floe's reader).
+spark41_stamp=".venv/pyspark-4.1/.floe-requirements.sha256"
+spark41_wanted="$(sha256sum requirements-pyspark-4.1.txt | cut -d' ' -f1)"
+if [ "$(cat "$spark41_stamp" 2>/dev/null)" != "$spark41_wanted" ]; then
+  echo "bootstrap: installing pyspark 4.1 into .venv/pyspark-4.1"
+  rm -rf .venv/pyspark-4.1
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target .venv/pyspark-4.1 -r requirements-pyspark-4.1.txt
+  echo "$spark41_wanted" > "$spark41_stamp"
 fi
 
 # The iceberg-java parity harness (tests/parity): rebuilt when its sources change.

@@ -23,8 +23,11 @@ Options (all strings, as ``.option(key, value)``):
   properties for this write as iceberg-java's write options are;
   ``snapshot-property.<key>`` adds ``<key>`` to the snapshot summary;
 - reads: ``snapshot-id``, ``as-of-timestamp`` (ms since the epoch) and ``where`` (a floe
-  filter, applied by floe's scan: Spark 4.0's Python data sources cannot receive Spark's
-  pushed filters); files are split at their row groups and packed into Spark
+  filter, applied by floe's scan). On pyspark 4.1 and later, with
+  ``spark.sql.python.filterPushdown.enabled`` and the read option ``push-filters=true``,
+  the filters Spark pushes are turned into floe's filter too
+  (``FloeReader.take_filters``: load a DataFrame for each query then, as it says why);
+  pyspark 4.0 pushes none. Files are split at their row groups and packed into Spark
   partitions as iceberg-java's Spark reader does (``split-size``, ``lookback``,
   ``file-open-cost``, the table's ``read.split.*``, and its adaptive split size);
 - ``where`` with ``mode("overwrite")``: the rows matching the filter are replaced
@@ -40,6 +43,8 @@ runs, with the gate's reasons; nothing is written.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import itertools
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -59,13 +64,27 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
-from pyspark.sql.types import StructType
+from pyspark.sql.types import (
+    BooleanType,
+    ByteType,
+    DataType,
+    DateType,
+    DecimalType,
+    IntegerType,
+    LongType,
+    ShortType,
+    StringType,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
 
 from ._catalog import Catalog, Table
-from ._errors import InvalidInputError
+from ._errors import FloeError, InvalidInputError
 from ._write import WritePlan, WriteTask
 
-__all__ = ["FloeDataSource", "FloeCommitMessage", "register", "write", "distribute"]
+__all__ = ["FloeDataSource", "FloeCommitMessage", "FloeReader", "FloeFilteringReader",
+           "register", "write", "distribute"]
 
 #: The summary keys iceberg-java's Spark writer records (SparkWrite): the application,
 #: and for a streaming write the query and its epoch (batch id).
@@ -75,7 +94,7 @@ EPOCH_ID_PROPERTY = "spark.sql.streaming.epochId"
 
 _CATALOG_KEYS = ("catalog", "warehouse", "catalog-name")
 _READ_KEYS = ("snapshot-id", "as-of-timestamp", "where", "split-size", "lookback",
-              "file-open-cost")
+              "file-open-cost", "push-filters")
 #: How iceberg-java's Spark reader packs files into tasks: (read option, table property,
 #: default).
 _SPLIT_SIZE = ("split-size", "read.split.target-size", 134217728)
@@ -84,6 +103,8 @@ _FILE_OPEN_COST = ("file-open-cost", "read.split.open-file-cost", 4194304)
 _WRITE_KEYS = ("isolation-level",)
 #: Spark's own options, which reach the data source too (lowercased).
 _SPARK_KEYS = ("checkpointlocation",)
+#: pyspark 4.1's setting that hands a Python data source reader Spark's filters.
+_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 #: The local property Spark's micro-batch execution gives every task of a batch.
 _BATCH_ID_KEY = "streaming.sql.batchId"
 
@@ -94,7 +115,11 @@ def register(spark: SparkSession) -> None:
     Prefer this to ``spark.dataSource.register(FloeDataSource)``: the class registered
     here knows the application's id, which every snapshot it commits records
     (``spark.app.id``, as Spark's Iceberg writer records it); Spark tells a Python data
-    source's driver-side worker nothing of the kind."""
+    source's driver-side worker nothing of the kind. It also knows whether the session
+    pushes filters to Python data sources (pyspark 4.1's
+    ``spark.sql.python.filterPushdown.enabled``, as it is now: set it before
+    registering), and only then reads with a reader that takes them (pyspark 4.1 refuses
+    a reader that implements ``pushFilters`` while the setting is off)."""
     bound = type(
         "FloeDataSource",
         (FloeDataSource,),
@@ -104,6 +129,7 @@ def register(spark: SparkSession) -> None:
                 int(spark.sparkContext.defaultParallelism),
                 int(spark.conf.get("spark.sql.shuffle.partitions") or "200"),
             ),
+            "_pushdown": (spark.conf.get(_PUSHDOWN_CONF, "false") or "").lower() == "true",
             "__module__": __name__,
         },
     )
@@ -167,7 +193,7 @@ def _parse_options(options: Mapping[str, str]) -> _Options:
                 f"floe's data source has no option '{key}' (it takes table, catalog, "
                 "warehouse, catalog-name, catalog.<property>, write.<property>, "
                 "isolation-level, snapshot-property.<key>, snapshot-id, as-of-timestamp, "
-                "where, split-size, lookback and file-open-cost)"
+                "where, split-size, lookback, file-open-cost and push-filters)"
             )
     warehouse = options.get("warehouse")
     if warehouse and "://" not in warehouse and not warehouse.startswith("file:"):
@@ -206,6 +232,9 @@ class FloeDataSource(DataSource):
     #: larger of the default parallelism and spark.sql.shuffle.partitions), as it was
     #: when :func:`register` ran (None when registered directly: no adaptation).
     _parallelism: int | None = None
+    #: Whether the session pushes filters to Python data sources (pyspark 4.1+), as it
+    #: did when :func:`register` ran: reads then take them (FloeFilteringReader).
+    _pushdown: bool = False
 
     @classmethod
     def name(cls) -> str:
@@ -230,7 +259,8 @@ class FloeDataSource(DataSource):
         return FloeStreamWriter(self._parsed, schema, False, self._app_id)
 
     def reader(self, schema: StructType) -> FloeReader:
-        return FloeReader(self._parsed, schema, self._parallelism)
+        reader = FloeFilteringReader if self._pushdown else FloeReader
+        return reader(self._parsed, schema, self._parallelism)
 
 
 def _plan(parsed: _Options, schema: StructType, overwrite: bool) -> WritePlan:
@@ -559,27 +589,156 @@ def _merge(items: list[_Split]) -> list[_Split]:
     return merged
 
 
+# Spark's pushed filters (pyspark 4.1's pyspark.sql.datasource.Filter classes, named here
+# by class name so that this module imports on pyspark 4.0 too), as floe filter text.
+_COMPARISONS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=",
+                "LessThan": "<", "LessThanOrEqual": "<="}
+_INTEGERS = (ByteType, ShortType, IntegerType, LongType)
+
+
+def _column_type(schema: StructType, path: Sequence[str]) -> DataType | None:
+    """The type of the (nested) column `path` of `schema`, or None."""
+    current: DataType = schema
+    for part in path:
+        if not isinstance(current, StructType) or part not in current.names:
+            return None
+        current = current[part].dataType
+    return current
+
+
+def _filter_literal(value: Any, column: DataType) -> str | None:
+    """`value` as a floe literal of a `column` column, or None where floe's comparison
+    could differ from Spark's. Floating point is left to Spark: Spark orders NaN above
+    every number and equals NaN to itself, where floe's filters (Iceberg's) match no NaN.
+    So are binary, nested and any other type."""
+    if isinstance(column, BooleanType) and isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(column, _INTEGERS) and type(value) is int:
+        return str(value)
+    if isinstance(column, DecimalType) and isinstance(value, decimal.Decimal):
+        return format(value, "f") if value.is_finite() else None
+    if isinstance(column, StringType) and isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(column, DateType) and type(value) is datetime.date:
+        return f"DATE '{value.isoformat()}'"
+    if isinstance(value, datetime.datetime):
+        if isinstance(column, TimestampType) and value.tzinfo is not None:
+            utc = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+            return f"TIMESTAMP '{utc.isoformat(sep=' ', timespec='microseconds')}+00:00'"
+        if isinstance(column, TimestampNTZType) and value.tzinfo is None:
+            return f"TIMESTAMP '{value.isoformat(sep=' ', timespec='microseconds')}'"
+    return None
+
+
+def _floe_filter(pushed: Any, schema: StructType) -> str | None:
+    """One filter Spark pushes, as floe filter text that selects exactly the rows Spark's
+    would (nulls selected by neither), or None when there is none."""
+    name = type(pushed).__name__
+    if name == "Not":
+        inner = _floe_filter(pushed.child, schema)
+        return None if inner is None else f"NOT ({inner})"
+    path = tuple(getattr(pushed, "attribute", ()))
+    if not path or any(not part or "." in part for part in path):
+        return None  # floe joins a column path's parts with dots
+    column = _column_type(schema, path)
+    if column is None:
+        return None
+    ref = ".".join("`" + part.replace("`", "``") + "`" for part in path)
+    if name == "IsNull":
+        return f"{ref} IS NULL"
+    if name == "IsNotNull":
+        return f"{ref} IS NOT NULL"
+    if name in _COMPARISONS:
+        literal = _filter_literal(pushed.value, column)
+        return None if literal is None else f"{ref} {_COMPARISONS[name]} {literal}"
+    if name == "In":
+        literals = [_filter_literal(value, column) for value in pushed.value]
+        if not literals or any(literal is None for literal in literals):
+            return None  # a NULL in the list too: Spark's IN is then never false
+        return f"{ref} IN ({', '.join(literals)})"  # type: ignore[arg-type]
+    if name == "StringStartsWith" and isinstance(column, StringType):
+        literal = _filter_literal(pushed.value, column)
+        return None if literal is None else f"STARTS_WITH({ref}, {literal})"
+    return None  # EqualNullSafe, StringEndsWith, StringContains: left to Spark
+
+
 class FloeReader(DataSourceReader):
     """A batch read: the driver plans floe's file tasks (pruned by floe's filter), splits
     them at their row groups and packs the splits into Spark partitions as iceberg-java's
     Spark reader does (``split-size``, ``lookback``, ``file-open-cost`` options, or the
     table's ``read.split.*``); each executor reads its splits with floe's scan and yields
-    Arrow batches. Every task reads the snapshot the driver planned."""
+    Arrow batches. Every task reads the snapshot the driver planned. On pyspark 4.1+,
+    Spark's pushed filters join the ``where`` option (:class:`FloeFilteringReader`)."""
 
     def __init__(
         self, parsed: _Options, schema: StructType, parallelism: int | None = None
     ) -> None:
         self._parsed = parsed
-        table = parsed.target.load()
-        scan = _scan(table, parsed.read, files=None, snapshot_id=None)
+        self._schema = schema
+        self._parallelism = parallelism
+        #: The floe filters made of the filters Spark pushed, in the order pushed.
+        self.pushed_filters: list[str] = []
+        self._plan(parsed.target.load(), snapshot_id=None)
+
+    def _read_options(self) -> Mapping[str, str]:
+        parts = [self._parsed.read["where"]] if "where" in self._parsed.read else []
+        parts += self.pushed_filters
+        if not self.pushed_filters:
+            return self._parsed.read
+        return {**self._parsed.read, "where": " AND ".join(f"({p})" for p in parts)}
+
+    def _plan(self, table: Table, snapshot_id: int | None) -> None:
+        read = self._read_options()
+        scan = _scan(table, read, files=None, snapshot_id=snapshot_id)
         self._snapshot_id = scan.snapshot_id
         files = scan.plan_files()
         self._groups = _pack(
             files,
-            _split_size(table, parsed.read, files, parallelism),
-            _split_setting(table, parsed.read, _LOOKBACK),
-            _split_setting(table, parsed.read, _FILE_OPEN_COST),
+            _split_size(table, read, files, self._parallelism),
+            _split_setting(table, read, _LOOKBACK),
+            _split_setting(table, read, _FILE_OPEN_COST),
         )
+
+    def take_filters(self, filters: Sequence[Any]) -> list[Any]:
+        """The filters Spark pushes (pyspark 4.1+, with
+        ``spark.sql.python.filterPushdown.enabled``; their AND), taken into floe's
+        filter where floe selects exactly the rows Spark would: comparisons, IN, IS
+        [NOT] NULL, starts-with and their negations, over boolean, integer, decimal,
+        string, date and timestamp columns, top-level or nested. floe then prunes
+        manifests, files and row groups by them and applies them to the rows, and the
+        read is planned again (same snapshot). Returns the filters left to Spark (those
+        over floating-point or binary columns, and the kinds floe has no filter for).
+
+        Only with the read option ``push-filters=true``; otherwise every filter is left to
+        Spark. Spark (4.1 to 4.3 at least) keeps the read a reader planned after taking
+        filters with the DataFrame, and reuses it for the DataFrame's later queries that
+        push nothing (``df.count()`` after ``df.where(...)``), which then miss rows: with
+        ``push-filters``, load a DataFrame for each query (DESIGN.md, "Spark")."""
+        setting = self._parsed.read.get("push-filters", "false").lower()
+        if setting not in ("true", "false"):
+            raise InvalidInputError(
+                f"option 'push-filters' must be true or false, not {setting!r}")
+        if setting != "true":
+            return list(filters)
+        table = self._parsed.target.load()
+        left: list[Any] = []
+        taken: list[str] = []
+        for pushed in filters:
+            text = _floe_filter(pushed, self._schema)
+            if text is not None:
+                try:
+                    # Binds it to the columns and types of the snapshot read.
+                    table.scan(where=text, snapshot_id=self._snapshot_id)
+                except (FloeError, ValueError, TypeError):
+                    text = None
+            if text is None:
+                left.append(pushed)
+            else:
+                taken.append(text)
+        if taken:
+            self.pushed_filters += taken
+            self._plan(table, self._snapshot_id)
+        return left
 
     def partitions(self) -> Sequence[InputPartition]:
         return [_FilesPartition(group) for group in self._groups] or [_FilesPartition(())]
@@ -589,9 +748,18 @@ class FloeReader(DataSourceReader):
         if not splits or self._snapshot_id is None:
             return
         table = self._parsed.target.load()
-        scan = _scan(table, self._parsed.read, files=None, snapshot_id=self._snapshot_id,
-                     splits=splits)
+        scan = _scan(table, self._read_options(), files=None,
+                     snapshot_id=self._snapshot_id, splits=splits)
         yield from scan.to_reader()
+
+
+class FloeFilteringReader(FloeReader):
+    """The reader of a session that pushes filters to Python data sources (pyspark 4.1+,
+    ``spark.sql.python.filterPushdown.enabled``): Spark hands it the query's filters
+    (:meth:`FloeReader.take_filters`)."""
+
+    def pushFilters(self, filters: list[Any]) -> list[Any]:
+        return self.take_filters(filters)
 
 
 # ---- Distribution ---------------------------------------------------------------------

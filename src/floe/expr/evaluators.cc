@@ -377,10 +377,10 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate,
   // integer-like sources (dates, timestamps, int, long, decimal) a strict bound closes
   // first, as iceberg-java's ProjectionUtil.truncate{Integer,Long,Decimal} do; over
   // strings and binary it cannot (truncateArray).
-  const bool closes = IsTemporal(transform.kind()) ||
-                      (truncate && (source.id() == TypeId::kInt ||
-                                    source.id() == TypeId::kLong ||
-                                    source.id() == TypeId::kDecimal));
+  const bool closes =
+      IsTemporal(transform.kind()) ||
+      (truncate && (source.id() == TypeId::kInt || source.id() == TypeId::kLong ||
+                    source.id() == TypeId::kDecimal));
   switch (predicate.op) {
     case Operation::kLt:
     case Operation::kLtEq: {
@@ -539,7 +539,7 @@ arrow::Result<ExpressionPtr> ProjectStrictPredicate(const Expression& predicate,
   // Dates' day transform is exact: no pre-1970 fix (iceberg-java's Dates.projectStrict).
   const bool fix =
       IsTemporal(kind) && !(kind == TransformKind::kDay && source == TypeId::kDate);
-  auto fixed = [&](ExpressionPtr projected) {
+  auto fixed = [&](const ExpressionPtr& projected) {
     return fix ? FixStrictTimeProjection(projected) : projected;
   };
   if (predicate.op == Operation::kNotIn) {

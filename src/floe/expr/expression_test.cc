@@ -588,7 +588,8 @@ TEST(ProjectInclusiveTest, StrictBoundsThroughTruncateCloseFirstOverIntegers) {
   auto schema = FlatSchema();
   auto project = [&](const std::string& partition_by, const std::string& filter) {
     auto spec = *ParsePartitionBy(partition_by, *schema);
-    auto projected = ProjectInclusive(*Bind(*ParseFilter(filter), *schema), *spec, *schema);
+    auto projected =
+        ProjectInclusive(*Bind(*ParseFilter(filter), *schema), *spec, *schema);
     EXPECT_TRUE(projected.ok()) << filter;
     return (*projected)->ToString();
   };
