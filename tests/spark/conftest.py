@@ -16,6 +16,7 @@ sys.path.insert(0, str(HERE.parents[0] / "data"))  # extremes
 sys.path.insert(0, str(HERE.parents[0] / "interop"))  # arrow_compare
 
 import floe  # noqa: E402  (the package installed in .venv)
+import spark_session  # noqa: E402  (tests/data)
 
 JARS = ROOT / "build" / "spark-jars"
 ICEBERG_RUNTIME = JARS / "iceberg-spark-runtime-4.0_2.13-1.11.0.jar"
@@ -42,9 +43,7 @@ def spark(warehouse):
 
     for jar in (ICEBERG_RUNTIME, SQLITE_JDBC):
         assert jar.is_file(), f"{jar} is missing: run scripts/bootstrap.sh"
-    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers import the installed floe
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (
+    builder = (
         SparkSession.builder.master("local[2,4]")
         .appName(f"floe-tests-{pathlib.Path(os.environ.get('PYTEST_CURRENT_TEST', 'x')).stem}")
         .config("spark.jars", f"{ICEBERG_RUNTIME},{SQLITE_JDBC}")
@@ -57,17 +56,8 @@ def spark(warehouse):
         # Every read loads the table's current metadata (floe commits behind Spark's back).
         .config("spark.sql.catalog.floe.cache-enabled", "false")
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.memory", "2g")
-        .config("spark.python.worker.reuse", "true")
-        .getOrCreate()
     )
-    session.sparkContext.setLogLevel("ERROR")
-    import floe.spark
-
-    floe.spark.register(session)
+    session = spark_session.start(builder, shuffle_partitions=8, driver_memory="2g")
     yield session
     session.stop()
 

@@ -959,19 +959,13 @@ TRANSFORMED_DELETES = {
 }
 
 
-@pytest.mark.parametrize("spec", sorted(TRANSFORMED_DELETES))
-def test_merge_on_read_deletes_prove_whole_files_by_transformed_partitions_as_spark(
-        spark, catalog, spec):
-    """Spark deletes by metadata when the filter's strict projection (Projections.strict)
-    holds for every planned file's partition, whatever the transform: day and truncate
-    keep strict orders, with iceberg-java's fix of pre-1970 day bounds. floe decides alike:
-    on sibling v2 tables whose source column has no metrics (so only the partition can
-    prove it), each delete either removes the same files by metadata in both, or writes
-    delete files in both; the rows and summaries agree. A delete by metadata also removes
-    the delete files of the partitions it proves whole, as Spark's DeleteFiles by row
-    filter does."""
-    stem = "strict" + spec.split("(")[0]
-    column = "ts" if spec.startswith("day") else "id"
+def _transformed_siblings(spark, catalog, spec, stem):
+    """Sibling v2 tables db.<stem>_floe and db.<stem>_spark partitioned by `spec`, deleting
+    merge-on-read, whose source column has no metrics (so only a partition can prove a
+    filter), each with the same two appends of rows every 3 hours from 1969-12-24 (ids 0
+    to 199): their names, floe Tables, and a check that both hold the same rows and
+    current summary (returning Spark's)."""
+    column = "ts" if "ts" in spec else "id"
     catalog.create_namespace_if_not_exists("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
                         pa.field("ts", pa.timestamp("us", tz="UTC"))])
@@ -994,21 +988,75 @@ def test_merge_on_read_deletes_prove_whole_files_by_transformed_partitions_as_sp
     def rows(name):
         return spark.sql(f"SELECT id, ts FROM floe.{name}").toArrow()
 
+    def compare(where):
+        assert _same_rows(rows(names[1]), rows(names[0])) == [], where
+        ours, theirs = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
+                        for t in tables]
+        assert ours == theirs, where
+        return theirs
+
+    return names, tables, compare
+
+
+@pytest.mark.parametrize("spec", sorted(TRANSFORMED_DELETES))
+def test_merge_on_read_deletes_prove_whole_files_by_transformed_partitions_as_spark(
+        spark, catalog, spec):
+    """Spark deletes by metadata when the filter's strict projection (Projections.strict)
+    holds for every planned file's partition, whatever the transform: day and truncate
+    keep strict orders, with iceberg-java's fix of pre-1970 day bounds. floe decides alike:
+    on sibling v2 tables whose source column has no metrics (so only the partition can
+    prove it), each delete either removes the same files by metadata in both, or writes
+    delete files in both; the rows and summaries agree. A delete by metadata also removes
+    the delete files of the partitions it proves whole, as Spark's DeleteFiles by row
+    filter does."""
+    names, tables, compare = _transformed_siblings(spark, catalog, spec,
+                                                   "strict" + spec.split("(")[0])
     removed_deletes = 0
     for where, by_metadata in TRANSFORMED_DELETES[spec]:
         result = tables[0].refresh().delete(where)
         spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
         assert result.committed, where
-        assert _same_rows(rows(names[1]), rows(names[0])) == [], where
-        ours, theirs = [{k: t.refresh().current_snapshot().summary.get(k) for k in keys}
-                        for t in tables]
-        assert ours == theirs, where
+        theirs = compare(where)
         removed_deletes += int(theirs["removed-delete-files"] or 0)
         if by_metadata:
             assert result.delete_files == 0 and result.files_removed > 0, where
         else:
             assert result.delete_files > 0 and result.files_removed == 0, where
     assert removed_deletes > 0  # some went with their partitions
+
+
+def test_copy_on_write_deletes_drop_partition_delete_files_only_by_metadata_as_spark(
+        spark, catalog):
+    """A copy-on-write DELETE whose every planned file is proved whole goes by metadata in
+    Spark (a DeleteFiles by row filter), which also removes the delete files of the
+    partitions it proves. One that proves some files but not all rewrites the files
+    holding matches instead, and every delete file stays, even in a proved partition.
+    floe's copy-on-write delete does the same, on day(ts) partitions with merge-on-read
+    delete files in them."""
+    names, tables, compare = _transformed_siblings(spark, catalog, "day(ts)", "cowday")
+    for where in ("ts = TIMESTAMP '1969-12-27 03:00:00'",    # day -5
+                  "ts = TIMESTAMP '1970-01-04 03:00:00'"):   # day 3
+        assert tables[0].refresh().delete(where).delete_files == 2
+        spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+        compare(where)
+    spark.sql(f"ALTER TABLE floe.{names[1]} SET TBLPROPERTIES "
+              "('write.delete.mode' = 'copy-on-write')")
+    cow = {"write.delete.mode": "copy-on-write"}
+    # Days -6 and -5 match whole, but the scan also plans day -4 (the pre-1970 widening)
+    # and the fixed projection proves day -5 only: Spark rewrites, and day -5's delete
+    # files stay.
+    where = "ts >= TIMESTAMP '1969-12-26 00:00:00' AND ts < TIMESTAMP '1969-12-28 00:00:00'"
+    result = tables[0].refresh().delete(where, options=cow)
+    spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+    theirs = compare(where)
+    assert result.files_removed == 4 and theirs["removed-delete-files"] is None
+    assert theirs["total-delete-files"] == "4"
+    # Days 3 and 4, proved: by metadata, with day 3's delete files.
+    where = "ts >= TIMESTAMP '1970-01-04 00:00:00'"
+    result = tables[0].refresh().delete(where, options=cow)
+    spark.sql(f"DELETE FROM floe.{names[1]} WHERE {where}")
+    theirs = compare(where)
+    assert result.files_removed == 4 and theirs["removed-delete-files"] == "2"
 
 
 @pytest.mark.parametrize("version", [2, 3])

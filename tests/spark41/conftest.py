@@ -4,7 +4,6 @@ spark-test`), whose Python data sources receive Spark's pushed filters; one loca
 session for the module. No Iceberg runtime: these tests read with floe's data source and
 compare with Spark's own evaluation of the same filters over the same rows in memory."""
 
-import os
 import pathlib
 import sys
 
@@ -13,7 +12,10 @@ import pytest
 import floe  # noqa: E402  (the package installed in .venv)
 
 HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE.parents[0] / "data"))  # spark_session
 sys.path.insert(0, str(HERE.parents[0] / "interop"))  # arrow_compare
+
+import spark_session  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -35,22 +37,11 @@ def warehouse(tmp_path_factory):
 def spark():
     from pyspark.sql import SparkSession
 
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("floe-tests-pushed-filters")
         .config("spark.sql.python.filterPushdown.enabled", "true")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.memory", "1g")
-        .config("spark.python.worker.reuse", "true")
-        .getOrCreate()
     )
-    session.sparkContext.setLogLevel("ERROR")
-    import floe.spark
-
-    floe.spark.register(session)
+    session = spark_session.start(builder, shuffle_partitions=4, driver_memory="1g")
     yield session
     session.stop()

@@ -420,43 +420,6 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate,
   }
 }
 
-arrow::Result<ExpressionPtr> Project(const ExpressionPtr& filter,
-                                     const PartitionSpec& spec, const Schema& schema,
-                                     const std::vector<TypePtr>& result_types) {
-  switch (filter->op) {
-    case Operation::kTrue:
-    case Operation::kFalse:
-      return filter;
-    case Operation::kAnd: {
-      ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
-      ARROW_ASSIGN_OR_RAISE(auto right,
-                            Project(filter->right, spec, schema, result_types));
-      return MakeAnd(left, right);
-    }
-    case Operation::kOr: {
-      ARROW_ASSIGN_OR_RAISE(auto left, Project(filter->left, spec, schema, result_types));
-      ARROW_ASSIGN_OR_RAISE(auto right,
-                            Project(filter->right, spec, schema, result_types));
-      return MakeOr(left, right);
-    }
-    case Operation::kNot:
-      return AlwaysTrue();
-    default:
-      break;
-  }
-  ExpressionPtr projected = AlwaysTrue();
-  const NestedField* source = schema.FindField(filter->field_id);
-  if (source == nullptr) return projected;
-  for (size_t i = 0; i < spec.fields().size(); ++i) {
-    const auto& field = spec.fields()[i];
-    if (field.source_id != filter->field_id || !result_types[i]) continue;
-    auto one = ProjectPredicate(*filter, field, source->type, result_types[i]);
-    // A literal the kernels cannot transform prunes nothing.
-    projected = MakeAnd(projected, one.ok() ? *one : AlwaysTrue());
-  }
-  return projected;
-}
-
 // The length of `text` in UTF-16 code units, as Java's String.length() counts it.
 size_t Utf16Length(const std::string& text) {
   size_t length = 0;
@@ -623,35 +586,42 @@ arrow::Result<ExpressionPtr> ProjectStrictPredicate(const Expression& predicate,
   return fixed(make(op, {r}));
 }
 
-// Projections.strict over `filter` (without NOT): a predicate holds for a partition when
-// any of its source column's fields' projections does; one with none is FALSE.
-ExpressionPtr StrictProjection(const ExpressionPtr& filter, const PartitionSpec& spec,
-                               const Schema& schema,
-                               const std::vector<TypePtr>& result_types) {
+enum class Projection { kInclusive, kStrict };
+
+// iceberg-java's Projections.inclusive or .strict over a bound `filter` (without NOT):
+// the tree kept, each predicate replaced by its fields' projections. Inclusive ANDs them
+// (a predicate no field projects is TRUE: it prunes nothing); strict ORs them (none is
+// FALSE: it proves nothing). A literal the kernels cannot transform counts as none.
+ExpressionPtr ProjectTree(const ExpressionPtr& filter, const PartitionSpec& spec,
+                          const Schema& schema, const std::vector<TypePtr>& result_types,
+                          Projection mode) {
+  const bool strict = mode == Projection::kStrict;
   switch (filter->op) {
     case Operation::kTrue:
     case Operation::kFalse:
       return filter;
     case Operation::kAnd:
-      return MakeAnd(StrictProjection(filter->left, spec, schema, result_types),
-                     StrictProjection(filter->right, spec, schema, result_types));
+      return MakeAnd(ProjectTree(filter->left, spec, schema, result_types, mode),
+                     ProjectTree(filter->right, spec, schema, result_types, mode));
     case Operation::kOr:
-      return MakeOr(StrictProjection(filter->left, spec, schema, result_types),
-                    StrictProjection(filter->right, spec, schema, result_types));
+      return MakeOr(ProjectTree(filter->left, spec, schema, result_types, mode),
+                    ProjectTree(filter->right, spec, schema, result_types, mode));
     case Operation::kNot:
-      return AlwaysFalse();
+      return strict ? AlwaysFalse() : AlwaysTrue();
     default:
       break;
   }
-  ExpressionPtr projected = AlwaysFalse();
+  ExpressionPtr projected = strict ? AlwaysFalse() : AlwaysTrue();
   const NestedField* source = schema.FindField(filter->field_id);
   if (source == nullptr) return projected;
   for (size_t i = 0; i < spec.fields().size(); ++i) {
     const auto& field = spec.fields()[i];
     if (field.source_id != filter->field_id || !result_types[i]) continue;
-    auto one = ProjectStrictPredicate(*filter, field, source->type, result_types[i]);
-    // A literal the kernels cannot transform proves nothing.
-    if (one.ok() && *one != nullptr) projected = MakeOr(projected, *one);
+    auto one = strict
+                   ? ProjectStrictPredicate(*filter, field, source->type, result_types[i])
+                   : ProjectPredicate(*filter, field, source->type, result_types[i]);
+    if (!one.ok() || *one == nullptr) continue;
+    projected = strict ? MakeOr(projected, *one) : MakeAnd(projected, *one);
   }
   return projected;
 }
@@ -672,14 +642,15 @@ std::vector<TypePtr> PartitionResultTypes(const PartitionSpec& spec,
 
 ExpressionPtr ProjectStrict(const ExpressionPtr& filter, const PartitionSpec& spec,
                             const Schema& schema) {
-  return StrictProjection(RewriteNot(filter), spec, schema,
-                          PartitionResultTypes(spec, schema));
+  return ProjectTree(RewriteNot(filter), spec, schema, PartitionResultTypes(spec, schema),
+                     Projection::kStrict);
 }
 
 arrow::Result<ExpressionPtr> ProjectInclusive(const ExpressionPtr& filter,
                                               const PartitionSpec& spec,
                                               const Schema& schema) {
-  return Project(filter, spec, schema, PartitionResultTypes(spec, schema));
+  return ProjectTree(filter, spec, schema, PartitionResultTypes(spec, schema),
+                     Projection::kInclusive);
 }
 
 }  // namespace floe

@@ -901,7 +901,23 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
   }
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches,
-                        MatchFiles(io(), state_.metadata, {.filter = filter}, &bound));
+                        MatchFiles(io(), state_.metadata,
+                                   {.filter = filter, .keep_unmatched = true}, &bound));
+  // Spark deletes by metadata (a DeleteFiles by row filter, which also removes the delete
+  // files of the partitions it proves) only when it proves every planned file whole;
+  // otherwise it rewrites the files holding matches, and their partitions' delete files
+  // stay.
+  const Schema& schema = *state_.metadata->CurrentSchema();
+  StrictPartitionProof by_partition(bound, schema);
+  bool by_metadata = !matches.empty();
+  for (const auto& match : matches) {
+    if (match.matched != match.live ||
+        !StrictlyMatches(*bound, &by_partition, match.task, schema)) {
+      by_metadata = false;
+      break;
+    }
+  }
+  std::erase_if(matches, [](const FileMatch& match) { return match.matched == 0; });
   RowLevelResult result;
   if (matches.empty()) return result;
 
@@ -918,9 +934,8 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
     ARROW_RETURN_NOT_OK(
         Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
                  "delete rows of"));
-  } else {
-    RemovePartitionDeletes(bound, *state_.metadata->CurrentSchema(), matches,
-                           overwrite.get());
+  } else if (by_metadata) {
+    RemovePartitionDeletes(bound, schema, matches, overwrite.get());
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());
