@@ -9,8 +9,10 @@ and level (write.parquet.compression-codec / -level set on both tables):
   unpartitioned; clustered by day(l_shipdate) (the input is grouped by day: floe is told so
   with input_clustered=True); fanout by bucket(16, l_orderkey) + day(l_shipdate).
 floe appends with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
-and its clustered table with a projected, filtered scan (3 columns, the last quarter of the
-days); each scan runs three times, the engines alternating, and the median run is kept.
+both read pyiceberg's unpartitioned table whole (the same files: floe through pyiceberg's
+SQLite catalog), and each reads its clustered table with a projected, filtered scan
+(3 columns, the last quarter of the days). Each append runs three times and each scan five, the engines alternating, and the
+median run is kept (every run's wall time is printed beside it).
 Every arm runs in a process of its own, so its peak memory is its own. Printed and written to
 bench/results/python.{json,md}: wall-clock rows/s, rows per CPU-second (all threads' CPU;
 the machine has 2 cores), the CPU split into user and system time (system time here is
@@ -120,9 +122,13 @@ def rss_kb(field):
     return int([l for l in open("/proc/self/status") if l.startswith(field)][0].split()[1])
 engine, warehouse, name, columns, where = sys.argv[1:6]
 columns = json.loads(columns)
-if engine == "floe":
+if engine.startswith("floe"):
     import floe
-    table = floe.Catalog(warehouse=warehouse).load_table("b." + name)
+    if engine == "floe":
+        catalog = floe.Catalog(warehouse=warehouse)
+    else:  # pyiceberg's table, through pyiceberg's SQLite catalog
+        catalog = floe.Catalog(uri=f"sqlite:///{warehouse}/py.db", name="py", warehouse=warehouse)
+    table = catalog.load_table("b." + name)
     started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
     rows = table.scan(columns=columns or None, where=where or None).to_arrow().num_rows
 else:
@@ -139,7 +145,11 @@ print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, user_seconds=use
 """
 
 
-SCAN_REPEATS = 3
+# The machine's noise is the kernel's: on this virtual machine a fault on a fresh 2 MiB
+# huge page costs 0.1 to 4 ms, so runs with the same number of faults differ by seconds of
+# system time (bench/results/python.md). Medians of several alternating runs.
+SCAN_REPEATS = 5
+WRITE_REPEATS = 3
 
 
 def median_run(runs):
@@ -161,8 +171,11 @@ def run(code, *args):
     result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
                             text=True)
     if result.returncode != 0:
-        tail = result.stderr.strip().splitlines()[-3:] if result.stderr else ["failed"]
-        return {"error": " | ".join(tail)}
+        # The error, not what nanobind says at exit of the objects the sampling thread
+        # (a daemon) still holds.
+        lines = [line for line in result.stderr.strip().splitlines()
+                 if not line.startswith(("nanobind:", " - ", "See https://nanobind"))]
+        return {"error": " | ".join(lines[-3:] or ["failed"])}
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -194,19 +207,34 @@ def main():
         for layout, spec in LAYOUTS.items():
             if layout in args.skip:
                 continue
-            for engine, threads in (("floe", 1), ("floe", 2), ("pyiceberg", 1)):
-                name = f"{layout}_{engine}_{threads}"
-                if engine == "floe":
-                    measured = run(FLOE_WRITE, source, work / "floe", name, spec, props, threads,
-                                   "1" if layout == "clustered" else "0")
-                else:
-                    measured = run(PYICEBERG_WRITE, source, work / "py", name, spec, props)
+            # Each arm runs WRITE_REPEATS times, the arms alternating, and the median run is
+            # kept (see SCAN_REPEATS). Every run writes a table of its own; the scans read
+            # the first run's.
+            arms = (("floe", 1), ("floe", 2), ("pyiceberg", 1))
+            runs = {arm: [] for arm in arms}
+            for repeat in range(WRITE_REPEATS):
+                for engine, threads in arms:
+                    name = f"{layout}_{engine}_{threads}" + (f"_{repeat}" if repeat else "")
+                    warehouse = work / ("floe" if engine == "floe" else "py")
+                    if engine == "floe":
+                        measured = run(FLOE_WRITE, source, warehouse, name, spec, props,
+                                       threads, "1" if layout == "clustered" else "0")
+                    else:
+                        measured = run(PYICEBERG_WRITE, source, warehouse, name, spec, props)
+                    print(json.dumps(dict(measured, run=repeat, engine=engine,
+                                          threads=threads, layout=layout)), flush=True)
+                    runs[(engine, threads)].append(measured)
+            for (engine, threads), arm_runs in runs.items():
+                measured = median_run(arm_runs)
                 measured.update(op="append", layout=layout, engine=engine, threads=threads)
                 results.append(measured)
-                print(json.dumps(measured), flush=True)
         last_day = datetime.date(1995, 1, 1) + datetime.timedelta(days=args.days * 3 // 4)
+        # The full scan runs twice: each engine reading its own table (floe's two files,
+        # pyiceberg's four), then both reading pyiceberg's files, which sets the readers
+        # side by side on the same bytes.
         scans = [
             ("full scan", "unpartitioned", [], ""),
+            ("full scan, pyiceberg's files", "unpartitioned", [], ""),
             ("projected, filtered scan", "clustered",
              ["l_orderkey", "l_extendedprice", "l_shipdate"],
              f"l_shipdate >= '{last_day.isoformat()}'"),
@@ -217,12 +245,15 @@ def main():
             # A scan is short, and the machine's noise (the kernel zeroing huge pages, see
             # bench/results/python.md) can triple one run: each engine's scan runs
             # SCAN_REPEATS times, the engines alternating, and the median run is kept.
+            same_files = "pyiceberg's files" in label
             runs = {"floe": [], "pyiceberg": []}
             for _ in range(SCAN_REPEATS):
                 for engine, engine_runs in runs.items():
-                    warehouse = work / ("floe" if engine == "floe" else "py")
-                    name = f"{layout}_{engine}_{2 if engine == 'floe' else 1}"
-                    engine_runs.append(run(SCAN, engine, warehouse, name, json.dumps(columns),
+                    own = engine == "floe" and not same_files
+                    warehouse = work / ("floe" if own else "py")
+                    name = f"{layout}_floe_2" if own else f"{layout}_pyiceberg_1"
+                    reader = "floe@py" if engine == "floe" and same_files else engine
+                    engine_runs.append(run(SCAN, reader, warehouse, name, json.dumps(columns),
                                            where))
             for engine, engine_runs in runs.items():
                 measured = median_run(engine_runs)
@@ -249,8 +280,8 @@ def write_report(args, results, floe_version, pyiceberg_version):
         "# Python: floe vs pyiceberg",
         "",
         f"`.venv/bin/python bench/python/run_python_benchmark.py --rows {args.rows}` "
-        f"(floe {floe_version} Release, pyiceberg {pyiceberg_version}; 2 cores; one run, "
-        "scans the median of three; "
+        f"(floe {floe_version} Release, pyiceberg {pyiceberg_version}; 2 cores; one run: "
+        f"each append the median of {WRITE_REPEATS} runs, each scan of {SCAN_REPEATS}; "
         f"{datetime.date.today().isoformat()}). Same pyarrow.Table (memory-mapped) for every append, "
         "zstd level 3 on both; rows/CPU-s counts every thread's CPU; the input is an Arrow IPC "
         "file mapped into memory, and extra RSS is the peak anonymous memory (RssAnon, "
@@ -289,9 +320,11 @@ def write_report(args, results, floe_version, pyiceberg_version):
             f"2 threads {py['seconds'] / two['seconds']:.2f}x; floe 2 threads vs 1: "
             f"{one['seconds'] / two['seconds']:.2f}x; peak RSS pyiceberg/floe(2t) "
             f"{py['peak_rss_mb'] / two['peak_rss_mb']:.2f}x, extra RSS "
-            f"{py['extra_rss_mb'] / max(two['extra_rss_mb'], 1):.2f}x"
+            f"{py['extra_rss_mb'] / max(two['extra_rss_mb'], 1):.2f}x (runs: floe 1 thread "
+            f"{one.get('all_seconds')} s, 2 threads {two.get('all_seconds')} s, pyiceberg "
+            f"{py.get('all_seconds')} s)"
         )
-    for op in ("full scan", "projected, filtered scan"):
+    for op in ("full scan", "full scan, pyiceberg's files", "projected, filtered scan"):
         mine = next((r for r in results if r["op"] == op and r["engine"] == "floe"), None)
         theirs = next((r for r in results if r["op"] == op and r["engine"] == "pyiceberg"), None)
         if mine and theirs and "error" not in mine and "error" not in theirs:

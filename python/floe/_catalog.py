@@ -346,8 +346,10 @@ class Scan:
         return reader_from_capsule(self._scan.stream())
 
     def to_arrow(self) -> pa.Table:
-        """The rows as a ``pyarrow.Table``."""
-        return self.to_reader().read_all()
+        """The rows as a ``pyarrow.Table``. The files read ahead decode to their end
+        without waiting for the ones before them to be taken (``to_reader`` bounds what
+        each holds), since the table keeps every row anyway."""
+        return reader_from_capsule(self._scan.stream(keeps_all=True)).read_all()
 
     def plan_files(self) -> list[dict[str, Any]]:
         """The data files that may hold matching rows (after pruning by partition and

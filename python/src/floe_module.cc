@@ -400,8 +400,13 @@ class PyScan {
   nb::capsule Schema() const {
     return ExportSchema(*Unwrap(ToArrowSchema(*scan_->projection())));
   }
-  nb::capsule Stream() {
-    auto reader = RunReleased([&] { return Unwrap(scan_->ToRecordBatchReader()); });
+  /// `keeps_all`: the caller keeps every batch (Scan.to_arrow), so files read ahead
+  /// decode to their end (RowConsumer::kKeepsAll); not with a limit, which stops early.
+  nb::capsule Stream(bool keeps_all) {
+    const RowConsumer consumer =
+        keeps_all && !limit_ ? RowConsumer::kKeepsAll : RowConsumer::kStreams;
+    auto reader =
+        RunReleased([&] { return Unwrap(scan_->ToRecordBatchReader(consumer)); });
     if (limit_) reader = std::make_shared<LimitedReader>(std::move(reader), *limit_);
     return ExportStream(std::move(reader));
   }
@@ -1330,7 +1335,7 @@ NB_MODULE(_floe, m) {
 
   nb::class_<PyScan>(m, "Scan")
       .def("schema", &PyScan::Schema)
-      .def("stream", &PyScan::Stream)
+      .def("stream", &PyScan::Stream, "keeps_all"_a = false)
       .def("plan_files", &PyScan::PlanFiles)
       .def("snapshot_id", &PyScan::SnapshotId)
       .def("stats", &PyScan::Stats);

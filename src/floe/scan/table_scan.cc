@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -631,8 +632,8 @@ arrow::Result<std::vector<DeleteFileEntry>> TableScan::PlanPositionDeleteFiles()
 constexpr int kFilesAhead = 2;
 constexpr int kFilesAheadHighLatency = 8;
 
-arrow::Result<std::shared_ptr<arrow::RecordBatchReader>>
-TableScan::ToRecordBatchReader() {
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::ToRecordBatchReader(
+    RowConsumer consumer) {
   ARROW_ASSIGN_OR_RAISE(auto tasks, PlanFiles());
   ARROW_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(*projection_));
   // Equality deletes compare columns the caller may not have asked for: decode them too
@@ -669,11 +670,15 @@ TableScan::ToRecordBatchReader() {
       io_->HighLatency(metadata_->location) ? kFilesAheadHighLatency : kFilesAhead);
   if (use_threads_ && files_ahead > 1 && tasks.size() > 1) {
     // Each file's queue holds at most this much decoded data (a batch or two of a
-    // default 128 MiB row group), so the read-ahead holds about files_ahead times it.
+    // default 128 MiB row group), so the read-ahead holds about files_ahead times it;
+    // for a caller that keeps every batch, all of it (see RowConsumer).
     constexpr int64_t kBytesAheadPerFile = 64 << 20;
+    const int64_t bytes_ahead = consumer == RowConsumer::kKeepsAll
+                                    ? std::numeric_limits<int64_t>::max()
+                                    : kBytesAheadPerFile;
     return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ReadAheadReader>(
         io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_,
-        files_ahead, kBytesAheadPerFile));
+        files_ahead, bytes_ahead));
   }
   return std::shared_ptr<arrow::RecordBatchReader>(std::make_shared<ChainedReader>(
       io_, std::move(tasks), std::move(options), std::move(schema), stats_, schema_));

@@ -432,12 +432,12 @@ bool StrictlyMatches(const Expression& bound, StrictPartitionProof* by_partition
 // A delete by metadata is a DeleteFiles by row filter in Spark, whose manifest filter
 // also removes the delete files the filter's strict projection proves whole (their
 // partition's): every delete file in the partition of a matched file so proved goes too.
-void RemovePartitionDeletes(const ExpressionPtr& bound, const Schema& schema,
+// `by_partition` is the caller's proof of the same filter (its projections are kept).
+void RemovePartitionDeletes(StrictPartitionProof* by_partition,
                             const std::vector<FileMatch>& matches,
                             OverwriteFiles* overwrite) {
-  StrictPartitionProof by_partition(bound, schema);
   for (const auto& match : matches) {
-    if (by_partition.Holds(match.task)) {
+    if (by_partition->Holds(match.task)) {
       overwrite->RemoveDeletesInPartitionOf(match.task.file);
     }
   }
@@ -856,8 +856,7 @@ arrow::Result<RowLevelResult> Table::DeleteByPositions(const std::string& filter
   for (const auto& match : matches) result.rows_removed += match.matched;
   if (whole_files) {
     for (const auto& match : matches) overwrite->DeleteFile(match.task.file.file_path);
-    RemovePartitionDeletes(bound, *state_.metadata->CurrentSchema(), matches,
-                           overwrite.get());
+    RemovePartitionDeletes(&by_partition, matches, overwrite.get());
     result.files_removed = static_cast<int64_t>(matches.size());
     TestPausePoint("commit");
     ARROW_ASSIGN_OR_RAISE(result.commit, overwrite->Commit(state_));
@@ -935,7 +934,7 @@ arrow::Result<RowLevelResult> Table::Delete(const std::string& filter,
         Declined(CheckRowRewrite(*state_.metadata, options.options, RowRewrite::kDelete),
                  "delete rows of"));
   } else if (by_metadata) {
-    RemovePartitionDeletes(bound, schema, matches, overwrite.get());
+    RemovePartitionDeletes(&by_partition, matches, overwrite.get());
   }
   result.files_removed = static_cast<int64_t>(matches.size());
   result.files_rewritten = static_cast<int64_t>(partial.size());

@@ -271,21 +271,23 @@ class CancellingReader final : public arrow::RecordBatchReader {
   int read_ = 0;
 };
 
-// Files read ahead (several at once, each on a thread of its own) give the rows one file
-// reading at a time gives, in the same order; a reader dropped half-way stops its
-// threads; a corrupt file fails the scan after the rows of the files before it.
+// Files read ahead (several at once, each on a thread of its own, bounded or to their
+// end for a caller that keeps every batch) give the rows one file reading at a time
+// gives, in the same order; a reader dropped half-way stops its threads; a corrupt file
+// fails the scan after the rows of the files before it.
 TEST_F(TableTest, ReadingFilesAheadKeepsTheRowsAndTheirOrder) {
   auto catalog = OpenCatalog();
   auto table = CreateTable(catalog, {});
   FLOE_ASSIGN_OR_FAIL(auto result, AppendWithFourTasks(*table));
   ASSERT_EQ(result.data_files, 11);
-  auto read = [&](int files_ahead, size_t max_batches, arrow::Status* status) {
+  auto read = [&](int files_ahead, size_t max_batches, arrow::Status* status,
+                  RowConsumer consumer = RowConsumer::kStreams) {
     ScanOptions options;
     options.files_ahead = files_ahead;
     std::vector<int64_t> ids;
     auto scan = table->NewScan(options);
     EXPECT_TRUE(scan.ok());
-    auto reader = (*scan)->ToRecordBatchReader();
+    auto reader = (*scan)->ToRecordBatchReader(consumer);
     EXPECT_TRUE(reader.ok());
     for (size_t n = 0; n < max_batches; ++n) {
       std::shared_ptr<arrow::RecordBatch> batch;
@@ -300,11 +302,14 @@ TEST_F(TableTest, ReadingFilesAheadKeepsTheRowsAndTheirOrder) {
   const std::vector<int64_t> one_at_a_time = read(1, SIZE_MAX, &status);
   ASSERT_TRUE(status.ok()) << status;
   ASSERT_EQ(one_at_a_time.size(), 20000u);
-  for (int ahead : {2, 3, 16}) {
-    EXPECT_EQ(read(ahead, SIZE_MAX, &status), one_at_a_time) << ahead;
-    EXPECT_TRUE(status.ok()) << status;
+  for (auto consumer : {RowConsumer::kStreams, RowConsumer::kKeepsAll}) {
+    for (int ahead : {2, 3, 16}) {
+      EXPECT_EQ(read(ahead, SIZE_MAX, &status, consumer), one_at_a_time) << ahead;
+      EXPECT_TRUE(status.ok()) << status;
+    }
+    // Dropped with threads still reading.
+    EXPECT_FALSE(read(4, 1, &status, consumer).empty());
   }
-  EXPECT_FALSE(read(4, 1, &status).empty());  // dropped with threads still reading
 
   // Corrupt the sixth file planned: the first five files' rows, then its error.
   FLOE_ASSIGN_OR_FAIL(auto scan, table->NewScan({}));
@@ -319,14 +324,16 @@ TEST_F(TableTest, ReadingFilesAheadKeepsTheRowsAndTheirOrder) {
     std::string garbage(64, 'x');
     file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  const std::vector<int64_t> partial = read(3, SIZE_MAX, &status);
-  EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find(
-                tasks[5].file.file_path.substr(tasks[5].file.file_path.rfind('/') + 1)),
-            std::string::npos)
-      << status;
-  EXPECT_EQ(partial,
-            std::vector<int64_t>(one_at_a_time.begin(), one_at_a_time.begin() + before));
+  for (auto consumer : {RowConsumer::kStreams, RowConsumer::kKeepsAll}) {
+    const std::vector<int64_t> partial = read(3, SIZE_MAX, &status, consumer);
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(
+                  tasks[5].file.file_path.substr(tasks[5].file.file_path.rfind('/') + 1)),
+              std::string::npos)
+        << status;
+    EXPECT_EQ(partial, std::vector<int64_t>(one_at_a_time.begin(),
+                                            one_at_a_time.begin() + before));
+  }
 }
 
 TEST_F(TableTest, ACancelledAppendDeletesWhatItWroteAndCommitsNothing) {
