@@ -11,8 +11,9 @@ and level (write.parquet.compression-codec / -level set on both tables):
 floe appends with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
 both read pyiceberg's unpartitioned table whole (the same files: floe through pyiceberg's
 SQLite catalog), and each reads its clustered table with a projected, filtered scan
-(3 columns, the last quarter of the days). Each append runs three times and each scan five, the engines alternating, and the
-median run is kept (every run's wall time is printed beside it).
+(3 columns, the last quarter of the days). Each append runs three times and each scan five,
+the engines alternating, and the median run is kept (every run's wall time is printed
+beside it).
 Every arm runs in a process of its own, so its peak memory is its own. Printed and written to
 bench/results/python.{json,md}: wall-clock rows/s, rows per CPU-second (all threads' CPU;
 the machine has 2 cores), the CPU split into user and system time (system time here is
