@@ -5,7 +5,7 @@ BUILD_DEBUG := build/debug
 BUILD_RELEASE := build/release
 BUILD_TSAN := build/tsan
 BUILD_FUZZ := build/fuzz
-FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader name_mapping deletion_vector delta_log
+FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader name_mapping deletion_vector delta_log log_names property_values
 SECONDS ?= 300
 # The tests that run threads: parallel write tasks, concurrent committers, the catalog race.
 TSAN_TESTS := TableTest.*:PartitionDealerTest.*:SplitWriteTest.*:CommitRetryTest.*:SortedRangesTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*:DeltaWriteTest.Parallel*:DeltaWriteTest.ALostRace*:FileIOTest.WriteIfAbsent*

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -78,12 +79,16 @@ def _bytes(value: int | str | None, what: str) -> int:
 
 def _duration_ms(value: Duration, what: str) -> int:
     if isinstance(value, _dt.timedelta):
-        return int(value.total_seconds() * 1000)
-    if isinstance(value, str):
-        return int(_floe.parse_duration_ms(value))
-    if isinstance(value, bool) or not isinstance(value, int):
+        ms = int(value.total_seconds() * 1000)
+    elif isinstance(value, str):
+        ms = int(_floe.parse_duration_ms(value))
+    elif isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be milliseconds, a timedelta or text such as '7d'")
-    return value
+    else:
+        ms = value
+    if ms < 0:
+        raise _errors.InvalidInputError(f"{what} cannot be negative ({value!r})")
+    return ms
 
 
 def _threads(threads: int) -> int:
@@ -119,8 +124,13 @@ def _literal(value: Any) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        # The spellings a floating-point column takes (quoted, as Spark's casts read them).
+        return "'NaN'" if math.isnan(value) else ("'Infinity'" if value > 0 else "'-Infinity'")
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "X'" + bytes(value).hex().upper() + "'"  # a binary column's literal
     return "'" + str(value).replace("'", "''") + "'"
 
 
@@ -630,7 +640,17 @@ class Table:
         keeps the matched rows as they are and ``when_not_matched_insert_all=False``
         leaves the other input rows out (not both: ``InvalidInputError``). Nothing to
         write (empty `data`, say) commits nothing."""
-        keys = [join_cols] if isinstance(join_cols, str) else list(join_cols or [])
+        if join_cols is None:
+            keys = []
+        elif isinstance(join_cols, str):
+            keys = [join_cols]
+        elif isinstance(join_cols, Iterable) and all(isinstance(c, str) for c in join_cols):
+            keys = list(join_cols)
+        else:
+            raise TypeError(
+                "join_cols must be a column name or a sequence of column names, not "
+                f"{type(join_cols).__name__}"
+            )
         args = _write_args(options, threads, None)
         return RowLevelResult._of(self._table.upsert(
             stream_capsule(data), keys, bool(when_matched_update_all),
@@ -726,14 +746,27 @@ class Table:
         return ExpireResult(**raw)
 
     def remove_orphans(
-        self, *, older_than: Duration = "3d", dry_run: bool = False, any_name: bool = False
+        self,
+        *,
+        older_than: Duration = "3d",
+        dry_run: bool = False,
+        any_name: bool = False,
+        no_concurrent_writes: bool = False,
     ) -> OrphanResult:
         """Deletes the files in the table's data and metadata folders that nothing
         references and that are older than `older_than` (default 3 days, protecting
         commits in flight); never a file that is not the table's own. ``any_name`` also
-        takes files whose names Iceberg writers never give."""
+        takes files whose names Iceberg writers never give.
+
+        An `older_than` under 24 hours is refused (:class:`InvalidInputError`), as
+        iceberg-java's ``remove_orphan_files`` refuses it: a running write's files are
+        unreferenced until it commits. Pass ``no_concurrent_writes=True`` to vouch that no
+        write to the table is running."""
         raw = self._table.remove_orphans(
-            _duration_ms(older_than, "older_than"), bool(dry_run), bool(any_name)
+            _duration_ms(older_than, "older_than"),
+            bool(dry_run),
+            bool(any_name),
+            bool(no_concurrent_writes),
         )
         return OrphanResult(**raw)
 
@@ -786,6 +819,10 @@ class Table:
             isinstance(columns, str) or not all(isinstance(c, str) for c in columns)
         ):
             raise TypeError("columns must be a sequence of column names")
+        if columns is not None and len(list(columns)) == 0:
+            raise _errors.InvalidInputError(
+                "columns=[] selects no column; pass None (the default) for every column"
+            )
         if isinstance(as_of, _dt.datetime):
             as_of = int(as_of.timestamp() * 1000)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):

@@ -89,6 +89,11 @@ class FloeIOError(FloeError, OSError):
     """Storage or catalog I/O failed."""
 
 
+class InternalError(FloeError):
+    """A bug in floe or a library it uses: an exception escaped the engine (its message
+    says which). What the operation wrote was deleted as it unwound; please report it."""
+
+
 _BY_KIND: dict[str, type[FloeError]] = {
     "NoSuchTable": NoSuchTableError,
     "NoSuchNamespace": NoSuchNamespaceError,
@@ -105,6 +110,7 @@ _BY_KIND: dict[str, type[FloeError]] = {
     "NotFound": NotFoundError,
     "Cancelled": CancelledError,
     "IOError": FloeIOError,
+    "Internal": InternalError,
 }
 
 

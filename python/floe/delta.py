@@ -211,13 +211,37 @@ def create_table(
     )
 
 
+def _txn(txn: tuple[str, int] | str | None) -> tuple[str, int | None]:
+    """``txn`` as (application id, version): a tuple, or the command's "APP_ID:VERSION"."""
+    if txn is None:
+        return "", None
+    if isinstance(txn, str):
+        app_id, colon, version_text = txn.rpartition(":")
+        if not colon or not version_text.isdigit() or not version_text.isascii():
+            raise InvalidInputError(
+                f"txn takes (app_id, version) or 'APP_ID:VERSION', not {txn!r}"
+            )
+        version: Any = int(version_text)
+    elif isinstance(txn, tuple) and len(txn) == 2:
+        app_id, version = txn
+    else:
+        raise TypeError(f"txn must be (app_id, version), not {type(txn).__name__}")
+    if not isinstance(app_id, str) or not app_id:
+        raise InvalidInputError("txn needs a non-empty application id (a str)")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise InvalidInputError(f"txn's version must be an int of 0 or more, not {version!r}")
+    if version > 2**63 - 1:
+        raise InvalidInputError(f"txn's version {version} does not fit a long")
+    return app_id, version
+
+
 def write(
     path: str,
     data: Any,
     *,
     mode: str = "append",
     predicate: str | None = None,
-    txn: tuple[str, int] | None = None,
+    txn: tuple[str, int] | str | None = None,
     threads: int = 1,
     memory_limit: int | str | None = None,
     catalog: Catalog | None = None,
@@ -232,11 +256,13 @@ def write(
     With a `predicate` (floe's filter syntax, as ``floe scan --where``), an overwrite
     replaces only the rows it selects, as delta-spark's ``replaceWhere``: files holding such
     rows are removed and their other rows written anew, and every row of `data` must match
-    the predicate (:class:`ValueError` otherwise, nothing committed). It fails, committing
+    the predicate (:class:`ValueError` otherwise, nothing committed); an empty predicate is
+    refused, never read as "every row". It fails, committing
     nothing, if a concurrent writer removed a file it read or added files the predicate may
     select (delta-spark's rules). A failed write leaves no file it wrote.
 
-    ``txn=(app_id, version)`` makes the write idempotent, as Delta's ``txn`` action does
+    ``txn=(app_id, version)`` (or ``"APP_ID:VERSION"``, as the command takes it; `version`
+    an int of 0 or more) makes the write idempotent, as Delta's ``txn`` action does
     for streaming writers: when the table already holds `app_id` at `version` or later,
     nothing is written (``skipped`` is true); otherwise the marker is committed with the
     rows, in the same version.
@@ -250,9 +276,7 @@ def write(
     With `catalog`, `path` is the ``NAMESPACE.TABLE`` of a catalog-managed table there;
     `storage` configures a table by path's storage, as for :func:`create_table`.
     """
-    app_id, app_version = ("", None) if txn is None else (str(txn[0]), int(txn[1]))
-    if txn is not None and not app_id:
-        raise ValueError("txn needs a non-empty application id")
+    app_id, app_version = _txn(txn)
     if mode not in ("append", "overwrite"):
         raise InvalidInputError(f"mode must be 'append' or 'overwrite', not {mode!r}")
     if predicate is not None and not isinstance(predicate, str):
@@ -266,7 +290,7 @@ def write(
         _threads(threads),
         _native(catalog),
         _storage(storage),
-        predicate or "",
+        predicate,  # "" is refused by the write, never read as "every row"
         memory_limit=_bytes(memory_limit, "memory_limit"),
     )
     return _write_result(raw)
@@ -294,7 +318,7 @@ def delete(
     """
     if not isinstance(predicate, str):
         raise TypeError(f"predicate must be a str, not {type(predicate).__name__}")
-    if not predicate:
+    if not predicate.strip():
         raise InvalidInputError("delete needs a predicate (the rows to delete)")
     raw = _floe.delta_write(
         str(path),

@@ -84,7 +84,20 @@ PyObject* error_factory = nullptr;
   StatusError error;
   error.kind =
       kind.empty() ? std::string(ErrorKindName(KindOf(status))) : std::move(kind);
-  if (error.kind == "Unknown" && status.IsIOError()) error.kind = "IOError";
+  // A status from Arrow carries no floe kind: its code says which exception fits best,
+  // so that none arrives as the bare base class.
+  if (error.kind == "Unknown") {
+    if (status.IsIOError()) {
+      error.kind = "IOError";
+    } else if (status.IsNotImplemented()) {
+      error.kind = "NotSupported";
+    } else if (status.IsCancelled()) {
+      error.kind = "Cancelled";
+    } else if (status.IsInvalid() || status.IsTypeError() || status.IsIndexError() ||
+               status.IsKeyError() || status.IsCapacityError()) {
+      error.kind = "InvalidInput";
+    }
+  }
   error.message = status.message();
   error.reasons = DeclineReasons(status);
   throw error;
@@ -115,7 +128,8 @@ struct ProgressBox {
 // Runs `work` (which returns an arrow::Result or Status) on a thread of its own while
 // the calling thread waits without the GIL, waking every 50 ms to let Python handle
 // signals: Ctrl-C (or any handler raising) asks floe's work to stop at its next safe
-// point (floe::RequestCancel: a write deletes its files and commits nothing), waits for
+// point (this call's CancellationToken: a write deletes its files and commits nothing;
+// other threads' calls go on), waits for
 // it, and raises the handler's exception (KeyboardInterrupt). `progress`, when given,
 // is called on the calling thread with the latest progress of `box`.
 template <typename Work>
@@ -127,7 +141,10 @@ auto RunReleased(Work&& work, ProgressBox* box = nullptr,
   std::mutex mutex;
   std::condition_variable done_signal;
   bool done = false;
+  // This call's own token: an interrupt stops this work and no other thread's.
+  auto token = std::make_shared<CancellationToken>();
   std::thread worker([&] {
+    CancellationScope scope(token);
     try {
       result.emplace(work());
     } catch (...) {
@@ -166,13 +183,12 @@ auto RunReleased(Work&& work, ProgressBox* box = nullptr,
         Py_XDECREF(called);
       }
     }
-    if (interrupted) RequestCancel(SIGINT);
+    if (interrupted) token->Cancel();
   }
   worker.join();
   if (interrupted) {
     // The Python error (KeyboardInterrupt, or what the progress callable raised) is set;
     // floe's work stopped (or had passed its commit point and completed).
-    ResetCancel();
     throw nb::python_error();
   }
   if (failure) std::rethrow_exception(failure);
@@ -310,7 +326,8 @@ class PyCatalog {
     for (const auto& [key, value] : properties)
       flags.properties.push_back(key + "=" + value);
     catalog_ = RunReleased([&]() -> std::shared_ptr<Catalog> {
-      CatalogOptions options = Unwrap(cli::ResolveCatalog(flags));
+      CatalogOptions options =
+          Unwrap(cli::ResolveCatalog(flags, cli::CatalogAccess::kOpen));
       return std::shared_ptr<Catalog>(Unwrap(Catalog::Open(options)));
     });
   }
@@ -677,9 +694,11 @@ class PyTable {
     return out;
   }
 
-  nb::dict RemoveOrphans(int64_t older_than_ms, bool dry_run, bool any_name) {
+  nb::dict RemoveOrphans(int64_t older_than_ms, bool dry_run, bool any_name,
+                         bool no_concurrent_writes) {
     RemoveOrphanFilesOptions options;
     options.older_than_ms = older_than_ms;
+    options.no_concurrent_writes = no_concurrent_writes;
     options.dry_run = dry_run;
     options.any_name = any_name;
     auto report = Locked([&] { return Unwrap(RemoveOrphanFiles(*table_, options)); });
@@ -817,8 +836,8 @@ class PyWriteTask {
         Throw(MakeError(ErrorKind::kInvalidInput,
                         "the write task was finished or aborted"));
       if (!conformer_ || !conformer_input_->Equals(*input->schema())) {
-        conformer_ = Unwrap(BatchConformer::Make(
-            *input->schema(), plan_->schema, "the table at " + plan_->table_location));
+        conformer_ = Unwrap(BatchConformer::Make(*input->schema(), plan_->schema,
+                                                 "at " + plan_->table_location));
         conformer_input_ = input->schema();
         // Arrow fills a schema's fingerprint caches lazily; fill them before the
         // task's batches share the fields.
@@ -977,7 +996,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
                     const std::string& app_id, std::optional<int64_t> app_version,
                     int threads, PyCatalog* catalog,
                     const std::map<std::string, std::string>& storage,
-                    const std::string& predicate, int64_t min_file_size,
+                    const std::optional<std::string>& predicate, int64_t min_file_size,
                     int64_t max_file_size, int64_t memory_limit) {
   if (mode != "append" && mode != "overwrite" && mode != "delete" && mode != "compact") {
     Throw(MakeError(ErrorKind::kInvalidInput,
@@ -993,7 +1012,7 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
     DeltaHandle table = OpenDelta(path, catalog, storage);
     if (mode == "compact") {
       delta::DeltaCompactOptions options;
-      options.predicate = predicate;
+      options.predicate = predicate.value_or("");
       options.min_file_size = min_file_size;
       options.max_file_size = max_file_size;
       options.threads = threads;
@@ -1230,10 +1249,12 @@ NB_MODULE(_floe, m) {
   // imported: a process that never imports it (a Spark Python worker) would find none.
   Check(arrow::compute::Initialize());
 
+  // Every exception leaving a binding becomes a FloeError: a floe status as its kind's
+  // exception, and any other C++ exception (a bug; nanobind would make std::out_of_range
+  // a bare IndexError) as InternalError. nanobind's own (a Python error passing
+  // through, a type error it raised) and MemoryError keep their meaning.
   nb::register_exception_translator([](const std::exception_ptr& pointer, void*) {
-    try {
-      std::rethrow_exception(pointer);
-    } catch (const StatusError& error) {
+    auto raise = [](const StatusError& error) {
       if (error_factory == nullptr) {
         PyErr_SetString(PyExc_RuntimeError, error.message.c_str());
         return;
@@ -1245,6 +1266,26 @@ NB_MODULE(_floe, m) {
       } catch (nb::python_error& raised) {
         raised.restore();
       }
+    };
+    try {
+      std::rethrow_exception(pointer);
+    } catch (const StatusError& error) {
+      raise(error);
+    } catch (const nb::python_error&) {
+      throw;
+    } catch (const nb::builtin_exception&) {
+      throw;
+    } catch (const nb::cast_error&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (...) {
+      const arrow::Status status =
+          floe::StatusFromCurrentException("floe's Python binding");
+      StatusError error;
+      error.kind = std::string(floe::ErrorKindName(floe::KindOf(status)));
+      error.message = status.message();
+      raise(error);
     }
   });
   m.def(
@@ -1325,7 +1366,7 @@ NB_MODULE(_floe, m) {
       .def("expire_snapshots", &PyTable::ExpireSnapshots, "older_than_ms"_a.none(),
            "retain_last"_a.none(), "snapshot_ids"_a, "clean_files"_a, "dry_run"_a)
       .def("remove_orphans", &PyTable::RemoveOrphans, "older_than_ms"_a, "dry_run"_a,
-           "any_name"_a)
+           "any_name"_a, "no_concurrent_writes"_a = false)
       .def("scan", &PyTable::Scan, "columns"_a, "where"_a, "snapshot_id"_a.none(),
            "as_of_ms"_a.none(), "limit"_a.none(), "files"_a = std::vector<std::string>{},
            "splits"_a = std::vector<std::tuple<std::string, int64_t, int64_t>>{})
@@ -1362,9 +1403,9 @@ NB_MODULE(_floe, m) {
         "storage"_a = std::map<std::string, std::string>());
   m.def("delta_write", &DeltaWrite, "path"_a, "data"_a.none(), "mode"_a, "app_id"_a,
         "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
-        "storage"_a = std::map<std::string, std::string>(), "predicate"_a = "",
-        "min_file_size"_a = int64_t{1} << 30, "max_file_size"_a = int64_t{1} << 30,
-        "memory_limit"_a = 0);
+        "storage"_a = std::map<std::string, std::string>(),
+        "predicate"_a.none() = nb::none(), "min_file_size"_a = int64_t{1} << 30,
+        "max_file_size"_a = int64_t{1} << 30, "memory_limit"_a = 0);
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");

@@ -82,8 +82,8 @@ def floe(tmp_path):
 def pyiceberg_catalog(floe):
     from pyiceberg.catalog.sql import SqlCatalog
 
-    # Let floe create the catalog tables first, as the embedded default would.
-    floe.run("namespaces")
+    # pyiceberg creates the catalog tables floe shares (the same ones floe's first write
+    # would create; a command that only reads creates none).
     return SqlCatalog("floe", uri=f"sqlite:///{floe.catalog_db}", warehouse=f"file://{floe.warehouse}")
 
 

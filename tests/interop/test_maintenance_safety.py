@@ -157,9 +157,9 @@ def test_nested_table_locations_keep_each_others_files(floe, pyiceberg_catalog, 
     age_everything(floe.warehouse)
     before = tree(floe.warehouse)
 
-    result = floe.run("remove-orphans", "a.b", "--older-than", "0s")
+    result = floe.run("remove-orphans", "a.b", "--older-than", "0s", "--no-concurrent-writes")
     assert orphans(result) == [str(floe.warehouse / "a/b/data/00000-9-orphan.parquet")]
-    result = floe.run("remove-orphans", "a.b.t", "--older-than", "0s")
+    result = floe.run("remove-orphans", "a.b.t", "--older-than", "0s", "--no-concurrent-writes")
     assert orphans(result) == [str(floe.warehouse / "a/b/t/data/00000-9-orphan.parquet")]
     floe.run("expire", "a.b", "--older-than", "0s", "--retain-last", "1")
     after = tree(floe.warehouse)
@@ -185,9 +185,9 @@ def test_a_table_inside_another_tables_metadata_folder(floe, pyiceberg_catalog, 
     age_everything(floe.warehouse)
     before = tree(floe.warehouse)
 
-    error = floe.fail("remove-orphans", "db.t", "--older-than", "0s")
+    error = floe.fail("remove-orphans", "db.t", "--older-than", "0s", "--no-concurrent-writes")
     assert "holds the location of table db.t.metadata" in error and "nothing was deleted" in error
-    error = floe.fail("remove-orphans", "db.t.metadata", "--older-than", "0s")
+    error = floe.fail("remove-orphans", "db.t.metadata", "--older-than", "0s", "--no-concurrent-writes")
     assert "overlaps the folder" in error and "of table db.t;" in error
     floe.run("expire", "db.t", "--older-than", "0s")
     assert tree(floe.warehouse) == before
@@ -205,7 +205,7 @@ def test_a_renamed_tables_location_reused(floe, pyiceberg_catalog, tmp_path):
     age_everything(floe.warehouse)
     before = tree(floe.warehouse)
     for name in ["db.t", "db.old"]:
-        error = floe.fail("remove-orphans", name, "--older-than", "0s")
+        error = floe.fail("remove-orphans", name, "--older-than", "0s", "--no-concurrent-writes")
         assert "has the same location" in error, error
     assert tree(floe.warehouse) == before
     assert_reads(pyiceberg_catalog, "db.old", rows(0, 10))
@@ -220,7 +220,7 @@ def test_a_table_at_the_warehouse_root(floe, pyiceberg_catalog, tmp_path):
     pyiceberg_table(pyiceberg_catalog, "x.root", floe.warehouse)
     age_everything(floe.warehouse)
     before = tree(floe.warehouse)
-    error = floe.fail("remove-orphans", "x.root", "--older-than", "0s", "--dry-run")
+    error = floe.fail("remove-orphans", "x.root", "--older-than", "0s", "--no-concurrent-writes", "--dry-run")
     assert "is the warehouse root" in error and "catalog.db" not in error.split("root")[0]
     assert tree(floe.warehouse) == before
     assert_reads(pyiceberg_catalog, "db.t", rows(0, 10))
@@ -275,7 +275,7 @@ def test_symbolic_links_are_never_followed(floe, pyiceberg_catalog, tmp_path):
     age_everything(floe.warehouse)
     age_everything(victim)
     before = tree(tmp_path)
-    result = floe.run("remove-orphans", "db.t", "--older-than", "1s")
+    result = floe.run("remove-orphans", "db.t", "--older-than", "1s", "--no-concurrent-writes")
     assert orphans(result) == [] and "3 symbolic links not followed" in result.stdout
     assert tree(tmp_path) == before
     # A folder that is itself a link is refused outright.
@@ -283,7 +283,7 @@ def test_symbolic_links_are_never_followed(floe, pyiceberg_catalog, tmp_path):
     data.rename(moved)
     data.symlink_to(moved, target_is_directory=True)
     before = tree(tmp_path)
-    error = floe.fail("remove-orphans", "db.t", "--older-than", "1s")
+    error = floe.fail("remove-orphans", "db.t", "--older-than", "1s", "--no-concurrent-writes")
     assert f"{data} is a symbolic link" in error
     assert tree(tmp_path) == before
 
@@ -304,7 +304,7 @@ def test_a_corrupt_manifest_stops_remove_orphans(floe, tmp_path, damage):
     (floe.warehouse / "db/t/data/00000-7-orphan.parquet").write_bytes(b"a real orphan")
     age_everything(floe.warehouse)
     before = tree(floe.warehouse)
-    error = floe.fail("remove-orphans", "db.t", "--older-than", "0s")
+    error = floe.fail("remove-orphans", "db.t", "--older-than", "0s", "--no-concurrent-writes")
     assert "nothing was deleted" in error, error
     if damage == "garbled path":
         assert "does not exist" in error and "garbage!" in error, error

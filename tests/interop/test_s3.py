@@ -176,7 +176,7 @@ def test_delete_expire_and_remove_orphans_on_s3_touch_only_the_tables_files(s3_f
     assert len(added) == 1 and next(iter(added)).endswith(".metadata.json"), added
     same_rows(read_pyiceberg(s3_floe.pyiceberg(), "db.t"), expected)
 
-    s3_floe.run("remove-orphans", "db.t", "--older-than", "0s")
+    s3_floe.run("remove-orphans", "db.t", "--older-than", "0s", "--no-concurrent-writes")
     after = s3_floe.server.objects(bucket)
     assert set(after_expire) - set(after) == {orphan}
     assert neighbour in after and outside in after
@@ -344,11 +344,11 @@ def test_expire_and_remove_orphans_delete_in_batches_and_a_refused_batch_loses_n
     with s3.open_output_stream(orphan) as stream:
         stream.write(b"PAR1 not really")
     fault_proxy.fail("POST", "?delete", "500")
-    refused = faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s")
+    refused = faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s", "--no-concurrent-writes")
     fault_proxy.clear()
     assert "1 could not be deleted" in refused.stdout, refused.stdout
     assert orphan in faulty_floe.server.objects(faulty_floe.bucket)
-    faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s")
+    faulty_floe.run("remove-orphans", "db.t", "--older-than", "0s", "--no-concurrent-writes")
     assert orphan not in faulty_floe.server.objects(faulty_floe.bucket)
     same_rows(read_pyiceberg(faulty_floe.pyiceberg(), "db.t"), pa.concat_tables([expected] * 3))
     faulty_floe.assert_no_secret_printed()

@@ -123,7 +123,7 @@ def test_every_command_on_every_table_changes_only_its_own_files(floe, pyiceberg
         ("remove-orphans", "--older-than", "1d"), ("remove-orphans", "--older-than", "1d", "--any-name"),
         ("append", replacement), ("delete", "--where", "region = 'r2'"), ("delete", "--where", "id % 2 = 0"),
         ("overwrite", replacement, "--where", "region = 'r1'"), ("rewrite", "--min-input-files", "1"),
-        ("expire", "--older-than", "0s", "--retain-last", "1"), ("remove-orphans", "--older-than", "0s"),
+        ("expire", "--older-than", "0s", "--no-concurrent-writes", "--retain-last", "1"), ("remove-orphans", "--older-than", "0s", "--no-concurrent-writes"),
     ]
     outcomes = []
     for command in commands:

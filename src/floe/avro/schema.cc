@@ -8,6 +8,7 @@
 
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
+#include "floe/util/number_text.h"
 
 namespace floe::avro {
 namespace {
@@ -271,9 +272,7 @@ Json ToJsonValue(const AvroNode& node, std::set<std::string>* defined) {
 int AvroField::FieldId() const {
   for (const auto& [key, value] : properties) {
     if (key == "field-id") {
-      int id = -1;
-      auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), id);
-      if (error == std::errc() && end == value.data() + value.size()) return id;
+      if (auto id = ParseJavaInt(value)) return *id;
     }
   }
   return -1;
@@ -289,11 +288,7 @@ std::optional<std::string> AvroNode::Property(std::string_view key) const {
 int AvroNode::IntProperty(std::string_view key) const {
   auto value = Property(key);
   if (!value) return -1;
-  int result = -1;
-  auto [end, error] =
-      std::from_chars(value->data(), value->data() + value->size(), result);
-  if (error != std::errc() || end != value->data() + value->size()) return -1;
-  return result;
+  return ParseJavaInt(*value).value_or(-1);
 }
 
 std::string AvroNode::LogicalType() const {

@@ -11,6 +11,7 @@
 #endif
 #include "floe/catalog/sql_catalog.h"
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 #include "floe/util/uuid.h"
 
@@ -98,9 +99,10 @@ std::string NextMetadataFileName(const std::string& base_location, Env* env) {
                                 .substr(slash == std::string::npos ? 0 : slash + 1);
     size_t dash = file.find('-');
     if (dash != std::string_view::npos) {
-      int parsed = 0;
-      auto [end, error] = std::from_chars(file.data(), file.data() + dash, parsed);
-      if (error == std::errc() && end == file.data() + dash) version = parsed;
+      // A version past what five or more digits hold stays a fresh start, never wraps.
+      if (auto parsed = ParseDigits(file.substr(0, dash));
+          parsed && *parsed < 999'999'999)
+        version = static_cast<int>(*parsed);
     }
   }
   char prefix[16];

@@ -75,6 +75,11 @@ struct CatalogOptions {
   /// Makes the catalog's FileIO (for the warehouse, with `properties`) and its tables'.
   /// MakeFileIO when empty.
   FileIOFactory io_factory;
+  /// Creates what the catalog keeps its tables in when it is missing (an SQLite database
+  /// file, the SQL catalog's tables). False opens only an existing catalog: what a
+  /// command that only reads uses, so that a mistyped path or an unrelated database is
+  /// reported (NotFound, InvalidInput) and left as it was.
+  bool create = true;
 };
 
 /// The FileIO a catalog opened with `options` uses for its warehouse at `location`: its

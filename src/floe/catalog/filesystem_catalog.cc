@@ -7,6 +7,7 @@
 #include "floe/catalog/metadata_file.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
 #include "floe/util/text.h"
@@ -144,12 +145,12 @@ int64_t FilesystemCatalog::VersionOf(const std::string& file_name) {
   while (digits < file_name.size() &&
          std::isdigit(static_cast<unsigned char>(file_name[digits])))
     ++digits;
-  if (digits == 1 || digits > 19) return -1;
+  if (digits == 1) return -1;
   std::string_view rest = std::string_view(file_name).substr(digits);
   if (rest != ".metadata.json" && rest != ".gz.metadata.json" &&
       rest != ".metadata.json.gz")
     return -1;
-  return std::stoll(file_name.substr(1, digits - 1));
+  return ParseDigits(std::string_view(file_name).substr(1, digits - 1)).value_or(-1);
 }
 
 bool FilesystemCatalog::IsTableDirectory(const std::string& directory) const {
@@ -174,11 +175,7 @@ arrow::Result<std::pair<int64_t, std::string>> FilesystemCatalog::CurrentVersion
   };
   int64_t version = -1;
   if (auto hint = io_->ReadAll(metadata + kVersionHint, 64); hint.ok()) {
-    std::string text(TrimTrailingSpace(*hint));
-    if (!text.empty() && text.size() < 19 &&
-        std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(c); })) {
-      version = std::stoll(text);
-    }
+    version = ParseDigits(TrimTrailingSpace(*hint)).value_or(-1);
   }
   if (version < 0) {  // no usable hint: the highest version present
     version = 0;

@@ -11,6 +11,7 @@
 #include "floe/spec/json_internal.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
 
@@ -682,13 +683,12 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
   const auto& props = options.properties;
   std::string timeout = Property(props, "rest.timeout-ms");
   if (!timeout.empty()) {
-    char* end = nullptr;
-    long long value = std::strtoll(timeout.c_str(), &end, 10);
-    if (end == timeout.c_str() || *end != '\0' || value <= 0) {
+    const std::optional<int64_t> value = ParseJavaLong(timeout);
+    if (!value || *value <= 0) {
       return MakeError(ErrorKind::kInvalidInput,
                        "catalog property rest.timeout-ms must be a positive integer");
     }
-    impl->timeout_ms = value;
+    impl->timeout_ms = *value;
   }
   for (const auto& [key, value] : props) {
     if (key.rfind("header.", 0) == 0 && key.size() > 7) {

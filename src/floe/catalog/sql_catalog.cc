@@ -170,6 +170,8 @@ arrow::Result<std::shared_ptr<FileIO>> SqlCatalog::FileIOFor(
 arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::OpenSqlite(
     const CatalogOptions& options) {
   ARROW_ASSIGN_OR_RAISE(SqliteUri uri, ParseSqliteUri(options.uri));
+  if (!options.create && uri.options.mode == SqliteOpenOptions::Mode::kReadWriteCreate)
+    uri.options.mode = SqliteOpenOptions::Mode::kReadWrite;
   ARROW_ASSIGN_OR_RAISE(auto database,
                         OpenSqliteDatabase(uri.path, uri.options, options.env));
   ARROW_ASSIGN_OR_RAISE(auto io, MakeCatalogFileIO(options, options.warehouse));
@@ -226,7 +228,7 @@ arrow::Result<std::unique_ptr<Catalog>> SqlCatalog::Make(
 }
 
 arrow::Status SqlCatalog::Initialize() {
-  if (database_->CheckWritable().ok()) {
+  if (database_->CheckWritable().ok() && options_.create) {
     // Another process may create the tables at the same moment; IF NOT EXISTS covers
     // that. PostgreSQL reports two clients creating one table at once as a unique
     // violation on its own catalog; the table exists either way, so try again.
@@ -239,10 +241,16 @@ arrow::Status SqlCatalog::Initialize() {
       }
     }
   } else {
-    // A read-only catalog must already have its tables.
+    // A read-only catalog, or one opened only to read, must already have its tables.
     for (const char* table : {"iceberg_tables", "iceberg_namespace_properties"}) {
       auto found =
           database_->Query(std::string("SELECT 1 FROM ") + table + " LIMIT 0", {});
+      if (!found.ok() && !options_.create) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "the database holds no Iceberg SQL catalog (no table " +
+                             std::string(table) +
+                             "); a command that only reads adds none");
+      }
       if (!found.ok()) {
         return WithContext(
             database_->CheckWritable(),

@@ -26,7 +26,8 @@ std::string LocalDirectory(const std::string& warehouse) {
 
 }  // namespace
 
-arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
+arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags,
+                                             CatalogAccess access) {
   CatalogOptions options;
   options.uri = FromEnvironment(flags.uri, "FLOE_CATALOG");
   options.warehouse = FromEnvironment(flags.warehouse, "FLOE_WAREHOUSE");
@@ -34,7 +35,10 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
   if (options.name.empty()) options.name = "floe";
   ARROW_ASSIGN_OR_RAISE(options.properties,
                         ParseKeyValues(flags.properties, "--catalog-property"));
-  if (options.warehouse.empty() && options.uri.empty()) options.warehouse = "warehouse";
+  const bool default_warehouse = options.warehouse.empty() && options.uri.empty();
+  if (default_warehouse) options.warehouse = "warehouse";
+  options.create = access != CatalogAccess::kRead;
+  const bool warehouse_given = !options.warehouse.empty();
   if (options.warehouse.empty() && options.uri.rfind("sqlite:////", 0) == 0) {
     // An SQLite catalog without a warehouse keeps its tables next to its database file.
     std::string path = options.uri.substr(10);
@@ -53,10 +57,24 @@ arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags) {
       absolute = absolute.lexically_normal();
       std::string text = absolute.string();
       while (text.size() > 1 && text.back() == '/') text.pop_back();
-      std::filesystem::create_directories(text, error);
-      if (error) {
-        return MakeError(ErrorKind::kInvalidInput, "cannot create warehouse directory " +
-                                                       text + ": " + error.message());
+      // Opening creates a warehouse named (or the default one), never the folder of a
+      // database path that may be mistyped.
+      const bool creates =
+          access == CatalogAccess::kWrite ||
+          (access == CatalogAccess::kOpen && (default_warehouse || warehouse_given));
+      if (creates) {
+        std::filesystem::create_directories(text, error);
+        if (error) {
+          return MakeError(
+              ErrorKind::kInvalidInput,
+              "cannot create warehouse directory " + text + ": " + error.message());
+        }
+      } else if (!std::filesystem::is_directory(text, error)) {
+        return MakeError(ErrorKind::kNotFound,
+                         "warehouse directory " + text + " does not exist" +
+                             (access == CatalogAccess::kRead
+                                  ? " (a command that only reads creates none)"
+                                  : ""));
       }
       options.warehouse =
           options.warehouse.rfind("file:", 0) == 0 ? "file://" + text : text;

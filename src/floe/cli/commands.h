@@ -38,6 +38,8 @@ struct CommandContext {
   arrow::Result<std::map<std::string, std::string>> PathStorage() const;
   /// The action of the subcommand that was chosen.
   std::function<arrow::Status()> action;
+  /// The chosen command only reads (OnRead): opening the catalog creates nothing.
+  bool read_only = false;
 
  private:
   std::shared_ptr<Catalog> catalog_;
@@ -53,6 +55,10 @@ CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& 
 /// Makes `action` what runs when `command` is the one chosen.
 void OnRun(CLI::App* command, CommandContext* context,
            std::function<arrow::Status()> action);
+/// As OnRun, for a command that only reads: its catalog is opened without creating
+/// anything (no warehouse folder, no database, no catalog tables).
+void OnRead(CLI::App* command, CommandContext* context,
+            std::function<arrow::Status()> action);
 
 /// How every command that commits ends its line: " as snapshot <id> (<detail>)", with
 /// ", committed on attempt <n>" inside the parentheses after a lost race, and a newline.

@@ -6,6 +6,7 @@
 
 #include "arrow/compute/api.h"
 #include "floe/cli/input_files.h"
+#include "floe/delta/calendar_interval.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
@@ -16,14 +17,13 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
+#include "floe/util/number_text.h"
 #include "floe/util/text.h"
 
 namespace floe::cli {
 namespace {
 
-std::string TimeText(int64_t millis) {
-  return FormatIsoDateTime(millis * 1000, 1000000) + "Z";
-}
+std::string TimeText(int64_t millis) { return FormatIsoDateTime(millis, 1000) + "Z"; }
 
 arrow::Result<std::shared_ptr<FileIO>> IoFor(const std::string& root,
                                              const StorageProperties& storage) {
@@ -205,8 +205,9 @@ arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
     reader = std::make_unique<WideningReader>(std::move(reader), schema);
   }
   ARROW_ASSIGN_OR_RAISE(auto iceberg_schema, FromArrowSchemaAssigningIds(*schema));
-  ARROW_RETURN_NOT_OK(
-      WriteScanOutput(*reader, *iceberg_schema, arguments.output).status());
+  OutputOptions output = arguments.output;
+  output.protected_folders.push_back(root);
+  ARROW_RETURN_NOT_OK(WriteScanOutput(*reader, *iceberg_schema, output).status());
   if (arguments.stats) {
     const auto& stats = scan->stats();
     std::cerr << "scan stats: version=" << scan->snapshot().version
@@ -271,6 +272,13 @@ arrow::Status DescribeDelta(const std::string& path, const StorageProperties& st
   for (const auto& [key, value] : metadata.configuration) {
     std::cout << "  " << Printable(key) << " = " << Printable(value) << "\n";
   }
+  // How long vacuum keeps a removed file, as delta-spark reads the interval.
+  auto retention = delta::IntervalPropertyMillis(
+      metadata.configuration, "delta.deletedFileRetentionDuration", 604'800'000);
+  std::cout << "file retention  "
+            << (retention.ok() ? std::to_string(*retention) + " ms"
+                               : "unreadable: " + Printable(retention.status().message()))
+            << "\n";
   return arrow::Status::OK();
 }
 
@@ -397,7 +405,8 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
                          const std::string& txn, int threads,
-                         const CatalogDeltaTable* catalog, const std::string& predicate,
+                         const CatalogDeltaTable* catalog,
+                         const std::optional<std::string>& predicate,
                          int64_t memory_limit) {
   ARROW_ASSIGN_OR_RAISE(auto target, Resolve(path, storage, catalog));
   const std::string root = target.root;
@@ -410,15 +419,15 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
     const size_t colon = txn.rfind(':');
     const std::string version =
         colon == std::string::npos ? std::string() : txn.substr(colon + 1);
-    if (colon == 0 || version.empty() || version.size() > 18 ||
-        version.find_first_not_of("0123456789") != std::string::npos) {
+    const std::optional<int64_t> parsed = ParseDigits(version);
+    if (colon == 0 || colon == std::string::npos || !parsed) {
       return MakeError(
           ErrorKind::kInvalidInput,
           "--txn takes APP_ID:VERSION (VERSION a non-negative integer), not " +
               Printable(txn));
     }
     options.app_id = txn.substr(0, colon);
-    options.app_version = std::stoll(version);
+    options.app_version = *parsed;
   }
   auto io = target.io;
   delta::SnapshotOptions read;
@@ -442,7 +451,7 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
               << result.version << ")\n";
     return arrow::Status::OK();
   }
-  if (!predicate.empty()) {
+  if (predicate) {
     std::cout << "overwrote " << result.rows_deleted << " rows matching the predicate in "
               << "Delta table " << Printable(target.label) << " with " << result.rows
               << " rows (" << result.files_removed << " data files removed, "
@@ -450,14 +459,17 @@ arrow::Status WriteDelta(const std::string& path, const StorageProperties& stora
               << " rows copied) as version " << result.version << "\n";
     return arrow::Status::OK();
   }
-  std::cout << (overwrite ? "overwrote Delta table " : "appended ") << result.rows
-            << " rows in " << result.files_added << " data file"
-            << (result.files_added == 1 ? "" : "s")
-            << (overwrite ? " (" + std::to_string(result.files_removed) + " removed)"
-                          : "")
-            << (overwrite ? std::string() : " to Delta table " + Printable(target.label))
-            << (overwrite ? Printable(target.label) : std::string()) << " as version "
-            << result.version;
+  const std::string file_count = std::to_string(result.files_added) + " data file" +
+                                 (result.files_added == 1 ? "" : "s");
+  if (overwrite) {
+    std::cout << "overwrote Delta table " << Printable(target.label) << " with "
+              << result.rows << " rows in " << file_count << " (" << result.files_removed
+              << " removed) as version " << result.version;
+  } else {
+    std::cout << "appended " << result.rows << " rows in " << file_count
+              << " to Delta table " << Printable(target.label) << " as version "
+              << result.version;
+  }
   PrintCommitEnd(result);
   return arrow::Status::OK();
 }

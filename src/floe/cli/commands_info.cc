@@ -18,9 +18,7 @@
 namespace floe::cli {
 namespace {
 
-std::string TimeText(int64_t millis) {
-  return FormatIsoDateTime(millis * 1000, 1000000) + "Z";
-}
+std::string TimeText(int64_t millis) { return FormatIsoDateTime(millis, 1000) + "Z"; }
 
 void PrintFields(const std::vector<NestedField>& fields, int depth) {
   for (const auto& field : fields) {
@@ -63,7 +61,7 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
   auto table = std::make_shared<std::string>();
   command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
       ->required();
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     if (IsTablePath(*table)) {
       ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
       return DescribeDelta(*table, storage);
@@ -129,7 +127,7 @@ void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
       ->add_option("table", *table,
                    "NAMESPACE.TABLE, or the path of a Delta table (its versions)")
       ->required();
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     if (IsTablePath(*table)) {
       ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
       return ListDeltaVersions(*table, storage);
@@ -168,7 +166,7 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
       ->required();
   command->add_option("--snapshot", *snapshot,
                       "Snapshot id (default: current; of a Delta table: the version)");
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     const auto version =
         *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt;
     if (IsTablePath(*table)) {
@@ -209,7 +207,7 @@ void RegisterTablesCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "tables", "List the tables of a namespace");
   auto ns = std::make_shared<std::string>();
   command->add_option("namespace", *ns, "NAMESPACE")->required();
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
@@ -245,6 +243,8 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--properties", *show, "Show this namespace's properties");
   command->add_option("--property", *properties, "With --create: property KEY=VALUE");
   OnRun(command, context, [=]() -> arrow::Status {
+    // Listing and showing only read: nothing is created for them.
+    context->read_only = create->empty() && drop->empty();
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     if (!create->empty()) {
       ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));

@@ -79,7 +79,7 @@ void RegisterExplainWriteCommand(CLI::App& app, CommandContext* context) {
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command->add_option("--option", *options,
                       "Write option KEY=VALUE (repeatable), as for append");
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     ARROW_ASSIGN_OR_RAISE(PropertyMap overlay, ParseKeyValues(*options, "--option"));
@@ -107,11 +107,15 @@ void RegisterRemoveOrphansCommand(CLI::App& app, CommandContext* context) {
   auto older_than = std::make_shared<std::string>("3d");
   auto dry_run = std::make_shared<bool>(false);
   auto any_name = std::make_shared<bool>(false);
+  auto no_concurrent_writes = std::make_shared<bool>(false);
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command->add_option(
       "--older-than", *older_than,
-      "Only files last modified longer ago than this (default 3d; protects "
-      "commits in flight)");
+      "Only files last modified longer ago than this (default 3d, at least 24h; "
+      "protects commits in flight)");
+  command->add_flag("--no-concurrent-writes", *no_concurrent_writes,
+                    "No write to the table is running: allow an --older-than under 24h "
+                    "(a running write's files would be deleted and its commit fail)");
   command->add_flag("--dry-run", *dry_run, "List the orphan files without deleting them");
   command->add_flag("--any-name", *any_name,
                     "Also delete unreferenced files whose names Iceberg writers never "
@@ -122,6 +126,7 @@ void RegisterRemoveOrphansCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
     options.dry_run = *dry_run;
     options.any_name = *any_name;
+    options.no_concurrent_writes = *no_concurrent_writes;
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
     ARROW_ASSIGN_OR_RAISE(auto report, RemoveOrphanFiles(*loaded, options));
@@ -129,7 +134,7 @@ void RegisterRemoveOrphansCommand(CLI::App& app, CommandContext* context) {
     for (const auto& orphan : report.orphans) {
       std::cout << (*dry_run ? "orphan " : "deleted ") << Printable(orphan.location)
                 << "  " << orphan.size << " bytes  modified "
-                << FormatIsoDateTime(orphan.modified_ms * 1000, 1000000) << "Z\n";
+                << FormatIsoDateTime(orphan.modified_ms, 1000) << "Z\n";
       bytes += orphan.size;
     }
     std::cout << "(" << report.orphans.size() << " orphan files, " << bytes << " bytes"
@@ -172,9 +177,10 @@ void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
   command->add_option("--older-than", *older_than,
                       "Expire snapshots older than this, e.g. 7d (default: the table's "
                       "history.expire.max-snapshot-age-ms, else 5 days)");
-  command->add_option("--retain-last", *retain_last,
-                      "Keep at least this many snapshots of each branch (default: "
-                      "history.expire.min-snapshots-to-keep, else 1)");
+  auto* retain_option =
+      command->add_option("--retain-last", *retain_last,
+                          "Keep at least this many snapshots of each branch (default: "
+                          "history.expire.min-snapshots-to-keep, else 1)");
   command->add_option("--snapshot", *snapshot_ids,
                       "Also expire this snapshot id (repeatable)");
   command->add_flag("--dry-run", *dry_run,
@@ -187,7 +193,8 @@ void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
     if (!older_than->empty()) {
       ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
     }
-    if (*retain_last != 0) options.retain_last = *retain_last;
+    // Given, even as 0 (refused: a branch keeps at least one), never read as "unset".
+    if (retain_option->count() > 0) options.retain_last = *retain_last;
     options.snapshot_ids = *snapshot_ids;
     options.dry_run = *dry_run;
     options.clean_files = !*keep_files;

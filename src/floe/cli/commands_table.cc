@@ -17,6 +17,7 @@
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/schema_ddl.h"
 #include "floe/spec/sort_order.h"
+#include "floe/table/file_ownership.h"
 #include "floe/table/table.h"
 #include "floe/task/limited_memory_pool.h"
 #include "floe/util/env.h"
@@ -335,7 +336,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
       }
       return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/false, *txn,
-                        *threads, delta_table ? &*delta_table : nullptr, "", limit);
+                        *threads, delta_table ? &*delta_table : nullptr, std::nullopt,
+                        limit);
     }
     if (!txn->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -745,7 +747,7 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
   auto input_format = std::make_shared<std::string>("auto");
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
-  command->add_option(
+  auto* where_option = command->add_option(
       "--where", *where,
       "Rows replaced: every file holding one must match wholly, and every new "
       "row must match (required, except on a Delta table: there, without it, the "
@@ -781,10 +783,19 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
       }
+      // --where "" (an unset shell variable) is refused, never read as "every row".
+      std::optional<std::string> predicate;
+      if (where_option->count() > 0) predicate = *where;
       return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/true, *txn,
-                        *threads, delta_table ? &*delta_table : nullptr, *where);
+                        *threads, delta_table ? &*delta_table : nullptr, predicate);
     }
-    if (where->empty()) return MakeError(ErrorKind::kInvalidInput, "--where is required");
+    if (TrimSpace(*where).empty()) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       where_option->count() > 0
+                           ? "--where is empty: an overwrite of " + *table +
+                                 " needs the rows it replaces"
+                           : "--where is required");
+    }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     const TableIdentifier& id = loaded->id();
     AppendOptions write;
@@ -835,12 +846,17 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "table (default), csv, jsonl or parquet (table, csv and jsonl spell binary "
       "and fixed values in base64, uuids hyphenated)");
   command->add_option("--output", output->path, "Write to this file instead of stdout");
-  command->add_option("--limit", *limit, "At most this many rows");
+  command->add_option("--limit", *limit, "At most this many rows (0 or more)")
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            return value.starts_with("-") ? "a count of rows cannot be negative" : "";
+          },
+          "COUNT"));
   command->add_flag(
       "--stats", *stats,
       "Print what was pruned and read (manifests, files, row groups, bytes, "
       "requests, rows) to stderr");
-  OnRun(command, context, [=]() -> arrow::Status {
+  OnRead(command, context, [=]() -> arrow::Status {
     std::optional<CatalogDeltaTable> delta_table;
     if (!IsTablePath(*table)) {
       ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
@@ -861,6 +877,10 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       if (*as_of >= 0) arguments.as_of_ms = *as_of;
       arguments.output = *output;
       if (*limit >= 0) arguments.output.limit = *limit;
+      if (delta_table) {
+        ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+        arguments.output.protected_files = catalog->OwnFiles();
+      }
       arguments.stats = *stats;
       return ScanDelta(arguments);
     }
@@ -879,6 +899,10 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
     arrow::RecordBatchReader& reader = *scanned;
     OutputOptions options = *output;
     if (*limit >= 0) options.limit = *limit;
+    // The output never replaces the table's files or the catalog's.
+    options.protected_folders = TableFolders::Of(*loaded->metadata()).Roots();
+    options.protected_folders.push_back(loaded->metadata()->location);
+    options.protected_files = loaded->catalog()->OwnFiles();
     ARROW_RETURN_NOT_OK(WriteScanOutput(reader, *scan->projection(), options).status());
     if (*stats) {
       const auto& c = *scan->stats();

@@ -18,7 +18,9 @@ namespace floe::cli {
 
 arrow::Result<std::shared_ptr<Catalog>> CommandContext::OpenCatalog() {
   if (catalog_) return catalog_;
-  ARROW_ASSIGN_OR_RAISE(auto options, ResolveCatalog(flags));
+  ARROW_ASSIGN_OR_RAISE(
+      auto options,
+      ResolveCatalog(flags, read_only ? CatalogAccess::kRead : CatalogAccess::kWrite));
   auto opened = Catalog::Open(options);
   if (!opened.ok())
     return WithContext(opened.status(), "catalog " + RedactUri(options.uri));
@@ -59,6 +61,14 @@ CLI::App* AddCommand(CLI::App& app, CommandContext* context, const std::string& 
 void OnRun(CLI::App* command, CommandContext* context,
            std::function<arrow::Status()> action) {
   command->callback([context, action = std::move(action)] { context->action = action; });
+}
+
+void OnRead(CLI::App* command, CommandContext* context,
+            std::function<arrow::Status()> action) {
+  command->callback([context, action = std::move(action)] {
+    context->read_only = true;
+    context->action = action;
+  });
 }
 
 std::string CommittedAs(const CommitReport& commit, const std::string& detail) {
@@ -152,13 +162,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
+  } catch (...) {
+    std::cerr << "floe: error: "
+              << ErrorText(floe::StatusFromCurrentException("reading the arguments"))
+              << "\n";
+    return 2;
   }
   if (!arrow::compute::Initialize().ok()) {
     std::cerr << "floe: error: cannot initialise Arrow compute functions\n";
     return 1;
   }
   InstallSignalHandlers();
-  auto status = context.action ? context.action() : arrow::Status::OK();
+  // No exception ends the process: one that escapes a command (a bug) is an error like
+  // any other, after the stack unwound and its guards deleted what they own.
+  arrow::Status status;
+  try {
+    if (context.action) status = context.action();
+  } catch (...) {
+    status = floe::StatusFromCurrentException("the floe command");
+  }
   context.action = nullptr;  // the catalogs and FileIOs it held go first
   floe::FinalizeStorage();
   const int signal = floe::CancelSignal();

@@ -424,10 +424,86 @@ arrow::Status WriteFailed(const std::string& where) {
                                 error ? std::string(": ") + std::strerror(error) : "");
 }
 
+arrow::Status CheckOutputOutsideTables(const std::string& path,
+                                       const std::vector<std::string>& protected_folders,
+                                       const std::vector<std::string>& protected_files) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  // Where the bytes would land: an existing file (through any links) or the new name in
+  // its folder (through any links).
+  fs::path target = fs::weakly_canonical(fs::absolute(path, error), error);
+  if (error) target = fs::absolute(path, error);
+  auto refuse = [&](const std::string& what) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "--output " + Printable(path) + " would overwrite " + what +
+                         ": write the rows outside every table's folders");
+  };
+  auto resolved = [&](const std::string& location) {
+    std::error_code ignored;
+    fs::path local = location.starts_with("file://") ? fs::path(location.substr(7))
+                                                     : fs::path(location);
+    fs::path canonical = fs::weakly_canonical(fs::absolute(local, ignored), ignored);
+    return ignored ? local : canonical;
+  };
+  auto within = [](const fs::path& folder, const fs::path& file) {
+    auto relative = file.lexically_relative(folder);
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  for (const auto& file : protected_files) {
+    if (file.find("://") != std::string::npos && !file.starts_with("file://")) continue;
+    const fs::path database = resolved(file);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      if (target == fs::path(database.string() + suffix))
+        return refuse("the catalog's file " + Printable(database.string() + suffix));
+    }
+  }
+  // Scan output is never a database: whatever SQLite database it would replace (a
+  // catalog's, when the catalog was not opened for this scan) stays. Only a regular file
+  // is looked into (opening a FIFO to read would wait for a writer).
+  std::error_code regular_error;
+  if (fs::is_regular_file(target, regular_error)) {
+    std::ifstream existing(target, std::ios::binary);
+    char header[16] = {};
+    existing.read(header, sizeof(header));
+    if (existing.gcount() == sizeof(header) &&
+        std::string_view(header, sizeof(header)) ==
+            std::string_view("SQLite format 3\0", 16)) {
+      return refuse("a SQLite database (" + Printable(target.string()) + ")");
+    }
+  }
+  for (const auto& folder : protected_folders) {
+    if (folder.empty()) continue;
+    if (folder.find("://") != std::string::npos && !folder.starts_with("file://"))
+      continue;
+    const fs::path root = resolved(folder);
+    if (within(root, target)) return refuse("a file inside " + Printable(root.string()));
+  }
+  for (fs::path folder = target.parent_path(); !folder.empty();
+       folder = folder.parent_path()) {
+    std::error_code ignored;
+    if (fs::is_directory(folder / "_delta_log", ignored))
+      return refuse("a file of the Delta table at " + Printable(folder.string()));
+    if (fs::is_directory(folder / "metadata", ignored)) {
+      for (fs::directory_iterator it(folder / "metadata", ignored), end;
+           !ignored && it != end; it.increment(ignored)) {
+        const std::string name = it->path().filename().string();
+        if (name.ends_with(".metadata.json") || name.ends_with(".metadata.json.gz") ||
+            name == "version-hint.text") {
+          return refuse("a file of the Iceberg table at " + Printable(folder.string()));
+        }
+      }
+    }
+    if (folder == folder.root_path()) break;
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Result<int64_t> WriteScanOutput(arrow::RecordBatchReader& reader,
                                        const Schema& schema, OutputOptions options) {
   std::unique_ptr<ReplacingOutput> replacing;
   if (!options.path.empty()) {
+    ARROW_RETURN_NOT_OK(CheckOutputOutsideTables(options.path, options.protected_folders,
+                                                 options.protected_files));
     ARROW_ASSIGN_OR_RAISE(replacing, ReplacingOutput::Make(options.path));
     options.path = replacing->temporary();
   }

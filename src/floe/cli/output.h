@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "arrow/record_batch.h"
 #include "floe/spec/schema.h"
@@ -16,7 +17,22 @@ struct OutputOptions {
   std::string format = "table";  ///< table, csv, jsonl or parquet
   std::string path;              ///< Required for parquet; stdout otherwise when empty.
   std::optional<int64_t> limit;  ///< At most this many rows.
+  /// Local folders `path` must not be in (the scanned table's folders) and files it must
+  /// not be (the catalog's database): see
+  /// CheckOutputOutsideTables.
+  std::vector<std::string> protected_folders;
+  std::vector<std::string> protected_files;
 };
+
+/// Refuses (InvalidInput, naming what it would overwrite) an output file that would
+/// replace a table's or the catalog's files: one inside `protected_folders`, equal to one
+/// of `protected_files` (or its SQLite journal: "-wal", "-shm", "-journal"), or inside
+/// any folder holding a table (a `_delta_log` folder, or a `metadata` folder with Iceberg
+/// metadata files), found by walking up from the output's folder. Links are resolved
+/// first, so a link to a table's file is refused too.
+arrow::Status CheckOutputOutsideTables(const std::string& path,
+                                       const std::vector<std::string>& protected_folders,
+                                       const std::vector<std::string>& protected_files);
 
 /// Writes the rows of `reader` (whose columns are `schema`'s fields, used to render
 /// values the way Iceberg types read: uuid text, ISO timestamps, decimals, base64

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/location_provider.h"
 #include "floe/util/error.h"
+#include "floe/util/location.h"
 #include "floe/util/log.h"
 #include "floe/util/uuid.h"
 
@@ -219,6 +221,9 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   SnapshotPtr parent = metadata.BranchHead(kMainBranch);
   while (metadata.SnapshotById(snapshot_id_) != nullptr) snapshot_id_ = NewSnapshotId();
   replaced_manifests_ = 0;
+  // First: a plan's files committed already explain a refusal better than any conflict
+  // they would cause.
+  ARROW_RETURN_NOT_OK(CheckNotCommittedSince(metadata, parent.get()));
   ARROW_ASSIGN_OR_RAISE(auto manifests, Apply(metadata, parent.get()));
   if (MergesManifests()) {
     ARROW_ASSIGN_OR_RAISE(manifests, MergeManifests(metadata, std::move(manifests)));
@@ -273,6 +278,13 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   auto updated = TableMetadataBuilder(metadata, base.metadata_location, target_.env)
                      .AddSnapshot(snapshot)
                      .Build(&removed_logs);
+  // Last, right before the swap: every file the snapshot adds is still there (a
+  // remove-orphans given too short an age may have deleted one while the write ran).
+  std::vector<std::string> added = AddedFileLocations();
+  std::sort(added.begin(), added.end());
+  added.erase(std::unique(added.begin(), added.end()), added.end());
+  ARROW_RETURN_NOT_OK(WithContext(CheckFilesExist(*target_.io, added),
+                                  "the commit to " + target_.id.ToString()));
   ARROW_ASSIGN_OR_RAISE(auto state,
                         target_.catalog->CommitTable(target_.id, base, *updated));
   DeleteTrimmedMetadataFiles(*target_.io, *updated, removed_logs);
@@ -285,6 +297,43 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
   for (const auto& manifest : list.manifests) keep.insert(manifest.manifest_path);
   DeleteUncommitted(keep);
   return report;
+}
+
+void SnapshotProducer::RefuseFilesCommittedSince(std::optional<int64_t> snapshot_id) {
+  refuse_committed_ = true;
+  committed_since_ = snapshot_id;
+}
+
+arrow::Status SnapshotProducer::CheckNotCommittedSince(const TableMetadata& base,
+                                                       const Snapshot* parent) {
+  if (!refuse_committed_ || parent == nullptr) return arrow::Status::OK();
+  std::set<std::string> ours;
+  for (auto& location : AddedFileLocations()) ours.insert(CanonicalLocation(location));
+  if (ours.empty()) return arrow::Status::OK();
+  // The files of a plan exist only after it was made, so only snapshots since its base
+  // can hold them: the branch's history down to that snapshot (all of what is left of
+  // it, when it was expired).
+  for (SnapshotPtr current = base.SnapshotById(parent->snapshot_id); current;) {
+    if (committed_since_ && current->snapshot_id == *committed_since_) break;
+    ARROW_ASSIGN_OR_RAISE(auto manifests, ManifestsOf(*current));
+    for (const auto& manifest : manifests) {
+      if (manifest.added_snapshot_id != current->snapshot_id) continue;
+      ARROW_ASSIGN_OR_RAISE(auto contents,
+                            ReadTableManifest(*target_.io, base, manifest));
+      for (const auto& entry : contents.entries) {
+        if (!ours.contains(CanonicalLocation(entry.data_file.file_path))) continue;
+        return MakeError(ErrorKind::kValidationFailed,
+                         "file " + entry.data_file.file_path +
+                             " was already committed to " + target_.id.ToString() +
+                             " by snapshot " + std::to_string(current->snapshot_id) +
+                             ": a plan's files are committed once (was the same task "
+                             "message handed to a second committer?); nothing committed");
+      }
+    }
+    if (!current->parent_snapshot_id) break;
+    current = base.SnapshotById(*current->parent_snapshot_id);
+  }
+  return arrow::Status::OK();
 }
 
 void SnapshotProducer::DeleteUncommitted(const std::set<std::string>& keep) {
@@ -342,8 +391,10 @@ arrow::Status RetryOnCommitFailed(
     Log(LogLevel::kInfo, "commit attempt " + std::to_string(k) + " to " +
                              target.id.ToString() + " failed (" + status.message() +
                              "); retrying");
+    // The properties may hold any long: the wait is bounded before it becomes one.
+    const double bounded = std::clamp(wait + jitter, 0.0, 0x1.0p40);
     ARROW_RETURN_NOT_OK(
-        env->SleepUnlessCancelled(static_cast<int64_t>(wait + jitter), "committing"));
+        env->SleepUnlessCancelled(static_cast<int64_t>(bounded), "committing"));
     ARROW_ASSIGN_OR_RAISE(*base, target.catalog->LoadTable(target.id));
   }
 }

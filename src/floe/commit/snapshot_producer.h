@@ -81,6 +81,14 @@ class SnapshotProducer {
   /// caller cannot make the summary lie about what the snapshot holds.
   arrow::Status SetSummaryProperty(const std::string& key, const std::string& value);
 
+  /// Makes every attempt refuse (ValidationFailed, naming the file and the snapshot) to
+  /// add a file that a snapshot committed after `snapshot_id` (the snapshot a split
+  /// write's plan was made at; nullopt for an empty table) already references: a second
+  /// committer of the same plan handed the same task message (a driver retrying after a
+  /// crash or a CommitStateUnknown) must not commit its files twice. Reads only the
+  /// manifests the snapshots since then wrote, on the current branch's history.
+  void RefuseFilesCommittedSince(std::optional<int64_t> snapshot_id);
+
   const CommitTarget& target() const { return target_; }
   int64_t snapshot_id() const { return snapshot_id_; }
   /// Every metadata file (manifest or manifest list) this producer wrote.
@@ -134,6 +142,10 @@ class SnapshotProducer {
 
  private:
   arrow::Result<CommitReport> Attempt(const TableState& base, int attempt);
+  /// RefuseFilesCommittedSince's check against `base`, whose branch head is `parent`.
+  arrow::Status CheckNotCommittedSince(const TableMetadata& base, const Snapshot* parent);
+  bool refuse_committed_ = false;
+  std::optional<int64_t> committed_since_;
   /// iceberg-java's MergingSnapshotProducer.apply after filtering: drops carried
   /// manifests without live files (keeping this snapshot's own), then, when
   /// commit.manifest-merge.enabled, packs each spec's data manifests (highest spec id

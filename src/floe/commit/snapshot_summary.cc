@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "floe/util/number_text.h"
+
 namespace floe {
 namespace {
 
@@ -133,7 +135,7 @@ std::vector<std::pair<std::string, std::string>> SnapshotSummaryBuilder::Build(
   };
   auto lookup = [&](const std::string& key) -> int64_t {
     for (const auto& [name, value] : out) {
-      if (name == key) return std::stoll(value);
+      if (name == key) return ParseJavaLong(value).value_or(0);  // floe's own totals
     }
     return 0;
   };

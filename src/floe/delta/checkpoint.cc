@@ -10,10 +10,13 @@
 #include "arrow/array.h"
 #include "arrow/builder.h"
 #include "arrow/record_batch.h"
+#include "floe/delta/calendar_interval.h"
 #include "floe/delta/schema.h"
 #include "floe/parquet/file_writer.h"
 #include "floe/util/error.h"
+#include "floe/util/json_number_internal.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "floe/util/uuid.h"
 
 namespace floe::delta {
@@ -92,19 +95,31 @@ std::vector<std::shared_ptr<arrow::Field>> CheckpointFields() {
 
 // Appends `value` (null, or JSON of the builder's shape) to a builder MakeBuilder made
 // for one of the checkpoint's types.
+// A value of another shape (a hostile log's string where a number belongs, a number
+// past the column's range) is InvalidMetadata: never a thrown exception, never wrapped.
 arrow::Status AppendJson(arrow::ArrayBuilder* builder, const Json& value) {
   if (value.is_null()) return builder->AppendNull();
+  auto mismatch = [&] {
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "a log action's value does not fit the checkpoint's " +
+                         builder->type()->ToString() + " column");
+  };
   switch (builder->type()->id()) {
     case arrow::Type::STRING:
+      if (!value.is_string()) return mismatch();
       return static_cast<arrow::StringBuilder*>(builder)->Append(
           value.get<std::string>());
     case arrow::Type::INT64:
-      return static_cast<arrow::Int64Builder*>(builder)->Append(value.get<int64_t>());
+      if (!JsonInt64(value)) return mismatch();
+      return static_cast<arrow::Int64Builder*>(builder)->Append(*JsonInt64(value));
     case arrow::Type::INT32:
-      return static_cast<arrow::Int32Builder*>(builder)->Append(value.get<int32_t>());
+      if (!JsonInt32(value)) return mismatch();
+      return static_cast<arrow::Int32Builder*>(builder)->Append(*JsonInt32(value));
     case arrow::Type::BOOL:
+      if (!value.is_boolean()) return mismatch();
       return static_cast<arrow::BooleanBuilder*>(builder)->Append(value.get<bool>());
     case arrow::Type::LIST: {
+      if (!value.is_array()) return mismatch();
       auto* list = static_cast<arrow::ListBuilder*>(builder);
       ARROW_RETURN_NOT_OK(list->Append());
       for (const auto& element : value) {
@@ -113,6 +128,7 @@ arrow::Status AppendJson(arrow::ArrayBuilder* builder, const Json& value) {
       return arrow::Status::OK();
     }
     case arrow::Type::MAP: {
+      if (!value.is_object()) return mismatch();
       auto* map = static_cast<arrow::MapBuilder*>(builder);
       ARROW_RETURN_NOT_OK(map->Append());
       for (auto it = value.begin(); it != value.end(); ++it) {
@@ -122,6 +138,7 @@ arrow::Status AppendJson(arrow::ArrayBuilder* builder, const Json& value) {
       return arrow::Status::OK();
     }
     case arrow::Type::STRUCT: {
+      if (!value.is_object()) return mismatch();
       auto* structure = static_cast<arrow::StructBuilder*>(builder);
       // type() builds the type afresh: hold it while its fields are read.
       const std::shared_ptr<arrow::DataType> held = builder->type();
@@ -195,44 +212,12 @@ arrow::Status ReplaceHint(FileIO& io, const std::string& target, const std::stri
 
 }  // namespace
 
-std::optional<int64_t> ParseIntervalMillis(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower.push_back(static_cast<char>(std::tolower(c)));
-  size_t at = lower.find_first_not_of(' ');
-  if (at == std::string::npos) return std::nullopt;
-  if (lower.compare(at, 8, "interval") == 0) at += 8;
-  at = lower.find_first_not_of(' ', at);
-  if (at == std::string::npos) return std::nullopt;
-  size_t end = at;
-  while (end < lower.size() && std::isdigit(static_cast<unsigned char>(lower[end])))
-    ++end;
-  if (end == at || end - at > 12) return std::nullopt;
-  const int64_t count = std::stoll(lower.substr(at, end - at));
-  size_t unit_at = lower.find_first_not_of(' ', end);
-  if (unit_at == std::string::npos) return std::nullopt;
-  std::string unit = lower.substr(unit_at);
-  while (!unit.empty() && unit.back() == ' ') unit.pop_back();
-  if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
-  static const std::map<std::string, int64_t> kUnits = {
-      {"millisecond", 1},  {"second", 1000},      {"minute", 60'000}, {"hour", 3'600'000},
-      {"day", 86'400'000}, {"week", 604'800'000}, {"microsecond", 0}, {"nanosecond", 0},
-  };
-  auto found = kUnits.find(unit);
-  if (found == kUnits.end()) return std::nullopt;
-  return count * found->second;
-}
-
 int64_t CheckpointInterval(const std::map<std::string, std::string>& configuration) {
   auto found = configuration.find("delta.checkpointInterval");
   if (found == configuration.end()) return 10;
-  const std::string& text = found->second;
-  if (text.empty() || text.size() > 9 ||
-      !std::all_of(text.begin(), text.end(),
-                   [](unsigned char c) { return std::isdigit(c); })) {
-    return 10;
-  }
-  int64_t interval = std::stoll(text);
-  return interval > 0 ? interval : 10;
+  // delta-spark reads it with Integer.parseInt and accepts only positive values.
+  const std::optional<int32_t> interval = ParseJavaInt(found->second);
+  return interval && *interval > 0 ? *interval : 10;
 }
 
 arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& io,
@@ -242,17 +227,16 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
                             std::to_string(snapshot.version) + " of Delta table " + root;
   const auto& configuration = snapshot.metadata.configuration;
   const int64_t now = env->NowMillis();
-  int64_t tombstone_cutoff = now - 604'800'000;  // a week, delta-spark's default
-  if (auto it = configuration.find("delta.deletedFileRetentionDuration");
-      it != configuration.end()) {
-    auto retention = ParseIntervalMillis(it->second);
-    // An interval floe cannot read keeps every tombstone: never fewer than asked for.
-    tombstone_cutoff = retention ? now - *retention : INT64_MIN;
-  }
+  // An interval floe cannot read (delta-spark would fail the checkpoint) keeps every
+  // tombstone and every transaction: never fewer than asked for.
+  auto retention = IntervalPropertyMillis(
+      configuration, "delta.deletedFileRetentionDuration", 604'800'000);  // a week
+  const int64_t tombstone_cutoff = retention.ok() ? now - *retention : INT64_MIN;
   std::optional<int64_t> txn_cutoff;
-  if (auto it = configuration.find("delta.setTransactionRetentionDuration");
-      it != configuration.end()) {
-    if (auto retention = ParseIntervalMillis(it->second)) txn_cutoff = now - *retention;
+  if (configuration.contains("delta.setTransactionRetentionDuration")) {
+    auto txn_retention =
+        IntervalPropertyMillis(configuration, "delta.setTransactionRetentionDuration", 0);
+    if (txn_retention.ok()) txn_cutoff = now - *txn_retention;
   }
 
   // Partition columns' types, for partitionValues_parsed.
@@ -432,8 +416,7 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
   if (existing.ok()) {
     Json json = Json::parse(*existing, nullptr, false);
     if (json.is_object() && json.contains("version") &&
-        json["version"].is_number_integer() &&
-        json["version"].get<int64_t>() >= snapshot.version) {
+        JsonInt64(json["version"]).value_or(-1) >= snapshot.version) {
       return result;
     }
   }

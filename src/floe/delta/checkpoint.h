@@ -23,10 +23,6 @@
 
 namespace floe::delta {
 
-/// A Delta interval property ("interval 1 week", "interval 7 days", "2 hours") in
-/// milliseconds; nullopt when it does not parse.
-std::optional<int64_t> ParseIntervalMillis(const std::string& text);
-
 /// delta.checkpointInterval (10 when unset or not a positive integer).
 int64_t CheckpointInterval(const std::map<std::string, std::string>& configuration);
 

@@ -265,19 +265,14 @@ TEST(DeltaCommitTest, AnIdempotentWriteCommitsItsVersionOnce) {
   EXPECT_EQ(KindOf(Write(io, root, *more, half).status()), ErrorKind::kInvalidInput);
 }
 
-TEST(DeltaCommitTest, IntervalsParseAsDeltaSpellsThem) {
-  EXPECT_EQ(ParseIntervalMillis("interval 1 week"), 604'800'000);
-  EXPECT_EQ(ParseIntervalMillis("interval 7 days"), 604'800'000);
-  EXPECT_EQ(ParseIntervalMillis("INTERVAL 30 SECONDS"), 30'000);
-  EXPECT_EQ(ParseIntervalMillis("2 hours"), 7'200'000);
-  EXPECT_EQ(ParseIntervalMillis("interval 0 seconds"), 0);
-  EXPECT_FALSE(ParseIntervalMillis("interval one week").has_value());
-  EXPECT_FALSE(ParseIntervalMillis("interval 3 fortnights").has_value());
-  EXPECT_FALSE(ParseIntervalMillis("").has_value());
+TEST(DeltaCommitTest, CheckpointIntervalsAsDeltaSparkReadsThem) {
   EXPECT_EQ(CheckpointInterval({}), 10);
   EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", "3"}}), 3);
   EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", "-3"}}), 10);
   EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", "0"}}), 10);
+  EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", "+7"}}), 7);
+  EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", "2147483648"}}), 10);
+  EXPECT_EQ(CheckpointInterval({{"delta.checkpointInterval", " 5"}}), 10);
 }
 
 // The checkpoint alone rebuilds the table: with every commit before it deleted, the

@@ -17,6 +17,7 @@
 #include "floe/spec/arrow_value.h"
 #include "floe/util/error.h"
 #include "floe/util/field_id.h"
+#include "floe/util/json_number_internal.h"
 #include "nlohmann/json.hpp"
 
 namespace floe::delta {
@@ -82,12 +83,13 @@ const Json* Find(const Json& stats, std::string_view key,
 // number), and so are decimals, booleans and binaries.
 std::optional<Value> StatsBound(const Json& json, const Type& type, bool upper) {
   switch (type.id()) {
+    // A bound out of the column's range is no bound (never truncated into another).
     case TypeId::kInt:
-      if (!json.is_number_integer()) return std::nullopt;
-      return Value(json.get<int32_t>());
+      if (auto number = JsonInt32(json)) return Value(*number);
+      return std::nullopt;
     case TypeId::kLong:
-      if (!json.is_number_integer()) return std::nullopt;
-      return Value(json.get<int64_t>());
+      if (auto number = JsonInt64(json)) return Value(*number);
+      return std::nullopt;
     case TypeId::kString: {
       if (!json.is_string()) return std::nullopt;
       auto text = json.get<std::string>();
@@ -213,9 +215,7 @@ bool DeltaFilter::Matches(
     Json stats = Json::parse(*file->stats, nullptr, /*allow_exceptions=*/false);
     if (stats.is_object()) {
       std::optional<int64_t> records;
-      if (auto it = stats.find("numRecords");
-          it != stats.end() && it->is_number_integer())
-        records = it->get<int64_t>();
+      if (auto it = stats.find("numRecords"); it != stats.end()) records = JsonInt64(*it);
       for (const auto& leaf : stats_leaves_) {
         if (summaries.count(leaf.id)) continue;
         ColumnSummary summary;
@@ -224,9 +224,9 @@ bool DeltaFilter::Matches(
         if (const Json* max = Find(stats, "maxValues", leaf.path))
           summary.upper = StatsBound(*max, *leaf.type, true);
         if (const Json* nulls = Find(stats, "nullCount", leaf.path);
-            nulls && nulls->is_number_integer()) {
-          summary.has_null = nulls->get<int64_t>() > 0;
-          if (records) summary.all_null = nulls->get<int64_t>() == *records;
+            nulls && JsonInt64(*nulls)) {
+          summary.has_null = *JsonInt64(*nulls) > 0;
+          if (records) summary.all_null = *JsonInt64(*nulls) == *records;
         }
         const auto type = leaf.type->id();
         if (type != TypeId::kFloat && type != TypeId::kDouble) {

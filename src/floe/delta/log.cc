@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -13,8 +14,10 @@
 #include "arrow/table.h"
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
+#include "floe/util/json_number_internal.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/exception.h"
@@ -53,13 +56,10 @@ LogFileName ParseLogFileName(std::string_view name) {
   LogFileName parsed;
   if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.')
     return parsed;
-  int64_t version = 0;
-  for (char c : name.substr(0, 20)) {
-    if (version > (INT64_MAX - 9) / 10) return parsed;
-    version = version * 10 + (c - '0');
-  }
+  const std::optional<int64_t> version = ParseDigits(name.substr(0, 20));
+  if (!version) return parsed;
   std::string_view rest = name.substr(21);
-  parsed.version = version;
+  parsed.version = *version;
   if (rest == "json") {
     parsed.kind = LogFileKind::kCommit;
   } else if (rest == "checkpoint.parquet") {
@@ -70,10 +70,16 @@ LogFileName ParseLogFileName(std::string_view name) {
     if (tail.size() == 10 + 1 + 10 + 8 && AllDigits(tail.substr(0, 10)) &&
         tail[10] == '.' && AllDigits(tail.substr(11, 10)) &&
         tail.substr(21) == ".parquet") {
-      parsed.kind = LogFileKind::kCheckpointPart;
-      parsed.part = std::stoi(std::string(tail.substr(0, 10)));
-      parsed.parts = std::stoi(std::string(tail.substr(11, 10)));
-      if (parsed.part < 1 || parsed.parts < 1 || parsed.part > parsed.parts) {
+      // Ten digits may exceed an int (9999999999): such a name is no checkpoint part
+      // a writer gives, and is passed over like any other stray file.
+      const int64_t part = ParseDigits(tail.substr(0, 10)).value_or(0);
+      const int64_t parts = ParseDigits(tail.substr(11, 10)).value_or(0);
+      if (part >= 1 && parts >= 1 && part <= parts &&
+          parts <= std::numeric_limits<int32_t>::max()) {
+        parsed.kind = LogFileKind::kCheckpointPart;
+        parsed.part = static_cast<int>(part);
+        parsed.parts = static_cast<int>(parts);
+      } else {
         parsed.kind = LogFileKind::kOther;
       }
     } else if (tail.size() > 8 && (tail.substr(tail.size() - 5) == ".json" ||
@@ -175,9 +181,8 @@ arrow::Result<std::optional<int64_t>> JsonOptionalLong(const Json& object,
                                                        const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::optional<int64_t>();
-  if (!it->is_number_integer())
-    return Invalid(where, std::string(key) + " is not an integer");
-  return std::optional<int64_t>(it->get<int64_t>());
+  if (!JsonInt64(*it)) return Invalid(where, std::string(key) + " is not an integer");
+  return JsonInt64(*it);
 }
 
 arrow::Result<std::optional<std::vector<std::string>>> JsonStringList(

@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +16,8 @@
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
+#include "floe/util/json_number_internal.h"
+#include "floe/util/number_text.h"
 
 namespace floe::delta {
 namespace {
@@ -66,16 +68,29 @@ arrow::Result<std::shared_ptr<arrow::DataType>> PrimitiveFromName(
   if (name == "timestamp") return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
   if (name == "timestamp_ntz") return arrow::timestamp(arrow::TimeUnit::MICRO);
   if (name.rfind("decimal", 0) == 0) {
-    int precision = 10, scale = 0;  // Spark's "decimal" alone is decimal(10,0)
-    if (name != "decimal" &&
-        std::sscanf(name.c_str(), "decimal(%d,%d)", &precision, &scale) != 2 &&
-        std::sscanf(name.c_str(), "decimal(%d, %d)", &precision, &scale) != 2) {
-      return Malformed("column " + column + " has type " + name);
+    int64_t precision = 10, scale = 0;  // Spark's "decimal" alone is decimal(10,0)
+    if (name != "decimal") {
+      // "decimal(p,s)", a space allowed after the comma.
+      std::string_view rest = std::string_view(name).substr(7);
+      const size_t comma = rest.find(',');
+      if (!rest.starts_with("(") || !rest.ends_with(")") || comma == std::string::npos) {
+        return Malformed("column " + column + " has type " + name);
+      }
+      std::string_view scale_text = rest.substr(comma + 1, rest.size() - comma - 2);
+      if (scale_text.starts_with(" ")) scale_text.remove_prefix(1);
+      auto scanned_precision = ParseDigits(rest.substr(1, comma - 1));
+      auto scanned_scale = ParseDigits(scale_text);
+      if (!scanned_precision || !scanned_scale) {
+        return Malformed("column " + column + " has type " + name);
+      }
+      precision = *scanned_precision;
+      scale = *scanned_scale;
     }
     if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
       return Malformed("column " + column + " has type " + name);
     }
-    return arrow::decimal128(precision, scale);
+    return arrow::decimal128(static_cast<int32_t>(precision),
+                             static_cast<int32_t>(scale));
   }
   return MakeError(ErrorKind::kNotSupported, "column " + column + " has Delta type '" +
                                                  name + "', which floe does not read");
@@ -149,59 +164,100 @@ bool ParseFloating(const std::string& text, double* out) {
   return arrow::internal::ParseValue<arrow::DoubleType>(text.data(), text.size(), out);
 }
 
+// Reads 1 to `max_digits` digits at `text[*at]`, advancing `*at`.
+std::optional<int64_t> ScanNumber(std::string_view text, size_t* at, size_t max_digits) {
+  size_t end = *at;
+  while (end < text.size() && end - *at < max_digits && text[end] >= '0' &&
+         text[end] <= '9') {
+    ++end;
+  }
+  auto value = ParseDigits(text.substr(*at, end - *at));
+  if (value) *at = end;
+  return value;
+}
+
+// Reads "[+-]Y-M-D" at `text[*at]` (a year of up to nine digits, a month and a day of
+// one or two, as Spark's casts read them), advancing `*at`: days since the epoch, or
+// nullopt when malformed or not a day of the calendar (2024-02-30).
+std::optional<int64_t> ScanDate(std::string_view text, size_t* at) {
+  size_t position = *at;
+  bool negative = false;
+  if (position < text.size() && (text[position] == '+' || text[position] == '-')) {
+    negative = text[position] == '-';
+    ++position;
+  }
+  auto year = ScanNumber(text, &position, 9);
+  if (!year || position >= text.size() || text[position++] != '-') return std::nullopt;
+  auto month = ScanNumber(text, &position, 2);
+  if (!month || position >= text.size() || text[position++] != '-') return std::nullopt;
+  auto day = ScanNumber(text, &position, 2);
+  if (!day || *month < 1 || *month > 12 || *day < 1) return std::nullopt;
+  const int64_t signed_year = negative ? -*year : *year;
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (FloorMod(signed_year, 4) == 0 && FloorMod(signed_year, 100) != 0) ||
+                    FloorMod(signed_year, 400) == 0;
+  if (*day > kDays[*month - 1] || (*month == 2 && *day == 29 && !leap))
+    return std::nullopt;
+  *at = position;
+  return DaysFromCivil(signed_year, static_cast<int>(*month), static_cast<int>(*day));
+}
+
 // Microseconds since the epoch from "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|+HH:MM|-HH:MM]",
-// read as UTC when no zone is given.
+// read as UTC when no zone is given; a date alone is midnight. Every field is range
+// checked: a malformed value is refused, never wrapped into another instant.
 bool ParseTimestampMicros(const std::string& text, int64_t* out) {
-  int year, month, day, hour, minute, second;
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%d-%d-%d%*[T ]%d:%d:%d%n", &year, &month, &day, &hour,
-                  &minute, &second, &consumed) != 6) {
-    // A date alone is midnight.
-    if (std::sscanf(text.c_str(), "%d-%d-%d%n", &year, &month, &day, &consumed) != 3 ||
-        static_cast<size_t>(consumed) != text.size()) {
-      return false;
-    }
-    hour = minute = second = 0;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 60) {
-    return false;
-  }
-  size_t at = static_cast<size_t>(consumed);
+  size_t at = 0;
+  auto days = ScanDate(text, &at);
+  if (!days) return false;
+  int64_t seconds_of_day = 0;
   int64_t micros = 0;
-  if (at < text.size() && text[at] == '.') {
-    ++at;
-    int digits = 0;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
-      if (digits < 6) micros = micros * 10 + (text[at] - '0');
-      ++digits;
-      ++at;
-    }
-    if (digits == 0) return false;
-    for (int d = digits; d < 6; ++d) micros *= 10;
-  }
   int64_t offset_seconds = 0;
   if (at < text.size()) {
-    if (text[at] == 'Z' && at + 1 == text.size()) {
+    if (text[at] != 'T' && text[at] != ' ') return false;
+    while (at < text.size() && (text[at] == 'T' || text[at] == ' ')) ++at;
+    auto hour = ScanNumber(text, &at, 2);
+    if (!hour || at >= text.size() || text[at++] != ':') return false;
+    auto minute = ScanNumber(text, &at, 2);
+    if (!minute || at >= text.size() || text[at++] != ':') return false;
+    auto second = ScanNumber(text, &at, 2);
+    if (!second || *hour > 23 || *minute > 59 || *second > 59) return false;
+    seconds_of_day = *hour * 3600 + *minute * 60 + *second;
+    if (at < text.size() && text[at] == '.') {
       ++at;
-    } else if (text[at] == '+' || text[at] == '-') {
-      int zone_hours = 0, zone_minutes = 0, n = 0;
-      if (std::sscanf(text.c_str() + at + 1, "%2d:%2d%n", &zone_hours, &zone_minutes,
-                      &n) != 2 ||
-          at + 1 + static_cast<size_t>(n) != text.size()) {
+      int digits = 0;
+      while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+        if (digits < 6) micros = micros * 10 + (text[at] - '0');
+        ++digits;
+        ++at;
+      }
+      if (digits == 0 || digits > 9) return false;
+      for (int d = digits; d < 6; ++d) micros *= 10;
+    }
+    if (at < text.size()) {
+      if (text[at] == 'Z' && at + 1 == text.size()) {
+        ++at;
+      } else if (text[at] == '+' || text[at] == '-') {
+        const int64_t sign = text[at] == '+' ? 1 : -1;
+        ++at;
+        auto zone_hours = ScanNumber(text, &at, 2);
+        if (!zone_hours || at >= text.size() || text[at++] != ':') return false;
+        auto zone_minutes = ScanNumber(text, &at, 2);
+        if (!zone_minutes || *zone_hours > 18 || *zone_minutes > 59) return false;
+        offset_seconds = sign * (*zone_hours * 3600 + *zone_minutes * 60);
+      } else {
         return false;
       }
-      offset_seconds =
-          (zone_hours * 3600 + zone_minutes * 60) * (text[at] == '+' ? 1 : -1);
-      at = text.size();
-    } else {
-      return false;
     }
   }
   if (at != text.size()) return false;
-  int64_t days = DaysFromCivil(year, month, day);
-  int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
-  *out = seconds * 1000000 + micros;
+  // Nine-digit years overflow microseconds: refused, not wrapped.
+  int64_t seconds = 0;
+  if (__builtin_mul_overflow(*days, int64_t{86400}, &seconds) ||
+      __builtin_add_overflow(seconds, seconds_of_day - offset_seconds, &seconds) ||
+      __builtin_mul_overflow(seconds, int64_t{1000000}, &seconds) ||
+      __builtin_add_overflow(seconds, micros, out)) {
+    return false;
+  }
   return true;
 }
 
@@ -281,14 +337,13 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> ParsePartitionValue(
       return std::make_shared<arrow::Decimal128Scalar>(*rescaled, type);
     }
     case arrow::Type::DATE32: {
-      int year, month, day, consumed = 0;
-      if (std::sscanf(value.c_str(), "%d-%d-%d%n", &year, &month, &day, &consumed) != 3 ||
-          static_cast<size_t>(consumed) != value.size() || month < 1 || month > 12 ||
-          day < 1 || day > 31) {
+      size_t at = 0;
+      auto days = ScanDate(value, &at);
+      if (!days || at != value.size() || *days < std::numeric_limits<int32_t>::min() ||
+          *days > std::numeric_limits<int32_t>::max()) {
         return BadValue(column, value, *type);
       }
-      return std::make_shared<arrow::Date32Scalar>(
-          static_cast<int32_t>(DaysFromCivil(year, month, day)));
+      return std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(*days));
     }
     case arrow::Type::TIMESTAMP: {
       int64_t micros = 0;
@@ -413,8 +468,8 @@ std::optional<int64_t> ColumnMappingId(const arrow::Field& field) {
   Json parsed = Json::parse(*found, nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_object()) return std::nullopt;
   auto id = parsed.find("delta.columnMapping.id");
-  if (id == parsed.end() || !id->is_number_integer()) return std::nullopt;
-  return id->get<int64_t>();
+  if (id == parsed.end()) return std::nullopt;
+  return JsonInt64(*id);
 }
 
 std::string PhysicalName(const arrow::Field& field) {

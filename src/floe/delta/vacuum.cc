@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "floe/delta/calendar_interval.h"
 #include "floe/delta/checkpoint.h"
 #include "floe/delta/committer.h"
 #include "floe/util/error.h"
@@ -84,17 +85,13 @@ arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
     return MakeError(ErrorKind::kNotSupported,
                      where + " needs a protocol newer than floe knows: nothing deleted");
   }
-  int64_t table_retention = kDefaultRetentionMs;
-  auto property =
-      snapshot.metadata.configuration.find("delta.deletedFileRetentionDuration");
-  if (property != snapshot.metadata.configuration.end()) {
-    auto parsed = ParseIntervalMillis(property->second);
-    if (!parsed) {
-      return MakeError(ErrorKind::kInvalidMetadata,
-                       where + " has a malformed delta.deletedFileRetentionDuration");
-    }
-    table_retention = *parsed;
+  auto retention =
+      IntervalPropertyMillis(snapshot.metadata.configuration,
+                             "delta.deletedFileRetentionDuration", kDefaultRetentionMs);
+  if (!retention.ok()) {
+    return WithContext(retention.status(), where + ": nothing deleted");
   }
+  const int64_t table_retention = *retention;
   VacuumResult result;
   result.version = snapshot.version;
   result.retention_ms = options.retention_ms.value_or(table_retention);

@@ -14,6 +14,7 @@
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
 #include "arrow/util/key_value_metadata.h"
+#include "floe/delta/calendar_interval.h"
 #include "floe/delta/checkpoint.h"
 #include "floe/delta/filter.h"
 #include "floe/delta/scan.h"
@@ -29,7 +30,9 @@
 #include "floe/util/error.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "floe/util/test_hooks.h"
+#include "floe/util/text.h"
 #include "floe/util/uuid.h"
 
 namespace floe::delta {
@@ -158,7 +161,7 @@ bool InCommitTimestamps(const Protocol& protocol,
                         const std::map<std::string, std::string>& configuration) {
   auto enabled = configuration.find("delta.enableInCommitTimestamps");
   return protocol.HasWriterFeature("inCommitTimestamp") &&
-         enabled != configuration.end() && enabled->second == "true";
+         enabled != configuration.end() && ParseJavaBoolean(enabled->second);
 }
 
 // A predicate write's input to the tasks: the rows of the files it rewrites that the
@@ -323,7 +326,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   std::vector<std::thread> workers;
   if (threads > 1) {
     for (int i = 0; i < threads; ++i) {
-      workers.emplace_back([&, i] {
+      workers.push_back(StartOperationThread([&, i] {
         BatchQueue* queue = queues[share ? i : 0].get();
         while (auto work = queue->Pop()) {
           const int64_t rows = work->rows();
@@ -332,7 +335,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
           if (!status.ok()) return fail(status);
           if (share) dealer.Written(i, rows);
         }
-      });
+      }));
     }
   }
   auto feed = [&]() -> arrow::Status {
@@ -381,15 +384,15 @@ arrow::Result<std::vector<std::vector<const AddFile*>>> PlanCompaction(
     const Snapshot& read, const std::shared_ptr<arrow::Schema>& schema,
     const DeltaWriteOptions& options, const std::string& where) {
   std::unique_ptr<DeltaFilter> filter;
-  if (!options.predicate.empty()) {
+  if (options.predicate) {
     ARROW_ASSIGN_OR_RAISE(auto made,
                           DeltaFilter::Make(schema, read.metadata.partition_columns,
-                                            options.predicate, read.table_root));
+                                            *options.predicate, read.table_root));
     if (!made.OnlyPartitionColumns()) {
       return MakeError(ErrorKind::kInvalidInput,
                        "a compaction's predicate names partition columns only (as "
                        "delta-spark's OPTIMIZE ... WHERE); " +
-                           options.predicate + " names others of " + where);
+                           *options.predicate + " names others of " + where);
     }
     filter = std::make_unique<DeltaFilter>(std::move(made));
   }
@@ -475,7 +478,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> CompactBins(
   const size_t threads =
       std::min(bins.size(), static_cast<size_t>(std::max(1, options.threads)));
   std::vector<std::thread> workers;
-  for (size_t i = 1; i < threads; ++i) workers.emplace_back(run);
+  for (size_t i = 1; i < threads; ++i) workers.push_back(StartOperationThread(run));
   run();
   for (auto& worker : workers) worker.join();
   if (!first_error.ok()) return first_error;  // the tasks go, and their files with them
@@ -508,16 +511,15 @@ arrow::Status StatsOptions(const Map& configuration, const std::string& where,
                            DeltaWriteFormatOptions* options) {
   if (auto it = configuration.find("delta.dataSkippingNumIndexedCols");
       it != configuration.end()) {
-    try {
-      size_t used = 0;
-      options->indexed_columns = std::stoi(it->second, &used);
-      if (used != it->second.size() || options->indexed_columns < -1) throw 0;
-    } catch (...) {
+    // delta-spark reads it with Integer.parseInt and accepts -1 (every column) or more.
+    const std::optional<int32_t> count = ParseJavaInt(it->second);
+    if (!count || *count < -1) {
       return MakeError(ErrorKind::kInvalidInput,
                        where +
                            " has a malformed delta.dataSkippingNumIndexedCols (an "
                            "integer of -1 or more)");
     }
+    options->indexed_columns = *count;
   }
   auto it = configuration.find("delta.dataSkippingStatsColumns");
   if (it == configuration.end()) return arrow::Status::OK();
@@ -639,6 +641,13 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
       return MakeError(ErrorKind::kNotSupported,
                        "floe does not write Delta tables with table property " + key);
     }
+    // delta-spark validates an interval property when it is set (validateConfigurations).
+    if (key.ends_with("RetentionDuration")) {
+      auto millis = IntervalPropertyMillis(key, value);
+      if (!millis.ok()) {
+        return MakeError(ErrorKind::kInvalidInput, millis.status().message());
+      }
+    }
     configuration[key] = value;
   }
   const bool catalog_managed = options.catalog_managed ||
@@ -658,8 +667,10 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
     features.insert("catalogManaged");
     features.insert("vacuumProtocolCheck");
   }
-  const bool ict = configuration.contains("delta.enableInCommitTimestamps") &&
-                   configuration["delta.enableInCommitTimestamps"] == "true";
+  const bool ict =
+      configuration.contains("delta.enableInCommitTimestamps") &&
+      ParseJavaBoolean(
+          configuration["delta.enableInCommitTimestamps"].get<std::string>());
   if (ict) features.insert("inCommitTimestamp");
   OJson protocol;
   if (features.empty()) {
@@ -739,19 +750,33 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
   std::vector<std::string> reasons;
   const Protocol& protocol = snapshot.protocol;
   if (protocol.min_writer_version > 7) {
-    reasons.push_back("writer version " + std::to_string(protocol.min_writer_version));
-  }
-  if (protocol.min_writer_version == 7) {
+    reasons.push_back("writer version " + std::to_string(protocol.min_writer_version) +
+                      " (newer than the Delta protocol floe knows)");
+  } else if (protocol.min_writer_version == 7) {
     for (const auto& feature :
          protocol.writer_features.value_or(std::vector<std::string>())) {
       if (WritableFeatures().count(feature) == 0)
         reasons.push_back("writer feature " + feature);
     }
   } else {
-    // Legacy versions name their features by number (PROTOCOL.md's requirements table).
-    if (protocol.min_writer_version >= 3)
+    // Legacy versions name their features by number (PROTOCOL.md's requirements table):
+    // each requires what it introduced and everything below it.
+    static constexpr const char* kIntroduced[] = {
+        "",
+        "",
+        "",
+        "CHECK constraints",
+        "change data feed and generated columns",
+        "column mapping",
+        "identity columns"};
+    std::string features;
+    for (int version = 3; version <= protocol.min_writer_version; ++version) {
+      features += (features.empty() ? "" : ", ") + std::string(kIntroduced[version]);
+    }
+    if (!features.empty()) {
       reasons.push_back("writer version " + std::to_string(protocol.min_writer_version) +
-                        " (CHECK constraints and later)");
+                        " (which requires " + features + ")");
+    }
   }
   for (const auto& [key, value] : snapshot.metadata.configuration) {
     // delta.constraints.* (CHECK constraints) among them.
@@ -769,7 +794,8 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
   // table (DeltaLog.assertRemovable binds removes with dataChange true).
   if (mode != DeltaWriteMode::kAppend && mode != DeltaWriteMode::kCompact &&
       append_only != snapshot.metadata.configuration.end() &&
-      append_only->second == "true") {
+      // delta-spark reads it with Scala's toBoolean: "TRUE" is append-only too.
+      ParseJavaBoolean(append_only->second)) {
     reasons.push_back(
         "table property delta.appendOnly (an overwrite or a delete removes "
         "files)");
@@ -819,7 +845,19 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
   const bool compact = options.mode == DeltaWriteMode::kCompact;
   // A compaction's predicate only chooses partitions (PlanCompaction).
-  const bool by_predicate = !options.predicate.empty() && !compact;
+  if (options.predicate && TrimSpace(*options.predicate).empty() && !compact) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        std::string(options.mode == DeltaWriteMode::kOverwrite ? "an overwrite"
+                                                               : "a delete") +
+            " of Delta table " + root +
+            " was given an empty predicate: nothing committed (" +
+            (options.mode == DeltaWriteMode::kOverwrite
+                 ? "to replace every row, give no predicate at all"
+                 : "name the rows to delete") +
+            ")");
+  }
+  const bool by_predicate = options.predicate.has_value() && !compact;
   if (options.mode == DeltaWriteMode::kDelete && !by_predicate) {
     return MakeError(
         ErrorKind::kInvalidInput,
@@ -914,10 +952,10 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   std::unique_ptr<DeltaScan> rows_scan;
   std::unique_ptr<PredicateInput> predicate_input;
   if (by_predicate) {
-    ARROW_ASSIGN_OR_RAISE(match, MatchPredicate(io, read, schema, options.predicate));
+    ARROW_ASSIGN_OR_RAISE(match, MatchPredicate(io, read, schema, *options.predicate));
     result.rows_deleted = match.rows_deleted;
     if (options.mode == DeltaWriteMode::kDelete && match.removed.empty()) {
-      Log(LogLevel::kInfo, where + ": no row matches " + options.predicate +
+      Log(LogLevel::kInfo, where + ": no row matches " + *options.predicate +
                                "; nothing deleted, no version committed");
       result.skipped = true;
       result.version = read.version;
@@ -1070,10 +1108,11 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
       }
     }
     // delta-spark writes the predicate as a JSON array of its SQL text.
-    const std::string predicates = OJson::array({options.predicate}).dump();
+    const std::string predicates =
+        OJson::array({options.predicate.value_or(std::string())}).dump();
     OJson parameters;
     if (compact) {
-      parameters = {{"predicate", options.predicate.empty() ? "[]" : predicates},
+      parameters = {{"predicate", options.predicate ? predicates : "[]"},
                     {"zOrderBy", "[]"},
                     {"clusterBy", "[]"},
                     {"auto", false}};
@@ -1110,6 +1149,10 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
       text += Dump({{"txn", txn}}) + "\n";
     }
     text += removes;
+    // Right before the log names them: every file is still there (a vacuum told to skip
+    // its retention check may have deleted a running write's files).
+    ARROW_RETURN_NOT_OK(
+        WithContext(CheckFilesExist(*io, written), "the commit to " + where));
     CommitMetadata commit(root, version, commit_type, timestamp, read.version, env);
     auto response = committer->Commit(text, commit);
     if (!response.ok()) {
@@ -1189,7 +1232,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
             return MakeError(
                 ErrorKind::kValidationFailed,
                 "version " + std::to_string(version) + " of " + where +
-                    " added files that the predicate " + options.predicate +
+                    " added files that the predicate " + options.predicate.value_or("") +
                     " may select (delta-spark's ConcurrentAppendException); nothing "
                     "was committed");
           }
@@ -1273,7 +1316,7 @@ arrow::Result<DeltaWriteResult> Compact(const std::shared_ptr<FileIO>& io,
                                         const DeltaCompactOptions& options) {
   DeltaWriteOptions write;
   write.mode = DeltaWriteMode::kCompact;
-  write.predicate = options.predicate;
+  if (!options.predicate.empty()) write.predicate = options.predicate;
   write.min_file_size = options.min_file_size;
   write.target_file_size = options.max_file_size;
   write.threads = options.threads;

@@ -66,8 +66,9 @@ struct DeltaWriteOptions {
   /// (expr/parser.h): those for which it is true. An overwrite's every input row must
   /// match it (as delta-spark's replaceWhere checks), or nothing is committed. Required
   /// for kDelete; refused for kAppend; for kCompact, the partitions compacted (partition
-  /// columns only).
-  std::string predicate;
+  /// columns only). Unset, an overwrite replaces every row; set but blank (an unset
+  /// shell variable, "" or spaces) it is refused, never read as "every row".
+  std::optional<std::string> predicate;
   /// Attempts at the commit (a lost race retries at the next version; a transient I/O
   /// error at the same one). delta-spark's delta.maxCommitAttempts: a blind append that
   /// keeps losing is still making room for others, never conflicting.

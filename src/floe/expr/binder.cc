@@ -8,15 +8,17 @@
 
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
 
 arrow::Status CannotConvert(const LiteralText& literal, const Type& type,
                             const std::string& why = "") {
-  std::string shown = literal.kind == LiteralText::Kind::kString
-                          ? "'" + literal.text + "'"
-                          : literal.text;
+  const std::string text = Printable(ShortenForMessage(literal.text));
+  std::string shown =
+      literal.kind == LiteralText::Kind::kString ? "'" + text + "'" : text;
   return MakeError(ErrorKind::kInvalidInput,
                    "literal " + shown + " cannot be compared with a " + type.ToString() +
                        " column" + (why.empty() ? "" : ": " + why));
@@ -118,11 +120,9 @@ arrow::Result<Value> ToDecimal(const LiteralText& literal, const PrimitiveType& 
 
 arrow::Result<Value> ToFloating(const LiteralText& literal, const Type& type,
                                 int* overflow) {
-  std::string text = literal.text;
+  const std::string& text = literal.text;
   double value = 0;
-  std::string lowered = text;
-  for (auto& c : lowered)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lowered = AsciiLower(text);
   if (lowered == "nan" || lowered == "+nan" || lowered == "-nan") {
     return MakeError(ErrorKind::kInvalidInput,
                      "NaN cannot be compared with: use IS NAN or IS NOT NAN");
@@ -132,15 +132,19 @@ arrow::Result<Value> ToFloating(const LiteralText& literal, const Type& type,
   } else if (lowered == "-infinity" || lowered == "-inf") {
     value = -std::numeric_limits<double>::infinity();
   } else {
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size() ||
-        (error != std::errc() && error != std::errc::result_out_of_range)) {
-      return CannotConvert(literal, type, "not a number");
+    auto parsed = ParseDecimalDouble(text);
+    if (!parsed) return CannotConvert(literal, type, "not a number");
+    // Spark's SQL parser refuses a numeric literal beyond double's range
+    // (INVALID_NUMERIC_LITERAL_RANGE) and casts a quoted one to the infinity of its sign;
+    // one too small for a double is zero, in both.
+    if (parsed->out_of_range && literal.kind != LiteralText::Kind::kString) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "numeric literal " + Printable(ShortenForMessage(text)) +
+                           " is outside the range of a double (-1.7976931348623157E308 "
+                           "to 1.7976931348623157E308), as Spark SQL refuses it; write "
+                           "'Infinity' or '-Infinity' for the infinities");
     }
-    if (error == std::errc::result_out_of_range && std::abs(value) > 1) {
-      *overflow = text[0] == '-' ? -1 : 1;  // beyond double's range
-      return Value{};
-    }
+    value = parsed->value;
   }
   if (type.id() == TypeId::kDouble) return Value{value};
   if (std::isfinite(value) && std::abs(value) > std::numeric_limits<float>::max()) {
@@ -166,8 +170,7 @@ std::optional<int64_t> ParseDatePart(std::string_view* text) {
       !AllDigits(rest.substr(0, dash))) {
     return std::nullopt;
   }
-  int64_t year = 0;
-  std::from_chars(rest.data(), rest.data() + dash, year);
+  int64_t year = ParseDigits(rest.substr(0, dash)).value_or(0);  // at most 9 digits
   if (negative) year = -year;
   rest.remove_prefix(dash + 1);
   if (rest.size() < 5 || !AllDigits(rest.substr(0, 2)) || rest[2] != '-' ||
@@ -284,9 +287,7 @@ arrow::Result<Value> ConvertLiteral(const LiteralText& literal, const Type& type
   const bool is_text = literal.kind == Kind::kString;
   switch (type.id()) {
     case TypeId::kBoolean: {
-      std::string lowered = literal.text;
-      for (auto& c : lowered)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string lowered = AsciiLower(literal.text);
       if ((literal.kind == Kind::kBoolean || is_text) &&
           (lowered == "true" || lowered == "false")) {
         return Value{lowered == "true"};

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -504,6 +505,33 @@ size_t PathStart(const std::string& location) {
   return colon + 1;
 }
 
+// Runs `work(0)` ... `work(count - 1)` on up to eight threads (one per 64 items): each
+// waits on storage, not on the CPU. Returns the first error; after one, the items not
+// yet begun are skipped.
+arrow::Status ForEachWaitingOnStorage(size_t count,
+                                      const std::function<arrow::Status(size_t)>& work) {
+  constexpr size_t kItemsPerThread = 64;
+  constexpr size_t kMaxThreads = 8;
+  const size_t threads = std::min(kMaxThreads, count / kItemsPerThread);
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  arrow::Status first_error;
+  auto run = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      arrow::Status status = work(i);
+      if (status.ok()) continue;
+      std::lock_guard<std::mutex> lock(mutex);
+      if (first_error.ok()) first_error = status;
+      next = count;
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < threads; ++t) workers.emplace_back(run);
+  run();
+  for (auto& worker : workers) worker.join();
+  return first_error;
+}
+
 }  // namespace
 
 arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations) {
@@ -536,26 +564,35 @@ arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations
   // Many folders (a fanout write's partitions) are synced by a few threads at once: each
   // sync waits on the disk, not the CPU, and every one completes before the caller swaps
   // its pointer, so their order does not matter.
-  constexpr size_t kFoldersPerThread = 64;
-  constexpr size_t kMaxThreads = 8;
-  const size_t threads = std::min(kMaxThreads, ordered.size() / kFoldersPerThread);
-  std::atomic<size_t> next{0};
+  return WithContext(
+      ForEachWaitingOnStorage(ordered.size(),
+                              [&](size_t i) { return io.SyncFolder(ordered[i]); }),
+      "making new files durable");
+}
+
+arrow::Status CheckFilesExist(FileIO& io, const std::vector<std::string>& locations) {
   std::mutex mutex;
-  arrow::Status first_error;
-  auto work = [&] {
-    for (size_t i = next++; i < ordered.size(); i = next++) {
-      arrow::Status status = io.SyncFolder(ordered[i]);
-      if (status.ok()) continue;
+  std::vector<std::string> missing;
+  arrow::Status status = ForEachWaitingOnStorage(locations.size(), [&](size_t i) {
+    auto found = io.Exists(locations[i]);
+    if (!found.ok()) return found.status();
+    if (!*found) {
       std::lock_guard<std::mutex> lock(mutex);
-      if (first_error.ok()) first_error = status;
-      next = ordered.size();
+      missing.push_back(locations[i]);
     }
-  };
-  std::vector<std::thread> workers;
-  for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-  work();
-  for (auto& worker : workers) worker.join();
-  return WithContext(first_error, "making new files durable");
+    return arrow::Status::OK();
+  });
+  ARROW_RETURN_NOT_OK(status);
+  if (missing.empty()) return arrow::Status::OK();
+  std::sort(missing.begin(), missing.end());
+  return MakeError(
+      ErrorKind::kValidationFailed,
+      "file " + missing.front() + " is gone" +
+          (missing.size() > 1 ? " (and " + std::to_string(missing.size() - 1) + " more)"
+                              : std::string()) +
+          " since the write made it: nothing was committed (a remove-orphans "
+          "or vacuum given a shorter age than the write took may delete a "
+          "running write's files)");
 }
 
 namespace {

@@ -153,6 +153,13 @@ inline constexpr std::string_view kFsyncProperty = "floe.io.fsync";
 /// before the pointer swap that publishes them.
 arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations);
 
+/// OK when a file exists at every one of `locations`; otherwise ValidationFailed naming
+/// the first one missing (and how many are), or the error a check gave. What a commit
+/// asks right before its pointer swap about the files it adds, so that it never
+/// publishes a file that is gone (deleted by a remove-orphans or vacuum given too short
+/// an age while the write ran). Many files are checked by a few threads at once.
+arrow::Status CheckFilesExist(FileIO& io, const std::vector<std::string>& locations);
+
 /// Cleanup that must not fail the operation it follows: deletes `location`. A file
 /// already gone is fine; any other failure is logged as a warning, "could not delete
 /// <what> <location> <when>: <why>", and gives false.

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 
 #ifdef FLOE_WITH_S3
@@ -27,7 +28,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 // As iceberg-java reads its boolean properties (Boolean.parseBoolean).
-bool JavaTrue(std::string_view value) { return EqualsIgnoreCase(value, "true"); }
+bool JavaTrue(std::string_view value) { return ParseJavaBoolean(value); }
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -168,15 +169,13 @@ arrow::Result<S3Settings> S3SettingsFromProperties(
   }
   if (auto retries = properties.find("s3.retry.num-retries");
       retries != properties.end()) {
-    const std::string& text = retries->second;
-    char* end = nullptr;
-    const long value = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || value < 0 || value > 100) {
+    const std::optional<int32_t> value = ParseJavaInt(retries->second);
+    if (!value || *value < 0 || *value > 100) {
       return MakeError(ErrorKind::kInvalidInput,
                        "storage property s3.retry.num-retries must be an integer from 0 "
                        "to 100");
     }
-    settings.retries = static_cast<int>(value);
+    settings.retries = *value;
   }
   return settings;
 }

@@ -5,6 +5,7 @@
 #include "floe/manifest/manifest_schema_internal.h"
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 
@@ -66,13 +67,10 @@ arrow::Result<std::map<int, V>> AsIntMap(const avro::Datum& datum, const char* f
   }
   if (auto* map = std::get_if<avro::MapDatum>(&datum.value)) {
     for (const auto& [key_text, item] : map->entries) {
-      int key = 0;
-      auto [end, error] =
-          std::from_chars(key_text.data(), key_text.data() + key_text.size(), key);
-      if (error != std::errc())
-        return Corrupt(std::string("manifest field ") + field + " key");
+      const std::optional<int32_t> key = ParseJavaInt(key_text);
+      if (!key) return Corrupt(std::string("manifest field ") + field + " key");
       ARROW_ASSIGN_OR_RAISE(V value, convert(item));
-      result[key] = std::move(value);
+      result[*key] = std::move(value);
     }
     return result;
   }
@@ -304,10 +302,7 @@ int ParseHeaderInt(const std::map<std::string, std::string>& metadata,
                    const std::string& key, int fallback) {
   auto found = metadata.find(key);
   if (found == metadata.end()) return fallback;
-  int value = fallback;
-  std::from_chars(found->second.data(), found->second.data() + found->second.size(),
-                  value);
-  return value;
+  return ParseJavaInt(found->second).value_or(fallback);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
+#include "floe/util/json_number_internal.h"
 #include "floe/util/text.h"
 #include "parquet/properties.h"
 
@@ -114,14 +115,32 @@ arrow::Result<ParquetSettings> ParquetSettings::FromJson(std::string_view text) 
     return MakeError(ErrorKind::kInvalidInput, "Parquet settings are not a JSON object");
   }
   ParquetSettings settings;
+  // Each number an integer that fits (nlohmann's get<> would wrap one that does not).
+  auto number = [&](const char* key) -> std::optional<int64_t> {
+    return json.contains(key) ? JsonInt64(json[key]) : std::nullopt;
+  };
   try {
     settings.codec = json.at("codec").get<std::string>();
-    if (json.contains("compression-level"))
-      settings.compression_level = json["compression-level"].get<int>();
-    settings.row_group_size_bytes = json.at("row-group-size-bytes").get<int64_t>();
-    settings.page_size_bytes = json.at("page-size-bytes").get<int64_t>();
-    settings.page_row_limit = json.at("page-row-limit").get<int64_t>();
-    settings.dict_size_bytes = json.at("dict-size-bytes").get<int64_t>();
+    if (json.contains("compression-level")) {
+      const std::optional<int32_t> level = JsonInt32(json["compression-level"]);
+      if (!level) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "Parquet settings: compression-level is not an int");
+      }
+      settings.compression_level = *level;
+    }
+    const auto row_group = number("row-group-size-bytes");
+    const auto page = number("page-size-bytes");
+    const auto page_rows = number("page-row-limit");
+    const auto dictionary = number("dict-size-bytes");
+    if (!row_group || !page || !page_rows || !dictionary) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "Parquet settings: a size is missing or not a long");
+    }
+    settings.row_group_size_bytes = *row_group;
+    settings.page_size_bytes = *page;
+    settings.page_row_limit = *page_rows;
+    settings.dict_size_bytes = *dictionary;
   } catch (const nlohmann::json::exception& error) {
     return MakeError(ErrorKind::kInvalidInput,
                      std::string("Parquet settings: ") + error.what());

@@ -19,6 +19,7 @@
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/metadata_columns.h"
+#include "floe/util/cancel.h"
 #include "floe/util/error.h"
 
 namespace floe {
@@ -151,7 +152,7 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
     auto slot = std::make_unique<Slot>();
     Slot* raw = slot.get();
     in_flight_.push_back(std::move(slot));
-    raw->thread = std::thread([this, raw, index] {
+    raw->thread = StartOperationThread([this, raw, index] {
       arrow::Status status = Produce(*raw, tasks_[index]);
       std::lock_guard<std::mutex> lock(raw->mutex);
       raw->status = std::move(status);

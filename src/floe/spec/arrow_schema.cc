@@ -253,7 +253,11 @@ arrow::Result<SchemaPtr> FromArrowSchemaAssigningIds(const arrow::Schema& schema
   ArrowToIceberg converter(/*assign_ids=*/true);
   ARROW_ASSIGN_OR_RAISE(auto fields, converter.Fields(schema.fields(), ""));
   int last_id = 0;
-  return Schema::Make(0, AssignFreshIds(fields, &last_id));
+  auto made = Schema::Make(0, AssignFreshIds(fields, &last_id));
+  // The schema is the caller's (a repeated column name, say): what is wrong is input.
+  if (!made.ok() && KindOf(made.status()) == ErrorKind::kInvalidMetadata)
+    return MakeError(ErrorKind::kInvalidInput, made.status().message());
+  return made;
 }
 
 std::shared_ptr<arrow::ArrayData> Retype(const std::shared_ptr<arrow::ArrayData>& data,

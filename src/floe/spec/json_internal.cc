@@ -1,6 +1,7 @@
 #include "floe/spec/json_internal.h"
 
 #include "floe/util/json_depth.h"
+#include "floe/util/json_number_internal.h"
 
 namespace floe::json_internal {
 namespace {
@@ -42,8 +43,9 @@ arrow::Result<const Json*> Member(const Json& object, std::string_view key,
 arrow::Result<int64_t> GetLong(const Json& object, std::string_view key,
                                std::string_view what) {
   ARROW_ASSIGN_OR_RAISE(const Json* value, Member(object, key, what));
-  if (!value->is_number_integer()) return Missing(key, what);
-  return value->get<int64_t>();
+  const std::optional<int64_t> number = JsonInt64(*value);
+  if (!number) return Missing(key, what);
+  return *number;
 }
 
 arrow::Result<int> GetInt(const Json& object, std::string_view key,
@@ -79,8 +81,9 @@ arrow::Result<std::optional<int64_t>> GetOptionalLong(const Json& object,
   }
   auto found = object.find(key);
   if (found == object.end() || found->is_null()) return std::optional<int64_t>();
-  if (!found->is_number_integer()) return Missing(key, what);
-  return std::optional<int64_t>(found->get<int64_t>());
+  const std::optional<int64_t> number = JsonInt64(*found);
+  if (!number) return Missing(key, what);
+  return number;
 }
 
 }  // namespace floe::json_internal

@@ -4,6 +4,7 @@
 
 #include "floe/util/error.h"
 #include "floe/util/json_depth.h"
+#include "floe/util/json_number_internal.h"
 
 namespace floe {
 namespace {
@@ -21,8 +22,9 @@ arrow::Result<std::vector<MappedField>> ParseFields(const nlohmann::json& json) 
     if (!item.is_object()) return Malformed("a field is not a JSON object");
     MappedField field;
     if (auto id = item.find("field-id"); id != item.end() && !id->is_null()) {
-      if (!id->is_number_integer()) return Malformed("a field-id is not an integer");
-      field.field_id = id->get<int>();
+      const std::optional<int32_t> number = JsonInt32(*id);
+      if (!number) return Malformed("a field-id is not an integer");
+      field.field_id = *number;
     }
     auto names = item.find("names");
     if (names == item.end() || !names->is_array())

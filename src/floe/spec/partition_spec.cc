@@ -5,6 +5,7 @@
 
 #include "floe/spec/json_internal.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/number_text.h"
 #include "floe/util/text.h"
 #include "floe/util/utf8.h"
 
@@ -152,11 +153,8 @@ arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
                           SplitClause(term.substr(open + 1, term.size() - open - 2)));
     if (name == "bucket" || name == "truncate") {
       if (arguments.size() != 2) return bad(name + " takes (width, column)");
-      int width = 0;
-      auto [end, error] = std::from_chars(
-          arguments[0].data(), arguments[0].data() + arguments[0].size(), width);
-      if (error != std::errc() || end != arguments[0].data() + arguments[0].size() ||
-          width <= 0) {
+      const int32_t width = ParseJavaInt(arguments[0]).value_or(0);
+      if (width <= 0) {
         return bad("width must be a positive integer");
       }
       parsed.transform =

@@ -1,6 +1,7 @@
 // JSON of types and schemas, in the field order iceberg-java's SchemaParser writes.
 #include "floe/spec/json_internal.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/json_number_internal.h"
 
 namespace floe::json_internal {
 namespace {
@@ -161,11 +162,12 @@ arrow::Result<SchemaPtr> SchemaFromJsonValue(const Json& json) {
                        "schema identifier-field-ids is not an array");
     }
     for (const auto& id : *found) {
-      if (!id.is_number_integer()) {
+      const std::optional<int32_t> number = JsonInt32(id);
+      if (!number) {
         return MakeError(ErrorKind::kInvalidMetadata,
                          "schema identifier-field-ids holds a non-integer");
       }
-      identifiers.push_back(id.get<int>());
+      identifiers.push_back(*number);
     }
   }
   return Schema::Make(schema_id, std::move(fields), std::move(identifiers));

@@ -4,6 +4,7 @@
 
 #include "floe/spec/json_internal.h"
 #include "floe/spec/table_metadata.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 
@@ -18,10 +19,7 @@ std::optional<std::string> SnapshotSummary::Get(std::string_view key) const {
 std::optional<int64_t> SnapshotSummary::GetLong(std::string_view key) const {
   auto text = Get(key);
   if (!text) return std::nullopt;
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size()) return std::nullopt;
-  return value;
+  return ParseJavaLong(*text);
 }
 
 namespace json_internal {

@@ -7,6 +7,7 @@
 
 #include "floe/spec/json_internal.h"
 #include "floe/spec/table_properties.h"
+#include "floe/util/json_number_internal.h"
 #include "floe/util/uuid.h"
 
 namespace floe {
@@ -414,7 +415,7 @@ arrow::Result<TableMetadataPtr> NewTableMetadata(
       return MakeError(ErrorKind::kInvalidInput,
                        "property format-version must be 1, 2 or 3");
     }
-    format_version = std::stoi(found->second);
+    format_version = found->second[0] - '0';
   }
   auto metadata = std::make_shared<TableMetadata>();
   metadata->format_version = format_version;
@@ -551,8 +552,8 @@ TableMetadataBuilder& TableMetadataBuilder::RemoveSnapshots(
     OrderedJson kept = OrderedJson::array();
     for (auto& item : items) {
       bool gone = item.is_object() && item.contains("snapshot-id") &&
-                  item["snapshot-id"].is_number_integer() &&
-                  removed.count(item["snapshot-id"].get<int64_t>()) > 0;
+                  JsonInt64(item["snapshot-id"]) &&
+                  removed.count(*JsonInt64(item["snapshot-id"])) > 0;
       if (!gone) kept.push_back(std::move(item));
     }
     *raw = kept.dump();

@@ -8,36 +8,6 @@
 
 namespace floe {
 
-std::optional<int64_t> ParseJavaLong(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  std::string_view digits = text;
-  if (digits.front() == '+') digits.remove_prefix(1);  // Java accepts a leading '+'.
-  if (digits.empty() || digits.front() == '+') return std::nullopt;
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return value;
-}
-
-std::optional<int32_t> ParseJavaInt(std::string_view text) {
-  auto value = ParseJavaLong(text);
-  if (!value || *value < std::numeric_limits<int32_t>::min() ||
-      *value > std::numeric_limits<int32_t>::max()) {
-    return std::nullopt;
-  }
-  return static_cast<int32_t>(*value);
-}
-
-bool ParseJavaBoolean(std::string_view text) {
-  if (text.size() != 4) return false;
-  const char* expected = "true";
-  for (size_t i = 0; i < 4; ++i) {
-    if ((text[i] | 0x20) != expected[i]) return false;
-  }
-  return true;
-}
-
 arrow::Result<int64_t> IntProperty::Parse(const PropertyMap& properties) const {
   auto found = properties.find(std::string(key));
   if (found == properties.end()) return default_value;

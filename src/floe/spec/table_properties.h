@@ -9,17 +9,11 @@
 #include <string_view>
 
 #include "arrow/result.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 
 using PropertyMap = std::map<std::string, std::string>;
-
-/// Parses a decimal integer the way Java's Integer.parseInt / Long.parseLong do: an
-/// optional sign, digits only, no surrounding spaces, and in range. nullopt otherwise.
-std::optional<int64_t> ParseJavaLong(std::string_view text);
-std::optional<int32_t> ParseJavaInt(std::string_view text);
-/// Java's Boolean.parseBoolean: "true" in any case is true, everything else false.
-bool ParseJavaBoolean(std::string_view text);
 
 /// A property whose value is an integer (int or long in iceberg-java).
 struct IntProperty {

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 namespace {
@@ -34,10 +35,8 @@ arrow::Result<Transform> Transform::Parse(std::string_view text) {
                                        [](char c) { return c >= '0' && c <= '9'; });
     std::string name = Lower(text.substr(0, open));
     if (all_digits && (name == "bucket" || name == "truncate")) {
-      int value = 0;
-      auto [end, error] =
-          std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (error != std::errc() || end != digits.data() + digits.size() || value <= 0) {
+      const int32_t value = ParseJavaInt(digits).value_or(0);
+      if (value <= 0) {
         return MakeError(
             ErrorKind::kInvalidMetadata,
             "invalid " + name + " width in transform '" + std::string(text) + "'");

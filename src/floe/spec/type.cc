@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 #include "floe/util/text.h"
 
 namespace floe {
@@ -34,10 +35,9 @@ constexpr PrimitiveName kPrimitiveNames[] = {
 };
 
 bool ParseInt(std::string_view text, int* out) {
-  text = TrimSpace(text);
-  if (text.empty()) return false;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return error == std::errc() && end == text.data() + text.size();
+  const std::optional<int32_t> value = ParseJavaInt(TrimSpace(text));
+  if (value) *out = *value;
+  return value.has_value();
 }
 
 // Strips "prefix(" ... ")" and returns the inside, or nullopt when `text` is not of that

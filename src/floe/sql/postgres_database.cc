@@ -6,6 +6,8 @@
 
 #include "floe/sql/sql_database.h"
 #include "floe/util/error.h"
+#include "floe/util/log.h"
+#include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 
 namespace floe {
@@ -66,7 +68,10 @@ class PostgresDatabase final : public SqlDatabase {
     std::lock_guard<std::mutex> lock(mutex_);
     ARROW_ASSIGN_OR_RAISE(auto result, Run(sql, params));
     const char* changed = PQcmdTuples(result.get());
-    return changed && *changed ? std::stoll(changed) : int64_t{0};
+    if (changed == nullptr || *changed == '\0') return int64_t{0};
+    if (auto count = ParseDigits(changed)) return *count;
+    return MakeError(ErrorKind::kInvalidMetadata,
+                     "PostgreSQL answered with a malformed row count");
   }
 
   std::vector<std::string> Files() const override { return {}; }
@@ -167,6 +172,14 @@ arrow::Result<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
     PQfinish(connection);
     return arrow::Status::IOError("cannot connect to the PostgreSQL catalog: ", message);
   }
+  // The server's notices ("relation ... already exists, skipping" for every CREATE TABLE
+  // IF NOT EXISTS) are floe's debug log, not lines on the user's terminal.
+  PQsetNoticeProcessor(
+      connection,
+      [](void*, const char* message) {
+        Log(LogLevel::kDebug, "PostgreSQL: " + OneLine(message));
+      },
+      nullptr);
   return std::unique_ptr<SqlDatabase>(
       new PostgresDatabase(connection, SecretsOfUri(uri)));
 }

@@ -195,7 +195,8 @@ arrow::Result<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
         status.type() == std::filesystem::file_type::not_found) {
       return MakeError(ErrorKind::kNotFound,
                        "the SQLite catalog " + absolute +
-                           " does not exist (mode=ro and mode=rw never create it)");
+                           " does not exist (only a command that writes creates it; "
+                           "mode=ro and mode=rw never do)");
     }
   }
   int flags = SQLITE_OPEN_FULLMUTEX;

@@ -700,7 +700,8 @@ arrow::Result<std::vector<Assignment>> ParseAssignments(const std::string& text,
     const std::string part = Trimmed(raw);
     const auto equals = part.find('=');
     auto bad = [&](const std::string& why) {
-      return MakeError(ErrorKind::kInvalidInput, "--set '" + part + "': " + why);
+      return MakeError(ErrorKind::kInvalidInput,
+                       "--set '" + Printable(ShortenForMessage(part)) + "': " + why);
     };
     if (equals == std::string::npos) return bad("expected column = value");
     const std::string name = Trimmed(part.substr(0, equals));
@@ -722,7 +723,34 @@ arrow::Result<std::vector<Assignment>> ParseAssignments(const std::string& text,
     assignment.field_id = field->id;
     assignment.text = part;
     assignment.required = field->required;
-    if (AsciiLower(value) == "null") {
+    // A string is no value of a numeric or boolean column: Spark's store assignment
+    // (ANSI, its default) refuses to cast it. A floating-point column takes its special
+    // values quoted, as Spark's casts spell them.
+    const TypeId id = field->type->id();
+    const bool quoted =
+        value.size() >= 2 && value.front() == '\'' && value.back() == '\'';
+    const std::string word = quoted ? AsciiLower(value.substr(1, value.size() - 2)) : "";
+    const bool special = IsFloating(id) && (word == "nan" || word == "infinity" ||
+                                            word == "+infinity" || word == "-infinity");
+    if (quoted && !special &&
+        (IsInteger(id) || IsFloating(id) || id == TypeId::kDecimal ||
+         id == TypeId::kBoolean)) {
+      return bad("a string is no value of " + field->type->ToString() + " column " +
+                 name +
+                 " (as Spark's store assignment refuses it): write the value unquoted" +
+                 (IsFloating(id) ? "; 'NaN', 'Infinity' and '-Infinity' are the quoted "
+                                   "spellings of its special values"
+                                 : ""));
+    }
+    if (special && word == "nan") {
+      const Value nan = id == TypeId::kFloat
+                            ? Value{std::numeric_limits<float>::quiet_NaN()}
+                            : Value{std::numeric_limits<double>::quiet_NaN()};
+      ARROW_ASSIGN_OR_RAISE(auto scalar, ValueToArrowScalar(nan, *field->type));
+      assignment.evaluate = [scalar = arrow::Datum(scalar)](const arrow::RecordBatch&) {
+        return arrow::Result<arrow::Datum>(scalar);
+      };
+    } else if (AsciiLower(value) == "null") {
       if (field->required)
         return bad("column " + name + " is required: it cannot be NULL");
       ARROW_ASSIGN_OR_RAISE(auto null, ValueToArrowScalar(Value{}, *field->type));
@@ -746,8 +774,10 @@ arrow::Result<std::vector<Assignment>> ParseAssignments(const std::string& text,
         return ArrowArithmetic(*field, schema).Compile(ast);
       }();
       if (!arithmetic.ok()) {
-        return bad(arithmetic.status().message() + " (nor is it " +
-                   literal.status().message() + ")");
+        return bad("neither a literal of the column's type (" +
+                   literal.status().message() +
+                   ") nor arithmetic of the row's columns (" +
+                   arithmetic.status().message() + ")");
       }
       assignment.evaluate = std::move(*arithmetic);
     }

@@ -86,6 +86,15 @@ arrow::Result<OrphanFilesReport> RemoveOrphanFiles(
   auto refused = [&](const arrow::Status& status) {
     return status.ok() ? status : Refuse(table, status.message());
   };
+  if (options.older_than_ms < 0) {
+    return Refuse(table, "the age of orphan files cannot be negative");
+  }
+  if (options.older_than_ms < kMinOrphanAgeMs && !options.no_concurrent_writes) {
+    return Refuse(table,
+                  "an age under 24 hours may delete the files of a write still running "
+                  "(as iceberg-java's remove_orphan_files refuses it); say that no write "
+                  "to the table is running to allow it");
+  }
 
   // Whose files are whose, before anything is listed.
   auto catalog_tables = CatalogTables::Load(table.catalog(), table.id());

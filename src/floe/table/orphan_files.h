@@ -10,10 +10,22 @@
 
 namespace floe {
 
+/// The shortest age remove-orphans accepts unless the caller says no write is running
+/// (RemoveOrphanFilesOptions::no_concurrent_writes): iceberg-java's Spark procedure
+/// remove_orphan_files refuses an interval under 24 hours, which "may corrupt the table
+/// if other operations are happening at the same time": a running write's files are
+/// unreferenced until it commits.
+inline constexpr int64_t kMinOrphanAgeMs = int64_t{24} * 3600 * 1000;
+
 struct RemoveOrphanFilesOptions {
   /// Only files last modified longer ago than this are orphans, so commits in flight
-  /// are safe (iceberg-java's default: 3 days).
+  /// are safe (iceberg-java's default: 3 days). Less than kMinOrphanAgeMs is refused
+  /// unless `no_concurrent_writes`; a negative age always is.
   int64_t older_than_ms = int64_t{3} * 24 * 3600 * 1000;
+  /// The caller vouches that no write to the table is running, allowing an age under
+  /// kMinOrphanAgeMs (a commit then fails instead of publishing a deleted file, see
+  /// SnapshotProducer, but the write is lost).
+  bool no_concurrent_writes = false;
   /// List, delete nothing.
   bool dry_run = false;
   /// Also take unreferenced files whose names Iceberg writers never give (a user's
@@ -49,6 +61,7 @@ arrow::Result<std::vector<std::string>> ReferencedLocations(const Table& table);
 /// written (see IsIcebergDataFileName) and that are older than the threshold, unless a
 /// dry run. Before it lists anything it refuses (InvalidInput, naming the reason, having
 /// deleted nothing) when:
+///  - the age is negative, or under kMinOrphanAgeMs without no_concurrent_writes;
 ///  - the table location is or holds the warehouse root, a folder holds the catalog's
 ///    files, overlaps another table's folders or holds another table's location, or a
 ///    folder (or the location above it) is a symbolic link;

@@ -170,6 +170,8 @@ arrow::Result<std::unique_ptr<Committer>> Table::NewCommitter(
   ARROW_ASSIGN_OR_RAISE(
       auto producer,
       NewProducer(operation, plan.properties, plan.base_snapshot_id, plan.row_filter));
+  // One plan may serve several committers; its files are committed at most once.
+  producer->RefuseFilesCommittedSince(plan.base_snapshot_id);
   auto committer = std::make_unique<Committer>(
       std::move(producer), state_,
       LocationProvider(plan.table_location, plan.properties).data_location());

@@ -77,8 +77,9 @@ class JobRun {
     std::vector<std::thread> workers;
     if (threaded) {
       for (size_t i = 0; i < tasks_.size(); ++i) {
-        workers.emplace_back(&JobRun::RunTask, this, static_cast<int>(i),
-                             queues_[share_partitions_ ? i : 0].get());
+        BatchQueue* queue = queues_[share_partitions_ ? i : 0].get();
+        workers.push_back(StartOperationThread(
+            [this, i, queue] { RunTask(static_cast<int>(i), queue); }));
       }
     }
     while (true) {

@@ -294,6 +294,64 @@ TEST_F(SplitWriteTest, PlanWriteDeclinesWithTheGatesReasons) {
   EXPECT_EQ(Files(directory_.path() / "warehouse"), before);
 }
 
+// A driver retrying after a crash or a CommitStateUnknown hands the same task message to
+// a second committer of the plan: its files are committed once, whatever happened in
+// between (the table read 20 rows of 10 written), and the second committer deletes none
+// of them (they are the table's).
+TEST_F(SplitWriteTest, ASecondCommitterOfThePlanNeverCommitsTheSameFilesAgain) {
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  const std::string message = FinishedTask(plan, 0, 0, 0, 10);
+  CommitAlone(*plan, WriteOperation::kAppend, message);
+  AppendThroughSplitWrite(1000, 3);  // another writer commits in between
+  const fs::path table_folder = table_->metadata()->location;
+  const auto before = Files(table_folder / "data");
+  for (const auto operation :
+       {WriteOperation::kAppend, WriteOperation::kDynamicOverwrite}) {
+    FLOE_ASSIGN_OR_FAIL(auto again, table_->NewCommitter(*plan, operation));
+    ASSERT_TRUE(again->Add(message).ok());
+    auto committed = again->Commit();
+    ASSERT_FALSE(committed.ok());
+    EXPECT_EQ(KindOf(committed.status()), ErrorKind::kValidationFailed);
+    EXPECT_NE(committed.status().message().find("already committed"), std::string::npos)
+        << committed.status().ToString();
+  }
+  EXPECT_EQ(Files(table_folder / "data"), before);
+  std::set<int64_t> expected;
+  for (int64_t id = 0; id < 10; ++id) expected.insert(id);
+  for (int64_t id = 1000; id < 1003; ++id) expected.insert(id);
+  EXPECT_EQ(ReadIds(), expected);
+  // A message of the plan not committed yet still commits (a plan committed in parts).
+  CommitAlone(*plan, WriteOperation::kAppend, FinishedTask(plan, 1, 0, 100, 5));
+  for (int64_t id = 100; id < 105; ++id) expected.insert(id);
+  EXPECT_EQ(ReadIds(), expected);
+}
+
+// A commit never publishes a file that is gone (a remove-orphans given too short an age
+// deleted it while the write ran): it fails, and the table stays readable.
+TEST_F(SplitWriteTest, ACommitWhoseFileIsGoneFailsAndCommitsNothing) {
+  AppendThroughSplitWrite(0, 4);
+  FLOE_ASSIGN_OR_FAIL(auto plan, table_->PlanWrite({}, {}));
+  const std::string message = FinishedTask(plan, 0, 0, 10, 10);
+  FLOE_ASSIGN_OR_FAIL(auto committer,
+                      table_->NewCommitter(*plan, WriteOperation::kAppend));
+  ASSERT_TRUE(committer->Add(message).ok());
+  const fs::path data = fs::path(table_->metadata()->location) / "data";
+  int removed = 0;
+  for (const auto& [path, size] : Files(data)) {
+    if (path.find(plan->operation_id) != std::string::npos) removed += fs::remove(path);
+  }
+  ASSERT_GT(removed, 0);
+  const std::string metadata = table_->state().metadata_location;
+  auto committed = committer->Commit();
+  ASSERT_FALSE(committed.ok());
+  EXPECT_EQ(KindOf(committed.status()), ErrorKind::kValidationFailed);
+  EXPECT_NE(committed.status().message().find("is gone"), std::string::npos)
+      << committed.status().ToString();
+  ASSERT_TRUE(table_->Refresh().ok());
+  EXPECT_EQ(table_->state().metadata_location, metadata);
+  EXPECT_EQ(ReadIds(), (std::set<int64_t>{0, 1, 2, 3}));
+}
+
 // NewCommitter refuses a plan made for another table: its tasks' files live under that
 // table's location, and committing them here would share files between tables.
 TEST_F(SplitWriteTest, NewCommitterRefusesAnotherTablesPlan) {

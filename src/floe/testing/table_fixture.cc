@@ -44,6 +44,8 @@ DataFile TableFixture::File(const std::string& name, std::vector<Value> partitio
                             int64_t records, int64_t min_id, int64_t max_id) const {
   DataFile file;
   file.file_path = created_.metadata->location + "/data/" + name;
+  // The file exists (empty), as a task's file does: a commit checks every file it adds.
+  (void)io_->WriteAll(file.file_path, "");
   file.spec_id = created_.metadata->default_spec_id;
   file.partition = std::move(partition);
   file.record_count = records;

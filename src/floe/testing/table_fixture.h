@@ -27,7 +27,8 @@ class TableFixture {
       const std::string& directory, const std::string& schema,
       const std::string& partition_by, const PropertyMap& properties = {});
 
-  /// A data file of the table's default spec at `<location>/data/<name>` holding
+  /// A data file of the table's default spec at `<location>/data/<name>` (created empty,
+  /// as a commit finds every file it adds) holding
   /// `records` rows, in the partition whose values are `partition` (of the spec's
   /// result types), with lower and upper bounds `min` and `max` for the long column
   /// `id` when it has one.

@@ -1,7 +1,7 @@
 #include "floe/util/cancel.h"
 
-#include <atomic>
 #include <string>
+#include <utility>
 
 #include "floe/util/error.h"
 
@@ -14,6 +14,8 @@ static_assert(std::atomic<bool>::is_always_lock_free &&
                   std::atomic<int>::is_always_lock_free,
               "RequestCancel must be async-signal-safe");
 
+thread_local std::shared_ptr<CancellationToken> current_token;
+
 }  // namespace
 
 void RequestCancel(int signal) noexcept {
@@ -21,15 +23,26 @@ void RequestCancel(int signal) noexcept {
   cancel_requested.store(true, std::memory_order_release);
 }
 
-bool CancelRequested() noexcept {
-  return cancel_requested.load(std::memory_order_acquire);
-}
-
 int CancelSignal() noexcept { return cancel_signal.load(std::memory_order_relaxed); }
 
 void ResetCancel() noexcept {
   cancel_requested.store(false, std::memory_order_release);
   cancel_signal.store(0, std::memory_order_relaxed);
+}
+
+const std::shared_ptr<CancellationToken>& CurrentCancellationToken() noexcept {
+  return current_token;
+}
+
+CancellationScope::CancellationScope(std::shared_ptr<CancellationToken> token) noexcept
+    : previous_(std::exchange(current_token, std::move(token))) {}
+
+CancellationScope::~CancellationScope() { current_token = std::move(previous_); }
+
+bool CancelRequested() noexcept {
+  if (cancel_requested.load(std::memory_order_acquire)) return true;
+  const auto& token = current_token;
+  return token != nullptr && token->cancelled();
 }
 
 arrow::Status CheckCancelled(std::string_view what) {

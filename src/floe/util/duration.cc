@@ -5,6 +5,7 @@
 #include <string>
 
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 
@@ -22,12 +23,9 @@ arrow::Result<int64_t> ParseDurationMs(std::string_view text) {
       continue;
     }
     std::string_view digits = text.substr(0, text.size() - unit.suffix.size());
-    int64_t value = 0;
-    auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (error == std::errc() && end == digits.data() + digits.size() && value >= 0 &&
-        value <= std::numeric_limits<int64_t>::max() / unit.ms) {
-      return value * unit.ms;
+    const std::optional<int64_t> value = ParseDigits(digits);
+    if (value && *value <= std::numeric_limits<int64_t>::max() / unit.ms) {
+      return *value * unit.ms;
     }
     break;
   }

@@ -67,7 +67,10 @@ Env* Env::Default() {
 }
 
 arrow::Status Env::SleepUnlessCancelled(int64_t milliseconds, std::string_view what) {
-  const int64_t until = MonotonicMicros() + milliseconds * 1000;
+  // A wait from a property (commit.retry.max-wait-ms) may be any long: at most about 35
+  // years, so the deadline in microseconds cannot overflow.
+  const int64_t bounded = std::clamp<int64_t>(milliseconds, 0, int64_t{1} << 40);
+  const int64_t until = MonotonicMicros() + bounded * 1000;
   while (!CancelRequested()) {
     const int64_t now = MonotonicMicros();
     if (now >= until) break;

@@ -1,5 +1,6 @@
 #include "floe/util/error.h"
 
+#include <exception>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -50,6 +51,7 @@ arrow::StatusCode CodeFor(ErrorKind kind) {
     case ErrorKind::kNamespaceNotEmpty:
       return arrow::StatusCode::Invalid;
     case ErrorKind::kUnknown:
+    case ErrorKind::kInternal:
       break;
   }
   return arrow::StatusCode::UnknownError;
@@ -85,6 +87,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "NotFound";
     case ErrorKind::kCancelled:
       return "Cancelled";
+    case ErrorKind::kInternal:
+      return "Internal";
   }
   return "Unknown";
 }
@@ -114,6 +118,20 @@ arrow::Status WithContext(const arrow::Status& status, std::string_view context)
   if (status.ok()) return status;
   return arrow::Status(status.code(), std::string(context) + ": " + status.message(),
                        status.detail());
+}
+
+arrow::Status StatusFromCurrentException(std::string_view where) noexcept {
+  std::string what;
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    what = error.what();
+  } catch (...) {
+    what = "an exception that is not a std::exception";
+  }
+  return MakeError(ErrorKind::kInternal, "internal error in " + std::string(where) +
+                                             ": " + what +
+                                             " (a bug in floe: please report it)");
 }
 
 }  // namespace floe

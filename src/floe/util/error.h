@@ -31,6 +31,8 @@ enum class ErrorKind {
   kInvalidInput,     ///< User input (data, schema, argument) that does not fit.
   kNotFound,         ///< A file that should exist does not.
   kCancelled,        ///< Stopped on request (a signal); what it wrote is deleted.
+  kInternal,         ///< An exception caught at a public entry point: a bug in floe or a
+                     ///< library.
 };
 
 /// The stable text of a kind, e.g. "CommitFailed".
@@ -51,6 +53,11 @@ arrow::Status MakeDeclinedError(std::string message, std::vector<std::string> re
 /// The gate's reasons a status made by MakeDeclinedError carries (also after
 /// WithContext); empty for any other status.
 std::vector<std::string> DeclineReasons(const arrow::Status& status);
+
+/// The error for the exception being handled, caught at a public entry point (the floe
+/// command, a Python binding, the JNI boundary) so that none crosses it: kInternal,
+/// naming `where` and the exception's message. Call it only inside a catch block.
+arrow::Status StatusFromCurrentException(std::string_view where) noexcept;
 
 /// `status` with `context` prepended to its message ("context: message"), keeping its
 /// code and its kind. OK stays OK.

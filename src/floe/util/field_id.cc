@@ -1,4 +1,5 @@
 #include "floe/util/field_id.h"
+#include "floe/util/number_text.h"
 
 #include <charconv>
 #include <string>
@@ -14,10 +15,8 @@ int ArrowFieldId(const arrow::Field& field) {
   int index = metadata->FindKey(kParquetFieldIdKey);
   if (index < 0) return -1;
   const std::string& text = metadata->value(index);
-  int id = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (error != std::errc() || end != text.data() + text.size() || id < 0) return -1;
-  return id;
+  const std::optional<int32_t> id = ParseJavaInt(text);
+  return id && *id >= 0 ? *id : -1;
 }
 
 }  // namespace floe

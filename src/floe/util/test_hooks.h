@@ -13,6 +13,10 @@ namespace floe {
 /// the first batch into open data files), "commit" (every data file is closed, nothing
 /// committed), "swap" (the new metadata file is written, the catalog pointer not yet
 /// moved).
+/// And when FLOE_TEST_THROW_AT equals `point`, throws std::out_of_range there (as a
+/// std::stoi given a stray file name once did), so tests can show that no exception
+/// crosses a public entry point (the floe command, the Python package) and that what the
+/// work wrote is deleted as the stack unwinds.
 void TestPausePoint(std::string_view point);
 
 }  // namespace floe

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "floe/util/error.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 namespace {
@@ -90,6 +91,15 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
+std::string ShortenForMessage(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  size_t end = limit;
+  // Back to the start of a UTF-8 character (continuation bytes are 10xxxxxx).
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "... (" + std::to_string(text.size()) +
+         " bytes)";
+}
+
 arrow::Result<int64_t> ParseByteSize(std::string_view text) {
   std::string_view digits = text;
   // 512M, 512MB, 512MiB and 512m all mean 512 * 2^20, as in Spark and the JVM's -Xmx.
@@ -120,11 +130,8 @@ arrow::Result<int64_t> ParseByteSize(std::string_view text) {
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
-      value <= 0 || value > std::numeric_limits<int64_t>::max() / multiplier) {
+  const int64_t value = ParseDigits(digits).value_or(0);
+  if (value <= 0 || value > std::numeric_limits<int64_t>::max() / multiplier) {
     return MakeError(
         ErrorKind::kInvalidInput,
         "'" + std::string(text) + "' is not a byte size (e.g. 512M, 512MiB, 2G)");

@@ -26,6 +26,11 @@ std::string AsciiLower(std::string_view text);
 /// the window title (ESC sequences, OSC). Printable text, UTF-8 included, is unchanged.
 std::string Printable(std::string_view text);
 
+/// `text` as an error message quotes it: whole when at most `limit` bytes, otherwise its
+/// first `limit` bytes (never splitting a UTF-8 character) followed by "... (N bytes)",
+/// so that a 10,000-character expression does not drown the message. Not made Printable.
+std::string ShortenForMessage(std::string_view text, size_t limit = 120);
+
 /// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024, an
 /// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything
 /// else gives InvalidInput.

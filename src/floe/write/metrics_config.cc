@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "floe/spec/metadata_columns.h"
+#include "floe/util/number_text.h"
 
 namespace floe {
 
@@ -19,12 +20,9 @@ std::optional<MetricsMode> MetricsMode::Parse(std::string_view text) {
       lower.compare(0, kPrefix.size(), kPrefix) == 0 && lower.back() == ')') {
     std::string_view digits =
         std::string_view(lower).substr(kPrefix.size(), lower.size() - kPrefix.size() - 1);
-    int length = 0;
-    auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), length);
-    if (error == std::errc() && end == digits.data() + digits.size() && length > 0 &&
-        digits.front() != '+' && digits.front() != '-') {
-      return Truncate(length);
+    const std::optional<int64_t> length = ParseDigits(digits);
+    if (length && *length > 0 && *length <= std::numeric_limits<int32_t>::max()) {
+      return Truncate(static_cast<int>(*length));
     }
   }
   return std::nullopt;

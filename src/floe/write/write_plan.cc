@@ -6,6 +6,7 @@
 
 #include "floe/spec/metadata_columns.h"
 #include "floe/util/error.h"
+#include "floe/util/json_number_internal.h"
 #include "floe/util/murmur3.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
@@ -164,8 +165,19 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
   };
   if (json.is_discarded() || !json.is_object()) return bad("not a JSON object");
   auto plan = std::make_shared<WritePlan>();
+  // A plan's numbers are integers that fit: nlohmann's get<> would wrap one that does
+  // not.
+  std::string misfit;
+  auto number = [&](const char* key, int64_t fallback) -> int64_t {
+    if (!json.contains(key) || json[key].is_null()) return fallback;
+    std::optional<int64_t> value = JsonInt64(json[key]);
+    if (!value && misfit.empty()) misfit = key;
+    return value.value_or(fallback);
+  };
   try {
-    plan->format_version = json.at("format-version").get<int>();
+    if (!json.contains("format-version")) return bad("no format-version");
+    plan->format_version =
+        static_cast<int>(std::clamp<int64_t>(number("format-version", 0), 0, 99));
     plan->table_location = json.at("table-location").get<std::string>();
     ARROW_ASSIGN_OR_RAISE(plan->schema, SchemaFromJson(json.at("schema").dump()));
     ARROW_ASSIGN_OR_RAISE(plan->spec, PartitionSpecFromJson(json.at("spec").dump()));
@@ -182,13 +194,14 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     } else {
       return bad("unknown writer mode '" + mode + "'");
     }
-    plan->target_file_size_bytes = json.at("target-file-size-bytes").get<int64_t>();
+    if (!json.contains("target-file-size-bytes")) return bad("no target-file-size-bytes");
+    plan->target_file_size_bytes = number("target-file-size-bytes", 0);
     plan->operation_id = json.at("operation-id").get<std::string>();
     if (json.contains("base-snapshot-id") && !json["base-snapshot-id"].is_null())
-      plan->base_snapshot_id = json["base-snapshot-id"].get<int64_t>();
+      plan->base_snapshot_id = number("base-snapshot-id", 0);
     plan->row_filter = json.value("row-filter", std::string());
     plan->task_buffer_budget_bytes =
-        json.value("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
+        number("task-buffer-budget-bytes", plan->parquet.row_group_size_bytes);
     std::string distribution = json.value("distribution", std::string("none"));
     if (distribution == "none") {
       plan->distribution = Distribution::kNone;
@@ -199,12 +212,13 @@ arrow::Result<std::shared_ptr<const WritePlan>> WritePlan::Deserialize(
     } else {
       return bad("unknown distribution '" + distribution + "'");
     }
-    plan->task_sort_run_bytes = json.value("task-sort-run-bytes", int64_t{0});
+    plan->task_sort_run_bytes = number("task-sort-run-bytes", 0);
     ARROW_ASSIGN_OR_RAISE(plan->sort_order,
                           SortOrderFromJson(json.at("sort-order").dump()));
   } catch (const nlohmann::json::exception& error) {
     return bad(error.what());
   }
+  if (!misfit.empty()) return bad(misfit + " is not an integer of a long's range");
   return std::shared_ptr<const WritePlan>(std::move(plan));
 }
 

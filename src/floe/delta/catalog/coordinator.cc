@@ -5,6 +5,7 @@
 
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/number_text.h"
 
 namespace floe::delta {
 namespace {
@@ -43,11 +44,8 @@ constexpr char kRatify[] =
     "= CAST(? AS BIGINT)";
 
 arrow::Result<int64_t> ToLong(const SqlValue& value, const char* what) {
-  int64_t parsed = 0;
   if (value) {
-    auto [end, error] =
-        std::from_chars(value->data(), value->data() + value->size(), parsed);
-    if (error == std::errc() && end == value->data() + value->size()) return parsed;
+    if (auto parsed = ParseJavaLong(*value)) return *parsed;
   }
   return MakeError(ErrorKind::kInvalidMetadata,
                    std::string("the Delta commit coordinator holds a malformed ") + what);
