@@ -49,6 +49,9 @@ def floe(pg, *args, uri=None, check=True):
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if check and result.returncode != 0:
         raise AssertionError(f"floe {' '.join(map(str, args))} failed:\n{result.stderr}")
+    # The server's notices (every CREATE TABLE IF NOT EXISTS says "already exists,
+    # skipping") are floe's debug log, never lines on a user's terminal.
+    assert "NOTICE" not in result.stderr and "already exists, skipping" not in result.stderr, result.stderr
     return result
 
 
