@@ -1,6 +1,11 @@
 # The two helpers every floe target is built with, so all targets share flags and layout.
 
 set(FLOE_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+# Clang checks the locking that util/mutex.h's annotations declare (FLOE_GUARDED_BY and
+# friends): a guarded member touched without its mutex fails the build.
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  list(APPEND FLOE_WARNINGS -Wthread-safety -Werror=thread-safety)
+endif()
 
 # floe_add_library(NAME SOURCES... [LINK libs...]): a static library of floe's own code.
 function(floe_add_library name)

@@ -182,7 +182,7 @@ def library_sources():
 
 def self_test():
     """Plants what the check must catch and fails unless each is caught."""
-    # A second table format as DESIGN.md plans it: over the format-neutral layers only.
+    # A second table format as DESIGN.md's decisions have it: over the neutral layers only.
     allowed, _ = read_layers(LAYERS_FILE.read_text() + "\ndelta: task expr\n")
     planted = {
         "a layer including one above it":

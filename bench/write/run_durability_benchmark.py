@@ -2,7 +2,7 @@
 
 Every file floe writes on local disk is fsynced before its stream closes (in the write task,
 in parallel with the other tasks), and at commit each folder that gained a name is synced
-once, before the catalog's pointer moves (DESIGN.md, "Durability"). The catalog property
+once, before the catalog's pointer moves (docs/storage.md, "Durability"). The catalog property
 `floe.io.fsync=false` turns both off. This runs floe's append arm of the write benchmark
 (bench/write/write_benchmark.cc, release build) with 1 thread, unpartitioned and fanout
 (bucket(16, l_orderkey), day(l_shipdate): one file per partition, so the most files and

@@ -25,7 +25,6 @@ import pyarrow as _pyarrow  # noqa: F401
 import pyarrow.fs as _pyarrow_fs  # noqa: F401
 
 from . import _floe
-from ._catalog import Catalog, Scan, Table, apply_transform, load_catalog
 from ._errors import (
     AlreadyExistsError,
     CancelledError,
@@ -58,6 +57,9 @@ from ._results import (
     WriteResult,
 )
 from ._write import Committer, WritePlan, WriteTask
+from .catalog import Catalog, load_catalog
+from .scan import Scan
+from .table import Table, apply_transform
 
 _floe.set_error_factory(error_for)
 

@@ -21,7 +21,7 @@ from ._arrow import stream_capsule
 from ._results import CommitReport, WriteResult
 
 if TYPE_CHECKING:
-    from ._catalog import Table
+    from .table import Table
 
 OPERATIONS = ("append", "dynamic-overwrite", "overwrite")
 

@@ -45,9 +45,10 @@ from typing import Any
 import pyarrow as pa
 
 from . import _floe
+from ._args import Duration, byte_size, duration_ms, thread_count
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
-from ._catalog import Catalog, Duration, _bytes, _duration_ms, _threads
 from ._errors import InvalidInputError
+from .catalog import Catalog
 
 __all__ = [
     "DeltaFile",
@@ -287,11 +288,11 @@ def write(
         mode,
         app_id,
         app_version,
-        _threads(threads),
+        thread_count(threads),
         _native(catalog),
         _storage(storage),
         predicate,  # "" is refused by the write, never read as "every row"
-        memory_limit=_bytes(memory_limit, "memory_limit"),
+        memory_limit=byte_size(memory_limit, "memory_limit"),
     )
     return _write_result(raw)
 
@@ -326,7 +327,7 @@ def delete(
         "delete",
         "",
         None,
-        _threads(threads),
+        thread_count(threads),
         _native(catalog),
         _storage(storage),
         predicate,
@@ -369,7 +370,7 @@ def compact(
         "compact",
         "",
         None,
-        _threads(threads),
+        thread_count(threads),
         _native(catalog),
         _storage(storage),
         where or "",
@@ -519,7 +520,7 @@ def vacuum(
     refused unless `check_retention` is False (delta-spark's
     ``retentionDurationCheck.enabled``). A catalog-managed table is refused (only its
     catalog may allow maintenance)."""
-    retention_ms = None if retention is None else _duration_ms(retention, "retention")
+    retention_ms = None if retention is None else duration_ms(retention, "retention")
     raw = _floe.delta_vacuum(str(path), retention_ms, bool(dry_run), bool(any_name),
                              bool(check_retention), _storage(storage))
     return DeltaVacuumResult(

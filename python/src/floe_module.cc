@@ -33,7 +33,7 @@
 #include "arrow/type.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
-#include "floe/cli/delta_catalog.h"
+#include "floe/lakehouse/delta_tables.h"
 #include "floe/commit/committer.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
@@ -938,7 +938,7 @@ DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog,
                       const std::map<std::string, std::string>& storage) {
   if (catalog == nullptr) {
     // A relative path is the current folder's, as the floe command takes it.
-    const std::string root = cli::TableRoot(path);
+    const std::string root = TableRoot(path);
     return {root, DeltaIO(root, storage), nullptr};
   }
   if (!storage.empty()) {
@@ -947,7 +947,7 @@ DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog,
                     "table uses its catalog's properties"));
   }
   auto id = Unwrap(TableIdentifier::Parse(path));
-  auto found = Unwrap(cli::FindDeltaTable(catalog->catalog(), id));
+  auto found = Unwrap(FindDeltaTable(catalog->catalog(), id));
   if (!found) {
     Throw(MakeError(ErrorKind::kNoSuchTable, "catalog " + catalog->name() +
                                                  " has no Delta table " + id.ToString()));
@@ -974,7 +974,7 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
                         "catalog-managed table uses its catalog's properties"));
       }
       auto id = Unwrap(TableIdentifier::Parse(path));
-      Unwrap(cli::CreateDeltaTable(catalog->catalog(), id, *arrow_schema,
+      Unwrap(CreateDeltaTable(catalog->catalog(), id, *arrow_schema,
                                    partition_columns, properties, location));
       return 0;
     }
@@ -986,7 +986,7 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
-    const std::string root = cli::TableRoot(path);
+    const std::string root = TableRoot(path);
     return Unwrap(
         delta::CreateTable(DeltaIO(root, storage), root, *arrow_schema, options));
   });

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <mutex>
 
 #include "floe/catalog/filesystem_catalog.h"
 #ifdef FLOE_WITH_REST
@@ -11,6 +10,7 @@
 #endif
 #include "floe/catalog/sql_catalog.h"
 #include "floe/util/error.h"
+#include "floe/util/mutex.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 #include "floe/util/uuid.h"
@@ -119,8 +119,8 @@ struct RegisteredCatalog {
 };
 
 struct CatalogRegistry {
-  std::mutex mutex;
-  std::map<std::string, RegisteredCatalog> catalogs;  // by type
+  Mutex mutex;
+  std::map<std::string, RegisteredCatalog> catalogs FLOE_GUARDED_BY(mutex);  // by type
 };
 
 // The length of the longest of `forms` that `uri` matches (0: none).
@@ -139,6 +139,7 @@ size_t MatchLength(const std::vector<std::string>& forms, std::string_view uri) 
 void RegisterBuiltinCatalogs(CatalogRegistry* registry) {
   auto add = [&](std::string type, std::vector<std::string> forms, std::string example,
                  CatalogFactory factory) {
+    MutexLock lock(&registry->mutex);
     registry->catalogs[std::move(type)] = {std::move(forms), std::move(example),
                                            std::move(factory)};
   };
@@ -196,14 +197,14 @@ CatalogRegistry& Registry() {
 void RegisterCatalog(std::string type, std::vector<std::string> uri_forms,
                      std::string example, CatalogFactory factory) {
   auto& registry = Registry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  MutexLock lock(&registry.mutex);
   registry.catalogs[std::move(type)] = {std::move(uri_forms), std::move(example),
                                         std::move(factory)};
 }
 
 std::vector<std::string> RegisteredCatalogTypes() {
   auto& registry = Registry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  MutexLock lock(&registry.mutex);
   std::vector<std::string> types;
   for (const auto& [type, registered] : registry.catalogs) types.push_back(type);
   return types;
@@ -226,7 +227,7 @@ arrow::Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& opti
   std::string types;
   {
     auto& registry = Registry();
-    std::lock_guard<std::mutex> lock(registry.mutex);
+    MutexLock lock(&registry.mutex);
     size_t best = 0;
     for (const auto& [type, registered] : registry.catalogs) {
       if (!options.type.empty()) {

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
 #include <set>
 #include <utility>
 
 #include "floe/spec/json_internal.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/mutex.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 #include "floe/util/test_hooks.h"
@@ -388,11 +388,13 @@ struct RestCatalog::Impl {
 
   // The storage configuration the server's last load-table (or create-table) answer
   // vended for each table's files, by "ns.table".
-  std::mutex vended_mutex;
-  std::map<std::string, std::map<std::string, std::string>> vended;
+  Mutex vended_mutex;
+  std::map<std::string, std::map<std::string, std::string>> vended
+      FLOE_GUARDED_BY(vended_mutex);
 
-  std::mutex pool_mutex;
-  std::vector<CURL*> pool;  // idle handles: they keep their connections alive
+  Mutex pool_mutex;
+  // Idle handles: they keep their connections alive.
+  std::vector<CURL*> pool FLOE_GUARDED_BY(pool_mutex);
 
   ~Impl() {
     for (CURL* handle : pool) curl_easy_cleanup(handle);
@@ -400,7 +402,7 @@ struct RestCatalog::Impl {
 
   CURL* Acquire() {
     {
-      std::lock_guard<std::mutex> lock(pool_mutex);
+      MutexLock lock(&pool_mutex);
       if (!pool.empty()) {
         CURL* handle = pool.back();
         pool.pop_back();
@@ -411,7 +413,7 @@ struct RestCatalog::Impl {
     return curl_easy_init();
   }
   void Release(CURL* handle) {
-    std::lock_guard<std::mutex> lock(pool_mutex);
+    MutexLock lock(&pool_mutex);
     pool.push_back(handle);
   }
 
@@ -637,7 +639,7 @@ struct RestCatalog::Impl {
     if (!parsed.ok()) return WithContext(parsed.status(), what);
     state.metadata = *parsed;
     if (id != nullptr) {
-      std::lock_guard<std::mutex> lock(vended_mutex);
+      MutexLock lock(&vended_mutex);
       vended[id->ToString()] = VendedConfig(answer, state.metadata->location);
     }
     return state;
@@ -789,7 +791,7 @@ arrow::Result<std::shared_ptr<FileIO>> RestCatalog::TableIO(const TableIdentifie
                                                             const TableState& state) {
   std::map<std::string, std::string> config;
   {
-    std::lock_guard<std::mutex> lock(impl_->vended_mutex);
+    MutexLock lock(&impl_->vended_mutex);
     auto found = impl_->vended.find(id.ToString());
     if (found != impl_->vended.end()) config = found->second;
   }

@@ -459,7 +459,7 @@ arrow::Result<TableState> SqlCatalog::CreateTable(const TableIdentifier& id,
   }
   std::string location = NewMetadataFileLocation(metadata, "", env());
   auto written = WriteMetadataFile(*io_, location, metadata);
-  // Durable before the row names it (DESIGN.md, "Durability").
+  // Durable before the row names it (docs/storage.md, "Durability").
   if (written.ok()) written = SyncNewFiles(*io_, {location});
   if (!written.ok()) {
     DeleteBestEffort(*io_, location, "unreferenced metadata file", "");
@@ -494,7 +494,7 @@ arrow::Result<TableState> SqlCatalog::CommitTable(const TableIdentifier& id,
                                   "cannot commit to table '" + id.ToString() + "'"));
   std::string location = NewMetadataFileLocation(updated, base.metadata_location, env());
   auto written = WriteMetadataFile(*io_, location, updated);
-  // Durable before the swap names it (DESIGN.md, "Durability").
+  // Durable before the swap names it (docs/storage.md, "Durability").
   if (written.ok()) written = SyncNewFiles(*io_, {location});
   if (!written.ok()) {
     DeleteBestEffort(*io_, location, "unreferenced metadata file", "");

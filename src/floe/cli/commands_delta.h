@@ -11,13 +11,13 @@
 
 #include "arrow/record_batch.h"
 #include "arrow/status.h"
-#include "floe/cli/delta_catalog.h"
+#include "floe/lakehouse/delta_tables.h"
 #include "floe/cli/output.h"
 
 namespace floe::cli {
 
 /// The storage configuration of a table given by path: the command's --catalog-property
-/// values (iceberg-java's s3.* keys for an s3:// table; see DESIGN.md, "Object
+/// values (iceberg-java's s3.* keys for an s3:// table; see docs/storage.md, "Object
 /// storage"). A catalog-managed table uses its catalog's.
 using StorageProperties = std::map<std::string, std::string>;
 

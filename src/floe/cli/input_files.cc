@@ -10,6 +10,7 @@
 #include "arrow/io/api.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 #include "floe/write/batch_conformer.h"
 #include "parquet/arrow/reader.h"
 
@@ -18,9 +19,7 @@ namespace {
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
   if (text.size() < suffix.size()) return false;
-  std::string tail = text.substr(text.size() - suffix.size());
-  for (auto& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return tail == suffix;
+  return AsciiLower(std::string_view(text).substr(text.size() - suffix.size())) == suffix;
 }
 
 // Members are destroyed in reverse order: the reader before what it reads from.

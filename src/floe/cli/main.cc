@@ -44,7 +44,7 @@ arrow::Result<std::optional<CatalogDeltaTable>> CommandContext::FindDeltaTable(
     const std::string& name) {
   ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
   ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
-  return cli::FindDeltaTable(catalog, id);
+  return floe::FindDeltaTable(catalog, id);
 }
 
 arrow::Result<std::map<std::string, std::string>> CommandContext::PathStorage() const {

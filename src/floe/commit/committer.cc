@@ -31,7 +31,7 @@ arrow::Status Committer::Add(std::string_view message) {
   ARROW_ASSIGN_OR_RAISE(auto locations, DecodeTaskCommitLocations(message));
   std::string outside;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (done_)
       return arrow::Status::Invalid("the committer already committed or aborted");
     for (auto& location : locations) {
@@ -52,7 +52,7 @@ arrow::Status Committer::Add(std::string_view message) {
       return OutsideDataLocation(entry.data_file.file_path);
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   // The same message handed in twice (a retried hand-off, a caller's loop) would make
   // the snapshot list its files twice and every row read twice.
   std::set<std::string> incoming;
@@ -70,7 +70,7 @@ arrow::Status Committer::Add(std::string_view message) {
 }
 
 arrow::Result<CommitReport> Committer::Commit() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
   if (abort_only_) {
     return MakeError(ErrorKind::kInvalidInput,
@@ -97,7 +97,7 @@ arrow::Result<CommitReport> Committer::Commit() {
 }
 
 int Committer::Abort() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   done_ = true;
   std::set<std::string> committed;
   if (!CommittedElsewhere("of the aborted write", &committed)) {
@@ -140,25 +140,25 @@ bool Committer::CommittedElsewhere(const char* what, std::set<std::string>* comm
 
 void Committer::DeleteUnreportedFiles(std::string operation_id,
                                       ReferencedLocations referenced) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   operation_id_ = std::move(operation_id);
   referenced_ = std::move(referenced);
 }
 
 arrow::Status Committer::SetSummaryProperty(const std::string& key,
                                             const std::string& value) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (done_) return arrow::Status::Invalid("the committer already committed or aborted");
   return producer_->SetSummaryProperty(key, value);
 }
 
 void Committer::AbortOnly() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   abort_only_ = true;
 }
 
 int64_t Committer::unreported_deleted() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return unreported_deleted_;
 }
 
@@ -227,12 +227,12 @@ int Committer::DeleteUnreported(const std::vector<std::string>& files, const cha
 }
 
 int64_t Committer::files() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return static_cast<int64_t>(data_files_.size());
 }
 
 int64_t Committer::records() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   int64_t total = 0;
   for (const auto& file : data_files_) total += file.record_count;
   return total;

@@ -4,7 +4,6 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "floe/commit/snapshot_producer.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 
@@ -90,7 +90,8 @@ class Committer {
   arrow::Status OutsideDataLocation(const std::string& location) const;
   /// The unreported task files of the write (see DeleteUnreportedFiles) below the data
   /// location, except those in `keep` (canonical locations). The mutex is held.
-  std::vector<std::string> ListUnreported(const std::set<std::string>& keep) const;
+  std::vector<std::string> ListUnreported(const std::set<std::string>& keep) const
+      FLOE_REQUIRES(mutex_);
   /// Deletes `files` (from ListUnreported); returns the number that could not be
   /// deleted.
   int DeleteUnreported(const std::vector<std::string>& files, const char* why);
@@ -98,22 +99,23 @@ class Committer {
   /// current state and fills `committed` with what it references; false (logged, with
   /// `what`) when that cannot be read, and then nothing may be deleted. True with
   /// nothing filled for a committer without `referenced`. The mutex is held.
-  bool CommittedElsewhere(const char* what, std::set<std::string>* committed);
+  bool CommittedElsewhere(const char* what, std::set<std::string>* committed)
+      FLOE_REQUIRES(mutex_);
   /// After a successful commit that left `state`.
-  void DeleteUncommittedTaskFiles(const TableState& state);
+  void DeleteUncommittedTaskFiles(const TableState& state) FLOE_REQUIRES(mutex_);
 
   std::unique_ptr<SnapshotProducer> producer_;  ///< Its target is the committer's.
   TableState base_;
   std::string data_location_;
-  mutable std::mutex mutex_;
-  std::vector<std::string> owned_locations_;
-  std::vector<DataFile> data_files_;
-  std::set<std::string> added_paths_;  ///< data_files_' paths.
-  std::string operation_id_;
-  ReferencedLocations referenced_;
-  int64_t unreported_deleted_ = 0;
-  bool abort_only_ = false;
-  bool done_ = false;
+  mutable Mutex mutex_;
+  std::vector<std::string> owned_locations_ FLOE_GUARDED_BY(mutex_);
+  std::vector<DataFile> data_files_ FLOE_GUARDED_BY(mutex_);
+  std::set<std::string> added_paths_ FLOE_GUARDED_BY(mutex_);  ///< data_files_' paths.
+  std::string operation_id_ FLOE_GUARDED_BY(mutex_);
+  ReferencedLocations referenced_ FLOE_GUARDED_BY(mutex_);
+  int64_t unreported_deleted_ FLOE_GUARDED_BY(mutex_) = 0;
+  bool abort_only_ FLOE_GUARDED_BY(mutex_) = false;
+  bool done_ FLOE_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace floe

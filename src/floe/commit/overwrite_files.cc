@@ -9,14 +9,13 @@
 #include "floe/manifest/snapshot_manifests.h"
 #include "floe/transform/partition_path.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 
 arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
                                                   std::string_view property) {
-  std::string lowered = text;
-  for (auto& c : lowered)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lowered = AsciiLower(text);
   if (lowered == "serializable") return IsolationLevel::kSerializable;
   if (lowered == "snapshot") return IsolationLevel::kSnapshot;
   return MakeError(ErrorKind::kInvalidInput, "property " + std::string(property) +

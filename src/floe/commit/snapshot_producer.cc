@@ -254,8 +254,8 @@ arrow::Result<CommitReport> SnapshotProducer::Attempt(const TableState& base,
       commit_uuid_ + ".avro");
   written_.push_back(snapshot->manifest_list);
   ARROW_RETURN_NOT_OK(target_.io->WriteAll(snapshot->manifest_list, list.bytes));
-  // The manifests and the list are durable before the catalog may name them (DESIGN.md,
-  // "Durability"): their bytes when they closed, their names now.
+  // The manifests and the list are durable before the catalog may name them
+  // (docs/storage.md, "Durability"): their bytes when they closed, their names now.
   ARROW_RETURN_NOT_OK(SyncNewFiles(*target_.io, written_));
 
   SnapshotSummaryBuilder summary;

@@ -38,6 +38,100 @@ bool ToInt(int64_t value, int32_t* out) {
   return true;
 }
 
+// One "[+|-]number" of an interval, as Spark's parser reads it: its value (negated by
+// the sign) and, for seconds, a fraction in nanoseconds. `*at` moves past it.
+struct Amount {
+  int64_t value = 0;
+  bool has_fraction = false;
+  int64_t fraction_nanos = 0;  ///< Signed as the value.
+};
+
+// Reads an Amount at `input[*at]` (not white space); a failure says why.
+std::optional<Amount> ReadAmount(const std::string& input, size_t* at, std::string* why) {
+  auto digit = [&](size_t i) {
+    return i < input.size() && input[i] >= '0' && input[i] <= '9';
+  };
+  Amount amount;
+  bool negative = false;
+  const bool point_prefixed = input[*at] == '.';  // ".5 seconds": digits must follow
+  if (input[*at] == '-' || input[*at] == '+') {
+    negative = input[*at] == '-';
+    ++*at;
+    while (*at < input.size() && IsJavaWhitespace(input[*at])) ++*at;
+  } else if (!digit(*at) && input[*at] != '.') {
+    *why = "unrecognized number";
+    return std::nullopt;
+  }
+  bool has_digits = false;
+  for (; digit(*at); ++*at) {
+    if (!Multiply(amount.value, 10, &amount.value) ||
+        !Add(amount.value, input[*at] - '0', &amount.value)) {
+      *why = "the number overflows a long";
+      return std::nullopt;
+    }
+    has_digits = true;
+  }
+  if (*at < input.size() && input[*at] == '.') {
+    // A fraction, to nanoseconds (nine digits).
+    amount.has_fraction = true;
+    ++*at;
+    int64_t scale = 100'000'000;
+    int fraction_digits = 0;
+    for (; digit(*at); ++*at, ++fraction_digits) {
+      if (scale == 0) {
+        *why = "more than nanosecond precision";
+        return std::nullopt;
+      }
+      amount.fraction_nanos += (input[*at] - '0') * scale;
+      scale /= 10;
+    }
+    has_digits = has_digits || fraction_digits > 0 || !point_prefixed;
+  }
+  if (!has_digits) {
+    *why = "invalid value";
+    return std::nullopt;
+  }
+  if (negative) {
+    amount.value = -amount.value;
+    amount.fraction_nanos = -amount.fraction_nanos;
+  }
+  return amount;
+}
+
+// Adds `amount` of `unit` to `interval` (months and days summed in `months` and `days`
+// as longs, narrowed to int at each step, as Spark does). False when a sum or product
+// overflows.
+bool AddAmount(std::string_view unit, const Amount& amount, int64_t* months,
+               int64_t* days, CalendarInterval* interval) {
+  int64_t product = 0;
+  int32_t narrow = 0;
+  if (unit == "year") {
+    return Multiply(amount.value, 12, &product) && Add(*months, product, months) &&
+           ToInt(*months, &interval->months);
+  }
+  if (unit == "month") {
+    return ToInt(amount.value, &narrow) && Add(*months, narrow, months) &&
+           ToInt(*months, &interval->months);
+  }
+  if (unit == "week") {
+    return Multiply(amount.value, 7, &product) && Add(*days, product, days) &&
+           ToInt(*days, &interval->days);
+  }
+  if (unit == "day") {
+    return ToInt(amount.value, &narrow) && Add(*days, narrow, days) &&
+           ToInt(*days, &interval->days);
+  }
+  const int64_t scale = unit == "hour"          ? kMicrosPerHour
+                        : unit == "minute"      ? kMicrosPerMinute
+                        : unit == "second"      ? kMicrosPerSecond
+                        : unit == "millisecond" ? kMicrosPerMillisecond
+                                                : 1;
+  return Multiply(amount.value, scale, &product) &&
+         Add(interval->microseconds, product, &interval->microseconds) &&
+         Add(interval->microseconds, amount.fraction_nanos / 1000,
+             &interval->microseconds);
+}
+
 }  // namespace
 
 arrow::Result<CalendarInterval> ParseCalendarInterval(std::string_view text) {
@@ -58,54 +152,23 @@ arrow::Result<CalendarInterval> ParseCalendarInterval(std::string_view text) {
   // spelling of the prefix ("interval\t", "intervals") fails as a number.
   constexpr std::string_view kPrefix = "interval ";
   size_t at = std::string_view(input).starts_with(kPrefix) ? kPrefix.size() : 0;
+  auto skip_space = [&] {
+    while (at < input.size() && IsJavaWhitespace(input[at])) ++at;
+  };
 
   CalendarInterval interval;
-  int64_t months = 0;  // summed as longs, narrowed to int at each step as Spark does
+  int64_t months = 0;
   int64_t days = 0;
   bool any_group = false;
-  while (true) {
-    while (at < input.size() && IsJavaWhitespace(input[at])) ++at;
-    if (at >= input.size()) break;
-    // A sign, then (after optional white space) the number.
-    bool negative = false;
-    const bool point_prefixed = input[at] == '.';  // ".5 seconds": digits must follow
-    if (input[at] == '-' || input[at] == '+') {
-      negative = input[at] == '-';
-      ++at;
-      while (at < input.size() && IsJavaWhitespace(input[at])) ++at;
-    } else if (!(input[at] >= '0' && input[at] <= '9') && input[at] != '.') {
-      return bad("unrecognized number");
-    }
-    int64_t value = 0;
-    bool has_digits = false;
-    for (; at < input.size() && input[at] >= '0' && input[at] <= '9'; ++at) {
-      if (!Multiply(value, 10, &value) || !Add(value, input[at] - '0', &value))
-        return bad("the number overflows a long");
-      has_digits = true;
-    }
-    // A fraction, to nanoseconds (nine digits), of seconds only.
-    bool has_fraction = false;
-    int64_t fraction_nanos = 0;
-    if (at < input.size() && input[at] == '.') {
-      has_fraction = true;
-      ++at;
-      int64_t scale = 100'000'000;
-      int fraction_digits = 0;
-      for (; at < input.size() && input[at] >= '0' && input[at] <= '9'; ++at) {
-        if (scale == 0) return bad("more than nanosecond precision");
-        fraction_nanos += (input[at] - '0') * scale;
-        scale /= 10;
-        ++fraction_digits;
-      }
-      if (point_prefixed && fraction_digits == 0) return bad("invalid value");
-    } else if (!has_digits) {
-      return bad("invalid value");
-    }
+  for (skip_space(); at < input.size(); skip_space()) {
+    std::string why;
+    const std::optional<Amount> amount = ReadAmount(input, &at, &why);
+    if (!amount) return bad(why);
+    // White space, then the unit.
     if (at >= input.size()) return bad("a unit must follow the number");
     if (!IsJavaWhitespace(input[at])) return bad("invalid value");
-    while (at < input.size() && IsJavaWhitespace(input[at])) ++at;
+    skip_space();
     if (at >= input.size()) return bad("a unit must follow the number");
-
     std::string_view rest = std::string_view(input).substr(at);
     std::string_view unit;
     for (std::string_view candidate : {"year", "month", "week", "day", "hour", "minute",
@@ -116,36 +179,12 @@ arrow::Result<CalendarInterval> ParseCalendarInterval(std::string_view text) {
       }
     }
     if (unit.empty()) return bad("invalid unit");
-    if (has_fraction && unit != "second") return bad("only seconds take a fraction");
-    if (negative) value = -value;
-    const int64_t fraction_micros = (negative ? -fraction_nanos : fraction_nanos) / 1000;
-    int64_t product = 0;
-    bool fits = true;
-    if (unit == "year") {
-      fits = Multiply(value, 12, &product) && Add(months, product, &months) &&
-             ToInt(months, &interval.months);
-    } else if (unit == "month") {
-      int32_t narrow = 0;
-      fits = ToInt(value, &narrow) && Add(months, narrow, &months) &&
-             ToInt(months, &interval.months);
-    } else if (unit == "week") {
-      fits = Multiply(value, 7, &product) && Add(days, product, &days) &&
-             ToInt(days, &interval.days);
-    } else if (unit == "day") {
-      int32_t narrow = 0;
-      fits = ToInt(value, &narrow) && Add(days, narrow, &days) &&
-             ToInt(days, &interval.days);
-    } else {
-      const int64_t scale = unit == "hour"          ? kMicrosPerHour
-                            : unit == "minute"      ? kMicrosPerMinute
-                            : unit == "second"      ? kMicrosPerSecond
-                            : unit == "millisecond" ? kMicrosPerMillisecond
-                                                    : 1;
-      fits = Multiply(value, scale, &product) &&
-             Add(interval.microseconds, product, &interval.microseconds) &&
-             Add(interval.microseconds, fraction_micros, &interval.microseconds);
+    if (amount->has_fraction && unit != "second") {
+      return bad("only seconds take a fraction");
     }
-    if (!fits) return bad("the " + std::string(unit) + "s overflow");
+    if (!AddAmount(unit, *amount, &months, &days, &interval)) {
+      return bad("the " + std::string(unit) + "s overflow");
+    }
     at += unit.size();
     // An optional plural 's', then white space or the end.
     if (at < input.size() && input[at] == 's') ++at;

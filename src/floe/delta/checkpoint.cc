@@ -210,6 +210,43 @@ arrow::Status ReplaceHint(FileIO& io, const std::string& target, const std::stri
   return status;
 }
 
+// The add column with partitionValues_parsed (the partition values typed) as its last
+// child.
+arrow::Result<std::shared_ptr<arrow::Array>> WithParsedPartitionValues(
+    const std::shared_ptr<arrow::Array>& column, const std::vector<Row>& rows,
+    const std::vector<std::shared_ptr<arrow::Field>>& partition_fields) {
+  arrow::ArrayVector parsed;
+  for (const auto& field : partition_fields) {
+    std::unique_ptr<arrow::ArrayBuilder> value_builder;
+    ARROW_RETURN_NOT_OK(
+        arrow::MakeBuilder(arrow::default_memory_pool(), field->type(), &value_builder));
+    for (const auto& row : rows) {
+      if (row.add == nullptr) {
+        ARROW_RETURN_NOT_OK(value_builder->AppendNull());
+        continue;
+      }
+      auto found = row.add->partition_values.find(field->name());
+      std::optional<std::string> text;
+      if (found != row.add->partition_values.end()) text = found->second;
+      ARROW_ASSIGN_OR_RAISE(auto scalar,
+                            ParsePartitionValue(text, field->type(), field->name()));
+      ARROW_RETURN_NOT_OK(value_builder->AppendScalar(*scalar));
+    }
+    std::shared_ptr<arrow::Array> values;
+    ARROW_RETURN_NOT_OK(value_builder->Finish(&values));
+    parsed.push_back(std::move(values));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto parsed_struct,
+                        arrow::StructArray::Make(parsed, partition_fields));
+  const auto& add = static_cast<const arrow::StructArray&>(*column);
+  arrow::ArrayVector children = add.fields();
+  auto add_fields = add.struct_type()->fields();
+  children.push_back(parsed_struct);
+  add_fields.push_back(arrow::field("partitionValues_parsed", parsed_struct->type()));
+  return arrow::StructArray::Make(children, add_fields, add.null_bitmap(),
+                                  add.null_count());
+}
+
 }  // namespace
 
 int64_t CheckpointInterval(const std::map<std::string, std::string>& configuration) {
@@ -331,38 +368,8 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
     std::shared_ptr<arrow::Array> column;
     ARROW_RETURN_NOT_OK(builder->Finish(&column));
     if (c == 1 && !partition_fields.empty()) {
-      // add.partitionValues_parsed: the partition values typed, as the last child.
-      arrow::ArrayVector parsed;
-      for (const auto& field : partition_fields) {
-        std::unique_ptr<arrow::ArrayBuilder> value_builder;
-        ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(),
-                                               field->type(), &value_builder));
-        for (const auto& row : rows) {
-          if (row.add == nullptr) {
-            ARROW_RETURN_NOT_OK(value_builder->AppendNull());
-            continue;
-          }
-          auto found = row.add->partition_values.find(field->name());
-          std::optional<std::string> text;
-          if (found != row.add->partition_values.end()) text = found->second;
-          ARROW_ASSIGN_OR_RAISE(auto scalar,
-                                ParsePartitionValue(text, field->type(), field->name()));
-          ARROW_RETURN_NOT_OK(value_builder->AppendScalar(*scalar));
-        }
-        std::shared_ptr<arrow::Array> values;
-        ARROW_RETURN_NOT_OK(value_builder->Finish(&values));
-        parsed.push_back(std::move(values));
-      }
-      ARROW_ASSIGN_OR_RAISE(auto parsed_struct,
-                            arrow::StructArray::Make(parsed, partition_fields));
-      const auto& add = static_cast<const arrow::StructArray&>(*column);
-      arrow::ArrayVector children = add.fields();
-      auto add_fields = add.struct_type()->fields();
-      children.push_back(parsed_struct);
-      add_fields.push_back(arrow::field("partitionValues_parsed", parsed_struct->type()));
-      ARROW_ASSIGN_OR_RAISE(
-          column, arrow::StructArray::Make(children, add_fields, add.null_bitmap(),
-                                           add.null_count()));
+      ARROW_ASSIGN_OR_RAISE(column,
+                            WithParsedPartitionValues(column, rows, partition_fields));
       fields[c] = arrow::field("add", column->type());
     }
     columns.push_back(std::move(column));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -19,15 +18,16 @@
 #include "floe/delta/filter.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
+#include "floe/delta/transaction_internal.h"
 #include "floe/delta/write_format.h"
 #include "floe/io/s3_file_io.h"
-#include "floe/task/batch_queue.h"
 #include "floe/task/limited_memory_pool.h"
-#include "floe/task/partition_dealer.h"
 #include "floe/task/task_commit.h"
+#include "floe/task/write_driver.h"
 #include "floe/task/write_task.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/first_error.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
 #include "floe/util/number_text.h"
@@ -37,14 +37,6 @@
 
 namespace floe::delta {
 namespace {
-
-using OJson = nlohmann::ordered_json;
-
-std::string Dump(const OJson& json) {
-  return json.dump(-1, ' ', false, OJson::error_handler_t::replace);
-}
-
-std::string EngineInfo() { return std::string("floe/") + FLOE_VERSION; }
 
 // Table properties floe writes exactly (every one it honours or that changes nothing a
 // writer does); any other delta.* property is declined, named.
@@ -153,15 +145,6 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
     columns.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(target, batch->num_rows(), std::move(columns));
-}
-
-// In-commit timestamps are on: the writer feature and the property both (PROTOCOL.md
-// "In-Commit Timestamps").
-bool InCommitTimestamps(const Protocol& protocol,
-                        const std::map<std::string, std::string>& configuration) {
-  auto enabled = configuration.find("delta.enableInCommitTimestamps");
-  return protocol.HasWriterFeature("inCommitTimestamp") &&
-         enabled != configuration.end() && ParseJavaBoolean(enabled->second);
 }
 
 // A predicate write's input to the tasks: the rows of the files it rewrites that the
@@ -286,12 +269,9 @@ arrow::Result<PredicateMatch> MatchPredicate(const std::shared_ptr<FileIO>& io,
 }
 
 // Writes the input's batches (conformed to the table's columns) with
-// `options.threads` write tasks and returns them unfinished. One task writes on this
-// thread; more run on threads of their own, fed through bounded queues: for a
-// partitioned table this thread splits each batch by partition once and hands every
-// partition's rows to the one task that owns it (so each partition's files come from one
-// task, as under Spark's hash distribution); otherwise the tasks share one queue of whole
-// batches. On any error every task is destroyed, deleting every file it wrote.
+// `options.threads` write tasks (DriveWriteTasks: a partitioned table's partitions dealt
+// to one task each, big batches in 128 Ki-row slices) and returns them unfinished. On any
+// error every task is destroyed, deleting every file it wrote.
 arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
     const std::shared_ptr<const WriteFormat>& format, arrow::RecordBatchReader& input,
     const std::shared_ptr<arrow::Schema>& schema, bool partitioned,
@@ -299,8 +279,10 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
     DeltaWriteResult* result) {
   const int threads = std::max(1, options.threads);
   std::vector<std::unique_ptr<WriteTask>> tasks;
+  std::vector<WriteTask*> driven;
   for (int i = 0; i < threads; ++i) {
     ARROW_ASSIGN_OR_RAISE(auto task, WriteTask::Make(format, i, 0, options.env));
+    driven.push_back(task.get());
     tasks.push_back(std::move(task));
   }
   // One schema object for every conformed batch, its lazily computed fingerprints
@@ -308,72 +290,18 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   auto target = arrow::schema(schema->fields());
   (void)target->fingerprint();
   (void)target->metadata_fingerprint();
-  const bool share = threads > 1 && partitioned;
-  constexpr int64_t kSliceRows = 128 * 1024;
-  std::vector<std::unique_ptr<BatchQueue>> queues;
-  for (int i = 0; i < (share ? threads : 1); ++i) {
-    queues.push_back(std::make_unique<BatchQueue>(share ? 2 : 2 * threads));
-  }
-  // Each partition to one task, chosen when it first appears (PartitionDealer).
-  PartitionDealer dealer(threads);
-  std::mutex error_mutex;
-  arrow::Status first_error;
-  auto fail = [&](const arrow::Status& status) {
-    std::lock_guard<std::mutex> lock(error_mutex);
-    if (first_error.ok()) first_error = status;
-    for (auto& queue : queues) queue->Cancel();
+  WriteDriverOptions driver;
+  driver.share_partitions = partitioned;
+  driver.slice_rows = 128 * 1024;
+  driver.skip_empty_batches = true;
+  driver.what = "the Delta write";
+  WriteDriverHooks hooks;
+  hooks.conform = [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+    return Conform(batch, target, where);
   };
-  std::vector<std::thread> workers;
-  if (threads > 1) {
-    for (int i = 0; i < threads; ++i) {
-      workers.push_back(StartOperationThread([&, i] {
-        BatchQueue* queue = queues[share ? i : 0].get();
-        while (auto work = queue->Pop()) {
-          const int64_t rows = work->rows();
-          auto status = work->batch ? tasks[i]->Write(work->batch)
-                                    : tasks[i]->WriteGroups(std::move(work->groups));
-          if (!status.ok()) return fail(status);
-          if (share) dealer.Written(i, rows);
-        }
-      }));
-    }
-  }
-  auto feed = [&]() -> arrow::Status {
-    while (true) {
-      std::shared_ptr<arrow::RecordBatch> batch;
-      ARROW_RETURN_NOT_OK(WithContext(input.ReadNext(&batch), "reading the input"));
-      if (!batch) return arrow::Status::OK();
-      ARROW_RETURN_NOT_OK(CheckCancelled("the Delta write"));
-      if (batch->num_rows() == 0) continue;
-      ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target, where));
-      result->rows += conformed->num_rows();
-      if (threads == 1) {
-        ARROW_RETURN_NOT_OK(tasks[0]->Write(conformed));
-        continue;
-      }
-      // A big batch goes in slices (zero-copy), so every task has rows to write and the
-      // split of one slice overlaps the writing of the last.
-      for (int64_t offset = 0; offset < conformed->num_rows(); offset += kSliceRows) {
-        auto slice = conformed->Slice(offset, kSliceRows);
-        if (share) {
-          ARROW_ASSIGN_OR_RAISE(auto shares,
-                                tasks[0]->SplitShares(slice, threads, dealer.AsOwner()));
-          for (int i = 0; i < threads; ++i) {
-            if (shares[i].empty()) continue;
-            if (!queues[i]->Push(TaskWork{nullptr, std::move(shares[i])}))
-              return arrow::Status::OK();  // a task failed: its error is the one reported
-          }
-        } else if (!queues[0]->Push(TaskWork{std::move(slice), {}})) {
-          return arrow::Status::OK();
-        }
-      }
-    }
-  };
-  arrow::Status fed = feed();
-  if (!fed.ok()) fail(fed);
-  for (auto& queue : queues) queue->Close();
-  for (auto& worker : workers) worker.join();
-  if (!first_error.ok()) return first_error;  // the tasks go, and their files with them
+  hooks.fed = [&](int64_t rows) { result->rows += rows; };
+  // On an error the tasks go, and their files with them.
+  ARROW_RETURN_NOT_OK(DriveWriteTasks(driven, input, driver, hooks));
   return tasks;
 }
 
@@ -440,16 +368,12 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> CompactBins(
   std::vector<std::unique_ptr<WriteTask>> tasks(bins.size());
   std::vector<int64_t> rows(bins.size(), 0);
   std::atomic<size_t> next{0};
-  std::mutex error_mutex;
-  arrow::Status first_error;
+  FirstError first_error;
   auto work = [&]() -> arrow::Status {
     // A scan of its own per worker (a scan's reading statistics are not shared safely).
     std::unique_ptr<DeltaScan> scan;
     for (size_t i = next++; i < bins.size(); i = next++) {
-      {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!first_error.ok()) return arrow::Status::OK();
-      }
+      if (!first_error.ok()) return arrow::Status::OK();
       ARROW_RETURN_NOT_OK(CheckCancelled("the Delta compaction"));
       if (!scan) {
         ARROW_ASSIGN_OR_RAISE(scan, DeltaScan::Make(io, read, DeltaScanOptions{}));
@@ -469,19 +393,15 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> CompactBins(
     }
     return arrow::Status::OK();
   };
-  auto run = [&] {
-    auto status = work();
-    if (status.ok()) return;
-    std::lock_guard<std::mutex> lock(error_mutex);
-    if (first_error.ok()) first_error = status;
-  };
+  auto run = [&] { first_error.Record(work()); };
   const size_t threads =
       std::min(bins.size(), static_cast<size_t>(std::max(1, options.threads)));
   std::vector<std::thread> workers;
   for (size_t i = 1; i < threads; ++i) workers.push_back(StartOperationThread(run));
   run();
   for (auto& worker : workers) worker.join();
-  if (!first_error.ok()) return first_error;  // the tasks go, and their files with them
+  if (!first_error.ok())
+    return first_error.status();  // the tasks go, and their files with them
   for (int64_t count : rows) result->rows += count;
   return tasks;
 }
@@ -560,12 +480,6 @@ arrow::Status StatsOptions(const Map& configuration, const std::string& where,
   return arrow::Status::OK();
 }
 
-std::string PartitionByText(const std::vector<std::string>& columns) {
-  OJson list = OJson::array();
-  for (const auto& column : columns) list.push_back(column);
-  return Dump(list);
-}
-
 // The isolation level a table's data-changing commits take: delta.isolationLevel,
 // Serializable when unset. WriteSerializable (Databricks' default, which delta-spark
 // honours on a table that has it) lets a delete or overwrite commit past a concurrent
@@ -579,6 +493,83 @@ arrow::Result<std::string> IsolationLevelOf(const Map& configuration) {
   return MakeError(ErrorKind::kInvalidInput,
                    "table property delta.isolationLevel takes Serializable or "
                    "WriteSerializable");
+}
+
+// The predicate fits the mode: none for an append, a non-blank one for a delete and for
+// an overwrite given one (a compaction's predicate only chooses partitions:
+// PlanCompaction).
+arrow::Status CheckPredicate(const DeltaWriteOptions& options, const std::string& root) {
+  const bool compact = options.mode == DeltaWriteMode::kCompact;
+  const bool by_predicate = options.predicate.has_value() && !compact;
+  if (options.predicate && TrimSpace(*options.predicate).empty() && !compact) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        std::string(options.mode == DeltaWriteMode::kOverwrite ? "an overwrite"
+                                                               : "a delete") +
+            " of Delta table " + root +
+            " was given an empty predicate: nothing committed (" +
+            (options.mode == DeltaWriteMode::kOverwrite
+                 ? "to replace every row, give no predicate at all"
+                 : "name the rows to delete") +
+            ")");
+  }
+  if (options.mode == DeltaWriteMode::kDelete && !by_predicate) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "a delete from Delta table " + root + " needs a predicate (the rows to delete)");
+  }
+  if (options.mode == DeltaWriteMode::kAppend && by_predicate) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an append to Delta table " + root +
+                         " takes no predicate; an overwrite with one replaces the rows "
+                         "it selects");
+  }
+  return arrow::Status::OK();
+}
+
+// The data files' format for a write to `read`'s table: `*limited` made when the options
+// set a memory limit (the caller keeps it alive as long as the format and its tasks).
+arrow::Result<DeltaWriteFormatOptions> FormatOptionsFor(
+    const std::shared_ptr<FileIO>& io, const std::string& root, const Snapshot& read,
+    const std::shared_ptr<arrow::Schema>& schema, const DeltaWriteOptions& options,
+    bool data_change, std::unique_ptr<LimitedMemoryPool>* limited) {
+  Env* env = options.env;
+  DeltaWriteFormatOptions format_options;
+  format_options.table_root = root;
+  format_options.io = io;
+  format_options.schema = schema;
+  format_options.partition_columns = read.metadata.partition_columns;
+  format_options.operation_id = Uuid::Random(env).ToString();
+  format_options.settings.codec = "snappy";  // Spark's and delta-rs's default
+  format_options.target_file_size = options.target_file_size;
+  format_options.modification_time_ms = env->NowMillis();
+  format_options.data_change = data_change;
+  // As an Iceberg write's plan budgets them: a task's open files buffer one row group's
+  // worth (before, a Delta write had no budget without a memory limit and buffered a row
+  // group per open partition).
+  format_options.buffer_budget = format_options.settings.row_group_size_bytes;
+  if (options.memory_limit > 0) {
+    *limited = std::make_unique<LimitedMemoryPool>(arrow::default_memory_pool(),
+                                                   options.memory_limit);
+    format_options.pool = limited->get();
+    // As an Iceberg write's plan shares it: half for the open files' buffered rows.
+    format_options.buffer_budget = options.memory_limit / 2 / options.threads;
+  }
+  ARROW_RETURN_NOT_OK(
+      StatsOptions(read.metadata.configuration, "Delta table " + root, &format_options));
+  return format_options;
+}
+
+// The sizes of the add actions in `adds` (JSON lines).
+std::vector<int64_t> AddedSizes(const std::string& adds) {
+  std::vector<int64_t> sizes;
+  std::istringstream lines(adds);
+  for (std::string line; std::getline(lines, line);) {
+    auto json = OJson::parse(line, nullptr, false);
+    if (json.is_object() && json.contains("add"))
+      sizes.push_back(json["add"].value("size", int64_t{0}));
+  }
+  return sizes;
 }
 
 }  // namespace
@@ -599,9 +590,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
   }
   std::set<std::string> lower;
   for (const auto& field : schema.fields()) {
-    std::string name = field->name();
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
+    const std::string name = AsciiLower(field->name());
     if (!lower.insert(name).second) {
       return MakeError(
           ErrorKind::kInvalidInput,
@@ -844,31 +833,8 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());
   ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
   const bool compact = options.mode == DeltaWriteMode::kCompact;
-  // A compaction's predicate only chooses partitions (PlanCompaction).
-  if (options.predicate && TrimSpace(*options.predicate).empty() && !compact) {
-    return MakeError(
-        ErrorKind::kInvalidInput,
-        std::string(options.mode == DeltaWriteMode::kOverwrite ? "an overwrite"
-                                                               : "a delete") +
-            " of Delta table " + root +
-            " was given an empty predicate: nothing committed (" +
-            (options.mode == DeltaWriteMode::kOverwrite
-                 ? "to replace every row, give no predicate at all"
-                 : "name the rows to delete") +
-            ")");
-  }
+  ARROW_RETURN_NOT_OK(CheckPredicate(options, root));
   const bool by_predicate = options.predicate.has_value() && !compact;
-  if (options.mode == DeltaWriteMode::kDelete && !by_predicate) {
-    return MakeError(
-        ErrorKind::kInvalidInput,
-        "a delete from Delta table " + root + " needs a predicate (the rows to delete)");
-  }
-  if (options.mode == DeltaWriteMode::kAppend && by_predicate) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "an append to Delta table " + root +
-                         " takes no predicate; an overwrite with one replaces the rows "
-                         "it selects");
-  }
   if (options.mode != DeltaWriteMode::kAppend) ARROW_RETURN_NOT_OK(CheckReadable(read));
   const CommitType commit_type = CommitTypeOf(read.protocol, /*create=*/false);
   ARROW_RETURN_NOT_OK(ValidateCommitType(*committer, commit_type, root));
@@ -901,29 +867,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   }
   // Declared before the format and the tasks, which allocate from it.
   std::unique_ptr<LimitedMemoryPool> limited;
-  const std::string operation_id = Uuid::Random(env).ToString();
-  DeltaWriteFormatOptions format_options;
-  format_options.table_root = root;
-  format_options.io = io;
-  format_options.schema = schema;
-  format_options.partition_columns = read.metadata.partition_columns;
-  format_options.operation_id = operation_id;
-  format_options.settings.codec = "snappy";  // Spark's and delta-rs's default
-  format_options.target_file_size = options.target_file_size;
-  format_options.modification_time_ms = env->NowMillis();
-  format_options.data_change = !compact;
-  // As an Iceberg write's plan budgets them: a task's open files buffer one row group's
-  // worth (before, a Delta write had no budget without a memory limit and buffered a row
-  // group per open partition).
-  format_options.buffer_budget = format_options.settings.row_group_size_bytes;
-  if (options.memory_limit > 0) {
-    limited = std::make_unique<LimitedMemoryPool>(arrow::default_memory_pool(),
-                                                  options.memory_limit);
-    format_options.pool = limited.get();
-    // As an Iceberg write's plan shares it: half for the open files' buffered rows.
-    format_options.buffer_budget = options.memory_limit / 2 / options.threads;
-  }
-  ARROW_RETURN_NOT_OK(StatsOptions(read.metadata.configuration, where, &format_options));
+  ARROW_ASSIGN_OR_RAISE(DeltaWriteFormatOptions format_options,
+                        FormatOptionsFor(io, root, read, schema, options,
+                                         /*data_change=*/!compact, &limited));
   // A compaction's bins, planned before any file is written.
   std::vector<std::vector<const AddFile*>> bins;
   std::set<std::string> compacted;  // their locations
@@ -995,21 +941,13 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     written.insert(written.end(), decoded.locations.begin(), decoded.locations.end());
   }
   // The tasks closed (fsynced) their files; their names are durable before any log entry
-  // names them (DESIGN.md, "Durability").
+  // names them (docs/storage.md, "Durability").
   ARROW_RETURN_NOT_OK(SyncNewFiles(*io, written));
   auto acknowledge = [&tasks] {
     for (auto& task : tasks) task->Acknowledge();
   };
   for (char c : adds) result.files_added += c == '\n' ? 1 : 0;
-  std::vector<int64_t> added_sizes;
-  {
-    std::istringstream lines(adds);
-    for (std::string line; std::getline(lines, line);) {
-      auto json = OJson::parse(line, nullptr, false);
-      if (json.is_object() && json.contains("add"))
-        added_sizes.push_back(json["add"].value("size", int64_t{0}));
-    }
-  }
+  std::vector<int64_t> added_sizes = AddedSizes(adds);
   for (int64_t size : added_sizes) result.bytes += size;
   if (compact && added_sizes.empty()) {
     // Every compacted file was empty: delta-spark's OPTIMIZE commits only when it wrote a
@@ -1020,294 +958,40 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     result.version = read.version;
     return result;
   }
-  std::string removes;
-  int64_t removed_bytes = 0;
+  RemoveActions removes;
   if (options.mode != DeltaWriteMode::kAppend) {
-    const int64_t now = env->NowMillis();
     std::vector<const AddFile*> removed = match.removed;
     if (compact) {
       for (const auto& bin : bins) removed.insert(removed.end(), bin.begin(), bin.end());
     } else if (!by_predicate) {
       for (const auto& file : read.files) removed.push_back(&file);
     }
-    // As delta-spark's AddFile.removeWithTimestamp spells a remove.
-    for (const AddFile* file : removed) {
-      OJson values = OJson::object();
-      for (const auto& [name, value] : file->partition_values) {
-        values[name] = value ? OJson(*value) : OJson();
-      }
-      OJson remove = {{"path", file->path},        {"deletionTimestamp", now},
-                      {"dataChange", !compact},    {"extendedFileMetadata", true},
-                      {"partitionValues", values}, {"size", file->size}};
-      if (file->tags) {
-        OJson tags = OJson::object();
-        for (const auto& [name, value] : *file->tags) {
-          tags[name] = value ? OJson(*value) : OJson();
-        }
-        remove["tags"] = std::move(tags);
-      }
-      if (file->stats) remove["stats"] = *file->stats;
-      removes += Dump({{"remove", remove}}) + "\n";
-      removed_bytes += file->size;
-      ++result.files_removed;
-    }
+    removes = MakeRemoveActions(removed, env->NowMillis(), /*data_change=*/!compact);
+    result.files_removed = removes.count;
   }
-  const bool blind_append = options.mode == DeltaWriteMode::kAppend;
-  ARROW_ASSIGN_OR_RAISE(const std::string isolation,
-                        IsolationLevelOf(read.metadata.configuration));
-  // Under WriteSerializable a winner's blind append conflicts with nothing this commit
-  // read (delta-spark's checkForAddedFilesThatShouldHaveBeenReadByCurrentTxn; floe's
-  // writes change no metadata).
-  const bool skip_blind_appends = isolation == "WriteSerializable";
-  const bool ict = InCommitTimestamps(read.protocol, read.metadata.configuration);
-  // The previous commit's timestamp: every in-commit timestamp exceeds it.
-  int64_t previous_timestamp = read.timestamp_ms;
-  int64_t version = read.version + 1;
-  const std::string txn_id = Uuid::Random(env).ToString();
-  constexpr int kTransientRetries = 3;
-  int io_failures = 0;
-  TestPausePoint("delta-commit");  // the files written, the first attempt not yet made
-  for (int attempt = 1;; ++attempt) {
-    ARROW_RETURN_NOT_OK(CheckCancelled("the Delta commit"));
-    result.attempts = attempt;
-    OJson metrics;
-    if (compact) {
-      // delta-spark's OPTIMIZE metrics: the added files' sizes at its percentiles.
-      std::vector<int64_t> sizes = added_sizes;
-      std::sort(sizes.begin(), sizes.end());
-      const size_t n = sizes.size();
-      metrics = {{"numRemovedFiles", std::to_string(result.files_removed)},
-                 {"numRemovedBytes", std::to_string(removed_bytes)},
-                 {"p25FileSize", std::to_string(sizes[n / 4])},
-                 {"numDeletionVectorsRemoved", "0"},
-                 {"minFileSize", std::to_string(sizes.front())},
-                 {"numAddedFiles", std::to_string(result.files_added)},
-                 {"maxFileSize", std::to_string(sizes.back())},
-                 {"p75FileSize", std::to_string(sizes[n * 3 / 4])},
-                 {"p50FileSize", std::to_string(sizes[n / 2])},
-                 {"numAddedBytes", std::to_string(result.bytes)}};
-    } else if (options.mode == DeltaWriteMode::kDelete) {
-      metrics = {{"numRemovedFiles", std::to_string(result.files_removed)},
-                 {"numRemovedBytes", std::to_string(removed_bytes)},
-                 {"numCopiedRows", std::to_string(result.rows_copied)},
-                 {"numDeletedRows", std::to_string(result.rows_deleted)},
-                 {"numAddedFiles", std::to_string(result.files_added)},
-                 {"numAddedBytes", std::to_string(result.bytes)},
-                 {"numDeletionVectorsAdded", "0"},
-                 {"numAddedChangeFiles", "0"}};
-    } else {
-      metrics = {{"numFiles", std::to_string(result.files_added)},
-                 {"numOutputRows", std::to_string(result.rows)},
-                 {"numOutputBytes", std::to_string(result.bytes)}};
-      if (!blind_append)
-        metrics["numRemovedFiles"] = std::to_string(result.files_removed);
-      if (by_predicate) {
-        metrics["numRemovedBytes"] = std::to_string(removed_bytes);
-        metrics["numCopiedRows"] = std::to_string(result.rows_copied);
-        metrics["numDeletedRows"] = std::to_string(result.rows_deleted);
-      }
-    }
-    // delta-spark writes the predicate as a JSON array of its SQL text.
-    const std::string predicates =
-        OJson::array({options.predicate.value_or(std::string())}).dump();
-    OJson parameters;
-    if (compact) {
-      parameters = {{"predicate", options.predicate ? predicates : "[]"},
-                    {"zOrderBy", "[]"},
-                    {"clusterBy", "[]"},
-                    {"auto", false}};
-    } else if (options.mode == DeltaWriteMode::kDelete) {
-      parameters = {{"predicate", predicates}};
-    } else {
-      parameters = {{"mode", blind_append ? "Append" : "Overwrite"},
-                    {"partitionBy", PartitionByText(read.metadata.partition_columns)}};
-      if (by_predicate) parameters["predicate"] = predicates;
-    }
-    const int64_t now = env->NowMillis();
-    const int64_t timestamp = ict ? std::max(now, previous_timestamp + 1) : now;
-    OJson commit_info = OJson::object();
-    if (ict) commit_info["inCommitTimestamp"] = timestamp;
-    commit_info["timestamp"] = timestamp;
-    commit_info.update(
-        OJson{{"operation", compact                                   ? "OPTIMIZE"
-                            : options.mode == DeltaWriteMode::kDelete ? "DELETE"
-                                                                      : "WRITE"},
-              {"operationParameters", parameters},
-              {"readVersion", read.version},
-              // A commit that changes no data takes SnapshotIsolation (delta-spark's
-              // canDowngradeToSnapshotIsolation).
-              {"isolationLevel", compact ? "SnapshotIsolation" : isolation},
-              {"isBlindAppend", blind_append},
-              {"operationMetrics", metrics},
-              {"engineInfo", EngineInfo()},
-              {"txnId", txn_id}});
-    std::string text = Dump({{"commitInfo", commit_info}}) + "\n" + adds;
-    if (idempotent) {
-      OJson txn = {{"appId", options.app_id},
-                   {"version", *options.app_version},
-                   {"lastUpdated", timestamp}};
-      text += Dump({{"txn", txn}}) + "\n";
-    }
-    text += removes;
-    // Right before the log names them: every file is still there (a vacuum told to skip
-    // its retention check may have deleted a running write's files).
-    ARROW_RETURN_NOT_OK(
-        WithContext(CheckFilesExist(*io, written), "the commit to " + where));
-    CommitMetadata commit(root, version, commit_type, timestamp, read.version, env);
-    auto response = committer->Commit(text, commit);
-    if (!response.ok()) {
-      if (KindOf(response.status()) == ErrorKind::kCommitStateUnknown) {
-        acknowledge();  // the files stay for the version that may hold them
-        return response.status();
-      }
-      // Transient storage: the same version again, a few times (a persistent failure,
-      // such as a log folder floe may not write, is reported, not retried for ever).
-      if (response.status().IsIOError() && ++io_failures <= kTransientRetries &&
-          attempt < options.max_attempts) {
-        Log(LogLevel::kWarning, where + ": committing version " +
-                                    std::to_string(version) + " failed (" +
-                                    response.status().message() + "); retrying");
-        env->SleepForMicros(int64_t{10'000} << io_failures);
-        continue;
-      }
-      return WithContext(response.status(), "committing version " +
-                                                std::to_string(version) + " of " + where);
-    }
-    if (std::holds_alternative<Committed>(*response)) {
-      acknowledge();
-      result.version = version;
-      break;
-    }
-    // Lost the race: read every version committed since, fail on a real conflict. A
-    // catalog-managed table's winners are the ones its catalog ratified (their staged
-    // files until they are published).
-    ARROW_ASSIGN_OR_RAISE(auto tail, committer->Tail());
-    for (;; ++version) {
-      std::string winner_location = CommitLocation(root, version);
-      if (tail) {
-        if (version > tail->latest_version) break;
-        for (const auto& ratified : tail->commits) {
-          if (ratified.version == version) winner_location = ratified.location;
-        }
-      }
-      auto winner = ReadCommitFileActions(*io, winner_location);
-      if (!winner.ok()) {
-        if (KindOf(winner.status()) == ErrorKind::kNotFound ||
-            winner.status().IsIOError())
-          break;
-        return winner.status();
-      }
-      // A winner's blind append, which WriteSerializable lets this commit pass.
-      const bool exempt_blind_append = skip_blind_appends && winner->blind_append == true;
-      if (winner->protocol || winner->metadata) {
-        return MakeError(ErrorKind::kValidationFailed,
-                         where + " changed its protocol or metadata in version " +
-                             std::to_string(version) +
-                             ", committed concurrently; nothing "
-                             "was committed");
-      }
-      if (compact) {
-        // SnapshotIsolation: no add conflicts with a compaction; a remove of a file it
-        // rewrites does (delta-spark's OPTIMIZE retries only while every file it
-        // compacted is still in the table).
-        for (const auto& path : winner->removed_paths) {
-          auto location = ResolveFilePath(root, path);
-          if (location.ok() && compacted.count(*location) > 0) {
-            return MakeError(ErrorKind::kValidationFailed,
-                             "version " + std::to_string(version) + " of " + where +
-                                 " removed " + path +
-                                 ", which this compaction rewrites (delta-spark's "
-                                 "ConcurrentDeleteReadException); nothing was committed");
-          }
-        }
-      } else if (by_predicate) {
-        // delta-spark's checks for a transaction that read the predicate's files, in
-        // its ConflictChecker's order (a winner that does both is reported as the
-        // first): a concurrent add into what the predicate reads (not a blind
-        // append's under WriteSerializable), then a concurrent remove of a file it read.
-        const bool partitioned = !read.metadata.partition_columns.empty();
-        for (const auto& values : winner->added_partition_values) {
-          if (!exempt_blind_append &&
-              (!partitioned || match.filter->MightMatchPartition(values))) {
-            return MakeError(
-                ErrorKind::kValidationFailed,
-                "version " + std::to_string(version) + " of " + where +
-                    " added files that the predicate " + options.predicate.value_or("") +
-                    " may select (delta-spark's ConcurrentAppendException); nothing "
-                    "was committed");
-          }
-        }
-        for (const auto& path : winner->removed_paths) {
-          auto location = ResolveFilePath(root, path);
-          if (location.ok() && match.read.count(*location) > 0) {
-            return MakeError(ErrorKind::kValidationFailed,
-                             "version " + std::to_string(version) + " of " + where +
-                                 " removed " + path +
-                                 ", which this write read (delta-spark's "
-                                 "ConcurrentDeleteReadException); nothing was committed");
-          }
-        }
-      } else if (!blind_append &&
-                 ((winner->adds > 0 && !exempt_blind_append) || winner->removes > 0)) {
-        return MakeError(
-            ErrorKind::kValidationFailed,
-            "version " + std::to_string(version) + " of " + where +
-                " changed the files this overwrite replaces (a concurrent "
-                "append or delete, as delta-spark's ConcurrentAppendException "
-                "says); nothing was committed");
-      }
-      if (idempotent) {
-        auto same = winner->app_versions.find(options.app_id);
-        if (same != winner->app_versions.end() && same->second >= *options.app_version) {
-          return MakeError(ErrorKind::kValidationFailed,
-                           "version " + std::to_string(version) + " of " + where +
-                               " committed application " + options.app_id +
-                               "'s version " + std::to_string(same->second) +
-                               " concurrently (delta-spark's "
-                               "ConcurrentTransactionException); nothing was committed");
-        }
-      }
-      if (winner->in_commit_timestamp)
-        previous_timestamp = std::max(previous_timestamp, *winner->in_commit_timestamp);
-    }
-    if (attempt >= options.max_attempts) {
-      return MakeError(ErrorKind::kCommitFailed, where + ": lost the race to commit " +
-                                                     std::to_string(attempt) +
-                                                     " times; nothing was committed");
-    }
-    Log(LogLevel::kInfo, where +
-                             ": version taken by another writer; retrying at version " +
-                             std::to_string(version));
-  }
-  if (options.write_checkpoints && result.version > 0 &&
-      result.version % CheckpointInterval(read.metadata.configuration) == 0) {
-    // The commit stands whatever happens here: a reader without the checkpoint replays
-    // the JSON commits.
-    // Of a published version only: a catalog-managed table's version may still wait
-    // in the catalog's tail.
-    SnapshotOptions at{result.version, {}, {}};
-    arrow::Status written = arrow::Status::OK();
-    auto tail = committer->Tail();
-    if (!tail.ok()) {
-      written = tail.status();
-    } else if (*tail && !(*tail)->commits.empty() &&
-               (*tail)->commits.front().version <= result.version) {
-      written = MakeError(ErrorKind::kInvalidInput, "the version is not published yet");
-    } else {
-      at.tail = *tail;
-    }
-    auto snapshot =
-        written.ok() ? LoadSnapshot(*io, root, at) : arrow::Result<Snapshot>(written);
-    written = snapshot.status();
-    if (snapshot.ok()) written = WriteCheckpoint(io, *snapshot, env).status();
-    if (written.ok()) {
-      result.checkpoint_version = result.version;
-    } else {
-      Log(LogLevel::kWarning, where + ": the checkpoint of version " +
-                                  std::to_string(result.version) +
-                                  " was not written: " + written.message());
-    }
-  }
+  WriteTransaction txn;
+  txn.io = io;
+  txn.committer = committer;
+  txn.root = root;
+  txn.where = where;
+  txn.read = &read;
+  txn.commit_type = commit_type;
+  txn.env = env;
+  txn.options = &options;
+  ARROW_ASSIGN_OR_RAISE(txn.isolation, IsolationLevelOf(read.metadata.configuration));
+  txn.compact = compact;
+  txn.by_predicate = by_predicate;
+  txn.blind_append = options.mode == DeltaWriteMode::kAppend;
+  txn.idempotent = idempotent;
+  txn.adds = std::move(adds);
+  txn.written = std::move(written);
+  txn.added_sizes = std::move(added_sizes);
+  txn.removes = std::move(removes);
+  txn.filter = match.filter.get();
+  txn.files_read = &match.read;
+  txn.compacted = std::move(compacted);
+  ARROW_RETURN_NOT_OK(CommitTransaction(txn, acknowledge, &result));
+  CheckpointIfDue(txn, &result);
   return result;
 }
 

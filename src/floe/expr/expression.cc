@@ -102,8 +102,9 @@ std::string BoundLiteralToText(const Value& value, const Type& type) {
       std::string text;
       for (size_t i = 0; i < bytes.size(); ++i) {
         if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-        text += static_cast<char>(std::tolower(kHex[bytes[i] >> 4]));
-        text += static_cast<char>(std::tolower(kHex[bytes[i] & 15]));
+        constexpr char kLowerHex[] = "0123456789abcdef";  // UUIDs print in lower case
+        text += kLowerHex[bytes[i] >> 4];
+        text += kLowerHex[bytes[i] & 15];
       }
       return Quote(text);
     }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
@@ -283,10 +284,7 @@ class Parser {
                      "NULL is not a value to compare with: use IS NULL or IS NOT NULL");
     }
     if (EqualsKeyword(Peek(), "TRUE") || EqualsKeyword(Peek(), "FALSE")) {
-      std::string text = Next().text;
-      for (auto& c : text)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return LiteralText{LiteralText::Kind::kBoolean, text};
+      return LiteralText{LiteralText::Kind::kBoolean, AsciiLower(Next().text)};
     }
     if ((EqualsKeyword(Peek(), "DATE") || EqualsKeyword(Peek(), "TIME") ||
          EqualsKeyword(Peek(), "TIMESTAMP")) &&

@@ -88,9 +88,8 @@ const std::vector<Rule>& Rules() {
   static const std::vector<Rule> kRules = {
       // File format.
       [](const GateContext& context, std::vector<std::string>* reasons) {
-        std::string format = properties::kDefaultFileFormat.Get(context.effective);
-        for (auto& c : format)
-          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string format =
+            AsciiLower(properties::kDefaultFileFormat.Get(context.effective));
         if (format != "parquet") {
           reasons->push_back("property write.format.default is not parquet");
         }

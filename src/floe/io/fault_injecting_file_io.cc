@@ -63,7 +63,7 @@ FaultInjectingFileIO::FaultInjectingFileIO(std::shared_ptr<FileIO> inner)
 void FaultInjectingFileIO::FailNth(FileOperation kind, int64_t nth) {
   fail_kind_ = static_cast<int>(kind);
   fail_nth_ = nth;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   fired_at_.clear();
 }
 
@@ -72,7 +72,7 @@ void FaultInjectingFileIO::Reset() {
 }
 
 std::string FaultInjectingFileIO::fired_at() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return fired_at_;
 }
 
@@ -81,7 +81,7 @@ arrow::Status FaultInjectingFileIO::Check(FileOperation kind,
   int64_t count = ++counts_[static_cast<size_t>(kind)];
   if (fail_kind_.load() == static_cast<int>(kind) && fail_nth_.load() == count) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(&mutex_);
       fired_at_ = location;
     }
     return arrow::Status::IOError("injected fault: ", FileOperationName(kind), " #",

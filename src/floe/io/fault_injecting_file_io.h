@@ -5,11 +5,11 @@
 #include <array>
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "floe/io/file_io.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 
@@ -55,8 +55,8 @@ class FaultInjectingFileIO final : public FileIO {
   std::array<std::atomic<int64_t>, kFileOperationKinds> counts_{};
   std::atomic<int> fail_kind_{-1};
   std::atomic<int64_t> fail_nth_{0};
-  mutable std::mutex mutex_;
-  std::string fired_at_;
+  mutable Mutex mutex_;
+  std::string fired_at_ FLOE_GUARDED_BY(mutex_);
 };
 
 }  // namespace floe

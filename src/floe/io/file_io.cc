@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -24,7 +23,9 @@
 #include "arrow/io/memory.h"
 #include "floe/io/s3_file_io.h"
 #include "floe/util/error.h"
+#include "floe/util/first_error.h"
 #include "floe/util/log.h"
+#include "floe/util/mutex.h"
 #include "floe/util/secrets.h"
 #include "floe/util/uuid.h"
 
@@ -514,14 +515,12 @@ arrow::Status ForEachWaitingOnStorage(size_t count,
   constexpr size_t kMaxThreads = 8;
   const size_t threads = std::min(kMaxThreads, count / kItemsPerThread);
   std::atomic<size_t> next{0};
-  std::mutex mutex;
-  arrow::Status first_error;
+  FirstError first_error;
   auto run = [&] {
     for (size_t i = next++; i < count; i = next++) {
       arrow::Status status = work(i);
       if (status.ok()) continue;
-      std::lock_guard<std::mutex> lock(mutex);
-      if (first_error.ok()) first_error = status;
+      first_error.Record(status);
       next = count;
     }
   };
@@ -529,7 +528,7 @@ arrow::Status ForEachWaitingOnStorage(size_t count,
   for (size_t t = 1; t < threads; ++t) workers.emplace_back(run);
   run();
   for (auto& worker : workers) worker.join();
-  return first_error;
+  return first_error.status();
 }
 
 }  // namespace
@@ -571,13 +570,13 @@ arrow::Status SyncNewFiles(FileIO& io, const std::vector<std::string>& locations
 }
 
 arrow::Status CheckFilesExist(FileIO& io, const std::vector<std::string>& locations) {
-  std::mutex mutex;
+  Mutex mutex;
   std::vector<std::string> missing;
   arrow::Status status = ForEachWaitingOnStorage(locations.size(), [&](size_t i) {
     auto found = io.Exists(locations[i]);
     if (!found.ok()) return found.status();
     if (!*found) {
-      std::lock_guard<std::mutex> lock(mutex);
+      MutexLock lock(&mutex);
       missing.push_back(locations[i]);
     }
     return arrow::Status::OK();
@@ -648,13 +647,14 @@ size_t DeleteAllWithinBestEffort(FileIO& io, const std::string& root,
 namespace {
 
 struct FileIORegistry {
-  std::mutex mutex;
-  std::map<std::string, FileIOFactory, std::less<>> factories;
+  Mutex mutex;
+  std::map<std::string, FileIOFactory, std::less<>> factories FLOE_GUARDED_BY(mutex);
 };
 
 FileIORegistry& Registry() {
   static auto* registry = [] {
     auto* made = new FileIORegistry();  // never destroyed: used until the process ends
+    MutexLock lock(&made->mutex);
     FileIOFactory arrow = [](std::string_view,
                              const std::map<std::string, std::string>& properties)
         -> arrow::Result<std::shared_ptr<FileIO>> {
@@ -690,7 +690,7 @@ arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
   FileIOFactory factory;
   {
     auto& registry = Registry();
-    std::lock_guard<std::mutex> lock(registry.mutex);
+    MutexLock lock(&registry.mutex);
     auto found = registry.factories.find(scheme);
     if (found != registry.factories.end()) factory = found->second;
   }
@@ -705,13 +705,13 @@ arrow::Result<std::shared_ptr<FileIO>> MakeFileIO(
 bool HasFileIOFor(std::string_view location) {
   const std::string scheme = location.empty() ? "file" : LocationScheme(location);
   auto& registry = Registry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  MutexLock lock(&registry.mutex);
   return registry.factories.count(scheme) > 0;
 }
 
 void RegisterFileIO(std::string scheme, FileIOFactory factory) {
   auto& registry = Registry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  MutexLock lock(&registry.mutex);
   registry.factories[std::move(scheme)] = std::move(factory);
 }
 

@@ -44,7 +44,7 @@ class FileIO {
       const std::string& location, int64_t size);
   /// Creates a file for writing, replacing any file at the location; parent directories
   /// are created as needed. A successful Close of the stream means its bytes are durable
-  /// (on local disk, the file was fsynced before it was closed; see DESIGN.md,
+  /// (on local disk, the file was fsynced before it was closed; see docs/storage.md,
   /// "Durability"); the file's name and any directory created for it are not, until
   /// SyncFolder of each folder that gained an entry (SyncNewFiles).
   virtual arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(

@@ -14,17 +14,14 @@
 #include "arrow/buffer.h"
 #include "arrow/filesystem/s3fs.h"
 #include "floe/io/s3_request.h"
+#include "floe/util/text.h"
 #endif
 
 namespace floe {
 namespace {
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+  return AsciiLower(a) == AsciiLower(b);
 }
 
 // As iceberg-java reads its boolean properties (Boolean.parseBoolean).
@@ -85,11 +82,6 @@ bool Honoured(std::string_view key, std::string_view value) {
   return false;
 }
 
-std::string Environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
-
 }  // namespace
 
 bool IsS3Scheme(std::string_view scheme) { return scheme == "s3" || scheme == "s3a"; }
@@ -114,7 +106,10 @@ std::vector<std::string> UnhonouredStorageProperties(
 }
 
 arrow::Result<S3Settings> S3SettingsFromProperties(
-    const std::map<std::string, std::string>& properties) {
+    const std::map<std::string, std::string>& properties, Env* env) {
+  auto environment = [env](std::string_view name) {
+    return env->GetVar(name).value_or(std::string());
+  };
   for (const auto& key : UnhonouredStorageProperties(properties)) {
     const bool default_only =
         std::any_of(std::begin(kDefaultOnly), std::end(kDefaultOnly),
@@ -130,10 +125,11 @@ arrow::Result<S3Settings> S3SettingsFromProperties(
     return found == properties.end() ? std::string() : found->second;
   };
   S3Settings settings;
+  settings.env = env;
   settings.endpoint = get("s3.endpoint");
   // The AWS SDKs' standard variables for an S3-compatible endpoint.
-  if (settings.endpoint.empty()) settings.endpoint = Environment("AWS_ENDPOINT_URL_S3");
-  if (settings.endpoint.empty()) settings.endpoint = Environment("AWS_ENDPOINT_URL");
+  if (settings.endpoint.empty()) settings.endpoint = environment("AWS_ENDPOINT_URL_S3");
+  if (settings.endpoint.empty()) settings.endpoint = environment("AWS_ENDPOINT_URL");
   if (!settings.endpoint.empty() && !StartsWith(settings.endpoint, "http://") &&
       !StartsWith(settings.endpoint, "https://")) {
     return MakeError(ErrorKind::kInvalidInput,
@@ -160,8 +156,8 @@ arrow::Result<S3Settings> S3SettingsFromProperties(
                      "storage properties client.region and s3.region disagree");
   }
   settings.region = !region.empty() ? region : pyiceberg_region;
-  if (settings.region.empty()) settings.region = Environment("AWS_REGION");
-  if (settings.region.empty()) settings.region = Environment("AWS_DEFAULT_REGION");
+  if (settings.region.empty()) settings.region = environment("AWS_REGION");
+  if (settings.region.empty()) settings.region = environment("AWS_DEFAULT_REGION");
   if (settings.region.empty() && !settings.endpoint.empty())
     settings.region = "us-east-1";
   if (auto style = properties.find("s3.path-style-access"); style != properties.end()) {

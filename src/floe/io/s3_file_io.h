@@ -11,6 +11,7 @@
 
 #include "arrow/result.h"
 #include "floe/io/file_io.h"
+#include "floe/util/env.h"
 
 namespace floe {
 
@@ -39,14 +40,18 @@ struct S3Settings {
   /// `s3.retry.num-retries`: retries of a failed request (the AWS SDK's standard
   /// strategy, with its exponential backoff). Unset: the SDK's default.
   std::optional<int> retries;
+  /// The environment variables read here, and floe's own requests' retry sleeps and
+  /// jitter (S3Requests). Not owned.
+  Env* env = Env::Default();
 };
 
 /// Reads S3Settings from `properties`. A key S3FileIO does not honour (any `s3.*` or
 /// `client.*` key not in HonouredStoragePropertyKeys, or an honoured one at a value floe
 /// cannot reproduce) is NotSupported naming the key, never its value; a malformed value
 /// of an honoured key is InvalidInput naming the key.
+/// Environment variables are read through `env`.
 arrow::Result<S3Settings> S3SettingsFromProperties(
-    const std::map<std::string, std::string>& properties);
+    const std::map<std::string, std::string>& properties, Env* env = Env::Default());
 
 /// The storage keys among `properties` that floe's FileIO does not honour, by name only
 /// (what the eligibility gate declines a write for; S3SettingsFromProperties refuses

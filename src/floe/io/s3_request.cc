@@ -5,11 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <random>
-#include <thread>
 
 #include "floe/io/s3_file_io.h"
 #include "floe/util/error.h"
@@ -150,6 +147,7 @@ struct S3Requests::Impl {
   std::string region;
   S3CredentialSource credentials;
   int retries = kDefaultRetries;
+  Env* env = Env::Default();  ///< Retry sleeps (cancellable) and their jitter.
 
   // The credentials to sign with now, or why there are none.
   arrow::Result<S3Credentials> Credentials() const {
@@ -237,7 +235,6 @@ struct S3Requests::Impl {
                             const std::vector<std::string>& headers,
                             std::string_view body, bool* unclear,
                             std::vector<std::string>* secrets) const {
-    thread_local std::minstd_rand jitter(std::random_device{}());
     Reply reply;
     for (int attempt = 0;; ++attempt) {
       ARROW_ASSIGN_OR_RAISE(S3Credentials keys, Credentials());
@@ -248,8 +245,9 @@ struct S3Requests::Impl {
       // As the AWS SDK's standard strategy: exponential, capped at 20 s, full jitter.
       const int64_t cap_ms =
           std::min<int64_t>(20000, int64_t{100} << std::min(attempt, 8));
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<int64_t>(cap_ms / 2, cap_ms)(jitter)));
+      const int64_t wait_ms =
+          cap_ms / 2 + static_cast<int64_t>(env->RandomUint64() % (cap_ms / 2 + 1));
+      ARROW_RETURN_NOT_OK(env->SleepUnlessCancelled(wait_ms, "an S3 request's retry"));
     }
   }
 
@@ -283,15 +281,16 @@ std::unique_ptr<S3Requests> S3Requests::Make(const S3Settings& settings,
   } else if (source) {
     impl->credentials = std::move(source);
   } else {
-    impl->credentials = [] {
-      auto env = [](const char* name) {
-        const char* value = std::getenv(name);
-        return value == nullptr ? std::string() : std::string(value);
+    impl->credentials = [env = settings.env] {
+      auto variable = [env](const char* name) {
+        return env->GetVar(name).value_or(std::string());
       };
-      return S3Credentials{env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"),
-                           env("AWS_SESSION_TOKEN")};
+      return S3Credentials{variable("AWS_ACCESS_KEY_ID"),
+                           variable("AWS_SECRET_ACCESS_KEY"),
+                           variable("AWS_SESSION_TOKEN")};
     };
   }
+  impl->env = settings.env;
   impl->region = settings.region.empty() ? "us-east-1" : settings.region;
   if (!settings.endpoint.empty()) {
     const size_t colon = settings.endpoint.find("://");
@@ -340,7 +339,8 @@ arrow::Result<ConditionalPutResult> S3Requests::PutIfAbsent(const std::string& b
     // 409 ConditionalRequestConflict: a concurrent conditional write to the key is in
     // flight; AWS asks for a retry, which then finds the winner's object or none.
     if (reply.status == 409 && conflicts < impl_->retries) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50 << conflicts));
+      ARROW_RETURN_NOT_OK(impl_->env->SleepUnlessCancelled(
+          int64_t{50} << conflicts, "a conditional S3 write's retry"));
       continue;
     }
     arrow::Status failed = Impl::Failure(

@@ -1,6 +1,6 @@
 // Signed S3 requests of floe's own, for the two things Arrow's S3FileSystem does not
 // offer: a conditional create (PUT with If-None-Match: *) and batched deletes
-// (DeleteObjects). Signed with AWS Signature Version 4 by libcurl; see DESIGN.md,
+// (DeleteObjects). Signed with AWS Signature Version 4 by libcurl; see docs/storage.md,
 // "Object storage".
 #pragma once
 

@@ -1,11 +1,9 @@
 #include "floe/scan/table_scan.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -21,6 +19,7 @@
 #include "floe/spec/metadata_columns.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 namespace {
@@ -112,18 +111,20 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
         return arrow::Status::OK();
       }
       Slot& slot = *in_flight_.front();
-      std::unique_lock<std::mutex> lock(slot.mutex);
-      slot.changed.wait(lock, [&] { return !slot.batches.empty() || slot.done; });
-      if (!slot.batches.empty()) {
-        *out = std::move(slot.batches.front());
-        slot.batches.pop_front();
-        slot.bytes -= slot.sizes.front();
-        slot.sizes.pop_front();
-        slot.changed.notify_all();
-        return arrow::Status::OK();
+      arrow::Status status;
+      {
+        MutexLock lock(&slot.mutex);
+        while (slot.batches.empty() && !slot.done) slot.changed.Wait(&slot.mutex);
+        if (!slot.batches.empty()) {
+          *out = std::move(slot.batches.front());
+          slot.batches.pop_front();
+          slot.bytes -= slot.sizes.front();
+          slot.sizes.pop_front();
+          slot.changed.SignalAll();
+          return arrow::Status::OK();
+        }
+        status = slot.status;
       }
-      arrow::Status status = slot.status;
-      lock.unlock();
       slot.thread.join();
       in_flight_.pop_front();
       if (!status.ok()) {
@@ -136,15 +137,16 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
 
  private:
   struct Slot {
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::deque<std::shared_ptr<arrow::RecordBatch>> batches;
-    std::deque<int64_t> sizes;
-    int64_t bytes = 0;
-    bool stop = false;
-    bool done = false;
-    arrow::Status status;
-    std::shared_ptr<arrow::RecordBatchReader> reader;  ///< See Produce.
+    Mutex mutex;
+    CondVar changed;  // a batch added or taken, or stop or done set
+    std::deque<std::shared_ptr<arrow::RecordBatch>> batches FLOE_GUARDED_BY(mutex);
+    std::deque<int64_t> sizes FLOE_GUARDED_BY(mutex);
+    int64_t bytes FLOE_GUARDED_BY(mutex) = 0;
+    bool stop FLOE_GUARDED_BY(mutex) = false;
+    bool done FLOE_GUARDED_BY(mutex) = false;
+    arrow::Status status FLOE_GUARDED_BY(mutex);
+    /// See Produce.
+    std::shared_ptr<arrow::RecordBatchReader> reader FLOE_GUARDED_BY(mutex);
     std::thread thread;
   };
 
@@ -154,17 +156,17 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
     in_flight_.push_back(std::move(slot));
     raw->thread = StartOperationThread([this, raw, index] {
       arrow::Status status = Produce(*raw, tasks_[index]);
-      std::lock_guard<std::mutex> lock(raw->mutex);
+      MutexLock lock(&raw->mutex);
       raw->status = std::move(status);
       raw->done = true;
-      raw->changed.notify_all();
+      raw->changed.SignalAll();
     });
   }
 
   arrow::Status Produce(Slot& slot, const FileScanTask& task) {
     std::shared_ptr<const FileDeletes> deletes;
     if (!task.deletes.empty()) {
-      std::lock_guard<std::mutex> lock(deletes_mutex_);  // the loader caches
+      MutexLock lock(&deletes_mutex_);  // the loader caches
       ARROW_ASSIGN_OR_RAISE(deletes,
                             deletes_.LoadShared(task.deletes, task.file.file_path));
     }
@@ -177,32 +179,32 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
       // The reader shares objects (its schema) with the batches handed out: it is
       // destroyed on the consumer's thread once this one is joined, so that the last
       // reference to them is always dropped after everything this thread did with them.
-      std::lock_guard<std::mutex> lock(slot.mutex);
+      MutexLock lock(&slot.mutex);
       slot.reader = std::move(opened);
     }
     while (true) {
       {
-        std::unique_lock<std::mutex> lock(slot.mutex);
-        slot.changed.wait(lock, [&] { return slot.stop || slot.bytes < bytes_ahead_; });
+        MutexLock lock(&slot.mutex);
+        while (!slot.stop && slot.bytes >= bytes_ahead_) slot.changed.Wait(&slot.mutex);
         if (slot.stop) return arrow::Status::OK();
       }
       std::shared_ptr<arrow::RecordBatch> batch;
       ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
       if (!batch) return arrow::Status::OK();
       const int64_t size = arrow::util::TotalBufferSize(*batch);
-      std::lock_guard<std::mutex> lock(slot.mutex);
+      MutexLock lock(&slot.mutex);
       slot.batches.push_back(std::move(batch));
       slot.sizes.push_back(size);
       slot.bytes += size;
-      slot.changed.notify_all();
+      slot.changed.SignalAll();
     }
   }
 
   void StopAll() {
     for (auto& slot : in_flight_) {
-      std::lock_guard<std::mutex> lock(slot->mutex);
+      MutexLock lock(&slot->mutex);
       slot->stop = true;
-      slot->changed.notify_all();
+      slot->changed.SignalAll();
     }
     for (auto& slot : in_flight_) {
       if (slot->thread.joinable()) slot->thread.join();
@@ -216,8 +218,8 @@ class ReadAheadReader final : public arrow::RecordBatchReader {
   const DataFileReadOptions options_;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<ScanStats> stats_;
-  std::mutex deletes_mutex_;
-  DeleteLoader deletes_;
+  Mutex deletes_mutex_;
+  DeleteLoader deletes_ FLOE_GUARDED_BY(deletes_mutex_);
   const int files_ahead_;
   const int64_t bytes_ahead_;
   size_t next_ = 0;

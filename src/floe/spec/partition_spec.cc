@@ -146,9 +146,7 @@ arrow::Result<TransformTerm> ParseTransformTerm(std::string_view term,
     parsed.column = Unquote(term);
   } else {
     if (term.back() != ')') return bad("expected 'transform(column)'");
-    std::string name(TrimSpace(term.substr(0, open)));
-    for (auto& c : name)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string name = AsciiLower(TrimSpace(term.substr(0, open)));
     ARROW_ASSIGN_OR_RAISE(auto arguments,
                           SplitClause(term.substr(open + 1, term.size() - open - 2)));
     if (name == "bucket" || name == "truncate") {

@@ -4,6 +4,7 @@
 
 #include "floe/spec/table_metadata.h"
 #include "floe/util/error.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
@@ -52,10 +53,7 @@ class DdlParser {
   bool AcceptKeyword(std::string_view keyword) {
     SkipSpaces();
     if (position_ + keyword.size() > text_.size()) return false;
-    for (size_t i = 0; i < keyword.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(text_[position_ + i])) != keyword[i])
-        return false;
-    }
+    if (AsciiLower(text_.substr(position_, keyword.size())) != keyword) return false;
     size_t end = position_ + keyword.size();
     if (end < text_.size() &&
         (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
@@ -148,9 +146,7 @@ class DdlParser {
       ++position_;
     }
     if (start == position_) return Error("expected a type");
-    std::string word(text_.substr(start, position_ - start));
-    for (auto& c : word)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string word = AsciiLower(text_.substr(start, position_ - start));
     SkipSpaces();
     if (position_ < text_.size() &&
         (text_[position_] == '(' || text_[position_] == '[')) {

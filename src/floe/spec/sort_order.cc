@@ -18,9 +18,7 @@ bool TakeTrailingWord(std::string_view* term, std::string_view word) {
   *term = TrimTrailingSpace(*term);
   if (term->size() <= word.size()) return false;
   std::string_view tail = term->substr(term->size() - word.size());
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(tail[i])) != word[i]) return false;
-  }
+  if (AsciiLower(tail) != word) return false;
   char before = (*term)[term->size() - word.size() - 1];
   if (!std::isspace(static_cast<unsigned char>(before))) return false;
   term->remove_suffix(word.size());

@@ -6,16 +6,10 @@
 
 #include "floe/util/error.h"
 #include "floe/util/number_text.h"
+#include "floe/util/text.h"
 
 namespace floe {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower;
-}
 
 bool IsWordCharacter(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -33,7 +27,7 @@ arrow::Result<Transform> Transform::Parse(std::string_view text) {
     bool all_digits =
         !digits.empty() && std::all_of(digits.begin(), digits.end(),
                                        [](char c) { return c >= '0' && c <= '9'; });
-    std::string name = Lower(text.substr(0, open));
+    std::string name = AsciiLower(text.substr(0, open));
     if (all_digits && (name == "bucket" || name == "truncate")) {
       const int32_t value = ParseJavaInt(digits).value_or(0);
       if (value <= 0) {
@@ -44,7 +38,7 @@ arrow::Result<Transform> Transform::Parse(std::string_view text) {
       return name == "bucket" ? Bucket(value) : Truncate(value);
     }
   }
-  std::string name = Lower(text);
+  std::string name = AsciiLower(text);
   if (name == "identity") return Identity();
   if (name == "year") return Year();
   if (name == "month") return Month();

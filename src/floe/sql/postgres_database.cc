@@ -1,12 +1,12 @@
 // The SQL catalog's database over PostgreSQL, through libpq.
 #include <algorithm>
-#include <mutex>
 
 #include <libpq-fe.h>
 
 #include "floe/sql/sql_database.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/mutex.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 
@@ -65,7 +65,7 @@ class PostgresDatabase final : public SqlDatabase {
   arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
                                              const std::vector<SqlValue>& params,
                                              int64_t /*lock_wait_ms*/) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     ARROW_ASSIGN_OR_RAISE(auto result, Run(sql, params));
     const char* changed = PQcmdTuples(result.get());
     if (changed == nullptr || *changed == '\0') return int64_t{0};
@@ -78,7 +78,7 @@ class PostgresDatabase final : public SqlDatabase {
 
   arrow::Result<std::vector<SqlRow>> Query(std::string_view sql,
                                            const std::vector<SqlValue>& params) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     ARROW_ASSIGN_OR_RAISE(auto result, Run(sql, params));
     std::vector<SqlRow> rows;
     const int count = PQntuples(result.get());
@@ -103,7 +103,8 @@ class PostgresDatabase final : public SqlDatabase {
  private:
   using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-  arrow::Result<Result> Run(std::string_view sql, const std::vector<SqlValue>& params) {
+  arrow::Result<Result> Run(std::string_view sql, const std::vector<SqlValue>& params)
+      FLOE_REQUIRES(mutex_) {
     // A connection dropped earlier is re-established before the statement, never during
     // one: whether a statement that lost its connection ran is for the caller to decide.
     if (PQstatus(connection_) != CONNECTION_OK) PQreset(connection_);
@@ -133,9 +134,9 @@ class PostgresDatabase final : public SqlDatabase {
     return arrow::Status::IOError(message);
   }
 
-  PGconn* connection_;
+  Mutex mutex_;
+  PGconn* connection_ FLOE_GUARDED_BY(mutex_);
   const std::vector<std::string> secrets_;  // of the connection URI, never in messages
-  std::mutex mutex_;
 };
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include <filesystem>
-#include <mutex>
 
 #include <sqlite3.h>
 
@@ -7,6 +6,7 @@
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 namespace {
@@ -31,7 +31,7 @@ class SqliteDatabase final : public SqlDatabase {
   arrow::Result<int64_t> ExecuteWithLockWait(std::string_view sql,
                                              const std::vector<SqlValue>& params,
                                              int64_t lock_wait_ms) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     lock_wait_ms_ = lock_wait_ms;
     ARROW_ASSIGN_OR_RAISE(sqlite3_stmt * statement, Prepare(sql, params));
     int result;
@@ -44,7 +44,7 @@ class SqliteDatabase final : public SqlDatabase {
 
   arrow::Result<std::vector<SqlRow>> Query(std::string_view sql,
                                            const std::vector<SqlValue>& params) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     lock_wait_ms_ = kDefaultLockWaitMs;
     ARROW_ASSIGN_OR_RAISE(sqlite3_stmt * statement, Prepare(sql, params));
     std::vector<SqlRow> rows;
@@ -89,13 +89,14 @@ class SqliteDatabase final : public SqlDatabase {
  private:
   std::string Name() const { return path_.empty() ? "in memory" : path_; }
 
-  static int OnBusy(void* self, int count) {
+  // SQLite calls it only inside sqlite3_step, which runs with mutex_ held.
+  static int OnBusy(void* self, int count) FLOE_NO_THREAD_SAFETY_ANALYSIS {
     return static_cast<SqliteDatabase*>(self)->WaitForLock(count);
   }
 
   // SQLite's busy handler: called while another connection holds a lock this statement
   // needs; returning 0 gives up (SQLITE_BUSY). `count` is 0 at the start of each wait.
-  int WaitForLock(int count) {
+  int WaitForLock(int count) FLOE_REQUIRES(mutex_) {
     const int64_t now = env_->MonotonicMicros();
     if (count == 0) {
       wait_started_us_ = now;
@@ -118,7 +119,8 @@ class SqliteDatabase final : public SqlDatabase {
   }
 
   arrow::Result<sqlite3_stmt*> Prepare(std::string_view sql,
-                                       const std::vector<SqlValue>& params) {
+                                       const std::vector<SqlValue>& params)
+      FLOE_REQUIRES(mutex_) {
     waited_ms_ = 0;
     sqlite3_stmt* statement = nullptr;
     int result = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()),
@@ -141,7 +143,7 @@ class SqliteDatabase final : public SqlDatabase {
     return statement;
   }
 
-  arrow::Status Failure(int result) {
+  arrow::Status Failure(int result) FLOE_REQUIRES(mutex_) {
     int primary = result & 0xFF;
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
       std::string why = CancelRequested()
@@ -159,16 +161,16 @@ class SqliteDatabase final : public SqlDatabase {
   }
 
   Env* env_;
-  sqlite3* db_;
+  sqlite3* db_ FLOE_GUARDED_BY(mutex_);
   const std::string path_;  // absolute; empty in memory
   const bool read_only_;
   const std::string read_only_why_;
-  std::mutex mutex_;
-  // Of the statement running (under mutex_).
-  int64_t lock_wait_ms_ = kDefaultLockWaitMs;
-  int64_t wait_started_us_ = 0;
-  int64_t last_report_ms_ = 0;
-  int64_t waited_ms_ = 0;
+  Mutex mutex_;
+  // Of the statement running.
+  int64_t lock_wait_ms_ FLOE_GUARDED_BY(mutex_) = kDefaultLockWaitMs;
+  int64_t wait_started_us_ FLOE_GUARDED_BY(mutex_) = 0;
+  int64_t last_report_ms_ FLOE_GUARDED_BY(mutex_) = 0;
+  int64_t waited_ms_ FLOE_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace

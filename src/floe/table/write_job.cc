@@ -1,16 +1,13 @@
 #include "floe/table/write_job.h"
 
-#include <mutex>
-#include <optional>
-#include <thread>
+#include <functional>
 #include <vector>
 
 #include "arrow/type.h"
-#include "floe/task/batch_queue.h"
 #include "floe/task/limited_memory_pool.h"
-#include "floe/task/partition_dealer.h"
-#include "floe/util/cancel.h"
+#include "floe/task/write_driver.h"
 #include "floe/util/error.h"
+#include "floe/util/mutex.h"
 #include "floe/util/test_hooks.h"
 #include "floe/write/batch_conformer.h"
 #include "floe/write/iceberg_task.h"
@@ -19,7 +16,7 @@
 namespace floe {
 namespace {
 
-// One run of a job: its tasks, their queues and the first error.
+// One run of a job: its tasks, how they share the rows, and the progress so far.
 class JobRun {
  public:
   JobRun(const WritePlan& plan, Committer* committer, const WriteJobOptions& options)
@@ -38,20 +35,6 @@ class JobRun {
       ARROW_ASSIGN_OR_RAISE(auto task, MakeWriteTask(plan, io, i, i, pool, options_.env));
       tasks_.push_back(std::move(task));
     }
-    // Tasks that share the partitions out each get the rows of their partitions in a
-    // queue of their own, so each partition's files come from one task, as under Spark's
-    // hash distribution: the reading thread splits each batch by partition once and
-    // hands every group to the task the dealer gave its partition. Otherwise the tasks
-    // take the batches from one queue, each writing whichever rows it gets.
-    share_partitions_ = threads > 1 && plan_.distribution == Distribution::kByPartition;
-    if (share_partitions_) dealer_ = std::make_unique<PartitionDealer>(threads);
-    for (int i = 0; i < (share_partitions_ ? threads : 1); ++i) {
-      // A task's queue holds the rows the reading thread split for it (slices of an
-      // input batch and the indices of the rows to gather): a short queue bounds what
-      // waits.
-      queues_.push_back(std::make_unique<BatchQueue>(
-          share_partitions_ ? size_t{2} : static_cast<size_t>(threads) * 2));
-    }
     // Tasks that split an unpartitioned sorted table's rows by key each sort what they
     // are given, then write one key range gathered from every task's rows.
     if (threads > 1 && plan_.distribution == Distribution::kBySortKey) {
@@ -63,152 +46,74 @@ class JobRun {
     }
     if (plan_.sorts_rows()) {
       for (auto& task : tasks_) {
-        task->OnSortedRows(
-            [this](int64_t rows) { Report([&] { progress_.rows_sorted += rows; }); });
+        task->OnSortedRows([this](int64_t rows) {
+          Report([&](WriteProgress& progress) { progress.rows_sorted += rows; });
+        });
       }
     }
     return arrow::Status::OK();
   }
 
-  // Reads the input to its end, feeding the tasks; then waits for them.
-  void Feed(arrow::RecordBatchReader& input, BatchConformer& conformer,
-            const std::string& table_name) {
-    const bool threaded = tasks_.size() > 1;
-    std::vector<std::thread> workers;
-    if (threaded) {
-      for (size_t i = 0; i < tasks_.size(); ++i) {
-        BatchQueue* queue = queues_[share_partitions_ ? i : 0].get();
-        workers.push_back(StartOperationThread(
-            [this, i, queue] { RunTask(static_cast<int>(i), queue); }));
-      }
-    }
-    while (true) {
-      std::shared_ptr<arrow::RecordBatch> batch;
-      auto status = input.ReadNext(&batch);
-      if (!status.ok()) {
-        Fail(WithContext(status, "reading the input"));
-        break;
-      }
-      if (!batch) break;
-      if (auto cancelled = CheckCancelled("writing table " + table_name);
-          !cancelled.ok()) {
-        Fail(cancelled);
-        break;
-      }
-      auto conformed = conformer.Conform(*batch);
-      if (!conformed.ok()) {
-        Fail(conformed.status());
-        break;
-      }
-      if (options_.check_rows) {
-        auto checked = options_.check_rows(**conformed);
-        if (!checked.ok()) {
-          Fail(checked);
-          break;
-        }
-      }
-      if (threaded && share_partitions_) {
-        if (!PushShares(*conformed)) break;
-      } else if (threaded) {
-        if (!queues_[0]->Push(TaskWork{*conformed, {}})) break;
-      } else {
-        auto written = tasks_[0]->Write(*conformed);
-        if (!written.ok()) {
-          Fail(written);
-          break;
-        }
-        if (progress_.batches == 0) TestPausePoint("write");
-      }
-      Report([&] {
-        progress_.rows += batch->num_rows();
-        progress_.batches += 1;
+  // Reads the input to its end, feeding the tasks (DriveWriteTasks); each task hands its
+  // message to the committer as soon as it finishes. The first error, with the tasks'
+  // unfinished files deleted.
+  arrow::Status Feed(arrow::RecordBatchReader& input, BatchConformer& conformer,
+                     const std::string& table_name) {
+    std::vector<WriteTask*> tasks;
+    for (auto& task : tasks_) tasks.push_back(task.get());
+    WriteDriverOptions options;
+    options.share_partitions = plan_.distribution == Distribution::kByPartition;
+    options.what = "writing table " + table_name;
+    WriteDriverHooks hooks;
+    hooks.conform = [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+      return conformer.Conform(*batch);
+    };
+    hooks.check = options_.check_rows;
+    bool first_batch = true;
+    hooks.fed = [&](int64_t rows) {
+      if (first_batch && tasks.size() == 1) TestPausePoint("write");
+      first_batch = false;
+      Report([&](WriteProgress& progress) {
+        progress.rows += rows;
+        progress.batches += 1;
       });
+    };
+    if (plan_.sorts_rows()) {
+      hooks.input_done = [&] {
+        Report([](WriteProgress& progress) { progress.input_done = true; });
+      };
     }
-    for (auto& queue : queues_) queue->Close();
-    if (plan_.sorts_rows() && !Failed()) Report([&] { progress_.input_done = true; });
-    if (threaded) {
-      for (auto& worker : workers) worker.join();
-    } else if (!Failed()) {
-      RunTask(0, queues_[0].get());
-    }
-  }
-
-  // After Feed: the first error, with the tasks' unfinished files deleted.
-  arrow::Status Finish() {
-    if (first_error_.ok()) return arrow::Status::OK();
+    hooks.task_done = [&](int index) -> arrow::Status {
+      WriteTask* task = tasks[static_cast<size_t>(index)];
+      ARROW_ASSIGN_OR_RAISE(auto message, task->Finish());
+      ARROW_RETURN_NOT_OK(committer_->Add(message));
+      task->Acknowledge();
+      return arrow::Status::OK();
+    };
+    // Tasks waiting for the others' rows give up.
+    if (ranges_) hooks.cancel = [&] { ranges_->Cancel(); };
+    arrow::Status status = DriveWriteTasks(tasks, input, options, hooks);
+    if (status.ok()) return status;
     // Files of finished tasks go with the committer, the others with their tasks'
     // guards.
     committer_->Abort();
     tasks_.clear();
-    return first_error_;
+    return status;
   }
 
-  const WriteProgress& progress() const { return progress_; }
+  WriteProgress progress() FLOE_EXCLUDES(progress_mutex_) {
+    MutexLock lock(&progress_mutex_);
+    return progress_;
+  }
 
  private:
-  void Fail(const arrow::Status& status) {
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    if (first_error_.ok()) first_error_ = status;
-    for (auto& queue : queues_) queue->Cancel();
-    if (ranges_) ranges_->Cancel();  // tasks waiting for the others' rows give up
-  }
-
-  bool Failed() {
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    return !first_error_.ok();
-  }
-
   // Progress goes out from the reading thread while it reads the input, then from the
   // tasks' threads as they write out sorted rows.
-  void Report(const std::function<void()>& update) {
-    std::lock_guard<std::mutex> lock(progress_mutex_);
-    update();
+  void Report(const std::function<void(WriteProgress&)>& update)
+      FLOE_EXCLUDES(progress_mutex_) {
+    MutexLock lock(&progress_mutex_);
+    update(progress_);
     if (options_.progress) options_.progress(progress_);
-  }
-
-  // Splits `batch` by partition once and hands each task the groups of the partitions
-  // the dealer gave it (the partition keys computed once, not by every task for every
-  // row). False after a failure or a cancelled queue.
-  bool PushShares(const std::shared_ptr<arrow::RecordBatch>& batch) {
-    auto shares = tasks_[0]->SplitShares(batch, static_cast<int>(queues_.size()),
-                                         dealer_->AsOwner());
-    if (!shares.ok()) {
-      Fail(shares.status());
-      return false;
-    }
-    for (size_t i = 0; i < queues_.size(); ++i) {
-      auto& groups = (*shares)[i];
-      if (groups.empty()) continue;
-      if (!queues_[i]->Push(TaskWork{nullptr, std::move(groups)})) return false;
-    }
-    return true;
-  }
-
-  // Each task hands its message to the committer as soon as it finishes.
-  void RunTask(int index, BatchQueue* queue) {
-    WriteTask* task = tasks_[static_cast<size_t>(index)].get();
-    while (auto work = queue->Pop()) {
-      const int64_t rows = work->rows();
-      auto status = work->batch ? task->Write(work->batch)
-                                : task->WriteGroups(std::move(work->groups));
-      if (!status.ok()) {
-        Fail(status);
-        return;
-      }
-      if (dealer_) dealer_->Written(index, rows);
-    }
-    if (Failed()) return;
-    auto message = task->Finish();
-    if (!message.ok()) {
-      Fail(message.status());
-      return;
-    }
-    auto added = committer_->Add(*message);
-    if (!added.ok()) {
-      Fail(added);
-      return;
-    }
-    task->Acknowledge();
   }
 
   const WritePlan& plan_;
@@ -216,14 +121,9 @@ class JobRun {
   const WriteJobOptions& options_;
   std::shared_ptr<LimitedMemoryPool> limited_;
   std::vector<std::unique_ptr<WriteTask>> tasks_;
-  std::vector<std::unique_ptr<BatchQueue>> queues_;
   std::shared_ptr<SortedRanges> ranges_;
-  bool share_partitions_ = false;
-  std::unique_ptr<PartitionDealer> dealer_;
-  std::mutex error_mutex_;
-  arrow::Status first_error_;
-  std::mutex progress_mutex_;
-  WriteProgress progress_;
+  Mutex progress_mutex_;
+  WriteProgress progress_ FLOE_GUARDED_BY(progress_mutex_);
 };
 
 }  // namespace
@@ -257,14 +157,14 @@ arrow::Result<WriteJobResult> WriteJob::Run(arrow::RecordBatchReader& input) {
   (void)(*conformer)->target()->metadata_fingerprint();
   JobRun run(*plan_, committer_, options_);
   if (auto started = run.Start(plan_, io_); !started.ok()) return failed(started);
-  run.Feed(input, **conformer, table_name_);
-  auto finished = run.Finish();
+  auto finished = run.Feed(input, **conformer, table_name_);
   if (!finished.ok()) {
     return KindOf(finished) == ErrorKind::kCancelled ? CancelledError() : finished;
   }
   WriteJobResult result;
-  result.rows = run.progress().rows;  // the tasks are done: nothing else touches it
-  result.batches = run.progress().batches;
+  const WriteProgress progress = run.progress();
+  result.rows = progress.rows;
+  result.batches = progress.batches;
   return result;
 }
 

@@ -4,16 +4,15 @@
 // write share it.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "arrow/record_batch.h"
 #include "floe/task/write_format.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 
@@ -37,43 +36,43 @@ class BatchQueue {
 
   // False when the queue was cancelled.
   bool Push(TaskWork work) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    space_.wait(lock, [&] { return queue_.size() < capacity_ || cancelled_; });
+    MutexLock lock(&mutex_);
+    while (queue_.size() >= capacity_ && !cancelled_) space_.Wait(&mutex_);
     if (cancelled_) return false;
     queue_.push_back(std::move(work));
-    ready_.notify_one();
+    ready_.Signal();
     return true;
   }
   // Nothing once closed and drained, or cancelled.
   std::optional<TaskWork> Pop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
+    MutexLock lock(&mutex_);
+    while (queue_.empty() && !closed_ && !cancelled_) ready_.Wait(&mutex_);
     if (cancelled_ || queue_.empty()) return std::nullopt;
     TaskWork work = std::move(queue_.front());
     queue_.pop_front();
-    space_.notify_one();
+    space_.Signal();
     return work;
   }
   void Close() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     closed_ = true;
-    ready_.notify_all();
+    ready_.SignalAll();
   }
   void Cancel() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     cancelled_ = true;
-    ready_.notify_all();
-    space_.notify_all();
+    ready_.SignalAll();
+    space_.SignalAll();
   }
 
  private:
-  size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::condition_variable space_;
-  std::deque<TaskWork> queue_;
-  bool closed_ = false;
-  bool cancelled_ = false;
+  const size_t capacity_;
+  Mutex mutex_;
+  CondVar ready_;  // work queued, or the queue closed or cancelled
+  CondVar space_;  // room in the queue, or the queue cancelled
+  std::deque<TaskWork> queue_ FLOE_GUARDED_BY(mutex_);
+  bool closed_ FLOE_GUARDED_BY(mutex_) = false;
+  bool cancelled_ FLOE_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace floe

@@ -13,7 +13,7 @@ OutputFileFactory::OutputFileFactory(std::shared_ptr<const WriteFormat> format,
 
 arrow::Result<std::string> OutputFileFactory::NewLocation(const std::any& partition,
                                                           FileIO& io) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   std::string location =
       format_->FileLocation(partition, partition_id_, attempt_id_, ++file_count_);
   ARROW_ASSIGN_OR_RAISE(bool exists, io.Exists(location));
@@ -28,7 +28,7 @@ arrow::Result<std::string> OutputFileFactory::NewLocation(const std::any& partit
 }
 
 std::vector<std::string> OutputFileFactory::locations() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return handed_out_;
 }
 

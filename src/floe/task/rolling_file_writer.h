@@ -5,13 +5,13 @@
 
 #include <any>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "floe/io/file_io.h"
 #include "floe/parquet/file_writer.h"
 #include "floe/task/write_format.h"
+#include "floe/util/mutex.h"
 
 namespace floe {
 
@@ -36,9 +36,9 @@ class OutputFileFactory {
   std::shared_ptr<const WriteFormat> format_;
   int partition_id_;
   int64_t attempt_id_;
-  mutable std::mutex mutex_;
-  int64_t file_count_ = 0;
-  std::vector<std::string> handed_out_;
+  mutable Mutex mutex_;
+  int64_t file_count_ FLOE_GUARDED_BY(mutex_) = 0;
+  std::vector<std::string> handed_out_ FLOE_GUARDED_BY(mutex_);
 };
 
 /// The rows checked between size checks (iceberg-java's RollingFileWriter.ROWS_DIVISOR).

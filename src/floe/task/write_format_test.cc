@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "arrow/api.h"
@@ -14,9 +16,13 @@
 #include "arrow/io/file.h"
 #include "floe/parquet/file_writer.h"
 #include "floe/task/task_commit.h"
+#include "floe/task/write_driver.h"
 #include "floe/task/write_format.h"
 #include "floe/task/write_task.h"
 #include "floe/testing/temp_directory.h"
+#include "floe/util/cancel.h"
+#include "floe/util/error.h"
+#include "floe/util/mutex.h"
 #include "parquet/arrow/reader.h"
 
 namespace floe {
@@ -239,6 +245,170 @@ TEST_F(NeutralWriteTaskTest, ABatchOfAnotherSchemaIsRefused) {
                                {*arrow::MakeArrayOfNull(arrow::int32(), 0)});
   EXPECT_FALSE((*task)->Write(other).ok());
   EXPECT_FALSE(WriteTask::Make(Format(WriterMode::kFanout), -1, 0).ok());
+}
+
+// A reader of `batches`, failing with `error` (when set) after `fail_after` of them.
+class BatchesReader final : public arrow::RecordBatchReader {
+ public:
+  BatchesReader(std::vector<std::shared_ptr<arrow::RecordBatch>> batches,
+                arrow::Status error = arrow::Status::OK(), size_t fail_after = 0)
+      : batches_(std::move(batches)), error_(std::move(error)), fail_after_(fail_after) {}
+  std::shared_ptr<arrow::Schema> schema() const override {
+    return Batch({}, 0)->schema();
+  }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    if (!error_.ok() && next_ == fail_after_) return error_;
+    *out = next_ < batches_.size() ? batches_[next_++] : nullptr;
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
+  arrow::Status error_;
+  size_t fail_after_;
+  size_t next_ = 0;
+};
+
+class WriteDriverTest : public NeutralWriteTaskTest {
+ protected:
+  // 16 partitions over 8 batches of 100 rows, values 0..799.
+  static std::vector<std::shared_ptr<arrow::RecordBatch>> Input() {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    for (int b = 0; b < 8; ++b) {
+      std::vector<std::string> keys;
+      for (int i = 0; i < 100; ++i)
+        keys.push_back("p" + std::to_string((b * 7 + i) % 16));
+      batches.push_back(Batch(keys, b * 100));
+    }
+    return batches;
+  }
+  void MakeTasks(int count) {
+    auto format = Format(WriterMode::kFanout);
+    for (int i = 0; i < count; ++i) {
+      auto task = WriteTask::Make(format, i, 0);
+      ASSERT_TRUE(task.ok()) << task.status().ToString();
+      tasks_.push_back(std::move(*task));
+      driven_.push_back(tasks_.back().get());
+    }
+  }
+  WriteDriverHooks Hooks() {
+    WriteDriverHooks hooks;
+    hooks.conform = [](const std::shared_ptr<arrow::RecordBatch>& batch) {
+      return arrow::Result<std::shared_ptr<arrow::RecordBatch>>(batch);
+    };
+    return hooks;
+  }
+  std::vector<std::unique_ptr<WriteTask>> tasks_;
+  std::vector<WriteTask*> driven_;
+};
+
+TEST_F(WriteDriverTest,
+       EightTasksSharingPartitionsWriteEachRowOnceAndEachPartitionInOne) {
+  MakeTasks(8);
+  BatchesReader input(Input());
+  WriteDriverOptions options;
+  options.share_partitions = true;
+  options.what = "the toy write";
+  WriteDriverHooks hooks = Hooks();
+  std::atomic<int64_t> fed{0};
+  hooks.fed = [&](int64_t rows) { fed += rows; };
+  Mutex done_mutex;
+  std::vector<int> done;
+  hooks.task_done = [&](int index) {
+    MutexLock lock(&done_mutex);
+    done.push_back(index);
+    return arrow::Status::OK();
+  };
+  ASSERT_TRUE(DriveWriteTasks(driven_, input, options, hooks).ok());
+  EXPECT_EQ(fed.load(), 800);
+  std::sort(done.begin(), done.end());
+  EXPECT_EQ(done, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  std::vector<int64_t> values;
+  std::map<std::string, std::set<int>> writers;  // partition -> task ids of its files
+  for (auto* task : driven_) ASSERT_TRUE(task->Finish().ok());
+  for (auto& task : tasks_) task->Acknowledge();
+  for (const auto& file : FilesUnder(root_)) {
+    auto read = ValuesIn(file);
+    values.insert(values.end(), read.begin(), read.end());
+    const auto name = std::filesystem::path(file).filename().string();  // part-<task>-...
+    writers[std::filesystem::path(file).parent_path().filename().string()].insert(
+        std::stoi(name.substr(5, name.find('-', 5) - 5)));
+  }
+  std::sort(values.begin(), values.end());
+  ASSERT_EQ(values.size(), 800u);
+  for (int64_t i = 0; i < 800; ++i) EXPECT_EQ(values[static_cast<size_t>(i)], i);
+  EXPECT_EQ(writers.size(), 16u);
+  for (const auto& [partition, ids] : writers) EXPECT_EQ(ids.size(), 1u) << partition;
+}
+
+TEST_F(WriteDriverTest, TheFirstErrorStopsEveryTaskAndNoTaskIsDone) {
+  MakeTasks(8);
+  BatchesReader input(Input());
+  WriteDriverOptions options;
+  options.slice_rows = 10;
+  WriteDriverHooks hooks = Hooks();
+  int conformed = 0;
+  hooks.conform = [&](const std::shared_ptr<arrow::RecordBatch>& batch)
+      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    if (++conformed == 3) return arrow::Status::Invalid("batch 3 does not fit");
+    return batch;
+  };
+  std::atomic<int> done{0};
+  hooks.task_done = [&](int) {
+    ++done;
+    return arrow::Status::OK();
+  };
+  std::atomic<int> cancelled{0};
+  hooks.cancel = [&] { ++cancelled; };
+  auto status = DriveWriteTasks(driven_, input, options, hooks);
+  EXPECT_TRUE(status.IsInvalid()) << status.ToString();
+  EXPECT_EQ(status.message(), "batch 3 does not fit");
+  EXPECT_EQ(conformed, 3);
+  EXPECT_EQ(done.load(), 0);
+  EXPECT_EQ(cancelled.load(), 1);
+  // The caller destroys the tasks: every file they wrote goes with them.
+  tasks_.clear();
+  EXPECT_EQ(FilesUnder(root_), std::vector<std::string>{});
+}
+
+TEST_F(WriteDriverTest, AReadErrorIsNamedAndACancelledWriteSaysWhat) {
+  MakeTasks(2);
+  BatchesReader input(Input(), arrow::Status::IOError("disk gone"), 2);
+  WriteDriverOptions options;
+  auto status = DriveWriteTasks(driven_, input, options, Hooks());
+  EXPECT_TRUE(status.IsIOError()) << status.ToString();
+  EXPECT_NE(status.message().find("reading the input"), std::string::npos)
+      << status.ToString();
+  tasks_.clear();
+  driven_.clear();
+
+  MakeTasks(1);
+  BatchesReader more(Input());
+  options.what = "the toy write";
+  RequestCancel();
+  status = DriveWriteTasks(driven_, more, options, Hooks());
+  ResetCancel();
+  EXPECT_EQ(KindOf(status), ErrorKind::kCancelled) << status.ToString();
+  EXPECT_NE(status.message().find("the toy write"), std::string::npos)
+      << status.ToString();
+}
+
+TEST_F(WriteDriverTest, EmptyBatchesAreSkippedWhenAsked) {
+  MakeTasks(1);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches = {
+      Batch({}, 0), Batch({"a"}, 1), Batch({}, 0)};
+  WriteDriverOptions options;
+  options.skip_empty_batches = true;
+  WriteDriverHooks hooks = Hooks();
+  int fed = 0;
+  hooks.fed = [&](int64_t) { ++fed; };
+  BatchesReader input(batches);
+  ASSERT_TRUE(DriveWriteTasks(driven_, input, options, hooks).ok());
+  EXPECT_EQ(fed, 1);
+  options.skip_empty_batches = false;
+  BatchesReader again(batches);
+  ASSERT_TRUE(DriveWriteTasks(driven_, again, options, hooks).ok());
+  EXPECT_EQ(fed, 4);
 }
 
 }  // namespace

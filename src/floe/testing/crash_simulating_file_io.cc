@@ -63,7 +63,7 @@ class CrashSimulatingFileIO::Stream final : public arrow::io::OutputStream {
       : io_(io), file_(std::move(file)), location_(std::move(location)) {}
 
   arrow::Status Close() override {
-    std::lock_guard<std::mutex> lock(io_->mutex_);
+    MutexLock lock(&io_->mutex_);
     if (closed_) return arrow::Status::OK();
     ARROW_RETURN_NOT_OK(io_->Count(location_));
     closed_ = true;
@@ -75,7 +75,7 @@ class CrashSimulatingFileIO::Stream final : public arrow::io::OutputStream {
   bool closed() const override { return closed_; }
   arrow::Result<int64_t> Tell() const override { return position_; }
   arrow::Status Write(const void* data, int64_t nbytes) override {
-    std::lock_guard<std::mutex> lock(io_->mutex_);
+    MutexLock lock(&io_->mutex_);
     if (closed_) return arrow::Status::Invalid("writing ", location_, ": stream closed");
     ARROW_RETURN_NOT_OK(io_->Alive(location_));
     file_->data.append(static_cast<const char*>(data), static_cast<size_t>(nbytes));
@@ -98,12 +98,12 @@ CrashSimulatingFileIO::CrashSimulatingFileIO() : root_(std::make_shared<Node>())
 CrashSimulatingFileIO::~CrashSimulatingFileIO() = default;
 
 void CrashSimulatingFileIO::CutPowerAt(int64_t nth) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   cut_at_ = nth > 0 ? operations_ + nth : 0;
 }
 
 void CrashSimulatingFileIO::PowerCut() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   Restore(root_);
   operations_ = 0;
   cut_at_ = 0;
@@ -111,7 +111,7 @@ void CrashSimulatingFileIO::PowerCut() {
 }
 
 std::shared_ptr<CrashSimulatingFileIO> CrashSimulatingFileIO::CloneDurable() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   // A node reachable by two names (renamed, with the old folder not synced) stays one.
   std::map<const Node*, std::shared_ptr<Node>> copies;
   std::function<std::shared_ptr<Node>(const std::shared_ptr<Node>&)> copy =
@@ -129,28 +129,29 @@ std::shared_ptr<CrashSimulatingFileIO> CrashSimulatingFileIO::CloneDurable() con
         return made;
       };
   auto clone = std::make_shared<CrashSimulatingFileIO>();
+  MutexLock clone_lock(&clone->mutex_);
   clone->root_ = copy(root_);
   return clone;
 }
 
 int64_t CrashSimulatingFileIO::operations() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return operations_;
 }
 
 bool CrashSimulatingFileIO::stopped() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return stopped_;
 }
 
 void CrashSimulatingFileIO::SkipSyncsOf(int64_t ordinal) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   skip_ordinal_ = ordinal > 0 ? static_cast<int64_t>(effective_.size()) + ordinal : 0;
   skipped_.clear();
 }
 
 std::vector<std::string> CrashSimulatingFileIO::TakeEffectiveSyncs() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   effective_seen_.clear();
   return std::exchange(effective_, {});
 }
@@ -209,7 +210,7 @@ arrow::Result<std::shared_ptr<Node>> CrashSimulatingFileIO::Folder(
 
 arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>>
 CrashSimulatingFileIO::OpenInput(const std::string& location) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Alive(location));
   auto node = Find(PathOf(location));
   if (!node || node->directory)
@@ -219,7 +220,7 @@ CrashSimulatingFileIO::OpenInput(const std::string& location) {
 
 arrow::Result<std::shared_ptr<arrow::io::OutputStream>> CrashSimulatingFileIO::OpenOutput(
     const std::string& location) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Count(location));
   auto [parent, name] = Split(PathOf(location));
   ARROW_ASSIGN_OR_RAISE(auto folder, Folder(parent, /*create=*/true));
@@ -232,7 +233,7 @@ arrow::Result<std::shared_ptr<arrow::io::OutputStream>> CrashSimulatingFileIO::O
 }
 
 arrow::Status CrashSimulatingFileIO::Delete(const std::string& location) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Count(location));
   auto [parent, name] = Split(PathOf(location));
   auto folder = Find(parent);
@@ -245,14 +246,14 @@ arrow::Status CrashSimulatingFileIO::Delete(const std::string& location) {
 }
 
 arrow::Result<bool> CrashSimulatingFileIO::Exists(const std::string& location) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Alive(location));
   return Find(PathOf(location)) != nullptr;
 }
 
 arrow::Result<std::vector<FileInfo>> CrashSimulatingFileIO::List(
     const std::string& prefix) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Alive(prefix));
   std::vector<FileInfo> files;
   auto start = Find(PathOf(prefix));
@@ -292,7 +293,7 @@ arrow::Status CrashSimulatingFileIO::DeleteWithin(const std::string& root,
 
 arrow::Status CrashSimulatingFileIO::RenameNoReplace(const std::string& from,
                                                      const std::string& to) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Count(to));
   auto [from_parent, from_name] = Split(PathOf(from));
   auto [to_parent, to_name] = Split(PathOf(to));
@@ -310,7 +311,7 @@ arrow::Status CrashSimulatingFileIO::RenameNoReplace(const std::string& from,
 }
 
 arrow::Status CrashSimulatingFileIO::SyncFolder(const std::string& folder) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ARROW_RETURN_NOT_OK(Count(folder));
   const std::string path = PathOf(folder);
   auto node = Find(path);

@@ -4,12 +4,12 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "floe/io/file_io.h"
+#include "floe/util/mutex.h"
 
 namespace floe::testing {
 
@@ -72,23 +72,25 @@ class CrashSimulatingFileIO final : public FileIO {
  private:
   friend class Stream;
   /// Counts one operation; the IOError if the machine is (or now goes) down.
-  arrow::Status Count(const std::string& location);
-  arrow::Status Alive(const std::string& location) const;
-  std::shared_ptr<Node> Find(const std::string& path) const;
-  arrow::Result<std::shared_ptr<Node>> Folder(const std::string& path, bool create);
+  arrow::Status Count(const std::string& location) FLOE_REQUIRES(mutex_);
+  arrow::Status Alive(const std::string& location) const FLOE_REQUIRES(mutex_);
+  std::shared_ptr<Node> Find(const std::string& path) const FLOE_REQUIRES(mutex_);
+  arrow::Result<std::shared_ptr<Node>> Folder(const std::string& path, bool create)
+      FLOE_REQUIRES(mutex_);
   /// Called when a sync of `location` would make something durable; false when the
   /// mutation (SkipSyncsOf) says it must not.
-  bool Effective(const std::string& location);
+  bool Effective(const std::string& location) FLOE_REQUIRES(mutex_);
 
-  mutable std::mutex mutex_;
-  std::shared_ptr<Node> root_;
-  int64_t operations_ = 0;
-  int64_t cut_at_ = 0;
-  bool stopped_ = false;
-  int64_t skip_ordinal_ = 0;
-  std::string skipped_;
-  std::vector<std::string> effective_;
-  std::set<std::string> effective_seen_;
+  // Guards the whole tree (the nodes too) and the counters.
+  mutable Mutex mutex_;
+  std::shared_ptr<Node> root_ FLOE_GUARDED_BY(mutex_);
+  int64_t operations_ FLOE_GUARDED_BY(mutex_) = 0;
+  int64_t cut_at_ FLOE_GUARDED_BY(mutex_) = 0;
+  bool stopped_ FLOE_GUARDED_BY(mutex_) = false;
+  int64_t skip_ordinal_ FLOE_GUARDED_BY(mutex_) = 0;
+  std::string skipped_ FLOE_GUARDED_BY(mutex_);
+  std::vector<std::string> effective_ FLOE_GUARDED_BY(mutex_);
+  std::set<std::string> effective_seen_ FLOE_GUARDED_BY(mutex_);
 };
 
 }  // namespace floe::testing

@@ -5,13 +5,13 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 
 #include "floe/util/env.h"
+#include "floe/util/mutex.h"
 
 namespace floe::testing {
 
@@ -23,60 +23,60 @@ class FakeEnv final : public EnvWrapper {
       : EnvWrapper(Env::Default()), now_us_(now_ms * 1000), random_(seed) {}
 
   int64_t NowMillis() override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return now_us_ / 1000;
   }
   int64_t MonotonicMicros() override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return now_us_ - start_us_;
   }
   /// Returns at once, moving both clocks forward by `micros` and counting the sleep.
   void SleepForMicros(int64_t micros) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (micros <= 0) return;
     now_us_ += micros;
     slept_us_ += micros;
     ++sleeps_;
   }
   uint64_t RandomUint64() override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return random_();
   }
   /// Only the variables SetVar set: the process's environment is not consulted.
   std::optional<std::string> GetVar(std::string_view name) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     auto found = vars_.find(std::string(name));
     if (found == vars_.end()) return std::nullopt;
     return found->second;
   }
 
   void SetVar(const std::string& name, const std::string& value) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     vars_[name] = value;
   }
   /// Moves both clocks forward without a sleep.
   void Advance(int64_t micros) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     now_us_ += micros;
   }
   /// The total of every SleepForMicros, and how many there were.
   int64_t slept_micros() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return slept_us_;
   }
   int sleeps() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return sleeps_;
   }
 
  private:
-  mutable std::mutex mutex_;
-  int64_t now_us_;
+  mutable Mutex mutex_;
+  int64_t now_us_ FLOE_GUARDED_BY(mutex_);
   const int64_t start_us_ = now_us_;
-  int64_t slept_us_ = 0;
-  int sleeps_ = 0;
-  std::mt19937_64 random_;
-  std::map<std::string, std::string> vars_;
+  int64_t slept_us_ FLOE_GUARDED_BY(mutex_) = 0;
+  int sleeps_ FLOE_GUARDED_BY(mutex_) = 0;
+  std::mt19937_64 random_ FLOE_GUARDED_BY(mutex_);
+  std::map<std::string, std::string> vars_ FLOE_GUARDED_BY(mutex_);
 };
 
 }  // namespace floe::testing

@@ -1,4 +1,5 @@
 #include "floe/util/location.h"
+#include "floe/util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,10 +15,7 @@ constexpr std::string_view kFilePrefix = "file:";
 std::string LocalPath(std::string_view location) {
   // Schemes are case-insensitive (RFC 3986): FILE:/a is file:/a.
   if (location.size() < kFilePrefix.size() ||
-      !std::equal(kFilePrefix.begin(), kFilePrefix.end(), location.begin(),
-                  [](char a, char b) {
-                    return a == std::tolower(static_cast<unsigned char>(b));
-                  })) {
+      AsciiLower(location.substr(0, kFilePrefix.size())) != kFilePrefix) {
     return std::string(location);
   }
   std::string_view rest = location.substr(kFilePrefix.size());
@@ -41,10 +39,7 @@ std::string LocationScheme(std::string_view location) {
                          c == '-' || c == '.'));
     if (!ok) return "file";
   }
-  std::string scheme(location.substr(0, colon));
-  for (auto& c : scheme)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return scheme;
+  return AsciiLower(location.substr(0, colon));
 }
 
 std::string StripTrailingSlash(std::string location) {

@@ -1,11 +1,11 @@
 #include "floe/util/log.h"
 
 #include "floe/util/env.h"
+#include "floe/util/mutex.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 namespace floe {
@@ -27,11 +27,11 @@ int Threshold() {
 
 void Log(LogLevel level, std::string_view message) {
   if (static_cast<int>(level) < Threshold()) return;
-  static std::mutex mutex;
+  static Mutex mutex;  // one line at a time on stderr
   const char* name = level == LogLevel::kDebug  ? "debug"
                      : level == LogLevel::kInfo ? "info"
                                                 : "warning";
-  std::lock_guard<std::mutex> lock(mutex);
+  MutexLock lock(&mutex);
   std::fprintf(stderr, "floe: %s: %.*s\n", name, static_cast<int>(message.size()),
                message.data());
 }

@@ -1,4 +1,5 @@
 #include "floe/util/secrets.h"
+#include "floe/util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,9 +7,7 @@
 namespace floe {
 
 bool IsSecretPropertyKey(std::string_view key) {
-  std::string lower(key);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = AsciiLower(key);
   for (const char* marker : {"secret", "password", "passwd", "token", "credential",
                              "access-key", "access_key", "private-key", "private_key"}) {
     if (lower.find(marker) != std::string::npos) return true;
@@ -42,9 +41,8 @@ std::string PercentDecoded(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     auto hex = [](char c) {
       return std::isxdigit(static_cast<unsigned char>(c))
-                 ? (std::isdigit(static_cast<unsigned char>(c))
-                        ? c - '0'
-                        : (std::tolower(c) - 'a' + 10))
+                 ? (std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                                                                : ((c | 0x20) - 'a' + 10))
                  : -1;
     };
     if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 &&

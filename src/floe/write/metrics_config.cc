@@ -5,13 +5,12 @@
 
 #include "floe/spec/metadata_columns.h"
 #include "floe/util/number_text.h"
+#include "floe/util/text.h"
 
 namespace floe {
 
 std::optional<MetricsMode> MetricsMode::Parse(std::string_view text) {
-  std::string lower(text);
-  for (auto& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = AsciiLower(text);
   if (lower == "none") return None();
   if (lower == "counts") return Counts();
   if (lower == "full") return Full();

@@ -28,9 +28,9 @@ arrow::Result<std::shared_ptr<SortedRanges>> SortedRanges::Make(
 }
 
 void SortedRanges::Cancel() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   cancelled_ = true;
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 arrow::Status SortedRanges::Split() {
@@ -78,13 +78,13 @@ arrow::Status SortedRanges::Drain(
   ARROW_RETURN_NOT_OK(
       sorter.Seal(RowSorter::kMergeFanIn / static_cast<size_t>(sorters_.size())));
   {
-    std::unique_lock<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (++sealed_ == parts()) {
       split_status_ = Split();
       split_ = true;
-      changed_.notify_all();
+      changed_.SignalAll();
     } else {
-      changed_.wait(lock, [&] { return split_ || cancelled_; });
+      while (!split_ && !cancelled_) changed_.Wait(&mutex_);
     }
     if (!split_) return arrow::Status::Cancelled("another task of the write failed");
     ARROW_RETURN_NOT_OK(split_status_);

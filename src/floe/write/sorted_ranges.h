@@ -2,17 +2,16 @@
 // the rows by sort key, so each task's files hold one key range.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "arrow/memory_pool.h"
 #include "arrow/type_fwd.h"
 #include "floe/util/env.h"
+#include "floe/util/mutex.h"
 #include "floe/write/row_sorter.h"
 
 namespace floe {
@@ -60,15 +59,16 @@ class SortedRanges : public std::enable_shared_from_this<SortedRanges> {
  private:
   SortedRanges() = default;
   // Picks the split keys (bounds_) from every run's batches' first rows.
-  arrow::Status Split();
+  arrow::Status Split() FLOE_REQUIRES(mutex_);
 
   std::vector<std::unique_ptr<RowSorter>> sorters_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  int sealed_ = 0;
-  bool cancelled_ = false;
-  bool split_ = false;
-  arrow::Status split_status_;
+  Mutex mutex_;
+  CondVar changed_;  // split_ or cancelled_ set
+  int sealed_ FLOE_GUARDED_BY(mutex_) = 0;
+  bool cancelled_ FLOE_GUARDED_BY(mutex_) = false;
+  bool split_ FLOE_GUARDED_BY(mutex_) = false;
+  arrow::Status split_status_ FLOE_GUARDED_BY(mutex_);
+  // Written by Split under mutex_, then only read (by every part, without the lock).
   // Every part's runs once sealed, with the keys of each run's batches' first rows.
   std::vector<const RowSorter::Run*> runs_;
   std::vector<RowSorter::Keys> first_keys_;

@@ -1,8 +1,9 @@
-// Catalog-managed Delta tables in floe's SQL catalog, for the floe command and the Python
-// package alike: finding one by NAMESPACE.TABLE, and creating one (its name checked
-// against the catalog's Iceberg tables, its namespace created as for an Iceberg table).
-// The commit protocol itself is floe::delta's (delta/catalog/); this joins it to the
-// Iceberg catalog the names live in.
+// Catalog-managed Delta tables in floe's SQL catalog, for every caller (the floe command,
+// the Python package, a C++ program): finding one by NAMESPACE.TABLE, creating one (its
+// name checked against the catalog's Iceberg tables, its namespace created as for an
+// Iceberg table), dropping and renaming one; and a Delta table's path as floe resolves it.
+// The commit protocol itself is floe::delta's (delta/catalog/); this layer, above both
+// formats, joins it to the catalog the names live in.
 #pragma once
 
 #include <map>
@@ -16,7 +17,7 @@
 #include "floe/delta/catalog/catalog_committer.h"
 #include "floe/delta/catalog/coordinator.h"
 
-namespace floe::cli {
+namespace floe {
 
 /// A catalog-managed Delta table found in a catalog.
 struct CatalogDeltaTable {
@@ -66,4 +67,4 @@ arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
 /// as given; no trailing slash.
 std::string TableRoot(const std::string& argument);
 
-}  // namespace floe::cli
+}  // namespace floe

@@ -1,4 +1,4 @@
-#include "floe/cli/delta_catalog.h"
+#include "floe/lakehouse/delta_tables.h"
 
 #include <filesystem>
 #include <system_error>
@@ -10,7 +10,7 @@
 #include "floe/util/location.h"
 #include "floe/util/uuid.h"
 
-namespace floe::cli {
+namespace floe {
 
 arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
     const std::shared_ptr<Catalog>& catalog, bool create_tables) {
@@ -108,7 +108,7 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     options.partition_columns = partition_columns;
     options.properties = properties;
     options.catalog_managed = true;
-    options.table_id = Uuid::Random().ToString();
+    options.table_id = Uuid::Random(catalog->env()).ToString();
     options.committer = std::make_shared<delta::CatalogCommitter>(
         io, coordinator, options.table_id, root,
         delta::CatalogTableName{catalog->name(), NamespaceToString(id.ns), id.name});
@@ -138,4 +138,4 @@ std::string TableRoot(const std::string& argument) {
   return StripTrailingSlash(absolute.lexically_normal().string());
 }
 
-}  // namespace floe::cli
+}  // namespace floe

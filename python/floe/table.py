@@ -1,17 +1,28 @@
-"""Catalogs, tables and scans."""
+"""Tables: their metadata, writes, row-level operations, maintenance and scans (as
+pyiceberg's ``pyiceberg.table``)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Union
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from . import _errors, _floe
-from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
+from ._args import (
+    Duration,
+    Progress,
+    assignments_text,
+    byte_size,
+    duration_ms,
+    string_options,
+    thread_count,
+    where_text,
+    write_args,
+)
+from ._arrow import reader_from_capsule, schema_from_capsule, stream_capsule
 from ._progress import progress_callback
 from ._results import (
     ExpireResult,
@@ -19,135 +30,15 @@ from ._results import (
     OrphanResult,
     RowLevelResult,
     Snapshot,
-    WriteProgress,
     WriteResult,
 )
 from ._write import OPERATIONS, Committer, WritePlan
+from .scan import Scan
 
-#: A table name: "ns.table", "a.b.table", or a tuple of its parts.
-Identifier = Union[str, Sequence[str]]
-#: A namespace: "ns", "a.b", or a tuple of its levels.
-NamespaceName = Union[str, Sequence[str]]
-#: A duration: milliseconds, a timedelta, or text such as "7d", "12h", "30m".
-Duration = Union[int, _dt.timedelta, str]
-Progress = Union[bool, Callable[[WriteProgress], Any], None]
+if TYPE_CHECKING:
+    from .catalog import Catalog
 
-
-def _levels(namespace: NamespaceName) -> list[str]:
-    if isinstance(namespace, str):
-        return namespace.split(".") if namespace else []
-    if isinstance(namespace, Iterable):
-        levels = list(namespace)
-        if all(isinstance(level, str) for level in levels):
-            return levels
-    raise TypeError(f"a namespace is a str or a tuple of str, not {namespace!r}")
-
-
-def _split(identifier: Identifier) -> tuple[list[str], str]:
-    parts = _levels(identifier)
-    if len(parts) < 2:
-        raise ValueError(
-            f"a table identifier needs a namespace and a name ('db.table'), not {identifier!r}"
-        )
-    return parts[:-1], parts[-1]
-
-
-def _options(options: Mapping[str, Any] | None, what: str = "options") -> dict[str, str]:
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise TypeError(f"{what} must be a mapping of str to str, not {type(options).__name__}")
-    out = {}
-    for key, value in options.items():
-        if not isinstance(key, str):
-            raise TypeError(f"{what} keys must be str, not {type(key).__name__}")
-        out[key] = value if isinstance(value, str) else json.dumps(value)
-    return out
-
-
-def _bytes(value: int | str | None, what: str) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TypeError(f"{what} must be an int or text such as '2G', not {type(value).__name__}")
-    if isinstance(value, str):
-        return int(_floe.parse_byte_size(value))
-    if value < 0:
-        raise ValueError(f"{what} must be non-negative")
-    return value
-
-
-def _duration_ms(value: Duration, what: str) -> int:
-    if isinstance(value, _dt.timedelta):
-        ms = int(value.total_seconds() * 1000)
-    elif isinstance(value, str):
-        ms = int(_floe.parse_duration_ms(value))
-    elif isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what} must be milliseconds, a timedelta or text such as '7d'")
-    else:
-        ms = value
-    if ms < 0:
-        raise _errors.InvalidInputError(f"{what} cannot be negative ({value!r})")
-    return ms
-
-
-def _threads(threads: int) -> int:
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
-    if not 1 <= threads <= 256:
-        raise ValueError(f"threads must be between 1 and 256, not {threads}")
-    return threads
-
-
-def _write_args(
-    options: Mapping[str, Any] | None, threads: int, memory_limit: int | str | None
-) -> Any:
-    args = _floe.WriteArgs()
-    args.options = _options(options)
-    args.threads = _threads(threads)
-    args.memory_limit = _bytes(memory_limit, "memory_limit")
-    return args
-
-
-def _where(where: str | None, required: bool) -> str:
-    if where is None:
-        if required:
-            raise ValueError("where is required (a filter such as \"region = 'eu'\")")
-        return ""
-    if not isinstance(where, str):
-        raise TypeError(f"where must be a filter string, not {type(where).__name__}")
-    return where
-
-
-def _literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and not math.isfinite(value):
-        # The spellings a floating-point column takes (quoted, as Spark's casts read them).
-        return "'NaN'" if math.isnan(value) else ("'Infinity'" if value > 0 else "'-Infinity'")
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "X'" + bytes(value).hex().upper() + "'"  # a binary column's literal
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def _assignments(set: str | Mapping[str, Any]) -> str:
-    """An update's ``set``: the text as given, or a mapping written as that text."""
-    if isinstance(set, str):
-        return set
-    if not isinstance(set, Mapping):
-        raise TypeError(f"set must be a string or a mapping, not {type(set).__name__}")
-    if not set:
-        raise ValueError("set names no column")
-    parts = []
-    for name, value in set.items():
-        if not isinstance(name, str):
-            raise TypeError(f"set's column names must be strings, not {type(name).__name__}")
-        parts.append(f"{name} = {_literal(value)}")
-    return ", ".join(parts)
+__all__ = ["Table", "apply_transform"]
 
 
 def apply_transform(schema_json: str, transform: str, values: Any) -> pa.Array:
@@ -164,216 +55,6 @@ def apply_transform(schema_json: str, transform: str, values: Any) -> pa.Array:
     )
     result = reader.read_all().column("value")
     return result.chunk(0) if result.num_chunks == 1 else result.combine_chunks()
-
-
-class Catalog:
-    """A catalog, resolved exactly as the ``floe`` command resolves ``--catalog``,
-    ``--warehouse`` and ``--catalog-name``.
-
-    - ``uri``: ``sqlite:////abs/path/catalog.db``, ``postgresql://...``, ``http(s)://...``
-      (REST), ``memory``, a ``file:`` warehouse for the filesystem catalog, ... Default:
-      ``$FLOE_CATALOG``, else the SQLite catalog ``<warehouse>/catalog.db``.
-    - ``warehouse``: where new tables go. Default: ``$FLOE_WAREHOUSE``, else
-      ``./warehouse`` (created when needed).
-    - ``name``: the catalog's name (rows of a shared SQL catalog are keyed by it).
-      Default: ``$FLOE_CATALOG_NAME``, else ``"floe"``.
-    - ``properties``: catalog properties (``--catalog-property``), e.g. a REST catalog's
-      ``token`` or ``credential``. Values are never printed.
-
-    The catalog is thread-safe: Python threads may share one.
-    """
-
-    def __init__(
-        self,
-        uri: str | None = None,
-        warehouse: str | None = None,
-        name: str | None = None,
-        **properties: str,
-    ) -> None:
-        for what, value in (("uri", uri), ("warehouse", warehouse), ("name", name)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{what} must be a str, not {type(value).__name__}")
-        self._catalog = _floe.Catalog(
-            uri or "", warehouse or "", name or "", _options(properties, "properties")
-        )
-
-    @property
-    def name(self) -> str:
-        """The catalog's name (its rows in a shared SQL catalog are keyed by it)."""
-        return str(self._catalog.name)
-
-    def __repr__(self) -> str:
-        return f"floe.Catalog(name={self.name!r})"
-
-    # Namespaces.
-
-    def create_namespace(
-        self, namespace: NamespaceName, properties: Mapping[str, str] | None = None
-    ) -> None:
-        """Creates a namespace (NamespaceAlreadyExistsError when it exists)."""
-        self._catalog.create_namespace(_levels(namespace), _options(properties, "properties"))
-
-    def create_namespace_if_not_exists(
-        self, namespace: NamespaceName, properties: Mapping[str, str] | None = None
-    ) -> None:
-        """Creates a namespace unless it exists."""
-        if not self.namespace_exists(namespace):
-            try:
-                self.create_namespace(namespace, properties)
-            except _errors.NamespaceAlreadyExistsError:
-                pass
-
-    def namespace_exists(self, namespace: NamespaceName) -> bool:
-        """True when the namespace exists."""
-        return bool(self._catalog.namespace_exists(_levels(namespace)))
-
-    def list_namespaces(self, namespace: NamespaceName = ()) -> list[tuple[str, ...]]:
-        """The namespaces one level below `namespace` (top-level ones by default), sorted,
-        each as a tuple of its levels."""
-        return [tuple(ns) for ns in self._catalog.list_namespaces(_levels(namespace))]
-
-    def load_namespace_properties(self, namespace: NamespaceName) -> dict[str, str]:
-        """The namespace's properties (NoSuchNamespaceError when it does not exist)."""
-        return dict(self._catalog.namespace_properties(_levels(namespace)))
-
-    def update_namespace_properties(
-        self,
-        namespace: NamespaceName,
-        removals: Iterable[str] | None = None,
-        updates: Mapping[str, str] | None = None,
-    ) -> None:
-        """Removes the keys `removals` and sets `updates`."""
-        self._catalog.update_namespace_properties(
-            _levels(namespace), list(removals or []), _options(updates, "updates")
-        )
-
-    def drop_namespace(self, namespace: NamespaceName) -> None:
-        """Drops an empty namespace (NamespaceNotEmptyError when it holds tables)."""
-        self._catalog.drop_namespace(_levels(namespace))
-
-    # Tables.
-
-    def list_tables(self, namespace: NamespaceName) -> list[tuple[str, ...]]:
-        """The tables directly in `namespace`, sorted, as (namespace levels..., name)."""
-        return [(*ns, name) for ns, name in self._catalog.list_tables(_levels(namespace))]
-
-    def table_exists(self, identifier: Identifier) -> bool:
-        """True when the table exists."""
-        ns, name = _split(identifier)
-        return bool(self._catalog.table_exists(ns, name))
-
-    def load_table(self, identifier: Identifier) -> Table:
-        """Loads a table (NoSuchTableError when it does not exist)."""
-        ns, name = _split(identifier)
-        return Table(self, self._catalog.load_table(ns, name))
-
-    def create_table(
-        self,
-        identifier: Identifier,
-        schema: pa.Schema | str,
-        *,
-        partition_by: str | None = None,
-        sort_by: str | None = None,
-        properties: Mapping[str, str] | None = None,
-        location: str | None = None,
-    ) -> Table:
-        """Creates a table.
-
-        ``schema`` is a ``pyarrow.Schema`` or floe's schema text (``"id long not null,
-        name string, tags list<string>"``, or Iceberg schema JSON); field ids are assigned
-        as for any new table. ``partition_by`` and ``sort_by`` take the CLI's syntax:
-        ``"region, day(ts), bucket(16, id)"`` and ``"ts desc, id asc nulls last"``.
-        ``properties`` are table properties (``"format-version"``: 1, 2 (default) or 3).
-        The namespace must exist (NoSuchNamespaceError); TableAlreadyExistsError when the
-        table does.
-        """
-        ns, name = _split(identifier)
-        if isinstance(schema, str):
-            text, arrow_schema = schema, None
-        else:
-            text, arrow_schema = "", schema_capsule(schema)
-        for what, value in (("partition_by", partition_by), ("sort_by", sort_by),
-                            ("location", location)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{what} must be a str, not {type(value).__name__}")
-        return Table(
-            self,
-            self._catalog.create_table(
-                ns,
-                name,
-                text,
-                arrow_schema,
-                partition_by or "",
-                sort_by or "",
-                _options(properties, "properties"),
-                location or "",
-            ),
-        )
-
-    def drop_table(self, identifier: Identifier) -> None:
-        """Removes the table from the catalog; its files stay."""
-        ns, name = _split(identifier)
-        self._catalog.drop_table(ns, name)
-
-    def rename_table(self, from_identifier: Identifier, to_identifier: Identifier) -> None:
-        """Renames a table (its files stay where they are); TableAlreadyExistsError when
-        the new name is taken."""
-        from_ns, from_name = _split(from_identifier)
-        to_ns, to_name = _split(to_identifier)
-        self._catalog.rename_table(from_ns, from_name, to_ns, to_name)
-
-
-def load_catalog(name: str | None = None, **properties: str) -> Catalog:
-    """pyiceberg's ``load_catalog(name, uri=..., warehouse=..., **properties)``, for floe:
-    ``floe.load_catalog("default", uri="sqlite:////tmp/catalog.db", warehouse="file:///tmp/wh")``.
-    """
-    uri = properties.pop("uri", None)
-    warehouse = properties.pop("warehouse", None)
-    return Catalog(uri=uri, warehouse=warehouse, name=name, **properties)
-
-
-class Scan:
-    """A scan of one snapshot: only the files, row groups and Parquet leaves the columns
-    and the filter need are read."""
-
-    def __init__(self, table: Table, scan: Any) -> None:
-        self._table = table
-        self._scan = scan
-
-    @property
-    def snapshot_id(self) -> int | None:
-        """The snapshot read (None for a table without snapshots)."""
-        value = self._scan.snapshot_id()
-        return None if value is None else int(value)
-
-    def schema(self) -> pa.Schema:
-        """The schema of the rows returned (with field ids)."""
-        return schema_from_capsule(self._scan.schema())
-
-    def to_reader(self) -> pa.RecordBatchReader:
-        """The rows as a ``pyarrow.RecordBatchReader``, read file after file as it is
-        consumed (no column data is copied on the way out)."""
-        return reader_from_capsule(self._scan.stream())
-
-    def to_arrow(self) -> pa.Table:
-        """The rows as a ``pyarrow.Table``. The files read ahead decode to their end
-        without waiting for the ones before them to be taken (``to_reader`` bounds what
-        each holds), since the table keeps every row anyway."""
-        return reader_from_capsule(self._scan.stream(keeps_all=True)).read_all()
-
-    def plan_files(self) -> list[dict[str, Any]]:
-        """The data files that may hold matching rows (after pruning by partition and
-        metrics), each with ``file_path``, ``record_count``, ``file_size_in_bytes``,
-        ``spec_id``, ``split_offsets`` (its row groups' first bytes, where a reader may
-        split it), the ``delete_files`` that apply to it and their ``delete_files_size``
-        (bytes; a deletion vector's blob)."""
-        return list(self._scan.plan_files())
-
-    @property
-    def stats(self) -> dict[str, int]:
-        """What was pruned and read so far: manifests, files, row groups, bytes, requests,
-        rows (the ``--stats`` of ``floe scan``)."""
-        return dict(self._scan.stats())
 
 
 class Table:
@@ -475,7 +156,7 @@ class Table:
     def explain_write(self, options: Mapping[str, str] | None = None) -> ExplainResult:
         """Would floe write this table (with per-write `options` overlaid on its
         properties) exactly as iceberg-java would? If not, why; if so, how."""
-        reasons, plan = self._table.explain_write(_options(options))
+        reasons, plan = self._table.explain_write(string_options(options))
         return ExplainResult(supported=not reasons, reasons=list(reasons), plan=dict(plan))
 
     def append(
@@ -548,8 +229,8 @@ class Table:
         if where is None and self.spec().get("fields"):
             return self._write(data, threads, options, memory_limit, progress, False,
                                dynamic=True)
-        filter_text = "true" if where is None else _where(where, True)
-        args = _write_args(options, threads, memory_limit)
+        filter_text = "true" if where is None else where_text(where, True)
+        args = write_args(options, threads, memory_limit)
         return RowLevelResult._of(self._table.overwrite(stream_capsule(data), filter_text, args))
 
     def _write(
@@ -562,7 +243,7 @@ class Table:
         input_clustered: bool,
         dynamic: bool,
     ) -> WriteResult:
-        args = _write_args(options, threads, memory_limit)
+        args = write_args(options, threads, memory_limit)
         capsule = stream_capsule(data)
         verb = "overwriting partitions of" if dynamic else "appending to"
         callback, done = progress_callback(progress, f"{verb} {self.name}")
@@ -583,8 +264,8 @@ class Table:
         deletes, as Spark's merge-on-read DELETE writes them
         (``RowLevelResult.delete_files``). Validated under
         ``write.delete.isolation-level``. No match commits nothing."""
-        args = _write_args(options, threads, None)
-        return RowLevelResult._of(self._table.delete(_where(where, True), args))
+        args = write_args(options, threads, None)
+        return RowLevelResult._of(self._table.delete(where_text(where, True), args))
 
     def update(
         self,
@@ -609,8 +290,8 @@ class Table:
         row keeps its ``_row_id`` and gets the new sequence number. Validated under
         ``write.update.isolation-level``. No match commits nothing;
         ``RowLevelResult.rows_updated`` counts the rows changed."""
-        args = _write_args(options, threads, None)
-        return RowLevelResult._of(self._table.update(_assignments(set), _where(where, True), args))
+        args = write_args(options, threads, None)
+        return RowLevelResult._of(self._table.update(assignments_text(set), where_text(where, True), args))
 
     def upsert(
         self,
@@ -651,7 +332,7 @@ class Table:
                 "join_cols must be a column name or a sequence of column names, not "
                 f"{type(join_cols).__name__}"
             )
-        args = _write_args(options, threads, None)
+        args = write_args(options, threads, None)
         return RowLevelResult._of(self._table.upsert(
             stream_capsule(data), keys, bool(when_matched_update_all),
             bool(when_not_matched_insert_all), args))
@@ -682,10 +363,10 @@ class Table:
             raise TypeError("min_input_files must be an int")
         if not isinstance(remove_dangling_deletes, bool):
             raise TypeError("remove_dangling_deletes must be a bool")
-        args = _write_args(options, 1, None)
+        args = write_args(options, 1, None)
         return RowLevelResult._of(
             self._table.rewrite(
-                _where(where, False), min_input_files, args, remove_dangling_deletes
+                where_text(where, False), min_input_files, args, remove_dangling_deletes
             )
         )
 
@@ -715,10 +396,10 @@ class Table:
             raise TypeError("min_input_files must be an int")
         if not isinstance(rewrite_all, bool):
             raise TypeError("rewrite_all must be a bool")
-        args = _write_args(options, 1, None)
+        args = write_args(options, 1, None)
         return RowLevelResult._of(
             self._table.rewrite_position_deletes(
-                _where(where, False), min_input_files, rewrite_all, args
+                where_text(where, False), min_input_files, rewrite_all, args
             )
         )
 
@@ -738,7 +419,7 @@ class Table:
         branch keeps `retain_last` (default: history.expire.min-snapshots-to-keep, 1), plus
         the `snapshot_ids` named; then deletes the files only they reached, and only the
         table's own."""
-        older_ms = None if older_than is None else _duration_ms(older_than, "older_than")
+        older_ms = None if older_than is None else duration_ms(older_than, "older_than")
         raw = self._table.expire_snapshots(
             older_ms, retain_last, [int(i) for i in snapshot_ids], bool(clean_files),
             bool(dry_run)
@@ -763,7 +444,7 @@ class Table:
         unreferenced until it commits. Pass ``no_concurrent_writes=True`` to vouch that no
         write to the table is running."""
         raw = self._table.remove_orphans(
-            _duration_ms(older_than, "older_than"),
+            duration_ms(older_than, "older_than"),
             bool(dry_run),
             bool(any_name),
             bool(no_concurrent_writes),
@@ -831,7 +512,7 @@ class Table:
             raise ValueError("limit must be non-negative")
         return Scan(
             self,
-            self._table.scan(list(columns or []), _where(where, False), snapshot_id, as_of,
+            self._table.scan(list(columns or []), where_text(where, False), snapshot_id, as_of,
                              limit, list(files or []), list(splits or [])),
         )
 
@@ -896,8 +577,8 @@ class Table:
         if (operation == "overwrite") != (where is not None):
             raise ValueError("where= goes with operation='overwrite', and only with it")
         data = self._table.plan_write(
-            _options(options), _threads(tasks), _bytes(memory_limit, "memory_limit"),
-            bool(input_clustered), _where(where, True) if where is not None else ""
+            string_options(options), thread_count(tasks), byte_size(memory_limit, "memory_limit"),
+            bool(input_clustered), where_text(where, True) if where is not None else ""
         )
         return WritePlan(bytes(data), operation)
 
@@ -914,4 +595,3 @@ class Table:
         return Committer(
             self, self._table.new_committer(plan.to_bytes(), operation), plan.operation
         )
-
