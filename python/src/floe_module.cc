@@ -33,7 +33,6 @@
 #include "arrow/type.h"
 #include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
-#include "floe/lakehouse/delta_tables.h"
 #include "floe/commit/committer.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
@@ -44,6 +43,7 @@
 #include "floe/expr/parser.h"
 #include "floe/gate/gate.h"
 #include "floe/io/file_io.h"
+#include "floe/lakehouse/delta_tables.h"
 #include "floe/spec/arrow_schema.h"
 #include "floe/spec/partition_spec.h"
 #include "floe/spec/schema_ddl.h"
@@ -974,8 +974,8 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
                         "catalog-managed table uses its catalog's properties"));
       }
       auto id = Unwrap(TableIdentifier::Parse(path));
-      Unwrap(CreateDeltaTable(catalog->catalog(), id, *arrow_schema,
-                                   partition_columns, properties, location));
+      Unwrap(CreateDeltaTable(catalog->catalog(), id, *arrow_schema, partition_columns,
+                              properties, location));
       return 0;
     }
     if (!location.empty()) {

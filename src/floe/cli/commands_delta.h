@@ -11,8 +11,8 @@
 
 #include "arrow/record_batch.h"
 #include "arrow/status.h"
-#include "floe/lakehouse/delta_tables.h"
 #include "floe/cli/output.h"
+#include "floe/lakehouse/delta_tables.h"
 
 namespace floe::cli {
 

@@ -1,9 +1,9 @@
 // Catalog-managed Delta tables in floe's SQL catalog, for every caller (the floe command,
 // the Python package, a C++ program): finding one by NAMESPACE.TABLE, creating one (its
 // name checked against the catalog's Iceberg tables, its namespace created as for an
-// Iceberg table), dropping and renaming one; and a Delta table's path as floe resolves it.
-// The commit protocol itself is floe::delta's (delta/catalog/); this layer, above both
-// formats, joins it to the catalog the names live in.
+// Iceberg table), dropping and renaming one; and a Delta table's path as floe resolves
+// it. The commit protocol itself is floe::delta's (delta/catalog/); this layer, above
+// both formats, joins it to the catalog the names live in.
 #pragma once
 
 #include <map>
