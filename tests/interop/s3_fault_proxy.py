@@ -10,14 +10,21 @@ stalled server).
 s3s-fs checks a conditional PUT (If-None-Match: *) and writes the object in two steps, so
 two racing conditional PUTs to one key can both succeed there. AWS S3 makes the check and the
 write one step; `atomic_conditional_puts` stands in for that by letting one conditional PUT
-per key reach the server at a time."""
+per key reach the server at a time.
+
+s3s-fs 0.14 has no ListMultipartUploads either: the proxy answers it in the server's place,
+as AWS S3 would, from the uploads it saw the server create (POST ?uploads) and not yet
+complete or abort. Aborting one (DELETE ?uploadId=) still goes to the server."""
 
 import collections
 import http.client
 import http.server
 import threading
 import time
+import urllib.parse
+import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 
 @dataclass
@@ -34,6 +41,7 @@ class FaultProxy:
         self.upstream_port = upstream_port
         self.rules = []
         self.requests = []  # (method, path, status or action) of every request seen
+        self.uploads = {}  # upload id -> (bucket, key) of the unfinished multipart uploads
         self.bytes_sent = 0  # response body bytes passed to clients
         self.lock = threading.Lock()
         self.atomic_conditional_puts = atomic_conditional_puts
@@ -49,6 +57,15 @@ class FaultProxy:
             def handle_one(self):
                 body = self._read_body()
                 rule = proxy._match(self.command, self.path)
+                if rule is None and proxy._lists_uploads(self.command, self.path):
+                    proxy._record(self.command, self.path, "200")
+                    payload = proxy._uploads_listing(self.path).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
                 if rule is not None and rule.action in ("500", "503"):
                     proxy._record(self.command, self.path, rule.action)
                     code = "InternalError" if rule.action == "500" else "SlowDown"
@@ -87,6 +104,7 @@ class FaultProxy:
                     self.connection.shutdown(2)
                     return
                 proxy._record(self.command, self.path, str(response.status))
+                proxy._track_upload(self.command, self.path, response.status, data)
                 self.send_response(response.status)
                 for key, value in response.getheaders():
                     if key.lower() not in ("transfer-encoding", "content-length", "connection"):
@@ -141,9 +159,14 @@ class FaultProxy:
         with self.lock:
             return self.key_locks[path.split("?", 1)[0]]
 
-    def seen(self, method: str, path_contains: str) -> list:
+    def seen(self, method: str, path_contains) -> list:
+        """The requests of `method` whose path holds `path_contains` (a string, or a tuple
+        of strings that must all be there)."""
+        if isinstance(path_contains, str):
+            path_contains = (path_contains,)
         with self.lock:
-            return [r for r in self.requests if r[0] == method and path_contains in r[1]]
+            return [r for r in self.requests
+                    if r[0] == method and all(part in r[1] for part in path_contains)]
 
     def _match(self, method, path):
         with self.lock:
@@ -153,6 +176,38 @@ class FaultProxy:
                     rule.fired += 1
                     return rule
         return None
+
+    @staticmethod
+    def _lists_uploads(method, path):
+        parts = urllib.parse.urlsplit(path)
+        query = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
+        return method == "GET" and "uploads" in query and parts.path.strip("/").count("/") == 0
+
+    def _uploads_listing(self, path):
+        parts = urllib.parse.urlsplit(path)
+        bucket = urllib.parse.unquote(parts.path.strip("/"))
+        prefix = urllib.parse.parse_qs(parts.query, keep_blank_values=True).get("prefix", [""])[0]
+        with self.lock:
+            uploads = [(key, upload_id) for upload_id, (upload_bucket, key) in self.uploads.items()
+                       if upload_bucket == bucket and key.startswith(prefix)]
+        listed = "".join(f"<Upload><Key>{escape(key)}</Key><UploadId>{escape(upload_id)}</UploadId>"
+                         f"</Upload>" for key, upload_id in sorted(uploads))
+        return ('<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult>'
+                f"<Bucket>{escape(bucket)}</Bucket><IsTruncated>false</IsTruncated>{listed}"
+                "</ListMultipartUploadsResult>")
+
+    def _track_upload(self, method, path, status, answer):
+        parts = urllib.parse.urlsplit(path)
+        query = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
+        if method == "POST" and "uploads" in query and status == 200:
+            bucket, _, key = urllib.parse.unquote(parts.path.lstrip("/")).partition("/")
+            root = ElementTree.fromstring(answer)
+            upload_id = next(element.text for element in root.iter() if element.tag.endswith("UploadId"))
+            with self.lock:
+                self.uploads[upload_id] = (bucket, key)
+        elif method in ("POST", "DELETE") and "uploadId" in query and 200 <= status < 300:
+            with self.lock:
+                self.uploads.pop(query["uploadId"][0], None)
 
     def _record(self, method, path, outcome):
         with self.lock:

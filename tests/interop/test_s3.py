@@ -295,6 +295,58 @@ def test_an_upload_that_keeps_failing_fails_the_write_and_leaves_nothing(faulty_
     faulty_floe.assert_no_secret_printed()
 
 
+def open_uploads(server):
+    """The multipart uploads s3s-fs holds open: it keeps one `.upload-<id>.json` in its root
+    per upload neither completed nor aborted (s3s-fs 0.14 has no ListMultipartUploads)."""
+    return sorted(path.name for path in server.root.glob(".upload-*.json"))
+
+
+def test_a_failed_tasks_multipart_uploads_are_aborted_not_completed(faulty_floe, fault_proxy,
+                                                                   tmp_path):
+    # Every part upload of a data file fails, so every task fails with its upload open.
+    path = write(tmp_path / "in.parquet", rows(0, 1000, 11))
+    faulty_floe.run("create", "db.t", "--schema-from", path, "--partition-by", "region")
+    before, uploads_before = faulty_floe.objects(), open_uploads(faulty_floe.server)
+    fault_proxy.fail("PUT", ("/data/", "partNumber="), "500")
+    result = faulty_floe.run("append", "db.t", path, "--threads", "8", check=False)
+    completed = fault_proxy.seen("POST", ("/data/", "uploadId="))
+    aborted = fault_proxy.seen("DELETE", ("/data/", "uploadId="))
+    requests = list(fault_proxy.requests)
+    fault_proxy.clear()
+    assert result.returncode != 0
+    # Abandoned files are aborted on the server (AbortMultipartUpload), never completed into
+    # an object that cleanup must then delete, and no upload is left open.
+    assert aborted, "\n".join(map(str, requests))
+    assert completed == [], completed
+    assert open_uploads(faulty_floe.server) == uploads_before
+    assert faulty_floe.objects() == before
+    assert "unfinished multipart upload" not in result.stderr, result.stderr
+    faulty_floe.assert_no_secret_printed()
+
+
+def test_an_upload_whose_abort_fails_is_named_in_a_warning(faulty_floe, fault_proxy, tmp_path):
+    # The server goes away mid-write: parts fail, and so does every abort of their uploads.
+    path = write(tmp_path / "in.parquet", rows(0, 1000, 12))
+    faulty_floe.run("create", "db.t", "--schema-from", path)
+    before, uploads_before = faulty_floe.objects(), open_uploads(faulty_floe.server)
+    fault_proxy.fail("PUT", ("/data/", "partNumber="), "500")
+    fault_proxy.fail("DELETE", ("/data/", "uploadId="), "503")
+    result = faulty_floe.run("append", "db.t", path, check=False)
+    fault_proxy.clear()
+    assert result.returncode != 0
+    left = [name for name in open_uploads(faulty_floe.server) if name not in uploads_before]
+    assert left, "the failed abort left no upload open: the test no longer tests anything"
+    warnings = [line for line in result.stderr.splitlines() if "unfinished multipart upload" in line]
+    # One warning per upload left open, naming the object (never a secret).
+    assert len(warnings) == len(left), result.stderr
+    for line in warnings:
+        assert f"s3://{faulty_floe.bucket}/wh/db/t/data/" in line, line
+        assert "AbortIncompleteMultipartUpload" in line, line
+    assert faulty_floe.objects() == before
+    assert read_pyiceberg(faulty_floe.pyiceberg(), "db.t").num_rows == 0
+    faulty_floe.assert_no_secret_printed()
+
+
 def test_a_lost_response_to_a_data_files_upload_fails_its_task_and_the_object_is_deleted(
         faulty_floe, fault_proxy, tmp_path):
     path = write(tmp_path / "in.parquet", rows(0, 1000, 10))

@@ -19,6 +19,7 @@ class FaultInjectingStream final : public arrow::io::OutputStream {
     }
     return inner_->Close();
   }
+  arrow::Status Abort() override { return inner_->Abort(); }
   bool closed() const override { return inner_->closed(); }
   arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
   arrow::Status Write(const void* data, int64_t nbytes) override {

@@ -165,6 +165,8 @@ class LocatedOutputStream final : public arrow::io::OutputStream {
     }
     return Located(inner_->Close(), "closing ");
   }
+  /// An abandoned file is closed without its fsync: its owner deletes it.
+  arrow::Status Abort() override { return Located(inner_->Abort(), "abandoning "); }
   bool closed() const override { return inner_->closed(); }
   arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
   arrow::Status Write(const void* data, int64_t nbytes) override {

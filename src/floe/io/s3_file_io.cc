@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "floe/util/error.h"
+#include "floe/util/log.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
 
@@ -192,22 +193,46 @@ arrow::Status InitializeS3Once() {
   return status;
 }
 
-// An output stream whose failures name the location and never carry a secret.
+// An output stream whose failures name the location and never carry a secret, and
+// that leaves no multipart upload open.
+//
+// Arrow's stream uploads through a multipart upload; a Close that fails (a part refused,
+// the server gone) marks it closed and forgets the upload's id, leaving the upload open
+// on the server: its parts stay stored and billed, invisible to every listing, until a
+// bucket lifecycle rule removes them. So after a failed Close (or Abort) this stream
+// finds the object's unfinished uploads by its key and aborts them itself; what it cannot
+// abort is named in a warning. Data, manifest and checkpoint files have keys no other
+// writer uses, so an unfinished upload of the key is this stream's.
 class S3OutputStream final : public arrow::io::OutputStream {
  public:
   S3OutputStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string location,
-                 std::vector<std::string> secrets)
+                 std::string bucket, std::string key,
+                 std::shared_ptr<S3Requests> requests, std::vector<std::string> secrets)
       : inner_(std::move(inner)),
         location_(std::move(location)),
+        bucket_(std::move(bucket)),
+        key_(std::move(key)),
+        requests_(std::move(requests)),
         secrets_(std::move(secrets)) {}
   ~S3OutputStream() override {
     // A stream dropped without Close (a failed task) must not upload: Arrow's S3 stream
     // would complete its upload in its destructor.
-    if (!inner_->closed()) (void)Abort();
+    (void)Abort();  // a failure is handled there
   }
 
-  arrow::Status Close() override { return Clean(inner_->Close(), "uploading "); }
-  arrow::Status Abort() override { return Clean(inner_->Abort(), "aborting upload of "); }
+  arrow::Status Close() override {
+    if (inner_->closed()) return arrow::Status::OK();
+    arrow::Status status = Clean(inner_->Close(), "uploading ");
+    if (!status.ok()) AbortUnfinishedUploads(status);
+    return status;
+  }
+  /// Abandons the object: its multipart upload is aborted, so no object appears.
+  arrow::Status Abort() override {
+    if (inner_->closed()) return arrow::Status::OK();
+    arrow::Status status = Clean(inner_->Abort(), "aborting upload of ");
+    if (!status.ok()) AbortUnfinishedUploads(status);
+    return status;
+  }
   bool closed() const override { return inner_->closed(); }
   arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
   arrow::Status Write(const void* data, int64_t nbytes) override {
@@ -226,15 +251,36 @@ class S3OutputStream final : public arrow::io::OutputStream {
         RedactSecrets(verb + location_ + ": " + status.message(), secrets_));
   }
 
+  void AbortUnfinishedUploads(const arrow::Status& cause) const {
+    arrow::Status aborted = [this]() -> arrow::Status {
+      ARROW_RETURN_NOT_OK(requests_->CheckCredentials());
+      ARROW_ASSIGN_OR_RAISE(auto ids, requests_->UnfinishedUploads(bucket_, key_));
+      for (const auto& id : ids)
+        ARROW_RETURN_NOT_OK(requests_->AbortUpload(bucket_, key_, id));
+      return arrow::Status::OK();
+    }();
+    if (aborted.ok()) return;
+    Log(LogLevel::kWarning,
+        RedactSecrets("an unfinished multipart upload of " + location_ +
+                          " may remain on the server (" + cause.message() + "; then " +
+                          aborted.message() +
+                          "); a bucket lifecycle rule "
+                          "(AbortIncompleteMultipartUpload) removes it",
+                      secrets_));
+  }
+
   std::shared_ptr<arrow::io::OutputStream> inner_;
   std::string location_;
+  std::string bucket_;
+  std::string key_;
+  std::shared_ptr<S3Requests> requests_;
   std::vector<std::string> secrets_;
 };
 
 class S3FileIO final : public FileIO {
  public:
   S3FileIO(std::shared_ptr<arrow::fs::S3FileSystem> s3,
-           std::unique_ptr<S3Requests> requests, std::shared_ptr<FileIO> local,
+           std::shared_ptr<S3Requests> requests, std::shared_ptr<FileIO> local,
            std::vector<std::string> secrets)
       : s3_(std::move(s3)),
         requests_(std::move(requests)),
@@ -268,10 +314,16 @@ class S3FileIO final : public FileIO {
     if (!IsS3(location)) return local_->OpenOutput(location);
     ARROW_ASSIGN_OR_RAISE(auto path, PathOf(location));
     // No directory objects: a prefix exists when an object is under it.
+    const size_t slash = path.find('/');
+    if (slash == std::string::npos) {
+      return MakeError(ErrorKind::kInvalidInput,
+                       "location '" + location + "' names no object");
+    }
     auto stream = s3_->OpenOutputStream(path);
     if (!stream.ok()) return Clean(stream.status(), "creating ", location);
-    return std::shared_ptr<arrow::io::OutputStream>(
-        std::make_shared<S3OutputStream>(std::move(*stream), location, secrets_));
+    return std::shared_ptr<arrow::io::OutputStream>(std::make_shared<S3OutputStream>(
+        std::move(*stream), location, path.substr(0, slash), path.substr(slash + 1),
+        requests_, secrets_));
   }
 
   arrow::Status Delete(const std::string& location) override {
@@ -505,7 +557,7 @@ class S3FileIO final : public FileIO {
   std::shared_ptr<arrow::fs::S3FileSystem> s3_;
   // Requests of floe's own (conditional PUT, batched deletes), signed with the keys
   // Arrow's S3 client uses.
-  std::unique_ptr<S3Requests> requests_;
+  std::shared_ptr<S3Requests> requests_;  // shared with the output streams
   std::shared_ptr<FileIO> local_;
   std::vector<std::string> secrets_;
 };

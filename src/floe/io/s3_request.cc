@@ -46,12 +46,13 @@ std::string Hex(std::string_view bytes) {
 }
 
 // A key as SigV4 signs S3 paths: every byte but the unreserved characters and '/'
-// percent-encoded, once.
-std::string EncodeKey(std::string_view key) {
+// percent-encoded, once. In a query value, '/' is encoded too.
+std::string EncodeKey(std::string_view key, bool keep_slash = true) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : key) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (c == '/' && keep_slash)) {
       out.push_back(static_cast<char>(c));
     } else {
       out.push_back('%');
@@ -387,6 +388,53 @@ std::vector<arrow::Status> S3Requests::DeleteObjects(
     }
   }
   return statuses;
+}
+
+arrow::Result<std::vector<std::string>> S3Requests::UnfinishedUploads(
+    const std::string& bucket, const std::string& key) {
+  // Sorted parameters, each with its '=': the query as SigV4 signs it.
+  const std::string query =
+      "prefix=" + EncodeKey(key, /*keep_slash=*/false) + "&uploads=";
+  std::vector<std::string> secrets;
+  auto sent =
+      impl_->Send("GET", impl_->Url(bucket, "", query), {}, "", nullptr, &secrets);
+  const std::string what = "listing the unfinished uploads of s3://" + bucket + "/" + key;
+  if (!sent.ok()) return WithContext(sent.status(), what);
+  if (sent->status != 200) return Impl::Failure(what, *sent, secrets);
+  std::vector<std::string> ids;
+  for (const auto& [listed_key, id] : MultipartUploadsListed(sent->body)) {
+    if (listed_key == key) ids.push_back(id);  // the prefix also lists longer keys
+  }
+  return ids;
+}
+
+arrow::Status S3Requests::AbortUpload(const std::string& bucket, const std::string& key,
+                                      const std::string& upload_id) {
+  std::vector<std::string> secrets;
+  const std::string query = "uploadId=" + EncodeKey(upload_id, /*keep_slash=*/false);
+  auto sent =
+      impl_->Send("DELETE", impl_->Url(bucket, key, query), {}, "", nullptr, &secrets);
+  const std::string what = "aborting an upload of s3://" + bucket + "/" + key;
+  if (!sent.ok()) return WithContext(sent.status(), what);
+  // 204: aborted; 404 NoSuchUpload: already gone (completed or aborted).
+  if (sent->status == 204 || sent->status == 200 || sent->status == 404)
+    return arrow::Status::OK();
+  return Impl::Failure(what, *sent, secrets);
+}
+
+std::vector<std::pair<std::string, std::string>> MultipartUploadsListed(
+    std::string_view answer) {
+  std::vector<std::pair<std::string, std::string>> uploads;
+  size_t at = 0;
+  while ((at = answer.find("<Upload>", at)) != std::string_view::npos) {
+    const size_t end = answer.find("</Upload>", at);
+    if (end == std::string_view::npos) break;
+    const std::string_view upload = answer.substr(at, end - at);
+    std::string id = Element(upload, "UploadId");
+    if (!id.empty()) uploads.emplace_back(Element(upload, "Key"), std::move(id));
+    at = end;
+  }
+  return uploads;
 }
 
 std::string DeleteObjectsBody(const std::vector<std::string>& keys) {

@@ -1,7 +1,8 @@
-// Signed S3 requests of floe's own, for the two things Arrow's S3FileSystem does not
-// offer: a conditional create (PUT with If-None-Match: *) and batched deletes
-// (DeleteObjects). Signed with AWS Signature Version 4 by libcurl; see docs/storage.md,
-// "Object storage".
+// Signed S3 requests of floe's own, for what Arrow's S3FileSystem does not offer: a
+// conditional create (PUT with If-None-Match: *), batched deletes (DeleteObjects), and
+// aborting the multipart upload a failed close of Arrow's stream leaves open (Arrow
+// forgets its upload id then). Signed with AWS Signature Version 4 by libcurl; see
+// docs/storage.md, "Object storage".
 #pragma once
 
 #include <functional>
@@ -65,6 +66,16 @@ class S3Requests {
   std::vector<arrow::Status> DeleteObjects(const std::string& bucket,
                                            const std::vector<std::string>& keys);
 
+  /// The ids of the multipart uploads of exactly `key` that are neither completed nor
+  /// aborted (ListMultipartUploads with the key as prefix).
+  arrow::Result<std::vector<std::string>> UnfinishedUploads(const std::string& bucket,
+                                                            const std::string& key);
+
+  /// Aborts multipart upload `upload_id` of `key` (AbortMultipartUpload), freeing its
+  /// parts; OK when the upload is already gone.
+  arrow::Status AbortUpload(const std::string& bucket, const std::string& key,
+                            const std::string& upload_id);
+
   /// The URL of `key` in `bucket` (path-style or virtual-hosted, as the settings say),
   /// the key encoded as SigV4 signs it; for tests.
   std::string UrlOf(const std::string& bucket, const std::string& key) const;
@@ -80,6 +91,9 @@ std::string DeleteObjectsBody(const std::vector<std::string>& keys);
 /// The keys a DeleteObjects answer reports errors for, with "Code: Message" of each;
 /// for tests.
 std::vector<std::pair<std::string, std::string>> DeleteObjectsErrors(
+    std::string_view answer);
+/// The (key, upload id) of every upload a ListMultipartUploads answer lists; for tests.
+std::vector<std::pair<std::string, std::string>> MultipartUploadsListed(
     std::string_view answer);
 
 }  // namespace floe

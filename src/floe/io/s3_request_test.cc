@@ -90,5 +90,25 @@ TEST(S3RequestsTest, DeleteObjectsBodiesEscapeKeysAndAnswersAreReadPerKey) {
   EXPECT_TRUE(DeleteObjectsErrors("<Error><Key>unterminated").empty());
 }
 
+TEST(S3RequestsTest, UnfinishedUploadsAreReadFromAListMultipartUploadsAnswer) {
+  // As AWS documents the answer: uploads with their key, id, initiator and times.
+  const std::string answer =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListMultipartUploadsResult "
+      "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>b</Bucket>"
+      "<KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><IsTruncated>false"
+      "</IsTruncated><Upload><Key>wh/t/data/a&amp;b.parquet</Key><UploadId>VXBsb2FkIElE"
+      "</UploadId><Initiator><ID>x</ID></Initiator><Initiated>2026-12-06T00:00:00.000Z"
+      "</Initiated></Upload><Upload><Key>wh/t/data/a&amp;b.parquet.2</Key><UploadId>id2"
+      "</UploadId></Upload><Upload><Key>no-id</Key></Upload></"
+      "ListMultipartUploadsResult>";
+  auto uploads = MultipartUploadsListed(answer);
+  ASSERT_EQ(uploads.size(), 2u);
+  EXPECT_EQ(uploads[0].first, "wh/t/data/a&b.parquet");
+  EXPECT_EQ(uploads[0].second, "VXBsb2FkIElE");
+  EXPECT_EQ(uploads[1].first, "wh/t/data/a&b.parquet.2");
+  EXPECT_TRUE(MultipartUploadsListed("<ListMultipartUploadsResult/>").empty());
+  EXPECT_TRUE(MultipartUploadsListed("<Upload><Key>unterminated").empty());
+}
+
 }  // namespace
 }  // namespace floe

@@ -72,6 +72,15 @@ class TailHoldingStream : public arrow::io::OutputStream {
     return file_->Close();
   }
 
+  /// Abandons the file: nothing held is written, and the file's own stream is aborted
+  /// (on object storage, its multipart upload is aborted, so no object appears).
+  arrow::Status Abort() override {
+    if (closed_) return arrow::Status::OK();
+    closed_ = true;
+    held_.reset();
+    return file_->Abort();
+  }
+
   int64_t size() const { return size_; }
 
  private:
@@ -770,9 +779,10 @@ arrow::Result<WrittenParquetFile> ParquetFileWriter::Close() {
 void ParquetFileWriter::Abort() {
   closed_ = true;
   pending_.clear();
-  // Deliberately ignored: the file is being abandoned and its owner deletes it. No stream
-  // when opening it was what failed.
-  if (stream_) (void)stream_->Close();
+  // Deliberately ignored: the file is being abandoned and its owner deletes whatever
+  // reached storage (a stream that failed to abort says so itself: S3OutputStream logs
+  // the upload it leaves). No stream when opening it was what failed.
+  if (stream_) (void)stream_->Abort();
 }
 
 }  // namespace floe
