@@ -14,15 +14,19 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap bootstrap-demo build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
 
+# Only what the demo needs (scripts/bootstrap.sh --demo): no test tools.
+bootstrap-demo:
+	@scripts/bootstrap.sh --demo
+
 $(BUILD_DEBUG)/build.ninja: | bootstrap
 	cmake -S . -B $(BUILD_DEBUG) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=address,undefined
 
-$(BUILD_RELEASE)/build.ninja: | bootstrap
+$(BUILD_RELEASE)/build.ninja: | bootstrap-demo
 	cmake -S . -B $(BUILD_RELEASE) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_BUILD_TESTS=OFF -DFLOE_BUILD_BENCHMARKS=ON
 
 $(BUILD_TSAN)/build.ninja: | bootstrap
@@ -40,7 +44,9 @@ build-release: bootstrap $(BUILD_RELEASE)/build.ninja
 	cmake --build $(BUILD_RELEASE) -j$(JOBS)
 
 ## The main job: generate data, create a table in ./warehouse, append, inspect, scan, read with pyiceberg.
-demo: build-release
+## Lean: installs only what the demo needs and builds only the CLI (one Release build).
+demo: bootstrap-demo $(BUILD_RELEASE)/build.ninja
+	cmake --build $(BUILD_RELEASE) -j$(JOBS) --target floe
 	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
 
 ## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow,

@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Installs everything floe needs that is missing on this machine, and nothing else.
 # Idempotent: a second run checks and returns in about a second.
-#   - Debian packages (compiler, CMake, Ninja, nlohmann-json, SQLite, libpq, libcurl, a PostgreSQL
-#     server for the catalog tests, zlib, CLI11, GoogleTest, ...)
-#   - .venv with the pinned Python tools of requirements.txt (pyarrow brings Arrow C++/Parquet),
-#     and pyspark 4.1 apart in .venv/pyspark-4.1 (requirements-pyspark-4.1.txt)
+#   scripts/bootstrap.sh --demo   what `make demo` needs: the Debian packages that build the
+#                                 CLI, and a .venv with requirements-demo.txt (pyarrow, which
+#                                 brings Arrow C++/Parquet, pyiceberg for the demo's read-back)
+#   scripts/bootstrap.sh          all of it, for the tests and benchmarks: also GoogleTest, a
+#                                 PostgreSQL server, the JDK and Maven (the iceberg-java parity
+#                                 harness, Spark's jars), Clang's tools, the pinned Python tools
+#                                 of requirements.txt, pyspark 4.1 apart in .venv/pyspark-4.1,
+#                                 the S3 server of the storage tests, and the Python package
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+demo_only=false
+[ "${1:-}" = "--demo" ] && demo_only=true
 
+# What builds the library and the CLI.
 debian_packages=(
   cmake ninja-build g++ make ccache pkg-config
-  nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev libgtest-dev libgmock-dev
-  libpq-dev postgresql libcurl4-openssl-dev libssl-dev
-  python3-venv maven default-jdk-headless
+  nlohmann-json3-dev libsqlite3-dev zlib1g-dev libcli11-dev
+  libpq-dev libcurl4-openssl-dev libssl-dev python3-venv
+)
+# What the tests, the checks and the benchmarks add.
+$demo_only || debian_packages+=(
+  libgtest-dev libgmock-dev postgresql maven default-jdk-headless
   clang clang-format clang-tidy libclang-rt-14-dev strace
 )
 missing=()
@@ -30,17 +40,29 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The .venv: requirements-demo.txt for the demo, requirements.txt (which includes it) for the
+# rest; each stamped with the hash of what it installed.
 python_bin="${FLOE_PYTHON:-python3}"
-stamp=".venv/.floe-requirements.sha256"
-wanted="$(sha256sum requirements.txt | cut -d' ' -f1)"
-if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  echo "bootstrap: installing Python tools into .venv (requirements.txt)"
+install_requirements() {  # <requirements file> <stamp>
+  local wanted
+  wanted="$(cat requirements-demo.txt "$1" | sha256sum | cut -d' ' -f1)"
+  if [ -x .venv/bin/python ] && [ "$(cat "$2" 2>/dev/null)" = "$wanted" ]; then return; fi
+  echo "bootstrap: installing Python tools into .venv ($1)"
   [ -x .venv/bin/python ] || "$python_bin" -m venv .venv
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$1"
   # Unversioned names (libarrow.so -> libarrow.so.N) so the linker finds the wheel's libraries.
   .venv/bin/python -c 'import pyarrow; pyarrow.create_library_symlinks()'
-  echo "$wanted" > "$stamp"
+  echo "$wanted" > "$2"
+}
+if $demo_only; then
+  # Everything of requirements.txt installed already covers the demo's.
+  full_wanted="$(cat requirements-demo.txt requirements.txt | sha256sum | cut -d' ' -f1)"
+  if [ "$(cat .venv/.floe-requirements.sha256 2>/dev/null)" != "$full_wanted" ]; then
+    install_requirements requirements-demo.txt .venv/.floe-demo-requirements.sha256
+  fi
+  exit 0
 fi
+install_requirements requirements.txt .venv/.floe-requirements.sha256
 
 # pyspark 4.1 apart from .venv's 4.0 (requirements-pyspark-4.1.txt): `make spark-test` puts
 # it first on PYTHONPATH for tests/spark41 (the filters Spark pushes to floe's reader).
