@@ -46,7 +46,7 @@ build-release: bootstrap $(BUILD_RELEASE)/build.ninja
 ## The main job: generate data, create a table in ./warehouse, append, inspect, scan, read with pyiceberg.
 ## Lean: installs only what the demo needs and builds only the CLI (one Release build).
 demo: bootstrap-demo $(BUILD_RELEASE)/build.ninja
-	cmake --build $(BUILD_RELEASE) -j$(JOBS) --target floe
+	cmake --build $(BUILD_RELEASE) -j$(JOBS) --target floe_cli
 	@scripts/demo.sh $(BUILD_RELEASE)/src/floe/cli/floe
 
 ## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow,

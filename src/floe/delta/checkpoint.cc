@@ -257,45 +257,35 @@ int64_t CheckpointInterval(const std::map<std::string, std::string>& configurati
   return interval && *interval > 0 ? *interval : 10;
 }
 
-arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& io,
-                                                const Snapshot& snapshot, Env* env) {
-  const std::string& root = snapshot.table_root;
-  const std::string where = "the checkpoint of version " +
-                            std::to_string(snapshot.version) + " of Delta table " + root;
-  const auto& configuration = snapshot.metadata.configuration;
-  const int64_t now = env->NowMillis();
-  // An interval floe cannot read (delta-spark would fail the checkpoint) keeps every
-  // tombstone and every transaction: never fewer than asked for.
-  auto retention = IntervalPropertyMillis(
-      configuration, "delta.deletedFileRetentionDuration", 604'800'000);  // a week
-  const int64_t tombstone_cutoff = retention.ok() ? now - *retention : INT64_MIN;
-  std::optional<int64_t> txn_cutoff;
-  if (configuration.contains("delta.setTransactionRetentionDuration")) {
-    auto txn_retention =
-        IntervalPropertyMillis(configuration, "delta.setTransactionRetentionDuration", 0);
-    if (txn_retention.ok()) txn_cutoff = now - *txn_retention;
-  }
+namespace {
 
-  // Partition columns' types, for partitionValues_parsed.
+// The partition columns' fields for partitionValues_parsed, or none when the table is
+// unpartitioned or asks for no parsed values.
+arrow::Result<std::vector<std::shared_ptr<arrow::Field>>> ParsedPartitionFields(
+    const Metadata& metadata, const std::string& where) {
   std::vector<std::shared_ptr<arrow::Field>> partition_fields;
-  bool parsed_values = !snapshot.metadata.partition_columns.empty();
-  if (auto it = configuration.find("delta.checkpoint.writeStatsAsStruct");
-      it != configuration.end() && it->second == "false") {
-    parsed_values = false;
+  if (metadata.partition_columns.empty()) return partition_fields;
+  if (auto it = metadata.configuration.find("delta.checkpoint.writeStatsAsStruct");
+      it != metadata.configuration.end() && it->second == "false") {
+    return partition_fields;
   }
-  if (parsed_values) {
-    ARROW_ASSIGN_OR_RAISE(auto schema, SchemaFromJson(snapshot.metadata.schema_string));
-    for (const auto& column : snapshot.metadata.partition_columns) {
-      auto field = schema->GetFieldByName(column);
-      if (!field) {
-        return MakeError(
-            ErrorKind::kInvalidMetadata,
-            where + ": partition column " + column + " is not in the schema");
-      }
-      partition_fields.push_back(field->WithNullable(true));
+  ARROW_ASSIGN_OR_RAISE(auto schema, SchemaFromJson(metadata.schema_string));
+  for (const auto& column : metadata.partition_columns) {
+    auto field = schema->GetFieldByName(column);
+    if (!field) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       where + ": partition column " + column + " is not in the schema");
     }
+    partition_fields.push_back(field->WithNullable(true));
   }
+  return partition_fields;
+}
 
+// The checkpoint's actions, one row each: protocol, metaData, the transactions updated
+// after `txn_cutoff`, every add, and the tombstones removed after `tombstone_cutoff`.
+std::vector<Row> CheckpointRows(const Snapshot& snapshot, int64_t tombstone_cutoff,
+                                std::optional<int64_t> txn_cutoff,
+                                CheckpointResult* result) {
   std::vector<Row> rows;
   const Protocol& protocol = snapshot.protocol;
   Json protocol_json = {{"minReaderVersion", protocol.min_reader_version},
@@ -322,7 +312,6 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
     if (txn.last_updated_ms) json["lastUpdated"] = *txn.last_updated_ms;
     rows.push_back({0, json});
   }
-  CheckpointResult result;
   for (const auto& file : snapshot.files) {
     Json json = {{"path", file.path},
                  {"partitionValues", StringMapJson(file.partition_values)},
@@ -333,7 +322,7 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
     if (file.tags) json["tags"] = StringMapJson(*file.tags);
     if (file.stats) json["stats"] = *file.stats;
     rows.push_back({1, json, &file});
-    ++result.add_files;
+    ++result->add_files;
   }
   for (const auto& remove : snapshot.tombstones) {
     if (remove.deletion_timestamp_ms && *remove.deletion_timestamp_ms <= tombstone_cutoff)
@@ -349,11 +338,18 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
       json["partitionValues"] = StringMapJson(*remove.partition_values);
     if (remove.size) json["size"] = *remove.size;
     rows.push_back({2, json});
-    ++result.tombstones;
+    ++result->tombstones;
   }
-  result.rows = static_cast<int64_t>(rows.size());
+  result->rows = static_cast<int64_t>(rows.size());
+  return rows;
+}
 
-  // Columns: each filled from its rows, null elsewhere.
+// The rows as one batch of the checkpoint's columns, each filled from its rows and null
+// elsewhere.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CheckpointBatch(
+    const std::vector<Row>& rows,
+    const std::vector<std::shared_ptr<arrow::Field>>& partition_fields,
+    const std::string& where) {
   auto fields = CheckpointFields();
   arrow::ArrayVector columns;
   for (int c = 0; c < static_cast<int>(fields.size()); ++c) {
@@ -374,48 +370,85 @@ arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& i
     }
     columns.push_back(std::move(column));
   }
-  auto schema = arrow::schema(fields);
-  auto batch = arrow::RecordBatch::Make(schema, result.rows, std::move(columns));
+  return arrow::RecordBatch::Make(arrow::schema(fields),
+                                  static_cast<int64_t>(rows.size()), std::move(columns));
+}
 
-  const std::string folder = LogFolderOf(root);
-  const std::string name = PaddedVersion(snapshot.version) + ".checkpoint.parquet";
-  result.location = folder + "/" + name;
+// Writes `batch` as the checkpoint file at `location`, durable; its size into `*result`.
+// A checkpoint of the version another writer wrote first is the same state, kept.
+arrow::Status WriteCheckpointFile(const std::shared_ptr<FileIO>& io,
+                                  const arrow::RecordBatch& batch,
+                                  const std::string& folder, const std::string& name,
+                                  Env* env, CheckpointResult* result) {
+  const std::string& location = result->location;
   // On object storage a file appears only whole, so it is written in place (a racing
   // checkpointer of this version writes the same state); elsewhere it is renamed into
   // place, so that no reader sees part of it.
-  const bool in_place = io->WritesAppearWhole(result.location);
+  const bool in_place = io->WritesAppearWhole(location);
   const std::string written_at =
-      in_place ? result.location
+      in_place ? location
                : folder + "/." + name + "." + Uuid::Random(env).ToString() + ".tmp";
   auto context = std::make_shared<ParquetWriteContext>();
   context->io = io;
-  context->arrow_schema = schema;
+  context->arrow_schema = batch.schema();
   context->settings.codec = "snappy";  // delta-spark's checkpoints
   context->root_name = "spark_schema";
   arrow::Status written;
   {
     auto writer = ParquetFileWriter::Open(context, written_at);
     written = writer.status();
-    if (written.ok()) written = (*writer)->Write(*batch);
+    if (written.ok()) written = (*writer)->Write(batch);
     if (written.ok()) {
       auto closed = (*writer)->Close();
       written = closed.status();
-      if (closed.ok()) result.size_in_bytes = closed->size;
+      if (closed.ok()) result->size_in_bytes = closed->size;
     } else if (writer.ok()) {
       (*writer)->Abort();
     }
   }
-  if (written.ok() && !in_place)
-    written = io->RenameNoReplace(written_at, result.location);
+  if (written.ok() && !in_place) written = io->RenameNoReplace(written_at, location);
   // Durable before _last_checkpoint can name it; the hint itself needs no sync (a reader
   // without one lists the log).
-  if (written.ok()) written = SyncNewFiles(*io, {result.location});
-  if (!written.ok()) {
-    if (!in_place)
-      DeleteBestEffort(*io, written_at, "temporary checkpoint", "after a failed write");
-    if (KindOf(written) != ErrorKind::kAlreadyExists) return WithContext(written, where);
-    // Another writer checkpointed this version first: the same state, kept.
+  if (written.ok()) written = SyncNewFiles(*io, {location});
+  if (written.ok()) return written;
+  if (!in_place)
+    DeleteBestEffort(*io, written_at, "temporary checkpoint", "after a failed write");
+  if (KindOf(written) == ErrorKind::kAlreadyExists) return arrow::Status::OK();
+  return written;
+}
+
+}  // namespace
+
+arrow::Result<CheckpointResult> WriteCheckpoint(const std::shared_ptr<FileIO>& io,
+                                                const Snapshot& snapshot, Env* env) {
+  const std::string& root = snapshot.table_root;
+  const std::string where = "the checkpoint of version " +
+                            std::to_string(snapshot.version) + " of Delta table " + root;
+  const auto& configuration = snapshot.metadata.configuration;
+  const int64_t now = env->NowMillis();
+  // An interval floe cannot read (delta-spark would fail the checkpoint) keeps every
+  // tombstone and every transaction: never fewer than asked for.
+  auto retention = IntervalPropertyMillis(
+      configuration, "delta.deletedFileRetentionDuration", 604'800'000);  // a week
+  const int64_t tombstone_cutoff = retention.ok() ? now - *retention : INT64_MIN;
+  std::optional<int64_t> txn_cutoff;
+  if (configuration.contains("delta.setTransactionRetentionDuration")) {
+    auto txn_retention =
+        IntervalPropertyMillis(configuration, "delta.setTransactionRetentionDuration", 0);
+    if (txn_retention.ok()) txn_cutoff = now - *txn_retention;
   }
+  ARROW_ASSIGN_OR_RAISE(auto partition_fields,
+                        ParsedPartitionFields(snapshot.metadata, where));
+  CheckpointResult result;
+  const std::vector<Row> rows =
+      CheckpointRows(snapshot, tombstone_cutoff, txn_cutoff, &result);
+  ARROW_ASSIGN_OR_RAISE(auto batch, CheckpointBatch(rows, partition_fields, where));
+
+  const std::string folder = LogFolderOf(root);
+  const std::string name = PaddedVersion(snapshot.version) + ".checkpoint.parquet";
+  result.location = folder + "/" + name;
+  ARROW_RETURN_NOT_OK(
+      WithContext(WriteCheckpointFile(io, *batch, folder, name, env, &result), where));
 
   // _last_checkpoint, unless it names this version or a newer one already.
   const std::string hint = folder + "/_last_checkpoint";

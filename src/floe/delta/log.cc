@@ -501,8 +501,38 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* l
   for (const auto& child : field.children) CollectLeaves(child, leaves);
 }
 
-arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
-                                  const std::string& location, Replay* replay) {
+// The leaves of a checkpoint part that replay reads: whole protocol, metaData, txn and
+// sidecar actions; of add and remove, the fields below (not stats_parsed or
+// partitionValues_parsed: the JSON forms are read).
+std::vector<int> CheckpointLeaves(
+    const std::vector<parquet::arrow::SchemaField>& fields) {
+  static const std::set<std::string> kAddFields = {
+      "path",       "partitionValues", "size",           "modificationTime",
+      "dataChange", "stats",           "deletionVector", "tags"};
+  static const std::set<std::string> kRemoveFields = {
+      "path",       "partitionValues",      "size",          "deletionTimestamp",
+      "dataChange", "extendedFileMetadata", "deletionVector"};
+  std::vector<int> leaves;
+  for (const auto& field : fields) {
+    const std::string& name = field.field->name();
+    if (name == "metaData" || name == "protocol" || name == "txn" || name == "sidecar") {
+      CollectLeaves(field, &leaves);
+      continue;
+    }
+    const std::set<std::string>* wanted = name == "add"      ? &kAddFields
+                                          : name == "remove" ? &kRemoveFields
+                                                             : nullptr;
+    if (wanted == nullptr) continue;
+    for (const auto& child : field.children) {
+      if (wanted->count(child.field->name()) > 0) CollectLeaves(child, &leaves);
+    }
+  }
+  return leaves;
+}
+
+// The columns of a checkpoint part that replay reads, in one chunk each.
+arrow::Result<std::shared_ptr<arrow::Table>> ReadCheckpointPart(
+    FileIO& io, const std::string& location) {
   auto wrap = [&](const arrow::Status& status) {
     return status.ok()
                ? status
@@ -515,43 +545,148 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
     auto opened = parquet::arrow::OpenFile(*input, arrow::default_memory_pool());
     ARROW_RETURN_NOT_OK(wrap(opened.status()));
     std::unique_ptr<parquet::arrow::FileReader> reader = std::move(*opened);
-    const auto& fields = reader->manifest().schema_fields;
-    std::vector<int> leaves;
-    for (const auto& field : fields) {
-      const std::string& name = field.field->name();
-      if (name == "metaData" || name == "protocol" || name == "txn" ||
-          name == "sidecar") {
-        CollectLeaves(field, &leaves);
-      } else if (name == "add") {
-        // Not stats_parsed or partitionValues_parsed: the JSON forms are read.
-        for (const auto& child : field.children) {
-          const std::string& child_name = child.field->name();
-          if (child_name == "path" || child_name == "partitionValues" ||
-              child_name == "size" || child_name == "modificationTime" ||
-              child_name == "dataChange" || child_name == "stats" ||
-              child_name == "deletionVector" || child_name == "tags") {
-            CollectLeaves(child, &leaves);
-          }
-        }
-      } else if (name == "remove") {
-        for (const auto& child : field.children) {
-          const std::string& child_name = child.field->name();
-          if (child_name == "path" || child_name == "partitionValues" ||
-              child_name == "size" || child_name == "deletionTimestamp" ||
-              child_name == "dataChange" || child_name == "extendedFileMetadata" ||
-              child_name == "deletionVector") {
-            CollectLeaves(child, &leaves);
-          }
-        }
-      }
-    }
-    auto read = reader->ReadTable(leaves);
+    auto read = reader->ReadTable(CheckpointLeaves(reader->manifest().schema_fields));
     ARROW_RETURN_NOT_OK(wrap(read.status()));
     table = std::move(*read);
   } catch (const parquet::ParquetException& e) {
     return Invalid(location, std::string("cannot read the checkpoint: ") + e.what());
   }
-  ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
+  return table->CombineChunks();
+}
+
+arrow::Status ApplyCheckpointProtocol(const arrow::StructArray& protocol,
+                                      const std::string& location, Replay* replay) {
+  Children children;
+  auto reader_version = children.Of(protocol, "minReaderVersion");
+  auto writer_version = children.Of(protocol, "minWriterVersion");
+  auto reader_features = children.Of(protocol, "readerFeatures");
+  auto writer_features = children.Of(protocol, "writerFeatures");
+  for (int64_t row = 0; row < protocol.length(); ++row) {
+    if (protocol.IsNull(row)) continue;
+    Protocol p;
+    auto r = LongAt(reader_version, row);
+    auto w = LongAt(writer_version, row);
+    if (!r || !w) return Invalid(location, "a protocol without versions");
+    p.min_reader_version = static_cast<int>(*r);
+    p.min_writer_version = static_cast<int>(*w);
+    p.reader_features = StringListAt(reader_features, row);
+    p.writer_features = StringListAt(writer_features, row);
+    replay->protocol = std::move(p);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ApplyCheckpointMetadata(const arrow::StructArray& metadata,
+                                      const std::string& location, Replay* replay) {
+  Children children;
+  auto id = children.Of(metadata, "id");
+  auto name = children.Of(metadata, "name");
+  auto description = children.Of(metadata, "description");
+  auto schema = children.Of(metadata, "schemaString");
+  auto partition_columns = children.Of(metadata, "partitionColumns");
+  auto configuration = children.Of(metadata, "configuration");
+  auto created = children.Of(metadata, "createdTime");
+  for (int64_t row = 0; row < metadata.length(); ++row) {
+    if (metadata.IsNull(row)) continue;
+    Metadata m;
+    m.id = StringAt(id, row).value_or("");
+    m.name = StringAt(name, row).value_or("");
+    m.description = StringAt(description, row).value_or("");
+    auto schema_string = StringAt(schema, row);
+    if (!schema_string) return Invalid(location, "a metaData without a schemaString");
+    m.schema_string = *schema_string;
+    m.partition_columns =
+        StringListAt(partition_columns, row).value_or(std::vector<std::string>());
+    for (auto& [key, value] : StringMapAt(configuration, row)) {
+      if (value) m.configuration[key] = *value;
+    }
+    m.created_time_ms = LongAt(created, row);
+    replay->metadata = std::move(m);
+  }
+  return arrow::Status::OK();
+}
+
+void ApplyCheckpointTxns(const arrow::StructArray& txn, Replay* replay) {
+  Children children;
+  auto app = children.Of(txn, "appId");
+  auto version = children.Of(txn, "version");
+  auto updated = children.Of(txn, "lastUpdated");
+  for (int64_t row = 0; row < txn.length(); ++row) {
+    if (txn.IsNull(row)) continue;
+    auto a = StringAt(app, row);
+    auto v = LongAt(version, row);
+    if (a && v) replay->apps[*a] = AppTransaction{*v, LongAt(updated, row)};
+  }
+}
+
+// Removes in a checkpoint are tombstones of files no longer in it: kept for the next
+// checkpoint, never read as data.
+arrow::Status ApplyCheckpointRemoves(const arrow::StructArray& remove,
+                                     const std::string& root, const std::string& location,
+                                     Replay* replay) {
+  Children children;
+  auto path = children.Of(remove, "path");
+  auto values = children.Of(remove, "partitionValues");
+  auto size = children.Of(remove, "size");
+  auto deleted = children.Of(remove, "deletionTimestamp");
+  auto change = children.Of(remove, "dataChange");
+  auto extended = children.Of(remove, "extendedFileMetadata");
+  auto dv = children.Of(remove, "deletionVector");
+  for (int64_t row = 0; row < remove.length(); ++row) {
+    if (remove.IsNull(row)) continue;
+    RemoveFile file;
+    auto p = StringAt(path, row);
+    if (!p) return Invalid(location, "a remove without a path");
+    file.path = *p;
+    ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
+    if (values != nullptr && !values->IsNull(row))
+      file.partition_values = StringMapAt(values, row);
+    file.size = LongAt(size, row);
+    file.deletion_timestamp_ms = LongAt(deleted, row);
+    file.data_change = BoolAt(change, row).value_or(false);
+    file.extended_file_metadata = BoolAt(extended, row);
+    file.deletion_vector = DeletionVectorAt(dv, row);
+    std::string key = FileKey(file.location, file.deletion_vector);
+    replay->tombstones[key] = std::move(file);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ApplyCheckpointAdds(const arrow::StructArray& add, const std::string& root,
+                                  const std::string& location, Replay* replay) {
+  Children children;
+  auto path = children.Of(add, "path");
+  auto values = children.Of(add, "partitionValues");
+  auto size = children.Of(add, "size");
+  auto mtime = children.Of(add, "modificationTime");
+  auto change = children.Of(add, "dataChange");
+  auto stats = children.Of(add, "stats");
+  auto dv = children.Of(add, "deletionVector");
+  auto tags = children.Of(add, "tags");
+  for (int64_t row = 0; row < add.length(); ++row) {
+    if (add.IsNull(row)) continue;
+    AddFile file;
+    auto p = StringAt(path, row);
+    if (!p) return Invalid(location, "an add without a path");
+    file.path = *p;
+    ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
+    file.partition_values = StringMapAt(values, row);
+    file.size = LongAt(size, row).value_or(0);
+    file.modification_time_ms = LongAt(mtime, row).value_or(0);
+    file.data_change = BoolAt(change, row).value_or(true);
+    file.stats = StringAt(stats, row);
+    file.deletion_vector = DeletionVectorAt(dv, row);
+    if (tags != nullptr && !tags->IsNull(row)) file.tags = StringMapAt(tags, row);
+    std::string key = FileKey(file.location, file.deletion_vector);
+    replay->tombstones.erase(key);
+    replay->files[key] = std::move(file);
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
+                                  const std::string& location, Replay* replay) {
+  ARROW_ASSIGN_OR_RAISE(auto table, ReadCheckpointPart(io, location));
   auto column = [&](const char* name) -> std::shared_ptr<arrow::StructArray> {
     auto chunked = table->GetColumnByName(name);
     if (!chunked || chunked->num_chunks() != 1 ||
@@ -560,65 +695,15 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
     }
     return std::static_pointer_cast<arrow::StructArray>(chunked->chunk(0));
   };
-  Children children;
-  if (auto protocol = column("protocol")) {
-    auto reader_version = children.Of(*protocol, "minReaderVersion");
-    auto writer_version = children.Of(*protocol, "minWriterVersion");
-    auto reader_features = children.Of(*protocol, "readerFeatures");
-    auto writer_features = children.Of(*protocol, "writerFeatures");
-    for (int64_t row = 0; row < protocol->length(); ++row) {
-      if (protocol->IsNull(row)) continue;
-      Protocol p;
-      auto r = LongAt(reader_version, row);
-      auto w = LongAt(writer_version, row);
-      if (!r || !w) return Invalid(location, "a protocol without versions");
-      p.min_reader_version = static_cast<int>(*r);
-      p.min_writer_version = static_cast<int>(*w);
-      p.reader_features = StringListAt(reader_features, row);
-      p.writer_features = StringListAt(writer_features, row);
-      replay->protocol = std::move(p);
-    }
-  }
-  if (auto metadata = column("metaData")) {
-    auto id = children.Of(*metadata, "id");
-    auto name = children.Of(*metadata, "name");
-    auto description = children.Of(*metadata, "description");
-    auto schema = children.Of(*metadata, "schemaString");
-    auto partition_columns = children.Of(*metadata, "partitionColumns");
-    auto configuration = children.Of(*metadata, "configuration");
-    auto created = children.Of(*metadata, "createdTime");
-    for (int64_t row = 0; row < metadata->length(); ++row) {
-      if (metadata->IsNull(row)) continue;
-      Metadata m;
-      m.id = StringAt(id, row).value_or("");
-      m.name = StringAt(name, row).value_or("");
-      m.description = StringAt(description, row).value_or("");
-      auto schema_string = StringAt(schema, row);
-      if (!schema_string) return Invalid(location, "a metaData without a schemaString");
-      m.schema_string = *schema_string;
-      m.partition_columns =
-          StringListAt(partition_columns, row).value_or(std::vector<std::string>());
-      for (auto& [key, value] : StringMapAt(configuration, row)) {
-        if (value) m.configuration[key] = *value;
-      }
-      m.created_time_ms = LongAt(created, row);
-      replay->metadata = std::move(m);
-    }
-  }
-  if (auto txn = column("txn")) {
-    auto app = children.Of(*txn, "appId");
-    auto version = children.Of(*txn, "version");
-    auto updated = children.Of(*txn, "lastUpdated");
-    for (int64_t row = 0; row < txn->length(); ++row) {
-      if (txn->IsNull(row)) continue;
-      auto a = StringAt(app, row);
-      auto v = LongAt(version, row);
-      if (a && v) replay->apps[*a] = AppTransaction{*v, LongAt(updated, row)};
-    }
-  }
+  if (auto protocol = column("protocol"))
+    ARROW_RETURN_NOT_OK(ApplyCheckpointProtocol(*protocol, location, replay));
+  if (auto metadata = column("metaData"))
+    ARROW_RETURN_NOT_OK(ApplyCheckpointMetadata(*metadata, location, replay));
+  if (auto txn = column("txn")) ApplyCheckpointTxns(*txn, replay);
   // A V2 checkpoint's file actions may be in sidecar files, each read as a checkpoint
   // part (they hold adds and removes only).
   if (auto sidecar = column("sidecar")) {
+    Children children;
     auto path = children.Of(*sidecar, "path");
     for (int64_t row = 0; row < sidecar->length(); ++row) {
       if (sidecar->IsNull(row)) continue;
@@ -627,62 +712,11 @@ arrow::Status ApplyCheckpointPart(FileIO& io, const std::string& root,
       ARROW_RETURN_NOT_OK(ApplySidecar(io, root, location, *p, replay));
     }
   }
-  // Removes in a checkpoint are tombstones of files no longer in it: kept for the next
-  // checkpoint, never read as data.
-  if (auto remove = column("remove")) {
-    auto path = children.Of(*remove, "path");
-    auto values = children.Of(*remove, "partitionValues");
-    auto size = children.Of(*remove, "size");
-    auto deleted = children.Of(*remove, "deletionTimestamp");
-    auto change = children.Of(*remove, "dataChange");
-    auto extended = children.Of(*remove, "extendedFileMetadata");
-    auto dv = children.Of(*remove, "deletionVector");
-    for (int64_t row = 0; row < remove->length(); ++row) {
-      if (remove->IsNull(row)) continue;
-      RemoveFile file;
-      auto p = StringAt(path, row);
-      if (!p) return Invalid(location, "a remove without a path");
-      file.path = *p;
-      ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
-      if (values != nullptr && !values->IsNull(row))
-        file.partition_values = StringMapAt(values, row);
-      file.size = LongAt(size, row);
-      file.deletion_timestamp_ms = LongAt(deleted, row);
-      file.data_change = BoolAt(change, row).value_or(false);
-      file.extended_file_metadata = BoolAt(extended, row);
-      file.deletion_vector = DeletionVectorAt(dv, row);
-      std::string key = FileKey(file.location, file.deletion_vector);
-      replay->tombstones[key] = std::move(file);
-    }
-  }
-  if (auto add = column("add")) {
-    auto path = children.Of(*add, "path");
-    auto values = children.Of(*add, "partitionValues");
-    auto size = children.Of(*add, "size");
-    auto mtime = children.Of(*add, "modificationTime");
-    auto change = children.Of(*add, "dataChange");
-    auto stats = children.Of(*add, "stats");
-    auto dv = children.Of(*add, "deletionVector");
-    auto tags = children.Of(*add, "tags");
-    for (int64_t row = 0; row < add->length(); ++row) {
-      if (add->IsNull(row)) continue;
-      AddFile file;
-      auto p = StringAt(path, row);
-      if (!p) return Invalid(location, "an add without a path");
-      file.path = *p;
-      ARROW_ASSIGN_OR_RAISE(file.location, ResolvePath(root, file.path));
-      file.partition_values = StringMapAt(values, row);
-      file.size = LongAt(size, row).value_or(0);
-      file.modification_time_ms = LongAt(mtime, row).value_or(0);
-      file.data_change = BoolAt(change, row).value_or(true);
-      file.stats = StringAt(stats, row);
-      file.deletion_vector = DeletionVectorAt(dv, row);
-      if (tags != nullptr && !tags->IsNull(row)) file.tags = StringMapAt(tags, row);
-      std::string key = FileKey(file.location, file.deletion_vector);
-      replay->tombstones.erase(key);
-      replay->files[key] = std::move(file);
-    }
-  }
+  // Removes before adds: an add of the same file in the part outlives its tombstone.
+  if (auto remove = column("remove"))
+    ARROW_RETURN_NOT_OK(ApplyCheckpointRemoves(*remove, root, location, replay));
+  if (auto add = column("add"))
+    ARROW_RETURN_NOT_OK(ApplyCheckpointAdds(*add, root, location, replay));
   return arrow::Status::OK();
 }
 
@@ -832,45 +866,41 @@ arrow::Result<std::vector<LogVersion>> ListVersions(FileIO& io,
   return versions;
 }
 
-arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
-                                     const SnapshotOptions& options) {
-  std::string root = StripTrailingSlash(table_root);
-  // Times only for time travel by timestamp: a listing by name spares a stat per file.
-  ARROW_ASSIGN_OR_RAISE(auto listing,
-                        ListLog(io, root, /*with_times=*/options.as_of_ms.has_value()));
-  if (options.tail) {
-    // The catalog is the truth: nothing above its latest ratified version counts, and its
-    // ratified commits win over published files of the same versions.
-    const LogTail& tail = *options.tail;
-    listing.commits.erase(listing.commits.upper_bound(tail.latest_version),
-                          listing.commits.end());
-    listing.checkpoints.erase(listing.checkpoints.upper_bound(tail.latest_version),
-                              listing.checkpoints.end());
-    for (const auto& commit : tail.commits) {
-      if (commit.version > tail.latest_version) {
-        return MakeError(ErrorKind::kInvalidMetadata,
-                         "the catalog of Delta table " + root + " ratified version " +
-                             std::to_string(commit.version) +
-                             " above its latest version " +
-                             std::to_string(tail.latest_version));
-      }
-      FileInfo file;
-      file.location = commit.location;
-      file.modified_ms = commit.modified_ms;
-      listing.commits[commit.version] = file;
+namespace {
+
+// The catalog is the truth: nothing above its latest ratified version counts, and its
+// ratified commits win over published files of the same versions.
+arrow::Status ApplyCatalogTail(const LogTail& tail, const std::string& root,
+                               Listing* listing) {
+  listing->commits.erase(listing->commits.upper_bound(tail.latest_version),
+                         listing->commits.end());
+  listing->checkpoints.erase(listing->checkpoints.upper_bound(tail.latest_version),
+                             listing->checkpoints.end());
+  for (const auto& commit : tail.commits) {
+    if (commit.version > tail.latest_version) {
+      return MakeError(ErrorKind::kInvalidMetadata,
+                       "the catalog of Delta table " + root + " ratified version " +
+                           std::to_string(commit.version) + " above its latest version " +
+                           std::to_string(tail.latest_version));
     }
+    FileInfo file;
+    file.location = commit.location;
+    file.modified_ms = commit.modified_ms;
+    listing->commits[commit.version] = file;
   }
-  if (listing.commits.empty() && listing.checkpoints.empty()) {
-    return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root + ": " +
-                                                  LogFolder(root) +
-                                                  " holds no commit or checkpoint");
-  }
+  return arrow::Status::OK();
+}
+
+// The version to read: the one asked for, the newest committed at or before the time
+// asked for, or else the latest.
+arrow::Result<int64_t> TargetVersion(FileIO& io, const std::string& root,
+                                     const Listing& listing,
+                                     const SnapshotOptions& options) {
   int64_t latest = -1;
   if (!listing.commits.empty()) latest = listing.commits.rbegin()->first;
   if (!listing.checkpoints.empty()) {
     latest = std::max(latest, listing.checkpoints.rbegin()->first);
   }
-  int64_t target = latest;
   if (options.version) {
     if (*options.version < 0 || *options.version > latest) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -878,23 +908,22 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                            std::to_string(*options.version) + " (the latest is " +
                            std::to_string(latest) + ")");
     }
-    target = *options.version;
-  } else if (options.as_of_ms) {
-    target = -1;
-    for (auto it = listing.commits.rbegin(); it != listing.commits.rend(); ++it) {
-      ARROW_ASSIGN_OR_RAISE(auto ict, InCommitTimestamp(io, root, it->second.location));
-      if (ict.value_or(it->second.modified_ms) <= *options.as_of_ms) {
-        target = it->first;
-        break;
-      }
-    }
-    if (target < 0) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "Delta table " + root + " has no version committed at or before " +
-                           std::to_string(*options.as_of_ms) + " ms");
-    }
+    return *options.version;
   }
-  // The newest complete checkpoint at or before the target, then the commits after it.
+  if (!options.as_of_ms) return latest;
+  for (auto it = listing.commits.rbegin(); it != listing.commits.rend(); ++it) {
+    ARROW_ASSIGN_OR_RAISE(auto ict, InCommitTimestamp(io, root, it->second.location));
+    if (ict.value_or(it->second.modified_ms) <= *options.as_of_ms) return it->first;
+  }
+  return MakeError(ErrorKind::kInvalidInput,
+                   "Delta table " + root + " has no version committed at or before " +
+                       std::to_string(*options.as_of_ms) + " ms");
+}
+
+// The newest complete checkpoint at or before `target` (-1: none), once every commit
+// after it up to `target` is known to be in the log.
+arrow::Result<int64_t> CheckpointBefore(const Listing& listing, const std::string& root,
+                                        int64_t target) {
   int64_t checkpoint = -1;
   for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it) {
     if (it->first <= target) {
@@ -913,6 +942,52 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                                  std::to_string(checkpoint)));
     }
   }
+  return checkpoint;
+}
+
+// The snapshot's timestamp: its in-commit timestamp, else its commit file's time.
+arrow::Status SetSnapshotTimestamp(FileIO& io, const Listing& listing,
+                                   const Replay& replay, Snapshot* snapshot) {
+  const int64_t target = snapshot->version;
+  auto commit = listing.commits.find(target);
+  if (replay.in_commit_timestamp && target > snapshot->checkpoint_version) {
+    snapshot->timestamp_ms = *replay.in_commit_timestamp;
+    return arrow::Status::OK();
+  }
+  if (commit == listing.commits.end()) return arrow::Status::OK();
+  // Read from a checkpoint alone: the version's own commit still has its in-commit
+  // timestamp (the next one must exceed it, whatever the file's mtime says).
+  std::optional<int64_t> ict;
+  if (snapshot->protocol.HasWriterFeature("inCommitTimestamp")) {
+    ARROW_ASSIGN_OR_RAISE(auto actions,
+                          ReadCommitFileActions(io, commit->second.location));
+    ict = actions.in_commit_timestamp;
+  }
+  snapshot->timestamp_ms = ict.value_or(commit->second.modified_ms);
+  if (!ict && snapshot->timestamp_ms < 0) {  // listed by name only: one stat
+    ARROW_ASSIGN_OR_RAISE(auto info, io.Stat(commit->second.location));
+    snapshot->timestamp_ms = info.modified_ms;
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
+                                     const SnapshotOptions& options) {
+  std::string root = StripTrailingSlash(table_root);
+  // Times only for time travel by timestamp: a listing by name spares a stat per file.
+  ARROW_ASSIGN_OR_RAISE(auto listing,
+                        ListLog(io, root, /*with_times=*/options.as_of_ms.has_value()));
+  if (options.tail) ARROW_RETURN_NOT_OK(ApplyCatalogTail(*options.tail, root, &listing));
+  if (listing.commits.empty() && listing.checkpoints.empty()) {
+    return MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + root + ": " +
+                                                  LogFolder(root) +
+                                                  " holds no commit or checkpoint");
+  }
+  ARROW_ASSIGN_OR_RAISE(const int64_t target, TargetVersion(io, root, listing, options));
+  ARROW_ASSIGN_OR_RAISE(const int64_t checkpoint,
+                        CheckpointBefore(listing, root, target));
   Replay replay;
   replay.io = &io;
   if (checkpoint >= 0) {
@@ -951,24 +1026,7 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   snapshot.tombstones.reserve(replay.tombstones.size());
   for (auto& [key, remove] : replay.tombstones)
     snapshot.tombstones.push_back(std::move(remove));
-  auto commit = listing.commits.find(target);
-  if (replay.in_commit_timestamp && target > checkpoint) {
-    snapshot.timestamp_ms = *replay.in_commit_timestamp;
-  } else if (commit != listing.commits.end()) {
-    // Read from a checkpoint alone: the version's own commit still has its in-commit
-    // timestamp (the next one must exceed it, whatever the file's mtime says).
-    std::optional<int64_t> ict;
-    if (snapshot.protocol.HasWriterFeature("inCommitTimestamp")) {
-      ARROW_ASSIGN_OR_RAISE(auto actions,
-                            ReadCommitFileActions(io, commit->second.location));
-      ict = actions.in_commit_timestamp;
-    }
-    snapshot.timestamp_ms = ict.value_or(commit->second.modified_ms);
-    if (!ict && snapshot.timestamp_ms < 0) {  // listed by name only: one stat
-      ARROW_ASSIGN_OR_RAISE(auto info, io.Stat(commit->second.location));
-      snapshot.timestamp_ms = info.modified_ms;
-    }
-  }
+  ARROW_RETURN_NOT_OK(SetSnapshotTimestamp(io, listing, replay, &snapshot));
   snapshot.files.reserve(replay.files.size());
   for (auto& [key, file] : replay.files) snapshot.files.push_back(std::move(file));
   std::sort(snapshot.files.begin(), snapshot.files.end(),

@@ -55,22 +55,16 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-}  // namespace
-
-arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
-                                   const std::string& table_root,
-                                   const VacuumOptions& options) {
-  const std::string root = CanonicalLocation(StripTrailingSlash(table_root));
-  const std::string where = "Delta table " + root;
-  ARROW_ASSIGN_OR_RAISE(Snapshot snapshot, LoadSnapshot(*io, root));
-  if (IsCatalogManaged(snapshot.protocol)) {
+// Refuses a table vacuum cannot read whole: catalog-managed, with a feature that may
+// reference files vacuum does not know of, or a newer protocol.
+arrow::Status CheckVacuumable(const Protocol& protocol, const std::string& where) {
+  if (IsCatalogManaged(protocol)) {
     return MakeError(ErrorKind::kInvalidInput,
                      where +
                          " is catalog-managed: the protocol allows vacuum only where its "
                          "catalog permits it, and floe's catalog permits none");
   }
-  for (const auto* features :
-       {&snapshot.protocol.reader_features, &snapshot.protocol.writer_features}) {
+  for (const auto* features : {&protocol.reader_features, &protocol.writer_features}) {
     for (const auto& feature : features->value_or(std::vector<std::string>())) {
       if (!KnownFeature(feature)) {
         return MakeError(ErrorKind::kNotSupported,
@@ -80,11 +74,69 @@ arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
       }
     }
   }
-  if (snapshot.protocol.min_writer_version > 7 ||
-      snapshot.protocol.min_reader_version > 3) {
+  if (protocol.min_writer_version > 7 || protocol.min_reader_version > 3) {
     return MakeError(ErrorKind::kNotSupported,
                      where + " needs a protocol newer than floe knows: nothing deleted");
   }
+  return arrow::Status::OK();
+}
+
+// Tables nested in the folder at `root`: a folder holding a `_delta_log` (Delta) or a
+// `metadata` folder with metadata files (Iceberg). Nothing below one is ours.
+std::set<std::string> NestedTables(const std::vector<FileInfo>& listed,
+                                   const std::string& root) {
+  std::set<std::string> nested;
+  for (const auto& file : listed) {
+    const std::string location = CanonicalLocation(file.location);
+    if (location.size() <= root.size() + 1) continue;
+    const auto parts = Components(std::string_view(location).substr(root.size() + 1));
+    std::string prefix = root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      if (i > 0 &&
+          (parts[i] == "_delta_log" ||
+           (parts[i] == "metadata" && EndsWith(parts.back(), ".metadata.json")))) {
+        nested.insert(prefix);
+        break;
+      }
+      prefix += "/" + std::string(parts[i]);
+    }
+  }
+  return nested;
+}
+
+// Deletes `result->deleted` below `root`, up to 1000 a call (one request each on object
+// storage); what could not be deleted moves to `result->failed`.
+void DeleteUnreferenced(FileIO& io, const std::string& root, VacuumResult* result) {
+  std::vector<FileInfo> deleted;
+  constexpr size_t kBatch = 1000;
+  for (size_t start = 0; start < result->deleted.size(); start += kBatch) {
+    const size_t end = std::min(result->deleted.size(), start + kBatch);
+    std::vector<std::string> batch;
+    for (size_t i = start; i < end; ++i) batch.push_back(result->deleted[i].location);
+    const std::vector<arrow::Status> statuses = io.DeleteAllWithin(root, batch);
+    for (size_t i = start; i < end; ++i) {
+      const FileInfo& file = result->deleted[i];
+      const arrow::Status& status = statuses[i - start];
+      if (status.ok() || KindOf(status) == ErrorKind::kNotFound) {
+        deleted.push_back(file);
+      } else {
+        result->bytes -= file.size;
+        result->failed.push_back({file.location, status.message()});
+      }
+    }
+  }
+  result->deleted = std::move(deleted);
+}
+
+}  // namespace
+
+arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
+                                   const std::string& table_root,
+                                   const VacuumOptions& options) {
+  const std::string root = CanonicalLocation(StripTrailingSlash(table_root));
+  const std::string where = "Delta table " + root;
+  ARROW_ASSIGN_OR_RAISE(Snapshot snapshot, LoadSnapshot(*io, root));
+  ARROW_RETURN_NOT_OK(CheckVacuumable(snapshot.protocol, where));
   auto retention =
       IntervalPropertyMillis(snapshot.metadata.configuration,
                              "delta.deletedFileRetentionDuration", kDefaultRetentionMs);
@@ -123,24 +175,7 @@ arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
   }
 
   ARROW_ASSIGN_OR_RAISE(auto listed, io->List(root));
-  // Tables nested in this one's folder: a folder holding a `_delta_log` (Delta) or a
-  // `metadata` folder with metadata files (Iceberg). Nothing below one is ours.
-  std::set<std::string> nested;
-  for (const auto& file : listed) {
-    const std::string location = CanonicalLocation(file.location);
-    if (location.size() <= root.size() + 1) continue;
-    const auto parts = Components(std::string_view(location).substr(root.size() + 1));
-    std::string prefix = root;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      if (i > 0 &&
-          (parts[i] == "_delta_log" ||
-           (parts[i] == "metadata" && EndsWith(parts.back(), ".metadata.json")))) {
-        nested.insert(prefix);
-        break;
-      }
-      prefix += "/" + std::string(parts[i]);
-    }
-  }
+  const std::set<std::string> nested = NestedTables(listed, root);
   std::set<std::string> present;
   for (const auto& file : listed) {
     const std::string location = CanonicalLocation(file.location);
@@ -184,26 +219,7 @@ arrow::Result<VacuumResult> Vacuum(const std::shared_ptr<FileIO>& io,
     }
   }
   if (options.dry_run) return result;
-  std::vector<FileInfo> deleted;
-  // Up to 1000 a call: one request each on object storage.
-  constexpr size_t kBatch = 1000;
-  for (size_t start = 0; start < result.deleted.size(); start += kBatch) {
-    const size_t end = std::min(result.deleted.size(), start + kBatch);
-    std::vector<std::string> batch;
-    for (size_t i = start; i < end; ++i) batch.push_back(result.deleted[i].location);
-    const std::vector<arrow::Status> statuses = io->DeleteAllWithin(root, batch);
-    for (size_t i = start; i < end; ++i) {
-      const FileInfo& file = result.deleted[i];
-      const arrow::Status& status = statuses[i - start];
-      if (status.ok() || KindOf(status) == ErrorKind::kNotFound) {
-        deleted.push_back(file);
-      } else {
-        result.bytes -= file.size;
-        result.failed.push_back({file.location, status.message()});
-      }
-    }
-  }
-  result.deleted = std::move(deleted);
+  DeleteUnreferenced(*io, root, &result);
   Log(LogLevel::kInfo, where + ": vacuum deleted " +
                            std::to_string(result.deleted.size()) + " files (" +
                            std::to_string(result.bytes) + " bytes)");

@@ -572,19 +572,7 @@ std::vector<int64_t> AddedSizes(const std::string& adds) {
   return sizes;
 }
 
-}  // namespace
-
-arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
-                                   const std::string& table_root,
-                                   const arrow::Schema& schema,
-                                   const CreateTableOptions& options) {
-  const std::string root = StripTrailingSlash(table_root);
-  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
-  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
-  if (exists) {
-    return MakeError(ErrorKind::kAlreadyExists,
-                     "a Delta table already exists at " + root);
-  }
+arrow::Status CheckNewTableColumns(const arrow::Schema& schema) {
   if (schema.num_fields() == 0) {
     return MakeError(ErrorKind::kInvalidInput, "a Delta table needs at least one column");
   }
@@ -597,19 +585,16 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
           "column names must differ ignoring case in Delta: " + field->name());
     }
   }
-  ARROW_ASSIGN_OR_RAISE(std::string schema_string, SchemaToJson(schema));
-  // Partition columns: validated by the write format's own rules.
-  DeltaWriteFormatOptions check;
-  check.schema = std::make_shared<arrow::Schema>(schema);
-  check.partition_columns = options.partition_columns;
-  check.table_root = root;
-  ARROW_RETURN_NOT_OK(
-      StatsOptions(options.properties, "the new table at " + root, &check));
-  ARROW_RETURN_NOT_OK(IsolationLevelOf(options.properties).status());
-  ARROW_RETURN_NOT_OK(DeltaWriteFormat::Make(std::move(check)).status());
+  return arrow::Status::OK();
+}
 
-  std::set<std::string> features;
-  if (HasNtz(*arrow::struct_(schema.fields()))) features.insert("timestampNtz");
+// A new table's configuration from its properties, and the table features they ask for
+// (delta.feature.<name>=supported) or imply (catalog-managed tables, in-commit
+// timestamps) added to `*features`; *catalog_managed and *ict say whether it is
+// catalog-managed and has in-commit timestamps.
+arrow::Result<OJson> NewTableConfiguration(const CreateTableOptions& options,
+                                           std::set<std::string>* features,
+                                           bool* catalog_managed, bool* ict) {
   OJson configuration = OJson::object();
   for (const auto& [key, value] : options.properties) {
     if (key.rfind("delta.feature.", 0) == 0) {
@@ -623,7 +608,7 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                          "floe does not write Delta table feature " + feature +
                              " (table property " + key + ")");
       }
-      features.insert(feature);
+      features->insert(feature);
       continue;
     }
     if (key.rfind("delta.", 0) == 0 && KnownProperties().count(key) == 0) {
@@ -639,10 +624,9 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
     }
     configuration[key] = value;
   }
-  const bool catalog_managed = options.catalog_managed ||
-                               features.count("catalogManaged") > 0 ||
-                               features.count("catalogOwned-preview") > 0;
-  if (catalog_managed) {
+  *catalog_managed = options.catalog_managed || features->count("catalogManaged") > 0 ||
+                     features->count("catalogOwned-preview") > 0;
+  if (*catalog_managed) {
     // The protocol makes in-commit timestamps mandatory on a catalog-managed table (a
     // published commit's mtime means nothing), and delta-spark pairs it with
     // vacuumProtocolCheck, as tables Spark creates in Unity Catalog show.
@@ -653,40 +637,74 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
                        "property delta.enableInCommitTimestamps must be true");
     }
     configuration["delta.enableInCommitTimestamps"] = "true";
-    features.insert("catalogManaged");
-    features.insert("vacuumProtocolCheck");
+    features->insert("catalogManaged");
+    features->insert("vacuumProtocolCheck");
   }
-  const bool ict =
-      configuration.contains("delta.enableInCommitTimestamps") &&
-      ParseJavaBoolean(
-          configuration["delta.enableInCommitTimestamps"].get<std::string>());
-  if (ict) features.insert("inCommitTimestamp");
-  OJson protocol;
-  if (features.empty()) {
-    protocol = {{"minReaderVersion", 1}, {"minWriterVersion", 2}};
-  } else {
-    // Table features: reader version 3 lists the reader-writer ones, writer version 7
-    // all, with the two that writer version 2 implied (as delta-spark lists them, so
-    // delta.appendOnly and invariants still bind).
-    features.insert("appendOnly");
-    features.insert("invariants");
-    OJson reader = OJson::array(), writer = OJson::array();
-    for (const auto& feature : features) {
-      if (feature == "timestampNtz" || feature == "catalogManaged" ||
-          feature == "vacuumProtocolCheck")
-        reader.push_back(feature);
-      writer.push_back(feature);
-    }
-    if (reader.empty()) {
-      protocol = {
-          {"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", writer}};
-    } else {
-      protocol = {{"minReaderVersion", 3},
-                  {"minWriterVersion", 7},
-                  {"readerFeatures", reader},
-                  {"writerFeatures", writer}};
-    }
+  *ict = configuration.contains("delta.enableInCommitTimestamps") &&
+         ParseJavaBoolean(
+             configuration["delta.enableInCommitTimestamps"].get<std::string>());
+  if (*ict) features->insert("inCommitTimestamp");
+  return configuration;
+}
+
+// The protocol action of a new table with `features` (which gains the two that writer
+// version 2 implied when there are any).
+OJson NewTableProtocol(std::set<std::string>* features) {
+  if (features->empty()) return {{"minReaderVersion", 1}, {"minWriterVersion", 2}};
+  // Table features: reader version 3 lists the reader-writer ones, writer version 7
+  // all, with the two that writer version 2 implied (as delta-spark lists them, so
+  // delta.appendOnly and invariants still bind).
+  features->insert("appendOnly");
+  features->insert("invariants");
+  OJson reader = OJson::array(), writer = OJson::array();
+  for (const auto& feature : *features) {
+    if (feature == "timestampNtz" || feature == "catalogManaged" ||
+        feature == "vacuumProtocolCheck")
+      reader.push_back(feature);
+    writer.push_back(feature);
   }
+  if (reader.empty()) {
+    return {{"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", writer}};
+  }
+  return {{"minReaderVersion", 3},
+          {"minWriterVersion", 7},
+          {"readerFeatures", reader},
+          {"writerFeatures", writer}};
+}
+
+}  // namespace
+
+arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
+                                   const std::string& table_root,
+                                   const arrow::Schema& schema,
+                                   const CreateTableOptions& options) {
+  const std::string root = StripTrailingSlash(table_root);
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
+  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
+  if (exists) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "a Delta table already exists at " + root);
+  }
+  ARROW_RETURN_NOT_OK(CheckNewTableColumns(schema));
+  ARROW_ASSIGN_OR_RAISE(std::string schema_string, SchemaToJson(schema));
+  // Partition columns: validated by the write format's own rules.
+  DeltaWriteFormatOptions check;
+  check.schema = std::make_shared<arrow::Schema>(schema);
+  check.partition_columns = options.partition_columns;
+  check.table_root = root;
+  ARROW_RETURN_NOT_OK(
+      StatsOptions(options.properties, "the new table at " + root, &check));
+  ARROW_RETURN_NOT_OK(IsolationLevelOf(options.properties).status());
+  ARROW_RETURN_NOT_OK(DeltaWriteFormat::Make(std::move(check)).status());
+
+  std::set<std::string> features;
+  if (HasNtz(*arrow::struct_(schema.fields()))) features.insert("timestampNtz");
+  bool catalog_managed = false;
+  bool ict = false;
+  ARROW_ASSIGN_OR_RAISE(
+      OJson configuration,
+      NewTableConfiguration(options, &features, &catalog_managed, &ict));
+  const OJson protocol = NewTableProtocol(&features);
   Env* env = options.env;
   const int64_t now = env->NowMillis();
   // With in-commit timestamps, delta-spark writes inCommitTimestamp first and the same
