@@ -659,30 +659,9 @@ std::string Property(const std::map<std::string, std::string>& properties,
   return found == properties.end() ? fallback : found->second;
 }
 
-}  // namespace
-
-RestCatalog::RestCatalog(std::unique_ptr<Impl> impl, Env* env)
-    : Catalog(env), impl_(std::move(impl)) {}
-RestCatalog::~RestCatalog() = default;
-
-arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& options) {
-  GlobalInitOnce();
-  const std::string& uri = options.uri;
-  if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
-    return MakeError(
-        ErrorKind::kInvalidInput,
-        "REST catalog URI '" + RedactUri(uri) + "' must start with http:// or https://");
-  }
-  auto impl = std::make_unique<Impl>();
-  impl->name = options.name;
-  impl->base_url = TrimTrailingSlashes(uri);
-  impl->redacted = RedactUri(impl->base_url);
-  impl->prefix = "/v1/";
-  impl->separator = "%1F";
-  impl->warehouse = options.warehouse;
-  impl->env = options.env;
-  impl->options = options;
-  const auto& props = options.properties;
+// Applies the client's request properties to `impl`: rest.timeout-ms and header.NAME.
+arrow::Status ApplyRequestProperties(const std::map<std::string, std::string>& props,
+                                     RestCatalog::Impl* impl) {
   std::string timeout = Property(props, "rest.timeout-ms");
   if (!timeout.empty()) {
     const std::optional<int64_t> value = ParseJavaLong(timeout);
@@ -701,47 +680,54 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
       impl->extra_headers.push_back(key.substr(7) + ": " + value);
     }
   }
-  impl->token = Property(props, "token");
-  std::string credential = Property(props, "credential");
-  if (!credential.empty()) {
-    size_t colon = credential.find(':');
-    std::string client_id = colon == std::string::npos ? "" : credential.substr(0, colon);
-    std::string secret =
-        colon == std::string::npos ? credential : credential.substr(colon + 1);
-    std::vector<std::pair<std::string, std::string>> form = {
-        {"grant_type", "client_credentials"}};
-    if (!client_id.empty()) form.emplace_back("client_id", client_id);
-    form.emplace_back("client_secret", secret);
-    form.emplace_back("scope", Property(props, "scope", "catalog"));
-    std::string endpoint =
-        Property(props, "oauth2-server-uri", impl->base_url + "/v1/oauth/tokens");
-    impl->token.clear();
-    auto response = impl->Send("POST", endpoint, FormEncode(form),
-                               "application/x-www-form-urlencoded");
-    if (!response.ok()) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "REST catalog " + impl->redacted +
-                           ": the OAuth2 token request to " + RedactUri(endpoint) +
-                           " failed (" + std::string(response.status().message()) + ")");
-    }
-    if (response->status != 200) {
-      auto [type, message] = ErrorTypeAndMessage(response->body);
-      return MakeError(ErrorKind::kInvalidInput,
-                       "REST catalog " + impl->redacted +
-                           ": the OAuth2 token request was refused with HTTP " +
-                           std::to_string(response->status) +
-                           (type.empty() ? "" : " " + type));
-    }
-    auto parsed = json_internal::Parse(response->body, "OAuth2 token response");
-    if (!parsed.ok() || !parsed->is_object() || !parsed->contains("access_token") ||
-        !(*parsed)["access_token"].is_string()) {
-      return MakeError(ErrorKind::kInvalidInput, "REST catalog " + impl->redacted +
-                                                     ": the OAuth2 token response has no "
-                                                     "access_token");
-    }
-    impl->token = (*parsed)["access_token"].get<std::string>();
-  }
+  return arrow::Status::OK();
+}
 
+// The token the OAuth2 client-credentials grant gives for `credential`.
+arrow::Result<std::string> RequestOAuth2Token(
+    const std::string& credential, const std::map<std::string, std::string>& props,
+    RestCatalog::Impl* impl) {
+  size_t colon = credential.find(':');
+  std::string client_id = colon == std::string::npos ? "" : credential.substr(0, colon);
+  std::string secret =
+      colon == std::string::npos ? credential : credential.substr(colon + 1);
+  std::vector<std::pair<std::string, std::string>> form = {
+      {"grant_type", "client_credentials"}};
+  if (!client_id.empty()) form.emplace_back("client_id", client_id);
+  form.emplace_back("client_secret", secret);
+  form.emplace_back("scope", Property(props, "scope", "catalog"));
+  std::string endpoint =
+      Property(props, "oauth2-server-uri", impl->base_url + "/v1/oauth/tokens");
+  auto response =
+      impl->Send("POST", endpoint, FormEncode(form), "application/x-www-form-urlencoded");
+  if (!response.ok()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "REST catalog " + impl->redacted + ": the OAuth2 token request to " +
+                         RedactUri(endpoint) + " failed (" +
+                         std::string(response.status().message()) + ")");
+  }
+  if (response->status != 200) {
+    auto [type, message] = ErrorTypeAndMessage(response->body);
+    return MakeError(ErrorKind::kInvalidInput,
+                     "REST catalog " + impl->redacted +
+                         ": the OAuth2 token request was refused with HTTP " +
+                         std::to_string(response->status) +
+                         (type.empty() ? "" : " " + type));
+  }
+  auto parsed = json_internal::Parse(response->body, "OAuth2 token response");
+  if (!parsed.ok() || !parsed->is_object() || !parsed->contains("access_token") ||
+      !(*parsed)["access_token"].is_string()) {
+    return MakeError(ErrorKind::kInvalidInput, "REST catalog " + impl->redacted +
+                                                   ": the OAuth2 token response has no "
+                                                   "access_token");
+  }
+  return (*parsed)["access_token"].get<std::string>();
+}
+
+// Fetches /v1/config and applies its prefix, separator, warehouse and uri to `impl`.
+arrow::Status ApplyServerConfig(const CatalogOptions& options, RestCatalog::Impl* impl) {
+  const std::string& uri = options.uri;
+  const auto& props = options.properties;
   // /v1/config: defaults, then the client's properties, then the server's overrides.
   std::string config_path = "/v1/config";
   if (!options.warehouse.empty())
@@ -771,6 +757,41 @@ arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& 
     impl->base_url = TrimTrailingSlashes(override_uri);
     impl->redacted = RedactUri(impl->base_url);
   }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+RestCatalog::RestCatalog(std::unique_ptr<Impl> impl, Env* env)
+    : Catalog(env), impl_(std::move(impl)) {}
+RestCatalog::~RestCatalog() = default;
+
+arrow::Result<std::unique_ptr<Catalog>> RestCatalog::Open(const CatalogOptions& options) {
+  GlobalInitOnce();
+  const std::string& uri = options.uri;
+  if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
+    return MakeError(
+        ErrorKind::kInvalidInput,
+        "REST catalog URI '" + RedactUri(uri) + "' must start with http:// or https://");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->name = options.name;
+  impl->base_url = TrimTrailingSlashes(uri);
+  impl->redacted = RedactUri(impl->base_url);
+  impl->prefix = "/v1/";
+  impl->separator = "%1F";
+  impl->warehouse = options.warehouse;
+  impl->env = options.env;
+  impl->options = options;
+  const auto& props = options.properties;
+  ARROW_RETURN_NOT_OK(ApplyRequestProperties(props, impl.get()));
+  impl->token = Property(props, "token");
+  std::string credential = Property(props, "credential");
+  if (!credential.empty()) {
+    impl->token.clear();  // the token request goes without one
+    ARROW_ASSIGN_OR_RAISE(impl->token, RequestOAuth2Token(credential, props, impl.get()));
+  }
+  ARROW_RETURN_NOT_OK(ApplyServerConfig(options, impl.get()));
   // The warehouse of a REST catalog may be a name the server resolves rather than a
   // location: a location of a scheme floe serves picks the FileIO, anything else the
   // local one.

@@ -168,6 +168,42 @@ void PrintRowLevel(const char* verb, const TableIdentifier& id,
 }
 
 // floe create
+// `floe create` of an Iceberg table (its namespace too, when missing).
+arrow::Status CreateIceberg(const std::string& table, const SchemaPtr& schema,
+                            const std::string& partition_by, const std::string& sort_by,
+                            const std::vector<std::string>& properties,
+                            const std::string& location, CommandContext* context) {
+  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(table));
+  ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(table));
+  if (delta_table) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "table " + id.ToString() +
+                         " already exists in the catalog (a catalog-managed Delta "
+                         "table at " +
+                         delta_table->root + ")");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
+  CreateTableOptions options;
+  options.schema = schema;
+  ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(partition_by, *schema));
+  ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(sort_by, *schema));
+  ARROW_ASSIGN_OR_RAISE(options.properties, ParseKeyValues(properties, "--property"));
+  options.location = location;
+  ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
+  if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
+  auto created = Table::Create(catalog, id, options);
+  if (!created.ok()) {
+    // A failed create leaves nothing behind, not even the namespace made for it.
+    if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
+    return created.status();
+  }
+  if (!namespace_exists)
+    std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
+  std::cout << "created table " << Printable(id.ToString()) << " at "
+            << Printable((*created)->metadata()->location) << "\n";
+  return arrow::Status::OK();
+}
+
 void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "create", "Create a table");
   auto table = std::make_shared<std::string>();
@@ -241,36 +277,53 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
       ARROW_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*parsed));
       return create_delta(*arrow_schema);
     }
-    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) {
-      return MakeError(ErrorKind::kAlreadyExists,
-                       "table " + id.ToString() +
-                           " already exists in the catalog (a catalog-managed Delta "
-                           "table at " +
-                           delta_table->root + ")");
-    }
-    ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    CreateTableOptions options;
-    options.schema = parsed;
-    ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(*partition_by, *parsed));
-    ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(*sort_by, *parsed));
-    ARROW_ASSIGN_OR_RAISE(options.properties, ParseKeyValues(*properties, "--property"));
-    options.location = *location;
-    ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
-    if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
-    auto created = Table::Create(catalog, id, options);
-    if (!created.ok()) {
-      // A failed create leaves nothing behind, not even the namespace made for it.
-      if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
-      return created.status();
-    }
-    if (!namespace_exists)
-      std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
-    std::cout << "created table " << Printable(id.ToString()) << " at "
-              << Printable((*created)->metadata()->location) << "\n";
-    return arrow::Status::OK();
+    return CreateIceberg(*table, parsed, *partition_by, *sort_by, *properties, *location,
+                         context);
   });
+}
+
+// An append's progress line on stderr: rewritten in place on a terminal (every 0.2 s),
+// else a line every 2 s; `current_file` is the input file being read.
+std::function<void(const AppendProgress&)> AppendProgressPrinter(
+    std::string table, bool tty, Env* env, const std::string* current_file) {
+  const int64_t started = env->MonotonicMicros();
+  auto last = std::make_shared<int64_t>(started - 10'000'000);
+  return [=](const AppendProgress& progress) {
+    const int64_t now = env->MonotonicMicros();
+    if (now - *last < (tty ? 200'000 : 2'000'000)) return;
+    *last = now;
+    double seconds = static_cast<double>(now - started) / 1e6;
+    std::cerr << (tty ? "\r" : "") << "appending to " << table << ": "
+              << WithThousands(progress.rows) << " rows read";
+    if (progress.input_done) {
+      // A sorted table: the tasks sort what they held and write it out.
+      std::cerr << ", " << WithThousands(progress.rows_sorted)
+                << " written in sort order (";
+    } else {
+      std::cerr << " (" << *current_file << ", ";
+    }
+    std::cerr << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n")
+              << std::flush;
+  };
+}
+
+// `floe append` to a Delta table: by path, or catalog-managed (`delta_table`).
+arrow::Status AppendToDelta(const std::string& table,
+                            const std::optional<CatalogDeltaTable>& delta_table,
+                            const std::vector<std::string>& files,
+                            const std::string& input_format, const std::string& txn,
+                            int threads, const std::string& memory_limit,
+                            CommandContext* context) {
+  int64_t limit = 0;
+  if (!memory_limit.empty()) {
+    ARROW_ASSIGN_OR_RAISE(limit, ParseByteSize(memory_limit));
+  }
+  StorageProperties storage;
+  if (!delta_table) {
+    ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
+  }
+  return WriteDelta(table, storage, files, input_format, /*overwrite=*/false, txn,
+                    threads, delta_table ? &*delta_table : nullptr, std::nullopt, limit);
 }
 
 // floe append
@@ -327,17 +380,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
             "--option and --input-clustered do not apply to a Delta table (" + *table +
                 ")");
       }
-      int64_t limit = 0;
-      if (!memory_limit->empty()) {
-        ARROW_ASSIGN_OR_RAISE(limit, ParseByteSize(*memory_limit));
-      }
-      StorageProperties storage;
-      if (!delta_table) {
-        ARROW_ASSIGN_OR_RAISE(storage, context->PathStorage());
-      }
-      return WriteDelta(*table, storage, *files, *input_format, /*overwrite=*/false, *txn,
-                        *threads, delta_table ? &*delta_table : nullptr, std::nullopt,
-                        limit);
+      return AppendToDelta(*table, delta_table, *files, *input_format, *txn, *threads,
+                           *memory_limit, context);
     }
     if (!txn->empty()) {
       return MakeError(ErrorKind::kInvalidInput,
@@ -356,25 +400,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
     const bool tty = isatty(STDERR_FILENO);
     Env* env = Env::Default();
     const int64_t started = env->MonotonicMicros();
-    int64_t last = started - 10'000'000;
     std::string current_file;
-    append.progress = [&](const AppendProgress& progress) {
-      const int64_t now = env->MonotonicMicros();
-      if (now - last < (tty ? 200'000 : 2'000'000)) return;
-      last = now;
-      double seconds = static_cast<double>(now - started) / 1e6;
-      std::cerr << (tty ? "\r" : "") << "appending to " << id.ToString() << ": "
-                << WithThousands(progress.rows) << " rows read";
-      if (progress.input_done) {
-        // A sorted table: the tasks sort what they held and write it out.
-        std::cerr << ", " << WithThousands(progress.rows_sorted)
-                  << " written in sort order (";
-      } else {
-        std::cerr << " (" << current_file << ", ";
-      }
-      std::cerr << static_cast<int64_t>(seconds) << " s)" << (tty ? "   " : "\n")
-                << std::flush;
-    };
+    append.progress = AppendProgressPrinter(id.ToString(), tty, env, &current_file);
     ARROW_ASSIGN_OR_RAISE(
         auto input,
         OpenInputFiles(*files, *input_format, loaded->metadata()->CurrentSchema(),
@@ -597,6 +624,57 @@ void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
 }
 
 // floe rewrite
+// `floe rewrite --position-deletes` of an Iceberg table.
+arrow::Status RewriteIcebergDeletes(Table& table, const std::string& where,
+                                    int min_input_files, bool rewrite_all,
+                                    const std::map<std::string, std::string>& options) {
+  RewriteDeletesOptions rewrite;
+  rewrite.min_input_files = min_input_files;
+  rewrite.rewrite_all = rewrite_all;
+  rewrite.options = options;
+  ARROW_ASSIGN_OR_RAISE(auto result, table.RewritePositionDeletes(where, rewrite));
+  const std::string name = table.id().ToString();
+  if (!result.committed) {
+    std::cout << "no position delete file of " << name
+              << " needs rewriting; nothing committed\n";
+    return arrow::Status::OK();
+  }
+  std::cout << "rewrote " << result.delete_files_removed << " position delete files of "
+            << name << " into " << result.delete_files_written
+            << CommittedAs(result.commit,
+                           Printable(result.commit.snapshot->summary.operation));
+  return arrow::Status::OK();
+}
+
+// `floe rewrite` of an Iceberg table's data files, then, when asked and the rewrite
+// committed (as Spark's rewrite_data_files), the removal of dangling deletes.
+arrow::Status RewriteIcebergData(Table& table, const std::string& where,
+                                 int min_input_files, const AppendOptions& write,
+                                 bool remove_dangling) {
+  ARROW_ASSIGN_OR_RAISE(auto result, table.Rewrite(where, min_input_files, write));
+  const std::string name = table.id().ToString();
+  if (!result.committed) {
+    std::cout << "no file group of " << name << " needs rewriting; nothing committed\n";
+  } else {
+    std::cout << "rewrote " << result.files_removed << " data files of " << name << " ("
+              << WithThousands(result.rows_written) << " rows) into "
+              << result.data_files_written
+              << CommittedAs(result.commit,
+                             Printable(result.commit.snapshot->summary.operation));
+  }
+  if (!remove_dangling || !result.committed) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto removed, table.RemoveDanglingDeletes());
+  if (!removed.committed) {
+    std::cout << "no delete file of " << name << " is dangling; nothing committed\n";
+    return arrow::Status::OK();
+  }
+  std::cout << "removed " << removed.delete_files_removed << " dangling delete files of "
+            << name
+            << CommittedAs(removed.commit,
+                           Printable(removed.commit.snapshot->summary.operation));
+  return arrow::Status::OK();
+}
+
 void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "rewrite",
                              "Compact small data files (bin-pack, as Spark's "
@@ -686,51 +764,13 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                        "drops the deletes of files no longer live");
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
     AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
     if (*position_deletes) {
-      RewriteDeletesOptions rewrite;
-      rewrite.min_input_files = *min_input_files;
-      rewrite.rewrite_all = *rewrite_all;
-      rewrite.options = write.options;
-      ARROW_ASSIGN_OR_RAISE(auto result, loaded->RewritePositionDeletes(*where, rewrite));
-      if (!result.committed) {
-        std::cout << "no position delete file of " << id.ToString()
-                  << " needs rewriting; nothing committed\n";
-        return arrow::Status::OK();
-      }
-      std::cout << "rewrote " << result.delete_files_removed
-                << " position delete files of " << id.ToString() << " into "
-                << result.delete_files_written
-                << CommittedAs(result.commit,
-                               Printable(result.commit.snapshot->summary.operation));
-      return arrow::Status::OK();
+      return RewriteIcebergDeletes(*loaded, *where, *min_input_files, *rewrite_all,
+                                   write.options);
     }
-    ARROW_ASSIGN_OR_RAISE(auto result, loaded->Rewrite(*where, *min_input_files, write));
-    if (!result.committed) {
-      std::cout << "no file group of " << id.ToString()
-                << " needs rewriting; nothing committed\n";
-    } else {
-      std::cout << "rewrote " << result.files_removed << " data files of "
-                << id.ToString() << " (" << WithThousands(result.rows_written)
-                << " rows) into " << result.data_files_written
-                << CommittedAs(result.commit,
-                               Printable(result.commit.snapshot->summary.operation));
-    }
-    // As Spark's rewrite_data_files: only after a rewrite that committed.
-    if (!*remove_dangling || !result.committed) return arrow::Status::OK();
-    ARROW_ASSIGN_OR_RAISE(auto removed, loaded->RemoveDanglingDeletes());
-    if (!removed.committed) {
-      std::cout << "no delete file of " << id.ToString()
-                << " is dangling; nothing committed\n";
-      return arrow::Status::OK();
-    }
-    std::cout << "removed " << removed.delete_files_removed
-              << " dangling delete files of " << id.ToString()
-              << CommittedAs(removed.commit,
-                             Printable(removed.commit.snapshot->summary.operation));
-    return arrow::Status::OK();
+    return RewriteIcebergData(*loaded, *where, *min_input_files, write, *remove_dangling);
   });
 }
 
@@ -812,6 +852,31 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
 }
 
 // floe scan
+// The names of a comma-separated --columns, empty ones skipped.
+std::vector<std::string> ColumnList(const std::string& text) {
+  std::vector<std::string> columns;
+  std::stringstream list(text);
+  for (std::string column; std::getline(list, column, ',');) {
+    if (!column.empty()) columns.push_back(column);
+  }
+  return columns;
+}
+
+// `floe scan --stats` of an Iceberg table: what was pruned and read, on stderr.
+void PrintScanStats(const ScanStats& c) {
+  std::cerr << "scan stats: manifests=" << c.manifests_total
+            << " manifests_skipped=" << c.manifests_skipped
+            << " files_planned=" << c.files_planned
+            << " files_skipped_by_partition=" << c.files_skipped_by_partition
+            << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
+            << " files_read=" << c.files_read << " row_groups_read=" << c.row_groups_read
+            << " row_groups_skipped=" << c.row_groups_skipped
+            << " bytes_read=" << c.bytes_read << " requests=" << c.requests
+            << " rows_read=" << c.rows_read << " rows=" << c.rows
+            << " delete_files=" << c.delete_files_read
+            << " rows_deleted=" << c.rows_deleted << "\n";
+}
+
 void RegisterScanCommand(CLI::App& app, CommandContext* context) {
   auto* command = AddCommand(app, context, "scan", "Read a table's rows");
   auto table = std::make_shared<std::string>();
@@ -869,10 +934,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       if (!delta_table) {
         ARROW_ASSIGN_OR_RAISE(arguments.storage, context->PathStorage());
       }
-      std::stringstream names(*columns);
-      for (std::string column; std::getline(names, column, ',');) {
-        if (!column.empty()) arguments.columns.push_back(column);
-      }
+      arguments.columns = ColumnList(*columns);
       if (*snapshot >= 0) arguments.version = *snapshot;
       if (*as_of >= 0) arguments.as_of_ms = *as_of;
       arguments.output = *output;
@@ -886,10 +948,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ScanOptions scan_options;
-    std::stringstream list(*columns);
-    for (std::string column; std::getline(list, column, ',');) {
-      if (!column.empty()) scan_options.columns.push_back(column);
-    }
+    scan_options.columns = ColumnList(*columns);
     scan_options.filter = *where;
     scan_options.metadata_column_filters = true;
     if (*snapshot >= 0) scan_options.snapshot_id = *snapshot;
@@ -904,21 +963,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
     options.protected_folders.push_back(loaded->metadata()->location);
     options.protected_files = loaded->catalog()->OwnFiles();
     ARROW_RETURN_NOT_OK(WriteScanOutput(reader, *scan->projection(), options).status());
-    if (*stats) {
-      const auto& c = *scan->stats();
-      std::cerr << "scan stats: manifests=" << c.manifests_total
-                << " manifests_skipped=" << c.manifests_skipped
-                << " files_planned=" << c.files_planned
-                << " files_skipped_by_partition=" << c.files_skipped_by_partition
-                << " files_skipped_by_metrics=" << c.files_skipped_by_metrics
-                << " files_read=" << c.files_read
-                << " row_groups_read=" << c.row_groups_read
-                << " row_groups_skipped=" << c.row_groups_skipped
-                << " bytes_read=" << c.bytes_read << " requests=" << c.requests
-                << " rows_read=" << c.rows_read << " rows=" << c.rows
-                << " delete_files=" << c.delete_files_read
-                << " rows_deleted=" << c.rows_deleted << "\n";
-    }
+    if (*stats) PrintScanStats(*scan->stats());
     return arrow::Status::OK();
   });
 }

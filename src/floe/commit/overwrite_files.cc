@@ -13,6 +13,64 @@
 
 namespace floe {
 
+namespace {
+
+// The snapshots committed since `validate_from`: `parent_id`'s ancestry down to it.
+arrow::Result<std::vector<SnapshotPtr>> SnapshotsSince(
+    const TableMetadata& base, int64_t parent_id, std::optional<int64_t> validate_from,
+    const TableIdentifier& table) {
+  std::vector<SnapshotPtr> newer;
+  for (SnapshotPtr current = base.SnapshotById(parent_id); current;) {
+    if (validate_from && current->snapshot_id == *validate_from) break;
+    newer.push_back(current);
+    if (!current->parent_snapshot_id) {
+      if (validate_from) {
+        return MakeError(
+            ErrorKind::kValidationFailed,
+            "cannot validate the commit to " + table.ToString() + ": snapshot " +
+                std::to_string(*validate_from) +
+                " it started from is no longer an ancestor of the current snapshot");
+      }
+      break;
+    }
+    current = base.SnapshotById(*current->parent_snapshot_id);
+    if (!current && validate_from) {
+      return MakeError(ErrorKind::kValidationFailed,
+                       "cannot validate the commit to " + table.ToString() +
+                           ": the history since snapshot " +
+                           std::to_string(*validate_from) + " has been expired");
+    }
+  }
+  return newer;
+}
+
+// The error for the conflicting data (or delete) `files` that `snapshot` added.
+arrow::Status ConflictingFilesError(bool data, const std::vector<std::string>& files,
+                                    const std::string& what, const Snapshot& snapshot,
+                                    const TableIdentifier& table,
+                                    std::optional<int64_t> validate_from) {
+  std::string list;
+  for (size_t i = 0; i < files.size() && i < 5; ++i) list += (i ? ", " : "") + files[i];
+  if (files.size() > 5) list += ", ... (" + std::to_string(files.size()) + " files)";
+  return MakeError(
+      ErrorKind::kValidationFailed,
+      std::string(data ? "Found conflicting files that can contain records matching "
+                       : "Found new conflicting delete files that can apply to "
+                         "records matching ") +
+          what + ": snapshot " + std::to_string(snapshot.snapshot_id) + " (" +
+          snapshot.summary.operation + ") committed to " + table.ToString() +
+          " after snapshot " +
+          (validate_from ? std::to_string(*validate_from) : std::string("none")) +
+          " added " + list);
+}
+
+// Lowers `*min_data_sequence` to `sequence` unless that is negative (unknown).
+void NoteDataSequence(int64_t sequence, int64_t* min_data_sequence) {
+  if (sequence >= 0) *min_data_sequence = std::min(*min_data_sequence, sequence);
+}
+
+}  // namespace
+
 arrow::Result<IsolationLevel> ParseIsolationLevel(const std::string& text,
                                                   std::string_view property) {
   const std::string lowered = AsciiLower(text);
@@ -114,29 +172,9 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
   if (!validate_ || parent == nullptr) return arrow::Status::OK();
   if (validate_from_ && parent->snapshot_id == *validate_from_)
     return arrow::Status::OK();
-  // The snapshots committed since the starting one: the parent's ancestry down to it.
-  std::vector<SnapshotPtr> newer;
-  for (SnapshotPtr current = base.SnapshotById(parent->snapshot_id); current;) {
-    if (validate_from_ && current->snapshot_id == *validate_from_) break;
-    newer.push_back(current);
-    if (!current->parent_snapshot_id) {
-      if (validate_from_) {
-        return MakeError(
-            ErrorKind::kValidationFailed,
-            "cannot validate the commit to " + target().id.ToString() + ": snapshot " +
-                std::to_string(*validate_from_) +
-                " it started from is no longer an ancestor of the current snapshot");
-      }
-      break;
-    }
-    current = base.SnapshotById(*current->parent_snapshot_id);
-    if (!current && validate_from_) {
-      return MakeError(ErrorKind::kValidationFailed,
-                       "cannot validate the commit to " + target().id.ToString() +
-                           ": the history since snapshot " +
-                           std::to_string(*validate_from_) + " has been expired");
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(
+      std::vector<SnapshotPtr> newer,
+      SnapshotsSince(base, parent->snapshot_id, validate_from_, target().id));
   if (!replaced_files_.empty()) {
     ARROW_RETURN_NOT_OK(ValidateNoNewDeletes(base, newer));
   }
@@ -206,20 +244,8 @@ arrow::Status OverwriteFiles::Validate(const TableMetadata& base,
       std::string what = conflict_filter_
                              ? conflict_filter_->ToString()
                              : (replace_partitions_ ? "the replaced partitions" : "TRUE");
-      std::string list;
-      for (size_t i = 0; i < files.size() && i < 5; ++i)
-        list += (i ? ", " : "") + files[i];
-      if (files.size() > 5) list += ", ... (" + std::to_string(files.size()) + " files)";
-      first = MakeError(
-          ErrorKind::kValidationFailed,
-          std::string(data ? "Found conflicting files that can contain records matching "
-                           : "Found new conflicting delete files that can apply to "
-                             "records matching ") +
-              what + ": snapshot " + std::to_string(snapshot->snapshot_id) + " (" +
-              snapshot->summary.operation + ") committed to " + target().id.ToString() +
-              " after snapshot " +
-              (validate_from_ ? std::to_string(*validate_from_) : std::string("none")) +
-              " added " + list);
+      first = ConflictingFilesError(data, files, what, *snapshot, target().id,
+                                    validate_from_);
     }
   }
   for (const auto* failure :
@@ -282,23 +308,7 @@ arrow::Status OverwriteFiles::ValidateNoNewDeletes(
 arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetadata& base,
                                                                const Snapshot* parent) {
   ARROW_RETURN_NOT_OK(Validate(base, parent));
-  if (!new_manifests_) {
-    // Sequence numbers exist from format v2 on.
-    std::optional<int64_t> sequence;
-    if (base.format_version >= 2) sequence = data_sequence_;
-    ARROW_ASSIGN_OR_RAISE(
-        new_manifests_,
-        WriteAddedManifests(base, added_, ManifestContent::kData, sequence));
-    ARROW_ASSIGN_OR_RAISE(
-        auto delete_manifests,
-        WriteAddedManifests(
-            base, added_deletes_, ManifestContent::kDeletes,
-            base.format_version >= 2
-                ? added_delete_sequences_
-                : std::vector<std::optional<int64_t>>(added_deletes_.size())));
-    for (auto& manifest : delete_manifests)
-      new_manifests_->push_back(std::move(manifest));
-  }
+  if (!new_manifests_) ARROW_RETURN_NOT_OK(WriteNewManifests(base));
   std::set<std::string> replaced;
   if (replace_partitions_) {
     for (const auto& file : added_) replaced.insert(PartitionKey(file));
@@ -313,9 +323,6 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   // after this commit (iceberg-java's MergingSnapshotProducer: over the filtered data
   // manifests, not the new ones, from the table's last sequence number down).
   int64_t min_data_sequence = base.last_sequence_number;
-  auto older_data = [&](int64_t sequence) {
-    if (sequence >= 0) min_data_sequence = std::min(min_data_sequence, sequence);
-  };
   if (parent != nullptr) {
     ARROW_ASSIGN_OR_RAISE(auto existing, ManifestsOf(*parent));
     for (auto& manifest : existing) {
@@ -325,60 +332,14 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
         continue;
       }
       if (to_delete_.empty() && replaced.empty()) {
-        older_data(manifest.min_sequence_number);
+        NoteDataSequence(manifest.min_sequence_number, &min_data_sequence);
         manifests.push_back(std::move(manifest));
         continue;
       }
-      auto cached = rewritten_.find(manifest.manifest_path);
-      ARROW_ASSIGN_OR_RAISE(auto contents,
-                            ReadTableManifest(*target().io, base, manifest));
-      const PartitionSpecPtr spec = contents.spec;
-      std::vector<ManifestEntry> entries;
-      bool changed = false;
-      for (auto& entry : contents.entries) {
-        if (entry.status == EntryStatus::kDeleted) {
-          changed =
-              true;  // a rewritten manifest drops the deletions of earlier snapshots
-          continue;
-        }
-        const std::string& path = entry.data_file.file_path;
-        bool remove =
-            to_delete_.count(path) > 0 ||
-            (!replaced.empty() && replaced.count(PartitionKey(entry.data_file)) > 0);
-        if (remove) {
-          found.insert(path);
-          removed_.push_back(entry.data_file);
-          entry.status = EntryStatus::kDeleted;
-          entry.snapshot_id = snapshot_id();
-          changed = true;
-        } else {
-          entry.status = EntryStatus::kExisting;
-          if (entry.sequence_number) older_data(*entry.sequence_number);
-        }
-        entries.push_back(std::move(entry));
-      }
-      bool touched = std::any_of(
-          entries.begin(), entries.end(),
-          [](const ManifestEntry& e) { return e.status == EntryStatus::kDeleted; });
-      if (!touched) {
-        older_data(manifest.min_sequence_number);
-        manifests.push_back(std::move(manifest));  // nothing of ours: keep it as it is
-        continue;
-      }
-      (void)changed;
-      ++replaced_manifests_;
-      if (cached != rewritten_.end() && cached->second) {
-        manifests.push_back(*cached->second);
-        continue;
-      }
-      if (!spec) {
-        return MakeError(
-            ErrorKind::kInvalidMetadata,
-            "manifest " + manifest.manifest_path + " uses an unknown partition spec");
-      }
-      ARROW_ASSIGN_OR_RAISE(auto rewritten, WriteManifest(base, *spec, entries));
-      rewritten_[manifest.manifest_path] = rewritten;
-      manifests.push_back(std::move(rewritten));
+      ARROW_ASSIGN_OR_RAISE(
+          auto kept, FilterDataManifest(base, std::move(manifest), replaced, &found,
+                                        &min_data_sequence));
+      manifests.push_back(std::move(kept));
     }
   }
   for (const auto& path : to_delete_) {
@@ -392,6 +353,69 @@ arrow::Result<std::vector<ManifestFile>> OverwriteFiles::Apply(const TableMetada
   ARROW_RETURN_NOT_OK(
       RemoveDeleteFiles(base, delete_manifests, min_data_sequence, &manifests));
   return manifests;
+}
+
+arrow::Status OverwriteFiles::WriteNewManifests(const TableMetadata& base) {
+  // Sequence numbers exist from format v2 on.
+  std::optional<int64_t> sequence;
+  if (base.format_version >= 2) sequence = data_sequence_;
+  ARROW_ASSIGN_OR_RAISE(
+      new_manifests_,
+      WriteAddedManifests(base, added_, ManifestContent::kData, sequence));
+  ARROW_ASSIGN_OR_RAISE(
+      auto delete_manifests,
+      WriteAddedManifests(base, added_deletes_, ManifestContent::kDeletes,
+                          base.format_version >= 2 ? added_delete_sequences_
+                                                   : std::vector<std::optional<int64_t>>(
+                                                         added_deletes_.size())));
+  for (auto& manifest : delete_manifests) new_manifests_->push_back(std::move(manifest));
+  return arrow::Status::OK();
+}
+
+arrow::Result<ManifestFile> OverwriteFiles::FilterDataManifest(
+    const TableMetadata& base, ManifestFile manifest,
+    const std::set<std::string>& replaced, std::set<std::string>* found,
+    int64_t* min_data_sequence) {
+  auto cached = rewritten_.find(manifest.manifest_path);
+  ARROW_ASSIGN_OR_RAISE(auto contents, ReadTableManifest(*target().io, base, manifest));
+  const PartitionSpecPtr spec = contents.spec;
+  std::vector<ManifestEntry> entries;
+  for (auto& entry : contents.entries) {
+    // A rewritten manifest drops the deletions of earlier snapshots.
+    if (entry.status == EntryStatus::kDeleted) continue;
+    const std::string& path = entry.data_file.file_path;
+    bool remove =
+        to_delete_.count(path) > 0 ||
+        (!replaced.empty() && replaced.count(PartitionKey(entry.data_file)) > 0);
+    if (remove) {
+      found->insert(path);
+      removed_.push_back(entry.data_file);
+      entry.status = EntryStatus::kDeleted;
+      entry.snapshot_id = snapshot_id();
+    } else {
+      entry.status = EntryStatus::kExisting;
+      if (entry.sequence_number) {
+        NoteDataSequence(*entry.sequence_number, min_data_sequence);
+      }
+    }
+    entries.push_back(std::move(entry));
+  }
+  bool touched = std::any_of(entries.begin(), entries.end(), [](const ManifestEntry& e) {
+    return e.status == EntryStatus::kDeleted;
+  });
+  if (!touched) {
+    NoteDataSequence(manifest.min_sequence_number, min_data_sequence);
+    return manifest;  // nothing of ours: keep it as it is
+  }
+  ++replaced_manifests_;
+  if (cached != rewritten_.end() && cached->second) return *cached->second;
+  if (!spec) {
+    return MakeError(ErrorKind::kInvalidMetadata, "manifest " + manifest.manifest_path +
+                                                      " uses an unknown partition spec");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rewritten, WriteManifest(base, *spec, entries));
+  rewritten_[manifest.manifest_path] = rewritten;
+  return rewritten;
 }
 
 arrow::Status OverwriteFiles::RemoveDeleteFiles(

@@ -154,6 +154,15 @@ class OverwriteFiles final : public SnapshotProducer {
                                   const std::vector<size_t>& delete_manifests,
                                   int64_t min_data_sequence,
                                   std::vector<ManifestFile>* manifests);
+  /// Writes the manifests of the added data and delete files into new_manifests_.
+  arrow::Status WriteNewManifests(const TableMetadata& base);
+  /// The manifest that replaces a data manifest of the parent: it, or its rewrite with
+  /// the files the commit removes marked deleted (added to removed_ and `found`).
+  arrow::Result<ManifestFile> FilterDataManifest(const TableMetadata& base,
+                                                 ManifestFile manifest,
+                                                 const std::set<std::string>& replaced,
+                                                 std::set<std::string>* found,
+                                                 int64_t* min_data_sequence);
   bool MightConflict(const TableMetadata& base, const DataFile& file) const;
   /// A delete file's identity: a deletion vector shares its Puffin file with others, so
   /// its offset counts too.

@@ -672,6 +672,144 @@ OJson NewTableProtocol(std::set<std::string>* features) {
           {"writerFeatures", writer}};
 }
 
+// A write that commits nothing: the version read stays the table's.
+DeltaWriteResult Skipped(DeltaWriteResult result, const Snapshot& read) {
+  result.skipped = true;
+  result.version = read.version;
+  return result;
+}
+
+// A compaction's bins of files, planned before any file is written; none (logged) when
+// no partition has two or more files to compact.
+arrow::Result<std::vector<std::vector<const AddFile*>>> CompactionBins(
+    const Snapshot& read, const std::shared_ptr<arrow::Schema>& schema,
+    const DeltaWriteOptions& options, const std::string& where) {
+  if (options.min_file_size < 0 || options.target_file_size <= 0) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "a compaction of " + where +
+                         " needs a positive maximum file size and a minimum file size "
+                         "of 0 or more");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto bins, PlanCompaction(read, schema, options, where));
+  if (bins.empty()) {
+    Log(LogLevel::kInfo, where +
+                             ": no partition has two or more files to compact; no "
+                             "version committed");
+  }
+  return bins;
+}
+
+// Whether an idempotent write's application already committed its version (logged);
+// an error when only one of the application id and the version is given.
+arrow::Result<bool> AlreadyCommitted(const Snapshot& read,
+                                     const DeltaWriteOptions& options,
+                                     const std::string& where) {
+  const bool idempotent = options.app_version.has_value();
+  if (idempotent != !options.app_id.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "an idempotent write to " + where +
+                         " needs both an application id and a version");
+  }
+  if (!idempotent) return false;
+  auto done = read.app_versions.find(options.app_id);
+  if (done == read.app_versions.end() || done->second < *options.app_version)
+    return false;
+  Log(LogLevel::kInfo, where + ": application " + options.app_id +
+                           " already committed version " + std::to_string(done->second) +
+                           "; nothing written");
+  return true;
+}
+
+// A write by predicate (a delete, or a replaceWhere overwrite): the files the predicate
+// matches, and the input that copies their rows it does not select and then, for an
+// overwrite, reads the new rows.
+struct Replacement {
+  PredicateMatch match;
+  std::unique_ptr<DeltaScan> rows_scan;  // reads the matched files' rows
+  std::unique_ptr<PredicateInput> input;
+};
+
+arrow::Result<Replacement> Replace(const std::shared_ptr<FileIO>& io,
+                                   const Snapshot& read,
+                                   const std::shared_ptr<arrow::Schema>& schema,
+                                   const DeltaWriteOptions& options,
+                                   arrow::RecordBatchReader& input,
+                                   const std::string& where) {
+  Replacement replacement;
+  ARROW_ASSIGN_OR_RAISE(replacement.match,
+                        MatchPredicate(io, read, schema, *options.predicate));
+  std::unique_ptr<arrow::RecordBatchReader> copied;
+  if (!replacement.match.rewritten.empty()) {
+    ARROW_ASSIGN_OR_RAISE(replacement.rows_scan,
+                          DeltaScan::Make(io, read, DeltaScanOptions{}));
+    ARROW_ASSIGN_OR_RAISE(copied,
+                          replacement.rows_scan->ReadFiles(replacement.match.rewritten));
+  }
+  replacement.input = std::make_unique<PredicateInput>(
+      std::move(copied), replacement.match.filter.get(),
+      options.mode == DeltaWriteMode::kOverwrite ? &input : nullptr,
+      arrow::schema(schema->fields()), where);
+  return replacement;
+}
+
+// Finishes every task: the add actions of their files (JSON lines) into `*adds`, every
+// location they wrote into `*written`.
+arrow::Status FinishTasks(const std::vector<std::unique_ptr<WriteTask>>& tasks,
+                          std::string* adds, std::vector<std::string>* written) {
+  for (const auto& task : tasks) {
+    ARROW_ASSIGN_OR_RAISE(std::string message, task->Finish());
+    ARROW_ASSIGN_OR_RAISE(TaskCommit decoded, DecodeTaskCommit(message));
+    *adds += decoded.files;
+    written->insert(written->end(), decoded.locations.begin(), decoded.locations.end());
+  }
+  return arrow::Status::OK();
+}
+
+// The second half of a write: finishes the tasks, makes their files durable, and commits
+// them with the remove actions of what they replace (`matched`, a compaction's `bins`,
+// or every file read) as `txn` (whose read, options and flags are set) says, then
+// checkpoints when due. A compaction whose files held no rows commits nothing.
+arrow::Status CommitTasks(const std::vector<std::unique_ptr<WriteTask>>& tasks,
+                          const std::vector<const AddFile*>& matched,
+                          const std::vector<std::vector<const AddFile*>>& bins,
+                          WriteTransaction* txn, DeltaWriteResult* result) {
+  ARROW_RETURN_NOT_OK(FinishTasks(tasks, &txn->adds, &txn->written));
+  // The tasks closed (fsynced) their files; their names are durable before any log entry
+  // names them (docs/storage.md, "Durability").
+  ARROW_RETURN_NOT_OK(SyncNewFiles(*txn->io, txn->written));
+  auto acknowledge = [&tasks] {
+    for (const auto& task : tasks) task->Acknowledge();
+  };
+  for (char c : txn->adds) result->files_added += c == '\n' ? 1 : 0;
+  txn->added_sizes = AddedSizes(txn->adds);
+  for (int64_t size : txn->added_sizes) result->bytes += size;
+  if (txn->compact && txn->added_sizes.empty()) {
+    // Every compacted file was empty: delta-spark's OPTIMIZE commits only when it wrote a
+    // file, and so does floe (the empty files stay).
+    Log(LogLevel::kInfo,
+        txn->where + ": the files to compact hold no rows; no version committed");
+    *result = Skipped(std::move(*result), *txn->read);
+    return arrow::Status::OK();
+  }
+  if (!txn->blind_append) {
+    std::vector<const AddFile*> removed = matched;
+    if (!bins.empty()) {
+      for (const auto& bin : bins) removed.insert(removed.end(), bin.begin(), bin.end());
+    } else if (!txn->by_predicate) {
+      for (const auto& file : txn->read->files) removed.push_back(&file);
+    }
+    txn->removes = MakeRemoveActions(removed, txn->env->NowMillis(),
+                                     /*data_change=*/!txn->compact);
+    result->files_removed = txn->removes.count;
+  }
+  for (const auto& bin : bins) {
+    for (const AddFile* file : bin) txn->compacted.insert(file->location);
+  }
+  ARROW_RETURN_NOT_OK(CommitTransaction(*txn, acknowledge, result));
+  CheckpointIfDue(*txn, result);
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
@@ -861,22 +999,8 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   const std::string where = "Delta table " + root;
   DeltaWriteResult result;
   const bool idempotent = options.app_version.has_value();
-  if (idempotent != !options.app_id.empty()) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "an idempotent write to " + where +
-                         " needs both an application id and a version");
-  }
-  if (idempotent) {
-    auto done = read.app_versions.find(options.app_id);
-    if (done != read.app_versions.end() && done->second >= *options.app_version) {
-      Log(LogLevel::kInfo, where + ": application " + options.app_id +
-                               " already committed version " +
-                               std::to_string(done->second) + "; nothing written");
-      result.skipped = true;
-      result.version = read.version;
-      return result;
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(bool committed_before, AlreadyCommitted(read, options, where));
+  if (committed_before) return Skipped(std::move(result), read);
 
   if (options.memory_limit < 0) {
     return MakeError(ErrorKind::kInvalidInput,
@@ -890,50 +1014,21 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                          /*data_change=*/!compact, &limited));
   // A compaction's bins, planned before any file is written.
   std::vector<std::vector<const AddFile*>> bins;
-  std::set<std::string> compacted;  // their locations
   if (compact) {
-    if (options.min_file_size < 0 || options.target_file_size <= 0) {
-      return MakeError(ErrorKind::kInvalidInput,
-                       "a compaction of " + where +
-                           " needs a positive maximum file size and a minimum file size "
-                           "of 0 or more");
-    }
-    ARROW_ASSIGN_OR_RAISE(bins, PlanCompaction(read, schema, options, where));
-    if (bins.empty()) {
-      Log(LogLevel::kInfo, where +
-                               ": no partition has two or more files to compact; no "
-                               "version committed");
-      result.skipped = true;
-      result.version = read.version;
-      return result;
-    }
-    for (const auto& bin : bins) {
-      for (const AddFile* file : bin) compacted.insert(file->location);
-    }
+    ARROW_ASSIGN_OR_RAISE(bins, CompactionBins(read, schema, options, where));
+    if (bins.empty()) return Skipped(std::move(result), read);
   }
   // A predicate's files, found before any file is written.
-  PredicateMatch match;
-  std::unique_ptr<DeltaScan> rows_scan;
-  std::unique_ptr<PredicateInput> predicate_input;
+  Replacement replacement;
+  const PredicateMatch& match = replacement.match;
   if (by_predicate) {
-    ARROW_ASSIGN_OR_RAISE(match, MatchPredicate(io, read, schema, *options.predicate));
+    ARROW_ASSIGN_OR_RAISE(replacement, Replace(io, read, schema, options, input, where));
     result.rows_deleted = match.rows_deleted;
     if (options.mode == DeltaWriteMode::kDelete && match.removed.empty()) {
       Log(LogLevel::kInfo, where + ": no row matches " + *options.predicate +
                                "; nothing deleted, no version committed");
-      result.skipped = true;
-      result.version = read.version;
-      return result;
+      return Skipped(std::move(result), read);
     }
-    std::unique_ptr<arrow::RecordBatchReader> copied;
-    if (!match.rewritten.empty()) {
-      ARROW_ASSIGN_OR_RAISE(rows_scan, DeltaScan::Make(io, read, DeltaScanOptions{}));
-      ARROW_ASSIGN_OR_RAISE(copied, rows_scan->ReadFiles(match.rewritten));
-    }
-    predicate_input = std::make_unique<PredicateInput>(
-        std::move(copied), match.filter.get(),
-        options.mode == DeltaWriteMode::kOverwrite ? &input : nullptr,
-        arrow::schema(schema->fields()), where);
   }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
   std::vector<std::unique_ptr<WriteTask>> tasks;
@@ -941,51 +1036,14 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     ARROW_ASSIGN_OR_RAISE(
         tasks, CompactBins(format, io, read, bins, schema, where, options, &result));
   } else {
-    ARROW_ASSIGN_OR_RAISE(
-        tasks,
-        RunTasks(format, predicate_input ? *predicate_input : input, schema,
-                 !read.metadata.partition_columns.empty(), where, options, &result));
-  }
-  if (predicate_input) {
-    result.rows_copied = predicate_input->rows_copied();
-    result.rows -= result.rows_copied;
-  }
-  std::string adds;
-  std::vector<std::string> written;
-  for (auto& task : tasks) {
-    ARROW_ASSIGN_OR_RAISE(std::string message, task->Finish());
-    ARROW_ASSIGN_OR_RAISE(TaskCommit decoded, DecodeTaskCommit(message));
-    adds += decoded.files;
-    written.insert(written.end(), decoded.locations.begin(), decoded.locations.end());
-  }
-  // The tasks closed (fsynced) their files; their names are durable before any log entry
-  // names them (docs/storage.md, "Durability").
-  ARROW_RETURN_NOT_OK(SyncNewFiles(*io, written));
-  auto acknowledge = [&tasks] {
-    for (auto& task : tasks) task->Acknowledge();
-  };
-  for (char c : adds) result.files_added += c == '\n' ? 1 : 0;
-  std::vector<int64_t> added_sizes = AddedSizes(adds);
-  for (int64_t size : added_sizes) result.bytes += size;
-  if (compact && added_sizes.empty()) {
-    // Every compacted file was empty: delta-spark's OPTIMIZE commits only when it wrote a
-    // file, and so does floe (the empty files stay).
-    Log(LogLevel::kInfo,
-        where + ": the files to compact hold no rows; no version committed");
-    result.skipped = true;
-    result.version = read.version;
-    return result;
-  }
-  RemoveActions removes;
-  if (options.mode != DeltaWriteMode::kAppend) {
-    std::vector<const AddFile*> removed = match.removed;
-    if (compact) {
-      for (const auto& bin : bins) removed.insert(removed.end(), bin.begin(), bin.end());
-    } else if (!by_predicate) {
-      for (const auto& file : read.files) removed.push_back(&file);
+    PredicateInput* replaced = replacement.input.get();
+    ARROW_ASSIGN_OR_RAISE(tasks, RunTasks(format, replaced ? *replaced : input, schema,
+                                          !read.metadata.partition_columns.empty(), where,
+                                          options, &result));
+    if (replaced) {
+      result.rows_copied = replaced->rows_copied();
+      result.rows -= result.rows_copied;
     }
-    removes = MakeRemoveActions(removed, env->NowMillis(), /*data_change=*/!compact);
-    result.files_removed = removes.count;
   }
   WriteTransaction txn;
   txn.io = io;
@@ -1001,15 +1059,9 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   txn.by_predicate = by_predicate;
   txn.blind_append = options.mode == DeltaWriteMode::kAppend;
   txn.idempotent = idempotent;
-  txn.adds = std::move(adds);
-  txn.written = std::move(written);
-  txn.added_sizes = std::move(added_sizes);
-  txn.removes = std::move(removes);
   txn.filter = match.filter.get();
   txn.files_read = &match.read;
-  txn.compacted = std::move(compacted);
-  ARROW_RETURN_NOT_OK(CommitTransaction(txn, acknowledge, &result));
-  CheckpointIfDue(txn, &result);
+  ARROW_RETURN_NOT_OK(CommitTasks(tasks, match.removed, bins, &txn, &result));
   return result;
 }
 

@@ -279,6 +279,78 @@ std::string PercentEscape(std::string_view text, Escaped escaped) {
   return out;
 }
 
+// Statistics columns must name columns delta-spark can skip by: not a list or map, nor a
+// field inside one (it refuses the property:
+// DELTA_COLUMN_DATA_SKIPPING_NOT_SUPPORTED_TYPE).
+arrow::Status CheckStatsColumns(const std::vector<Leaf>& leaves,
+                                const DeltaWriteFormatOptions& options) {
+  if (!options.stats_columns) return arrow::Status::OK();
+  for (const auto& column : *options.stats_columns) {
+    for (const auto& leaf : leaves) {
+      if (Names(column, leaf) && leaf.in_collection() &&
+          leaf.collection_at < static_cast<int>(column.size())) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "table property delta.dataSkippingStatsColumns names column " +
+                             Dotted(column) +
+                             ", of a list or map type, which Delta has no "
+                             "statistics for (delta-spark refuses it)");
+      }
+    }
+  }
+  return arrow::Status::OK();
+}
+
+// Marks the leaves that get statistics: those the statistics columns name, or else the
+// first `indexed_columns` (a list or map column counting once, as one leaf).
+void MarkIndexedLeaves(const DeltaWriteFormatOptions& options,
+                       std::vector<Leaf>* leaves) {
+  int counted = 0;
+  std::string last_top;
+  for (auto& leaf : *leaves) {
+    if (options.stats_columns) {
+      for (const auto& column : *options.stats_columns) {
+        if (Names(column, leaf)) leaf.indexed = true;
+      }
+      continue;
+    }
+    if (leaf.in_collection()) {
+      if (leaf.path.front() == last_top) continue;
+      last_top = leaf.path.front();
+      ++counted;
+      continue;
+    }
+    leaf.indexed = options.indexed_columns < 0 || counted < options.indexed_columns;
+    ++counted;
+  }
+}
+
+// Whether a top-level list or map column gets its own null count: named by the statistics
+// columns, or by its place among the counted leaves (every leaf before it, a collection
+// once).
+bool CollectionIndexed(const arrow::Field& field, const std::vector<Leaf>& leaves,
+                       const DeltaWriteFormatOptions& options) {
+  const auto id = field.type()->id();
+  if (id != arrow::Type::LIST && id != arrow::Type::LARGE_LIST && id != arrow::Type::MAP)
+    return false;
+  if (options.stats_columns) {
+    for (const auto& column : *options.stats_columns) {
+      if (column.size() == 1 && SameName(column.front(), field.name())) return true;
+    }
+    return false;
+  }
+  int position = 0;
+  std::string seen_top;
+  for (const auto& leaf : leaves) {
+    if (leaf.path.front() == field.name()) break;
+    if (leaf.in_collection()) {
+      if (leaf.path.front() == seen_top) continue;
+      seen_top = leaf.path.front();
+    }
+    ++position;
+  }
+  return options.indexed_columns < 0 || position < options.indexed_columns;
+}
+
 }  // namespace
 
 std::string EscapePartitionPathPart(std::string_view text) {
@@ -395,73 +467,14 @@ arrow::Result<std::shared_ptr<DeltaWriteFormat>> DeltaWriteFormat::Make(
   // Which leaves get statistics.
   std::vector<Leaf> leaves;
   for (const auto& field : data_schema->fields()) CollectLeaves(*field, {}, -1, &leaves);
-  // Statistics columns must name columns delta-spark can skip by: not a list or map, nor
-  // a field inside one (it refuses the property:
-  // DELTA_COLUMN_DATA_SKIPPING_NOT_SUPPORTED_TYPE).
-  if (options.stats_columns) {
-    for (const auto& column : *options.stats_columns) {
-      for (const auto& leaf : leaves) {
-        if (Names(column, leaf) && leaf.in_collection() &&
-            leaf.collection_at < static_cast<int>(column.size())) {
-          return MakeError(ErrorKind::kInvalidInput,
-                           "table property delta.dataSkippingStatsColumns names column " +
-                               Dotted(column) +
-                               ", of a list or map type, which Delta has no "
-                               "statistics for (delta-spark refuses it)");
-        }
-      }
-    }
-  }
-  int counted = 0;
-  std::string last_top;
-  for (auto& leaf : leaves) {
-    if (options.stats_columns) {
-      for (const auto& column : *options.stats_columns) {
-        if (Names(column, leaf)) leaf.indexed = true;
-      }
-    } else {
-      // A list or map column counts once, as one leaf.
-      if (leaf.in_collection()) {
-        if (leaf.path.front() == last_top) continue;
-        last_top = leaf.path.front();
-        ++counted;
-        continue;
-      }
-      leaf.indexed = options.indexed_columns < 0 || counted < options.indexed_columns;
-      ++counted;
-    }
-  }
+  ARROW_RETURN_NOT_OK(CheckStatsColumns(leaves, options));
+  MarkIndexedLeaves(options, &leaves);
   for (const auto& leaf : leaves) {
     format->leaf_has_stats_.push_back(leaf.indexed && !leaf.in_collection());
   }
-  // Top-level lists and maps get their own null count when indexed: by name, or by their
-  // place among the counted leaves (every leaf before them, a collection once).
   for (const auto& field : data_schema->fields()) {
-    const auto id = field->type()->id();
-    if (id != arrow::Type::LIST && id != arrow::Type::LARGE_LIST &&
-        id != arrow::Type::MAP) {
-      continue;
-    }
-    bool indexed = false;
-    if (options.stats_columns) {
-      for (const auto& column : *options.stats_columns) {
-        indexed =
-            indexed || (column.size() == 1 && SameName(column.front(), field->name()));
-      }
-    } else {
-      int position = 0;
-      std::string seen_top;
-      for (const auto& leaf : leaves) {
-        if (leaf.path.front() == field->name()) break;
-        if (leaf.in_collection()) {
-          if (leaf.path.front() == seen_top) continue;
-          seen_top = leaf.path.front();
-        }
-        ++position;
-      }
-      indexed = options.indexed_columns < 0 || position < options.indexed_columns;
-    }
-    if (indexed) format->collection_has_stats_.insert(field->name());
+    if (CollectionIndexed(*field, leaves, options))
+      format->collection_has_stats_.insert(field->name());
   }
   format->any_indexed_ =
       !format->collection_has_stats_.empty() ||

@@ -45,6 +45,12 @@ arrow::Result<std::string> AsString(const avro::Datum& datum, const char* field)
   return Corrupt(std::string("manifest field ") + field + " is not a string");
 }
 
+// A bytes field, which the decoder holds as a string.
+arrow::Result<Bytes> AsBytes(const avro::Datum& datum, const char* field) {
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(datum, field));
+  return Bytes(bytes.begin(), bytes.end());
+}
+
 // An int-keyed metrics map: an array of {key, value} records (or, from lenient writers,
 // an Avro map with decimal string keys).
 template <typename V, typename Convert>
@@ -86,10 +92,43 @@ arrow::Result<std::map<int, int64_t>> LongMap(const avro::Datum& datum,
 arrow::Result<std::map<int, Bytes>> BytesMap(const avro::Datum& datum,
                                              const char* field) {
   return AsIntMap<Bytes>(
-      datum, field, [field](const avro::Datum& value) -> arrow::Result<Bytes> {
-        ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(value, field));
-        return Bytes(bytes.begin(), bytes.end());
-      });
+      datum, field, [field](const avro::Datum& value) { return AsBytes(value, field); });
+}
+
+// Reads a nullable field with `read` into `*out`, which a null leaves as it is.
+template <typename T, typename Read>
+arrow::Status ReadUnlessNull(const avro::Datum& datum, const char* field, Read read,
+                             std::optional<T>* out) {
+  if (datum.is_null()) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(*out, read(datum, field));
+  return arrow::Status::OK();
+}
+
+// Appends the numbers of an array field to `*out` (nothing when it is not an array).
+template <typename T>
+arrow::Status AppendNumbers(const avro::Datum& datum, const char* field,
+                            std::vector<T>* out) {
+  if (auto* array = std::get_if<avro::ArrayDatum>(&datum.value)) {
+    for (const auto& item : array->items) {
+      ARROW_ASSIGN_OR_RAISE(int64_t number, AsLong(item, field));
+      out->push_back(static_cast<T>(number));
+    }
+  }
+  return arrow::Status::OK();
+}
+
+// A data file's content: 0 (data), 1 (position deletes) or 2 (equality deletes).
+arrow::Result<FileContent> AsContent(const avro::Datum& datum) {
+  ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(datum, "content"));
+  if (content < 0 || content > 2)
+    return Corrupt("data_file content " + std::to_string(content));
+  return static_cast<FileContent>(content);
+}
+
+// A data file's format, from its name.
+arrow::Result<FileFormat> AsFileFormat(const avro::Datum& datum) {
+  ARROW_ASSIGN_OR_RAISE(std::string format, AsString(datum, "file_format"));
+  return ParseFileFormat(format);
 }
 
 // The Iceberg type of an Avro node (partition values of manifests whose header lacks the
@@ -175,22 +214,16 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema,
   for (size_t i = 0; i < record_schema->fields.size(); ++i) {
     const auto& value = record->fields[i];
     switch (record_schema->fields[i].FieldId()) {
-      case kContentId: {
-        ARROW_ASSIGN_OR_RAISE(int32_t content, AsInt(value, "content"));
-        if (content < 0 || content > 2)
-          return Corrupt("data_file content " + std::to_string(content));
-        file.content = static_cast<FileContent>(content);
+      case kContentId:
+        FLOE_ASSIGN_OR_RETURN(file.content, AsContent(value));
         break;
-      }
       case kFilePathId:
         FLOE_ASSIGN_OR_RETURN(file.file_path, AsString(value, "file_path"));
         has_path = true;
         break;
-      case kFileFormatId: {
-        ARROW_ASSIGN_OR_RAISE(std::string format, AsString(value, "file_format"));
-        FLOE_ASSIGN_OR_RETURN(file.file_format, ParseFileFormat(format));
+      case kFileFormatId:
+        FLOE_ASSIGN_OR_RETURN(file.file_format, AsFileFormat(value));
         break;
-      }
       case kPartitionId:
         FLOE_ASSIGN_OR_RETURN(
             file.partition,
@@ -223,41 +256,25 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema,
         FLOE_ASSIGN_OR_RETURN(file.upper_bounds, BytesMap(value, "upper_bounds"));
         break;
       case kKeyMetadataId:
-        if (!value.is_null()) {
-          ARROW_ASSIGN_OR_RAISE(std::string bytes, AsString(value, "key_metadata"));
-          file.key_metadata = Bytes(bytes.begin(), bytes.end());
-        }
+        ARROW_RETURN_NOT_OK(
+            ReadUnlessNull(value, "key_metadata", AsBytes, &file.key_metadata));
         break;
       case kSplitOffsetsId:
+        ARROW_RETURN_NOT_OK(AppendNumbers(value, "split_offsets", &file.split_offsets));
+        break;
       case kEqualityIdsId:
-        if (auto* array = std::get_if<avro::ArrayDatum>(&value.value)) {
-          bool offsets = record_schema->fields[i].FieldId() == kSplitOffsetsId;
-          for (const auto& item : array->items) {
-            ARROW_ASSIGN_OR_RAISE(
-                int64_t number, AsLong(item, offsets ? "split_offsets" : "equality_ids"));
-            if (offsets) {
-              file.split_offsets.push_back(number);
-            } else {
-              file.equality_ids.push_back(static_cast<int>(number));
-            }
-          }
-        }
+        ARROW_RETURN_NOT_OK(AppendNumbers(value, "equality_ids", &file.equality_ids));
         break;
       case kSortOrderIdId:
-        if (!value.is_null()) {
-          ARROW_ASSIGN_OR_RAISE(int32_t id, AsInt(value, "sort_order_id"));
-          file.sort_order_id = id;
-        }
+        ARROW_RETURN_NOT_OK(
+            ReadUnlessNull(value, "sort_order_id", AsInt, &file.sort_order_id));
         break;
       case kFirstRowIdId:
         FLOE_ASSIGN_OR_RETURN(file.first_row_id, AsOptionalLong(value, "first_row_id"));
         break;
       case kReferencedDataFileId:
-        if (!value.is_null()) {
-          ARROW_ASSIGN_OR_RAISE(std::string path,
-                                AsString(value, "referenced_data_file"));
-          file.referenced_data_file = std::move(path);
-        }
+        ARROW_RETURN_NOT_OK(ReadUnlessNull(value, "referenced_data_file", AsString,
+                                           &file.referenced_data_file));
         break;
       case kContentOffsetId:
         FLOE_ASSIGN_OR_RETURN(file.content_offset,
@@ -272,9 +289,7 @@ arrow::Result<DataFile> ReadDataFile(const avro::AvroNode& schema,
     }
   }
   if (!has_path) return Corrupt("manifest entry's data_file has no file_path");
-  if (file.partition.size() != partition_type.fields().size()) {
-    file.partition.resize(partition_type.fields().size());
-  }
+  file.partition.resize(partition_type.fields().size());
   return file;
 }
 

@@ -305,29 +305,90 @@ arrow::Result<SchemaPtr> WithFilterableMetadataColumns(
                       schema.identifier_field_ids());
 }
 
+// The snapshot a scan reads: the one asked for by id or time, else the current one.
+arrow::Result<SnapshotPtr> ScanSnapshot(const TableMetadata& metadata,
+                                        const ScanOptions& options) {
+  if (options.snapshot_id) {
+    SnapshotPtr snapshot = metadata.SnapshotById(*options.snapshot_id);
+    if (!snapshot) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "snapshot " + std::to_string(*options.snapshot_id) + " is not in the table");
+    }
+    return snapshot;
+  }
+  if (options.as_of_ms) {
+    SnapshotPtr snapshot = metadata.SnapshotAsOf(*options.as_of_ms);
+    if (!snapshot) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "the table has no snapshot as of " + std::to_string(*options.as_of_ms) + " ms");
+    }
+    return snapshot;
+  }
+  return metadata.CurrentSnapshot();
+}
+
+// The schema of the columns named (table columns, else iceberg-java's metadata columns,
+// `_partition` typed into `*partition_field_ids`), top-level columns in the order first
+// named.
+arrow::Result<SchemaPtr> ProjectColumns(const TableMetadata& metadata,
+                                        const Schema& schema,
+                                        const std::vector<std::string>& columns,
+                                        std::vector<int>* partition_field_ids) {
+  std::set<int> ids;
+  std::vector<int> top_level_order;  // top-level ancestors, in the order first named
+  std::map<int, NestedField> metadata_columns;
+  auto named = [&top_level_order](int top) {
+    if (std::find(top_level_order.begin(), top_level_order.end(), top) ==
+        top_level_order.end()) {
+      top_level_order.push_back(top);
+    }
+  };
+  for (const auto& name : columns) {
+    auto id = schema.FindFieldId(name);
+    if (!id) {
+      // A table column of the name comes first; then iceberg-java's metadata columns.
+      const NestedField* column = FindMetadataColumn(name);
+      if (!column)
+        return MakeError(ErrorKind::kInvalidInput,
+                         "no column '" + name + "' in the table schema");
+      if (column->id == kPartitionColumnId) {
+        ARROW_ASSIGN_OR_RAISE(auto partition,
+                              PartitionColumn(metadata, partition_field_ids));
+        metadata_columns.emplace(column->id, std::move(partition));
+      } else {
+        metadata_columns.emplace(column->id, *column);
+      }
+      named(column->id);
+      continue;
+    }
+    ids.insert(*id);
+    int top = *id;
+    while (auto parent = schema.FindParentId(top)) top = *parent;
+    named(top);
+  }
+  SchemaPtr selected = SelectFields(schema, ids);
+  std::vector<NestedField> ordered;
+  for (int top : top_level_order) {
+    if (auto column = metadata_columns.find(top); column != metadata_columns.end()) {
+      ordered.push_back(column->second);
+      continue;
+    }
+    for (const auto& field : selected->fields()) {
+      if (field.id == top) ordered.push_back(field);
+    }
+  }
+  return Schema::Make(schema.schema_id(), std::move(ordered));
+}
+
 }  // namespace
 
 arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO> io,
                                                           TableMetadataPtr metadata,
                                                           ScanOptions options) {
   std::unique_ptr<TableScan> scan(new TableScan());
-  if (options.snapshot_id) {
-    scan->snapshot_ = metadata->SnapshotById(*options.snapshot_id);
-    if (!scan->snapshot_) {
-      return MakeError(
-          ErrorKind::kInvalidInput,
-          "snapshot " + std::to_string(*options.snapshot_id) + " is not in the table");
-    }
-  } else if (options.as_of_ms) {
-    scan->snapshot_ = metadata->SnapshotAsOf(*options.as_of_ms);
-    if (!scan->snapshot_) {
-      return MakeError(
-          ErrorKind::kInvalidInput,
-          "the table has no snapshot as of " + std::to_string(*options.as_of_ms) + " ms");
-    }
-  } else {
-    scan->snapshot_ = metadata->CurrentSnapshot();
-  }
+  ARROW_ASSIGN_OR_RAISE(scan->snapshot_, ScanSnapshot(*metadata, options));
   SchemaPtr schema = metadata->CurrentSchema();
   if (scan->snapshot_ && scan->snapshot_->schema_id &&
       (options.snapshot_id || options.as_of_ms)) {
@@ -375,51 +436,9 @@ arrow::Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<FileIO
   if (options.columns.empty()) {
     scan->projection_ = schema;
   } else {
-    std::set<int> ids;
-    std::vector<int> top_level_order;  // top-level ancestors, in the order first named
-    std::map<int, NestedField> metadata_columns;
-    for (const auto& name : options.columns) {
-      auto id = schema->FindFieldId(name);
-      if (!id) {
-        // A table column of the name comes first; then iceberg-java's metadata columns.
-        const NestedField* column = FindMetadataColumn(name);
-        if (!column)
-          return MakeError(ErrorKind::kInvalidInput,
-                           "no column '" + name + "' in the table schema");
-        if (column->id == kPartitionColumnId) {
-          ARROW_ASSIGN_OR_RAISE(auto partition,
-                                PartitionColumn(*metadata, &scan->partition_field_ids_));
-          metadata_columns.emplace(column->id, std::move(partition));
-        } else {
-          metadata_columns.emplace(column->id, *column);
-        }
-        if (std::find(top_level_order.begin(), top_level_order.end(), column->id) ==
-            top_level_order.end()) {
-          top_level_order.push_back(column->id);
-        }
-        continue;
-      }
-      ids.insert(*id);
-      int top = *id;
-      while (auto parent = schema->FindParentId(top)) top = *parent;
-      if (std::find(top_level_order.begin(), top_level_order.end(), top) ==
-          top_level_order.end()) {
-        top_level_order.push_back(top);
-      }
-    }
-    SchemaPtr selected = SelectFields(*schema, ids);
-    std::vector<NestedField> ordered;
-    for (int top : top_level_order) {
-      if (auto column = metadata_columns.find(top); column != metadata_columns.end()) {
-        ordered.push_back(column->second);
-        continue;
-      }
-      for (const auto& field : selected->fields()) {
-        if (field.id == top) ordered.push_back(field);
-      }
-    }
-    ARROW_ASSIGN_OR_RAISE(scan->projection_,
-                          Schema::Make(schema->schema_id(), std::move(ordered)));
+    ARROW_ASSIGN_OR_RAISE(
+        scan->projection_,
+        ProjectColumns(*metadata, *schema, options.columns, &scan->partition_field_ids_));
   }
   for (auto& [id, field] : filter_metadata) {
     if (!scan->projection_->FindField(id)) {

@@ -186,6 +186,101 @@ arrow::Status PlanCleanup(FileIO& io, const TableMetadata& before,
   return arrow::Status::OK();
 }
 
+// The metadata of `base` without the snapshots and refs `plan` expires; `trimmed`, when
+// given, receives the metadata log entries the build drops.
+TableMetadataPtr UpdatedFrom(const Table& table, const TableState& base,
+                             const ExpirePlan& plan,
+                             std::vector<MetadataLogEntry>* trimmed) {
+  TableMetadataBuilder builder(*base.metadata, base.metadata_location,
+                               table.catalog()->env());
+  for (const auto& name : plan.removed_refs) builder.RemoveRef(name);
+  builder.RemoveSnapshots(std::vector<int64_t>(plan.expire.begin(), plan.expire.end()));
+  return builder.Build(trimmed);
+}
+
+// Commits the expiration, planned afresh on each attempt (retried on commit conflicts):
+// `plan` and `before` are those of the last attempt, `report` gets its state and the
+// attempts made.
+arrow::Status CommitExpiration(const Table& table, const ExpireSnapshotsOptions& options,
+                               int64_t now, ExpirePlan* plan, TableMetadataPtr* before,
+                               ExpireSnapshotsReport* report) {
+  CommitTarget target = table.commit_target();
+  TableState base = table.state();
+  arrow::Status status = RetryOnCommitFailed(
+      target, RetryPolicy::FromProperties(table.metadata()->properties), &base,
+      [&](const TableState& current, int) -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(
+            *plan, PlanExpiration(*current.metadata, table.id(), options, now));
+        *before = current.metadata;
+        if (plan->empty()) return arrow::Status::OK();
+        std::vector<MetadataLogEntry> trimmed;
+        auto updated = UpdatedFrom(table, current, *plan, &trimmed);
+        ARROW_ASSIGN_OR_RAISE(report->state,
+                              target.catalog->CommitTable(table.id(), current, *updated));
+        DeleteTrimmedMetadataFiles(*target.io, *report->state.metadata, trimmed);
+        return arrow::Status::OK();
+      },
+      &report->attempts);
+  if (!status.ok()) {
+    // After CommitStateUnknown the expiration may have happened: delete nothing.
+    return WithContext(status, "expiring snapshots of " + table.id().ToString());
+  }
+  return arrow::Status::OK();
+}
+
+// Lists in `report`, ascending, the snapshots of `before` that `after` no longer has.
+void ListExpired(const TableMetadata& before, const TableMetadata& after,
+                 ExpireSnapshotsReport* report) {
+  for (const auto& snapshot : before.snapshots) {
+    if (!after.SnapshotById(snapshot->snapshot_id))
+      report->expired.push_back(snapshot->snapshot_id);
+  }
+  std::sort(report->expired.begin(), report->expired.end());
+}
+
+// Plans the cleanup of what only the expired snapshots reached and, unless `dry_run`,
+// deletes those files. A cleanup that cannot be planned leaves every file (the report
+// says why) and is no error.
+arrow::Status CleanExpiredFiles(const Table& table, const TableMetadata& before,
+                                const TableMetadata& after, bool dry_run,
+                                ExpireSnapshotsReport* report) {
+  std::optional<CatalogTables> catalog_tables;
+  auto load_tables = [&]() -> arrow::Result<CatalogTables*> {
+    if (!catalog_tables) {
+      ARROW_ASSIGN_OR_RAISE(catalog_tables,
+                            CatalogTables::Load(table.catalog(), table.id()));
+    }
+    return &*catalog_tables;
+  };
+  auto planned = PlanCleanup(*table.io(), before, after, load_tables, report);
+  if (!planned.ok()) {
+    report->data_files.clear();
+    report->manifests.clear();
+    report->manifest_lists.clear();
+    report->statistics_files.clear();
+    report->kept_outside.clear();
+    report->cleanup_error = planned.message();
+    Log(LogLevel::kWarning, "expired snapshots of " + table.id().ToString() +
+                                " but deleted no files: " + planned.message());
+    return arrow::Status::OK();
+  }
+  for (const auto& file : report->kept_outside) {
+    Log(LogLevel::kInfo, "not deleting " + file + ": it is not a file of " +
+                             table.id().ToString() + "'s own folders");
+  }
+  if (dry_run) return arrow::Status::OK();
+  const TableFolders folders = TableFolders::Of(before);
+  std::vector<std::string> files;
+  for (const auto* kind : {&report->data_files, &report->manifests,
+                           &report->manifest_lists, &report->statistics_files}) {
+    files.insert(files.end(), kind->begin(), kind->end());
+  }
+  // Never through a symbolic link: a link planted in a folder cannot redirect this.
+  ARROW_ASSIGN_OR_RAISE(size_t failures, folders.DeleteFiles(*table.io(), files, ""));
+  report->delete_failures += static_cast<int64_t>(failures);
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
@@ -200,44 +295,15 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
                          "other tables)");
   }
   const int64_t now = table.catalog()->env()->NowMillis();
-  auto updated_from = [&](const TableState& base, const ExpirePlan& plan,
-                          std::vector<MetadataLogEntry>* trimmed) {
-    TableMetadataBuilder builder(*base.metadata, base.metadata_location,
-                                 table.catalog()->env());
-    for (const auto& name : plan.removed_refs) builder.RemoveRef(name);
-    builder.RemoveSnapshots(std::vector<int64_t>(plan.expire.begin(), plan.expire.end()));
-    return builder.Build(trimmed);
-  };
-
   TableMetadataPtr before = table.metadata();
   TableMetadataPtr after;
   ExpirePlan plan;
   if (options.dry_run) {
     ARROW_ASSIGN_OR_RAISE(plan, PlanExpiration(start, table.id(), options, now));
     if (plan.empty()) return report;
-    after = updated_from(table.state(), plan, nullptr);
+    after = UpdatedFrom(table, table.state(), plan, nullptr);
   } else {
-    CommitTarget target = table.commit_target();
-    TableState base = table.state();
-    arrow::Status status = RetryOnCommitFailed(
-        target, RetryPolicy::FromProperties(start.properties), &base,
-        [&](const TableState& current, int) -> arrow::Status {
-          ARROW_ASSIGN_OR_RAISE(
-              plan, PlanExpiration(*current.metadata, table.id(), options, now));
-          before = current.metadata;
-          if (plan.empty()) return arrow::Status::OK();
-          std::vector<MetadataLogEntry> trimmed;
-          auto updated = updated_from(current, plan, &trimmed);
-          ARROW_ASSIGN_OR_RAISE(
-              report.state, target.catalog->CommitTable(table.id(), current, *updated));
-          DeleteTrimmedMetadataFiles(*target.io, *report.state.metadata, trimmed);
-          return arrow::Status::OK();
-        },
-        &report.attempts);
-    if (!status.ok()) {
-      // After CommitStateUnknown the expiration may have happened: delete nothing.
-      return WithContext(status, "expiring snapshots of " + table.id().ToString());
-    }
+    ARROW_RETURN_NOT_OK(CommitExpiration(table, options, now, &plan, &before, &report));
     if (plan.empty()) {
       report.attempts = 0;
       return report;
@@ -248,47 +314,11 @@ arrow::Result<ExpireSnapshotsReport> ExpireSnapshots(
     after = refreshed.ok() ? refreshed->metadata : report.state.metadata;
     if (refreshed.ok()) report.state = *refreshed;
   }
-  for (const auto& snapshot : before->snapshots) {
-    if (!after->SnapshotById(snapshot->snapshot_id))
-      report.expired.push_back(snapshot->snapshot_id);
-  }
-  std::sort(report.expired.begin(), report.expired.end());
+  ListExpired(*before, *after, &report);
   report.removed_refs = plan.removed_refs;
   if (!options.clean_files) return report;
-  std::optional<CatalogTables> catalog_tables;
-  auto load_tables = [&]() -> arrow::Result<CatalogTables*> {
-    if (!catalog_tables) {
-      ARROW_ASSIGN_OR_RAISE(catalog_tables,
-                            CatalogTables::Load(table.catalog(), table.id()));
-    }
-    return &*catalog_tables;
-  };
-  auto planned = PlanCleanup(*table.io(), *before, *after, load_tables, &report);
-  if (!planned.ok()) {
-    report.data_files.clear();
-    report.manifests.clear();
-    report.manifest_lists.clear();
-    report.statistics_files.clear();
-    report.kept_outside.clear();
-    report.cleanup_error = planned.message();
-    Log(LogLevel::kWarning, "expired snapshots of " + table.id().ToString() +
-                                " but deleted no files: " + planned.message());
-    return report;
-  }
-  for (const auto& file : report.kept_outside) {
-    Log(LogLevel::kInfo, "not deleting " + file + ": it is not a file of " +
-                             table.id().ToString() + "'s own folders");
-  }
-  if (options.dry_run) return report;
-  const TableFolders folders = TableFolders::Of(*before);
-  std::vector<std::string> files;
-  for (const auto* kind : {&report.data_files, &report.manifests, &report.manifest_lists,
-                           &report.statistics_files}) {
-    files.insert(files.end(), kind->begin(), kind->end());
-  }
-  // Never through a symbolic link: a link planted in a folder cannot redirect this.
-  ARROW_ASSIGN_OR_RAISE(size_t failures, folders.DeleteFiles(*table.io(), files, ""));
-  report.delete_failures += static_cast<int64_t>(failures);
+  ARROW_RETURN_NOT_OK(
+      CleanExpiredFiles(table, *before, *after, options.dry_run, &report));
   return report;
 }
 

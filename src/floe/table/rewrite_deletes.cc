@@ -61,6 +61,98 @@ std::vector<std::vector<const DeleteFileEntry*>> Pack(
   return bins;
 }
 
+// The groups of delete files to rewrite (BinPackRewritePositionDeletePlanner): the
+// candidates (files outside the size range around `target`, or all with rewrite_all) by
+// partition, packed, each group kept if it is worth rewriting. They point into `files`.
+std::vector<DeleteGroup> PlanGroups(const std::vector<DeleteFileEntry>& files,
+                                    const std::vector<int>& partition_ids,
+                                    const RewriteDeletesOptions& options,
+                                    int64_t target) {
+  const auto min_size =
+      static_cast<int64_t>(static_cast<double>(target) * kMinFileSizeRatio);
+  const auto max_size =
+      static_cast<int64_t>(static_cast<double>(target) * kMaxFileSizeRatio);
+  std::map<std::string, std::vector<const DeleteFileEntry*>> by_partition;
+  for (const auto& entry : files) {
+    const int64_t length = ContentSizeInBytes(entry.file);
+    if (!options.rewrite_all && length >= min_size && length <= max_size) continue;
+    by_partition[CoercedPartitionKey(partition_ids, entry.file, *entry.spec)].push_back(
+        &entry);
+  }
+  std::vector<DeleteGroup> groups;
+  for (const auto& [partition, candidates] : by_partition) {
+    for (auto& bin : Pack(candidates)) {
+      int64_t bytes = 0;
+      for (const DeleteFileEntry* file : bin) bytes += ContentSizeInBytes(file->file);
+      const bool many = bin.size() > 1;
+      if (!options.rewrite_all &&
+          !(many && static_cast<int64_t>(bin.size()) >= options.min_input_files) &&
+          !(many && bytes > target) && bytes <= max_size) {
+        continue;
+      }
+      groups.push_back(DeleteGroup{partition, std::move(bin)});
+    }
+  }
+  return groups;
+}
+
+// A live data file and its CoercedPartitionKey.
+struct LiveFile {
+  const FileScanTask* task;
+  std::string partition;
+};
+
+// The live data files `data` by path, with their partitions (they point into `data`).
+std::map<std::string, LiveFile> LiveByPath(const std::vector<FileScanTask>& data,
+                                           const std::vector<int>& partition_ids) {
+  std::map<std::string, LiveFile> live;
+  for (const auto& task : data) {
+    live.emplace(
+        task.file.file_path,
+        LiveFile{&task, CoercedPartitionKey(partition_ids, task.file, *task.spec)});
+  }
+  return live;
+}
+
+// Rewrites one group: its delete files go from `overwrite`, and the positions they
+// delete in live data files of the group's partition are written anew (sorted, unique)
+// and added with the newest data sequence number of the group's files. The locations
+// written are added to `written`; on failure the group's own are already deleted.
+arrow::Status RewriteGroup(const Table& table, const DeleteGroup& group,
+                           const std::map<std::string, LiveFile>& live,
+                           DeleteLoader* loader, const PropertyMap& properties,
+                           OverwriteFiles* overwrite, std::vector<std::string>* written,
+                           RowLevelResult* result) {
+  std::map<std::string, std::vector<int64_t>> positions;  // by data file, sorted
+  int64_t sequence = 0;  // the newest data sequence number of the group's files
+  for (const DeleteFileEntry* entry : group.files) {
+    ARROW_ASSIGN_OR_RAISE(auto deleted, loader->Positions(*entry));
+    for (const auto& [path, rows] : *deleted) {
+      auto& into = positions[path];
+      into.insert(into.end(), rows.begin(), rows.end());
+    }
+    sequence = std::max(sequence, entry->sequence_number);
+    overwrite->RemoveDeleteFile(entry->file);
+    ++result->delete_files_removed;
+  }
+  std::vector<DeleteTarget> targets;
+  for (auto& [path, rows] : positions) {
+    auto found = live.find(path);
+    if (found == live.end() || found->second.partition != group.partition) continue;
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    targets.push_back(
+        {&found->second.task->file, found->second.task->spec, std::move(rows)});
+  }
+  ARROW_ASSIGN_OR_RAISE(auto deletes, WriteDeletes(table, targets, properties));
+  written->insert(written->end(), deletes.locations.begin(), deletes.locations.end());
+  for (auto& file : deletes.files) {
+    overwrite->AddDeleteFile(std::move(file), sequence);
+    ++result->delete_files_written;
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
@@ -85,10 +177,6 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
                          " must be positive to rewrite the position deletes of " +
                          id_.ToString());
   }
-  const auto min_size =
-      static_cast<int64_t>(static_cast<double>(target) * kMinFileSizeRatio);
-  const auto max_size =
-      static_cast<int64_t>(static_cast<double>(target) * kMaxFileSizeRatio);
 
   ScanOptions scan_options;
   scan_options.filter = filter;
@@ -106,82 +194,27 @@ arrow::Result<RowLevelResult> Table::RewritePositionDeletes(
   ARROW_ASSIGN_OR_RAISE(auto partition_type, TablePartitionType(*metadata));
   std::vector<int> partition_ids;
   for (const auto& field : partition_type->fields()) partition_ids.push_back(field.id);
-  std::map<std::string, std::vector<const DeleteFileEntry*>> by_partition;
-  for (const auto& entry : files) {
-    const int64_t length = ContentSizeInBytes(entry.file);
-    if (!options.rewrite_all && length >= min_size && length <= max_size) continue;
-    by_partition[CoercedPartitionKey(partition_ids, entry.file, *entry.spec)].push_back(
-        &entry);
-  }
-  std::vector<DeleteGroup> groups;
-  for (const auto& [partition, candidates] : by_partition) {
-    for (auto& bin : Pack(candidates)) {
-      int64_t bytes = 0;
-      for (const DeleteFileEntry* file : bin) bytes += ContentSizeInBytes(file->file);
-      const bool many = bin.size() > 1;
-      if (!options.rewrite_all &&
-          !(many && static_cast<int64_t>(bin.size()) >= options.min_input_files) &&
-          !(many && bytes > target) && bytes <= max_size) {
-        continue;
-      }
-      groups.push_back(DeleteGroup{partition, std::move(bin)});
-    }
-  }
+  const std::vector<DeleteGroup> groups =
+      PlanGroups(files, partition_ids, options, target);
   if (groups.empty()) return result;
 
   // The live data files a group's deletes may still apply to: those of its partition
   // (Spark's semi-join with the data_files table of the partition).
-  struct LiveFile {
-    const FileScanTask* task;
-    std::string partition;
-  };
   ARROW_ASSIGN_OR_RAISE(auto all, TableScan::Make(io(), metadata, ScanOptions{}));
   ARROW_ASSIGN_OR_RAISE(const std::vector<FileScanTask> data, all->PlanFiles());
-  std::map<std::string, LiveFile> live;
-  for (const auto& task : data) {
-    live.emplace(
-        task.file.file_path,
-        LiveFile{&task, CoercedPartitionKey(partition_ids, task.file, *task.spec)});
-  }
+  const std::map<std::string, LiveFile> live = LiveByPath(data, partition_ids);
 
   auto overwrite = std::make_unique<OverwriteFiles>(commit_target());
   overwrite->ValidateFromSnapshot(current_snapshot_id());
   overwrite->RewriteFiles();
   DeleteLoader loader(io(), metadata->CurrentSchema(), nullptr);
   std::vector<std::string> written;  // deleted again if the commit fails
-  auto fail = [&](const arrow::Status& status) {
-    DeleteWritten(*io(), written);
-    return status;
-  };
   for (const DeleteGroup& group : groups) {
-    std::map<std::string, std::vector<int64_t>> positions;  // by data file, sorted
-    int64_t sequence = 0;  // the newest data sequence number of the group's files
-    for (const DeleteFileEntry* entry : group.files) {
-      auto deleted = loader.Positions(*entry);
-      if (!deleted.ok()) return fail(deleted.status());
-      for (const auto& [path, rows] : **deleted) {
-        auto& into = positions[path];
-        into.insert(into.end(), rows.begin(), rows.end());
-      }
-      sequence = std::max(sequence, entry->sequence_number);
-      overwrite->RemoveDeleteFile(entry->file);
-      ++result.delete_files_removed;
-    }
-    std::vector<DeleteTarget> targets;
-    for (auto& [path, rows] : positions) {
-      auto found = live.find(path);
-      if (found == live.end() || found->second.partition != group.partition) continue;
-      std::sort(rows.begin(), rows.end());
-      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-      targets.push_back(
-          {&found->second.task->file, found->second.task->spec, std::move(rows)});
-    }
-    auto deletes = WriteDeletes(*this, targets, effective);
-    if (!deletes.ok()) return fail(deletes.status());
-    written.insert(written.end(), deletes->locations.begin(), deletes->locations.end());
-    for (auto& file : deletes->files) {
-      overwrite->AddDeleteFile(std::move(file), sequence);
-      ++result.delete_files_written;
+    auto rewritten = RewriteGroup(*this, group, live, &loader, effective, overwrite.get(),
+                                  &written, &result);
+    if (!rewritten.ok()) {
+      DeleteWritten(*io(), written);
+      return rewritten;
     }
   }
   TestPausePoint("commit");

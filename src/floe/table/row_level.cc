@@ -738,6 +738,117 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
   return arrow::RecordBatch::Make(schema.arrow_schema, rows, std::move(columns));
 }
 
+// Which table rows an upsert's input rows replace, as its matcher finds them.
+struct UpsertMatches {
+  std::vector<char> replaces;        // per input row, whether it has a table row's key
+  std::vector<int64_t> replaced_by;  // per replaced table row, its input row
+  arrow::Int64Builder replaced_ids;  // per replaced table row, its _row_id (v3)
+};
+
+// An upsert's matcher: selects the table rows whose key an input row of `index` has
+// (when `update_matched`), recording them in `*found`; with `row_lineage` the batches
+// hold `_row_id`, kept for the replacing rows.
+RowMatcher MatchInputKeys(const InputKeys& index, bool row_lineage, bool update_matched,
+                          UpsertMatches* found) {
+  return [&index, row_lineage, update_matched, found](const arrow::RecordBatch& batch)
+             -> arrow::Result<std::shared_ptr<arrow::Array>> {
+    const std::vector<int> columns = index.Columns(batch);
+    const arrow::Int64Array* row_ids = nullptr;
+    if (row_lineage) {
+      row_ids = static_cast<const arrow::Int64Array*>(
+          batch.column(ColumnsOf(batch, {kRowIdColumnId})[0]).get());
+    }
+    arrow::BooleanBuilder mask;
+    ARROW_RETURN_NOT_OK(mask.Reserve(batch.num_rows()));
+    std::string scratch;
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      const int64_t input_row = index.Find(batch, columns, row, &scratch);
+      // Left alone unless matched rows are replaced; the input row is not inserted.
+      mask.UnsafeAppend(input_row >= 0 && update_matched);
+      if (input_row < 0) continue;
+      found->replaces[static_cast<size_t>(input_row)] = 1;
+      if (!update_matched) continue;
+      found->replaced_by.push_back(input_row);
+      if (row_ids && row_ids->IsValid(row)) {
+        ARROW_RETURN_NOT_OK(found->replaced_ids.Append(row_ids->Value(row)));
+      } else if (row_ids) {
+        ARROW_RETURN_NOT_OK(found->replaced_ids.AppendNull());
+      }
+    }
+    return mask.Finish();
+  };
+}
+
+// The new rows of an upsert: each replaced row's input row (keeping its _row_id on v3),
+// then the input rows that replace nothing (`*inserted_rows` of them, when
+// `insert_unmatched`). None when there is nothing to write.
+arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> UpsertNewRows(
+    const std::shared_ptr<arrow::RecordBatch>& rows, UpsertMatches* found,
+    bool insert_unmatched, const RewriteSchema& rewrite, int64_t* inserted_rows) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> new_rows;
+  if (!found->replaced_by.empty()) {
+    std::shared_ptr<arrow::Array> ids;
+    if (rewrite.row_lineage) ARROW_RETURN_NOT_OK(found->replaced_ids.Finish(&ids));
+    ARROW_ASSIGN_OR_RAISE(auto replacing,
+                          NewRows(rows, found->replaced_by, ids, rewrite));
+    new_rows.push_back(std::move(replacing));
+  }
+  std::vector<int64_t> inserted;
+  for (int64_t row = 0; insert_unmatched && row < rows->num_rows(); ++row) {
+    if (!found->replaces[static_cast<size_t>(row)]) inserted.push_back(row);
+  }
+  *inserted_rows = static_cast<int64_t>(inserted.size());
+  if (new_rows.empty() && inserted.empty()) return new_rows;  // nothing to write
+  if (!inserted.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto inserting, NewRows(rows, inserted, nullptr, rewrite));
+    new_rows.push_back(std::move(inserting));
+  }
+  return new_rows;
+}
+
+// How an upsert removes the table rows it replaces, in `overwrite`: merge-on-read (as
+// Spark's MERGE) their positions go into delete files, whose locations it returns;
+// copy-on-write each file holding one is deleted and goes to `rewritten`, to be written
+// anew without it.
+arrow::Result<std::vector<std::string>> RemoveReplacedRows(
+    const Table& table, std::vector<FileMatch> matches, bool merge_on_read,
+    const PropertyMap& properties, OverwriteFiles* overwrite,
+    std::vector<FileScanTask>* rewritten, RowLevelResult* result) {
+  std::vector<std::string> delete_files;
+  if (merge_on_read) {
+    if (!matches.empty()) {
+      ARROW_ASSIGN_OR_RAISE(delete_files,
+                            WriteDeleteFiles(table, matches, properties, overwrite));
+    }
+    result->delete_files_written = static_cast<int64_t>(matches.size());
+  } else {
+    for (auto& match : matches) {
+      overwrite->DeleteFile(match.task.file.file_path);
+      rewritten->push_back(std::move(match.task));
+    }
+    result->files_removed = static_cast<int64_t>(rewritten->size());
+    result->files_rewritten = result->files_removed;
+  }
+  return delete_files;
+}
+
+// An upsert's edit of a rewritten file's rows: the rows whose key no input row has.
+BatchEdit DropReplaced(const InputKeys& index) {
+  return [&index](const std::shared_ptr<arrow::RecordBatch>& batch)
+             -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    const std::vector<int> columns = index.Columns(*batch);
+    arrow::BooleanBuilder keep;
+    ARROW_RETURN_NOT_OK(keep.Reserve(batch->num_rows()));
+    std::string scratch;
+    for (int64_t row = 0; row < batch->num_rows(); ++row) {
+      keep.UnsafeAppend(index.Find(*batch, columns, row, &scratch) < 0);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, mask));
+    return kept.record_batch();
+  };
+}
+
 }  // namespace
 
 arrow::Result<AppendResult> Table::WriteAfterDeletes(
@@ -1217,104 +1328,37 @@ arrow::Result<RowLevelResult> Table::Upsert(arrow::RecordBatchReader& input,
 
   // Which table rows an input row replaces: the candidate files (pruned by the keys'
   // range) read through their key columns (and _row_id on v3).
-  std::vector<char> replaces(static_cast<size_t>(rows->num_rows()), 0);
-  std::vector<int64_t> replaced_by;  // per replaced table row, its input row
-  arrow::Int64Builder replaced_ids;  // per replaced table row, its _row_id (v3)
-  RowMatcher matcher = [&](const arrow::RecordBatch& batch)
-      -> arrow::Result<std::shared_ptr<arrow::Array>> {
-    const std::vector<int> columns = index.Columns(batch);
-    const arrow::Int64Array* row_ids = nullptr;
-    if (rewrite.row_lineage) {
-      row_ids = static_cast<const arrow::Int64Array*>(
-          batch.column(ColumnsOf(batch, {kRowIdColumnId})[0]).get());
-    }
-    arrow::BooleanBuilder mask;
-    ARROW_RETURN_NOT_OK(mask.Reserve(batch.num_rows()));
-    std::string scratch;
-    for (int64_t row = 0; row < batch.num_rows(); ++row) {
-      const int64_t found = index.Find(batch, columns, row, &scratch);
-      // Left alone unless matched rows are replaced; the input row is not inserted.
-      mask.UnsafeAppend(found >= 0 && upsert.update_matched);
-      if (found < 0) continue;
-      replaces[static_cast<size_t>(found)] = 1;
-      if (!upsert.update_matched) continue;
-      replaced_by.push_back(found);
-      if (row_ids && row_ids->IsValid(row)) {
-        ARROW_RETURN_NOT_OK(replaced_ids.Append(row_ids->Value(row)));
-      } else if (row_ids) {
-        ARROW_RETURN_NOT_OK(replaced_ids.AppendNull());
-      }
-    }
-    return mask.Finish();
-  };
+  UpsertMatches found;
+  found.replaces.assign(static_cast<size_t>(rows->num_rows()), 0);
   MatchRequest request;
   ARROW_ASSIGN_OR_RAISE(request.filter, KeyRangeFilter(*rows, key_fields));
   request.positions = merge_on_read;
   for (const NestedField* key : key_fields) request.columns.insert(key->id);
   request.row_ids = rewrite.row_lineage;
-  request.matcher = matcher;
+  request.matcher =
+      MatchInputKeys(index, rewrite.row_lineage, upsert.update_matched, &found);
   ExpressionPtr bound;
   ARROW_ASSIGN_OR_RAISE(auto matches, MatchFiles(io(), state_.metadata, request, &bound));
 
-  // The new rows: each replaced row's input row (keeping its _row_id on v3), then the
-  // input rows that replace nothing.
-  std::vector<std::shared_ptr<arrow::RecordBatch>> new_rows;
-  if (!replaced_by.empty()) {
-    std::shared_ptr<arrow::Array> ids;
-    if (rewrite.row_lineage) ARROW_RETURN_NOT_OK(replaced_ids.Finish(&ids));
-    ARROW_ASSIGN_OR_RAISE(auto replacing, NewRows(rows, replaced_by, ids, rewrite));
-    new_rows.push_back(std::move(replacing));
-  }
-  std::vector<int64_t> inserted;
-  for (int64_t row = 0; upsert.insert_unmatched && row < rows->num_rows(); ++row) {
-    if (!replaces[static_cast<size_t>(row)]) inserted.push_back(row);
-  }
-  if (new_rows.empty() && inserted.empty()) return result;  // nothing to write
-  if (!inserted.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto inserting, NewRows(rows, inserted, nullptr, rewrite));
-    new_rows.push_back(std::move(inserting));
-  }
-  result.rows_updated = static_cast<int64_t>(replaced_by.size());
-  result.rows_inserted = static_cast<int64_t>(inserted.size());
+  int64_t inserted = 0;
+  ARROW_ASSIGN_OR_RAISE(
+      auto new_rows,
+      UpsertNewRows(rows, &found, upsert.insert_unmatched, rewrite, &inserted));
+  if (new_rows.empty()) return result;  // nothing to write
+  result.rows_updated = static_cast<int64_t>(found.replaced_by.size());
+  result.rows_inserted = inserted;
 
   // Concurrent commits are checked for rows in the keys' range (a concurrent insert of
   // one of the keys conflicts under serializable isolation).
   auto overwrite = NewOverwrite(isolation, bound);
-  std::vector<std::string> delete_files;
   std::vector<FileScanTask> rewritten;
-  if (merge_on_read) {
-    // As Spark's merge-on-read MERGE: the replaced rows' positions in delete files.
-    if (!matches.empty()) {
-      ARROW_ASSIGN_OR_RAISE(delete_files,
-                            WriteDeleteFiles(*this, matches, effective, overwrite.get()));
-    }
-    result.delete_files_written = static_cast<int64_t>(matches.size());
-  } else {
-    // As Spark's copy-on-write MERGE: each file holding a replaced row is written anew
-    // without it.
-    for (auto& match : matches) {
-      overwrite->DeleteFile(match.task.file.file_path);
-      rewritten.push_back(std::move(match.task));
-    }
-    result.files_removed = static_cast<int64_t>(rewritten.size());
-    result.files_rewritten = result.files_removed;
-  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto delete_files,
+      RemoveReplacedRows(*this, std::move(matches), merge_on_read, effective,
+                         overwrite.get(), &rewritten, &result));
   ARROW_ASSIGN_OR_RAISE(auto name_mapping, TableNameMapping(metadata()->properties));
-  BatchEdit drop_replaced = [&index](const std::shared_ptr<arrow::RecordBatch>& batch)
-      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
-    const std::vector<int> columns = index.Columns(*batch);
-    arrow::BooleanBuilder keep;
-    ARROW_RETURN_NOT_OK(keep.Reserve(batch->num_rows()));
-    std::string scratch;
-    for (int64_t row = 0; row < batch->num_rows(); ++row) {
-      keep.UnsafeAppend(index.Find(*batch, columns, row, &scratch) < 0);
-    }
-    ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, mask));
-    return kept.record_batch();
-  };
   RewrittenRowsReader written_rows(io(), std::move(rewritten), rewrite,
-                                   std::move(name_mapping), schema, drop_replaced,
+                                   std::move(name_mapping), schema, DropReplaced(index),
                                    std::move(new_rows));
   ARROW_ASSIGN_OR_RAISE(auto written,
                         WriteAfterDeletes(written_rows, options, std::move(overwrite),
