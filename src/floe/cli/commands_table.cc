@@ -285,7 +285,7 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
 // An append's progress line on stderr: rewritten in place on a terminal (every 0.2 s),
 // else a line every 2 s; `current_file` is the input file being read.
 std::function<void(const AppendProgress&)> AppendProgressPrinter(
-    std::string table, bool tty, Env* env, const std::string* current_file) {
+    const std::string& table, bool tty, Env* env, const std::string* current_file) {
   const int64_t started = env->MonotonicMicros();
   auto last = std::make_shared<int64_t>(started - 10'000'000);
   return [=](const AppendProgress& progress) {

@@ -788,7 +788,7 @@ arrow::Status CommitTasks(const std::vector<std::unique_ptr<WriteTask>>& tasks,
     // file, and so does floe (the empty files stay).
     Log(LogLevel::kInfo,
         txn->where + ": the files to compact hold no rows; no version committed");
-    *result = Skipped(std::move(*result), *txn->read);
+    *result = Skipped(*result, *txn->read);
     return arrow::Status::OK();
   }
   if (!txn->blind_append) {
@@ -1000,7 +1000,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   DeltaWriteResult result;
   const bool idempotent = options.app_version.has_value();
   ARROW_ASSIGN_OR_RAISE(bool committed_before, AlreadyCommitted(read, options, where));
-  if (committed_before) return Skipped(std::move(result), read);
+  if (committed_before) return Skipped(result, read);
 
   if (options.memory_limit < 0) {
     return MakeError(ErrorKind::kInvalidInput,
@@ -1016,7 +1016,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   std::vector<std::vector<const AddFile*>> bins;
   if (compact) {
     ARROW_ASSIGN_OR_RAISE(bins, CompactionBins(read, schema, options, where));
-    if (bins.empty()) return Skipped(std::move(result), read);
+    if (bins.empty()) return Skipped(result, read);
   }
   // A predicate's files, found before any file is written.
   Replacement replacement;
@@ -1027,7 +1027,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     if (options.mode == DeltaWriteMode::kDelete && match.removed.empty()) {
       Log(LogLevel::kInfo, where + ": no row matches " + *options.predicate +
                                "; nothing deleted, no version committed");
-      return Skipped(std::move(result), read);
+      return Skipped(result, read);
     }
   }
   ARROW_ASSIGN_OR_RAISE(auto format, DeltaWriteFormat::Make(std::move(format_options)));
