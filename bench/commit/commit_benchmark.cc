@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "floe/catalog/catalog.h"
-#include "floe/commit/fast_append.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/commit/fast_append.h"
 #include "floe/util/uuid.h"
 
 namespace {
@@ -43,20 +43,20 @@ struct Span {
 
 arrow::Status RunWriter(const Flags& flags, int writer, std::vector<double>* latencies,
                         std::vector<int>* attempts, Span* span) {
-  floe::CatalogOptions options;
+  floe::iceberg::CatalogOptions options;
   options.uri = flags.uri;
   options.warehouse = flags.warehouse;
   for (const auto& pair : flags.properties) {
     size_t equals = pair.find('=');
     options.properties[pair.substr(0, equals)] = pair.substr(equals + 1);
   }
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::Catalog> catalog,
-                        floe::Catalog::Open(options));
-  ARROW_ASSIGN_OR_RAISE(auto id, floe::TableIdentifier::Parse(flags.table));
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::iceberg::Catalog> catalog,
+                        floe::iceberg::Catalog::Open(options));
+  ARROW_ASSIGN_OR_RAISE(auto id, floe::iceberg::TableIdentifier::Parse(flags.table));
   ARROW_ASSIGN_OR_RAISE(auto state, catalog->LoadTable(id));
-  floe::CommitTarget target{catalog, id, catalog->io()};
+  floe::iceberg::CommitTarget target{catalog, id, catalog->io()};
   for (int c = 0; c < flags.warmup + flags.commits; ++c) {
-    floe::DataFile file;
+    floe::iceberg::DataFile file;
     file.file_path = state.metadata->location + "/data/w" + std::to_string(writer) + "-" +
                      std::to_string(c) + "-" + floe::Uuid::Random().ToString() +
                      ".parquet";
@@ -64,7 +64,7 @@ arrow::Status RunWriter(const Flags& flags, int writer, std::vector<double>* lat
     file.file_size_in_bytes = 1000;
     auto started = Clock::now();
     if (c == flags.warmup) span->begin = started;
-    floe::FastAppend append(target);
+    floe::iceberg::FastAppend append(target);
     append.AddDataFile(std::move(file));
     ARROW_ASSIGN_OR_RAISE(auto report, append.Commit(state));
     auto ended = Clock::now();

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "arrow/compute/initialize.h"
-#include "floe/table/table.h"
+#include "floe/iceberg/table/table.h"
 
 namespace {
 
@@ -41,14 +41,14 @@ arrow::Status Run(int argc, char** argv) {
     if (flag == "--threads") use_threads = std::stoi(value) > 1;
     if (flag == "--verify-checksums") verify = std::stoi(value) != 0;
   }
-  floe::CatalogOptions options;
+  floe::iceberg::CatalogOptions options;
   options.uri = "sqlite:///" + warehouse + "/catalog.db";
   options.warehouse = warehouse;
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::Catalog> catalog,
-                        floe::Catalog::Open(options));
-  ARROW_ASSIGN_OR_RAISE(auto id, floe::TableIdentifier::Parse(table));
-  ARROW_ASSIGN_OR_RAISE(auto loaded, floe::Table::Load(catalog, id));
-  floe::ScanOptions scan_options;
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<floe::iceberg::Catalog> catalog,
+                        floe::iceberg::Catalog::Open(options));
+  ARROW_ASSIGN_OR_RAISE(auto id, floe::iceberg::TableIdentifier::Parse(table));
+  ARROW_ASSIGN_OR_RAISE(auto loaded, floe::iceberg::Table::Load(catalog, id));
+  floe::iceberg::ScanOptions scan_options;
   std::stringstream list(columns);
   for (std::string column; std::getline(list, column, ',');)
     scan_options.columns.push_back(column);

@@ -25,10 +25,10 @@
 #include "arrow/io/file.h"
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
-#include "floe/spec/schema_ddl.h"
-#include "floe/spec/sort_order.h"
-#include "floe/table/table.h"
-#include "floe/write/parquet_settings.h"
+#include "floe/iceberg/spec/schema_ddl.h"
+#include "floe/iceberg/spec/sort_order.h"
+#include "floe/iceberg/table/table.h"
+#include "floe/iceberg/write/parquet_settings.h"
 #include "lineitem.h"
 #include "parquet/arrow/writer.h"
 
@@ -51,7 +51,7 @@ struct Options {
 
 // The settings floe writes a new table with (iceberg-java persists zstd for new tables).
 arrow::Result<floe::ParquetSettings> FloorSettings() {
-  return floe::ParquetSettingsFromProperties(
+  return floe::iceberg::ParquetSettingsFromProperties(
       {{"write.parquet.compression-codec", "zstd"}});
 }
 
@@ -171,30 +171,30 @@ arrow::Status PartitionedFloor(const Options& options, int64_t* rows) {
 }
 
 arrow::Status Floe(const Options& options, int64_t* rows) {
-  floe::CatalogOptions catalog_options;
+  floe::iceberg::CatalogOptions catalog_options;
   catalog_options.uri = "sqlite:///" + options.out + "/catalog.db";
   catalog_options.warehouse = options.out;
   if (!options.fsync) catalog_options.properties["floe.io.fsync"] = "false";
-  ARROW_ASSIGN_OR_RAISE(auto catalog, floe::Catalog::Open(catalog_options));
-  std::shared_ptr<floe::Catalog> shared(std::move(catalog));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, floe::iceberg::Catalog::Open(catalog_options));
+  std::shared_ptr<floe::iceberg::Catalog> shared(std::move(catalog));
   ARROW_RETURN_NOT_OK(shared->CreateNamespace({"bench"}, {}));
-  floe::CreateTableOptions create;
-  ARROW_ASSIGN_OR_RAISE(create.schema,
-                        floe::ParseSchemaText(floe::bench::LineitemSchemaText()));
+  floe::iceberg::CreateTableOptions create;
+  ARROW_ASSIGN_OR_RAISE(
+      create.schema, floe::iceberg::ParseSchemaText(floe::bench::LineitemSchemaText()));
   std::string partition_by = options.layout == "clustered" ? "day(l_shipdate)"
                              : options.layout == "fanout"
                                  ? "bucket(16, l_orderkey), day(l_shipdate)"
                                  : "";
   ARROW_ASSIGN_OR_RAISE(create.spec,
-                        floe::ParsePartitionBy(partition_by, *create.schema));
+                        floe::iceberg::ParsePartitionBy(partition_by, *create.schema));
   if (options.layout == "sorted") {
     ARROW_ASSIGN_OR_RAISE(create.sort_order,
-                          floe::ParseSortBy(kSortedBy, *create.schema));
+                          floe::iceberg::ParseSortBy(kSortedBy, *create.schema));
   }
-  ARROW_ASSIGN_OR_RAISE(auto table,
-                        floe::Table::Create(shared, {{"bench"}, "lineitem"}, create));
+  ARROW_ASSIGN_OR_RAISE(
+      auto table, floe::iceberg::Table::Create(shared, {{"bench"}, "lineitem"}, create));
   auto reader = floe::bench::MakeLineitemReader(options.rows, 65536, options.days, 42);
-  floe::AppendOptions append;
+  floe::iceberg::AppendOptions append;
   append.threads = options.threads;
   append.input_clustered = options.layout == "clustered";
   if (!options.distribution.empty()) {

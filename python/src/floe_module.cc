@@ -31,9 +31,7 @@
 #include "arrow/compute/initialize.h"
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
-#include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
-#include "floe/commit/committer.h"
 #include "floe/delta/log.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/schema.h"
@@ -41,25 +39,27 @@
 #include "floe/delta/write.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/parser.h"
-#include "floe/gate/gate.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/commit/committer.h"
+#include "floe/iceberg/gate/gate.h"
+#include "floe/iceberg/spec/partition_spec.h"
+#include "floe/iceberg/spec/schema_ddl.h"
+#include "floe/iceberg/spec/sort_order.h"
+#include "floe/iceberg/spec/table_metadata.h"
+#include "floe/iceberg/table/maintenance.h"
+#include "floe/iceberg/table/orphan_files.h"
+#include "floe/iceberg/table/table.h"
+#include "floe/iceberg/transform/transform_kernels.h"
+#include "floe/iceberg/write/batch_conformer.h"
+#include "floe/iceberg/write/iceberg_task.h"
+#include "floe/iceberg/write/write_plan.h"
 #include "floe/io/file_io.h"
 #include "floe/lakehouse/delta_tables.h"
-#include "floe/spec/arrow_schema.h"
-#include "floe/spec/partition_spec.h"
-#include "floe/spec/schema_ddl.h"
-#include "floe/spec/sort_order.h"
-#include "floe/spec/table_metadata.h"
-#include "floe/table/maintenance.h"
-#include "floe/table/orphan_files.h"
-#include "floe/table/table.h"
-#include "floe/transform/transform_kernels.h"
+#include "floe/types/arrow_schema.h"
 #include "floe/util/cancel.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
 #include "floe/util/text.h"
-#include "floe/write/batch_conformer.h"
-#include "floe/write/iceberg_task.h"
-#include "floe/write/write_plan.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -116,9 +116,9 @@ T Unwrap(arrow::Result<T> result) {
 // Progress of a running write, handed from the worker thread to the waiting one.
 struct ProgressBox {
   std::mutex mutex;
-  WriteProgress latest;
+  iceberg::WriteProgress latest;
   bool changed = false;
-  void Set(const WriteProgress& progress) {
+  void Set(const iceberg::WriteProgress& progress) {
     std::lock_guard lock(mutex);
     latest = progress;
     changed = true;
@@ -166,7 +166,7 @@ auto RunReleased(Work&& work, ProgressBox* box = nullptr,
     if (PyErr_CheckSignals() != 0) {
       interrupted = true;
     } else if (box != nullptr && !progress.is_none()) {
-      std::optional<WriteProgress> latest;
+      std::optional<iceberg::WriteProgress> latest;
       {
         std::lock_guard lock(box->mutex);
         if (box->changed) latest = box->latest;
@@ -261,7 +261,7 @@ class LimitedReader final : public arrow::RecordBatchReader {
 
 // ---- Results as dicts (the Python layer makes its result objects of them) ------------
 
-nb::dict CommitDict(const CommitReport& commit) {
+nb::dict CommitDict(const iceberg::CommitReport& commit) {
   nb::dict out;
   if (commit.snapshot) {
     out["snapshot_id"] = commit.snapshot->snapshot_id;
@@ -273,7 +273,7 @@ nb::dict CommitDict(const CommitReport& commit) {
   return out;
 }
 
-nb::dict AppendDict(const AppendResult& result) {
+nb::dict AppendDict(const iceberg::AppendResult& result) {
   nb::dict out;
   out["committed"] = result.committed;
   out["rows"] = result.rows;
@@ -282,7 +282,7 @@ nb::dict AppendDict(const AppendResult& result) {
   return out;
 }
 
-nb::dict RowLevelDict(const RowLevelResult& result) {
+nb::dict RowLevelDict(const iceberg::RowLevelResult& result) {
   nb::dict out;
   out["committed"] = result.committed;
   out["files_removed"] = result.files_removed;
@@ -298,16 +298,16 @@ nb::dict RowLevelDict(const RowLevelResult& result) {
   return out;
 }
 
-TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
-                             const std::string& name) {
-  return TableIdentifier{ns, name};
+iceberg::TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
+                                      const std::string& name) {
+  return iceberg::TableIdentifier{ns, name};
 }
 
-WriteOperation ParseOperation(const std::string& operation) {
-  if (operation == "append") return WriteOperation::kAppend;
-  if (operation == "dynamic-overwrite") return WriteOperation::kDynamicOverwrite;
-  if (operation == "overwrite") return WriteOperation::kOverwriteByFilter;
-  if (operation == "abort-only") return WriteOperation::kAbortOnly;
+iceberg::WriteOperation ParseOperation(const std::string& operation) {
+  if (operation == "append") return iceberg::WriteOperation::kAppend;
+  if (operation == "dynamic-overwrite") return iceberg::WriteOperation::kDynamicOverwrite;
+  if (operation == "overwrite") return iceberg::WriteOperation::kOverwriteByFilter;
+  if (operation == "abort-only") return iceberg::WriteOperation::kAbortOnly;
   Throw(
       MakeError(ErrorKind::kInvalidInput,
                 "operation must be 'append', 'dynamic-overwrite' or 'overwrite', not '" +
@@ -325,15 +325,15 @@ class PyCatalog {
     cli::CatalogFlags flags{uri, warehouse, name, {}};
     for (const auto& [key, value] : properties)
       flags.properties.push_back(key + "=" + value);
-    catalog_ = RunReleased([&]() -> std::shared_ptr<Catalog> {
-      CatalogOptions options =
+    catalog_ = RunReleased([&]() -> std::shared_ptr<iceberg::Catalog> {
+      iceberg::CatalogOptions options =
           Unwrap(cli::ResolveCatalog(flags, cli::CatalogAccess::kOpen));
-      return std::shared_ptr<Catalog>(Unwrap(Catalog::Open(options)));
+      return std::shared_ptr<iceberg::Catalog>(Unwrap(iceberg::Catalog::Open(options)));
     });
   }
 
   std::string name() const { return catalog_->name(); }
-  const std::shared_ptr<Catalog>& catalog() const { return catalog_; }
+  const std::shared_ptr<iceberg::Catalog>& catalog() const { return catalog_; }
 
   std::vector<std::vector<std::string>> ListNamespaces(
       const std::vector<std::string>& parent) {
@@ -406,12 +406,12 @@ class PyCatalog {
   }
 
  private:
-  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<iceberg::Catalog> catalog_;
 };
 
 class PyScan {
  public:
-  explicit PyScan(std::unique_ptr<TableScan> scan, std::optional<int64_t> limit)
+  explicit PyScan(std::unique_ptr<iceberg::TableScan> scan, std::optional<int64_t> limit)
       : scan_(std::move(scan)), limit_(limit) {}
 
   nb::capsule Schema() const {
@@ -420,8 +420,9 @@ class PyScan {
   /// `keeps_all`: the caller keeps every batch (Scan.to_arrow), so files read ahead
   /// decode to their end (RowConsumer::kKeepsAll); not with a limit, which stops early.
   nb::capsule Stream(bool keeps_all) {
-    const RowConsumer consumer =
-        keeps_all && !limit_ ? RowConsumer::kKeepsAll : RowConsumer::kStreams;
+    const iceberg::RowConsumer consumer = keeps_all && !limit_
+                                              ? iceberg::RowConsumer::kKeepsAll
+                                              : iceberg::RowConsumer::kStreams;
     auto reader =
         RunReleased([&] { return Unwrap(scan_->ToRecordBatchReader(consumer)); });
     if (limit_) reader = std::make_shared<LimitedReader>(std::move(reader), *limit_);
@@ -441,7 +442,7 @@ class PyScan {
       int64_t delete_bytes = 0;  // as iceberg-java's ScanTaskUtil.contentSizeInBytes
       for (const auto& entry : task.deletes) {
         deletes.push_back(entry->file.file_path);
-        delete_bytes += entry->file.file_format == FileFormat::kPuffin
+        delete_bytes += entry->file.file_format == iceberg::FileFormat::kPuffin
                             ? entry->file.content_size_in_bytes.value_or(0)
                             : entry->file.file_size_in_bytes;
       }
@@ -456,7 +457,7 @@ class PyScan {
     return scan_->snapshot()->snapshot_id;
   }
   nb::dict Stats() const {
-    const ScanStats& c = *scan_->stats();
+    const iceberg::ScanStats& c = *scan_->stats();
     nb::dict out;
     out["manifests"] = c.manifests_total.load();
     out["manifests_skipped"] = c.manifests_skipped.load();
@@ -476,13 +477,13 @@ class PyScan {
   }
 
  private:
-  std::unique_ptr<TableScan> scan_;
+  std::unique_ptr<iceberg::TableScan> scan_;
   std::optional<int64_t> limit_;
 };
 
 class PyCommitter {
  public:
-  explicit PyCommitter(std::unique_ptr<Committer> committer)
+  explicit PyCommitter(std::unique_ptr<iceberg::Committer> committer)
       : committer_(std::move(committer)) {}
 
   void Add(const nb::bytes& message) {
@@ -510,7 +511,7 @@ class PyCommitter {
   int64_t records() const { return committer_->records(); }
 
  private:
-  std::unique_ptr<Committer> committer_;
+  std::unique_ptr<iceberg::Committer> committer_;
 };
 
 struct WriteArgs {
@@ -519,8 +520,8 @@ struct WriteArgs {
   int64_t memory_limit = 0;
 };
 
-AppendOptions ToAppendOptions(const WriteArgs& args) {
-  AppendOptions options;
+iceberg::AppendOptions ToAppendOptions(const WriteArgs& args) {
+  iceberg::AppendOptions options;
   options.options = args.options;
   options.threads = args.threads;
   options.memory_limit = args.memory_limit;
@@ -531,7 +532,7 @@ class PyTable {
   // The helpers first: the methods below deduce their types from them.
   // A copy of the table's state, taken under its lock without the GIL (a long write
   // holding the lock may need the GIL to read a Python-made input stream).
-  TableState State() {
+  iceberg::TableState State() {
     nb::gil_scoped_release release;
     std::lock_guard lock(mutex_);
     return table_->state();
@@ -551,12 +552,12 @@ class PyTable {
   }
 
  public:
-  explicit PyTable(std::shared_ptr<Table> table) : table_(std::move(table)) {}
+  explicit PyTable(std::shared_ptr<iceberg::Table> table) : table_(std::move(table)) {}
 
   std::string Identifier() const { return table_->id().ToString(); }
   std::vector<std::string> NamespaceLevels() const { return table_->id().ns; }
   std::string Name() const { return table_->id().name; }
-  std::string MetadataJson() { return TableMetadataToJson(*State().metadata); }
+  std::string MetadataJson() { return iceberg::TableMetadataToJson(*State().metadata); }
   std::string MetadataLocation() { return State().metadata_location; }
   nb::capsule Schema() {
     return ExportSchema(*Unwrap(ToArrowSchema(*State().metadata->CurrentSchema())));
@@ -571,15 +572,16 @@ class PyTable {
   std::pair<std::vector<std::string>, nb::dict> ExplainWrite(
       const std::map<std::string, std::string>& options) {
     auto [gate, plan] = Locked([&] {
-      GateResult gate = table_->ExplainWrite(options);
-      std::shared_ptr<const WritePlan> plan;
-      if (gate.supported()) plan = Unwrap(WritePlan::Make(*table_->metadata(), options));
+      iceberg::GateResult gate = table_->ExplainWrite(options);
+      std::shared_ptr<const iceberg::WritePlan> plan;
+      if (gate.supported())
+        plan = Unwrap(iceberg::WritePlan::Make(*table_->metadata(), options));
       return std::make_pair(gate, plan);
     });
     nb::dict facts;
     if (plan) {
       facts["mode"] = std::string(WriterModeName(plan->mode));
-      facts["distribution"] = std::string(DistributionName(plan->distribution));
+      facts["distribution"] = std::string(iceberg::DistributionName(plan->distribution));
       facts["sorts_rows"] = plan->sorts_rows();
       facts["target_file_size_bytes"] = plan->target_file_size_bytes;
       facts["row_group_size_bytes"] = plan->parquet.row_group_size_bytes;
@@ -594,11 +596,11 @@ class PyTable {
   nb::dict Append(nb::handle stream, const WriteArgs& args, bool clustered,
                   bool dynamic_overwrite, const nb::object& progress) {
     auto input = ImportStream(stream);
-    AppendOptions options = ToAppendOptions(args);
+    iceberg::AppendOptions options = ToAppendOptions(args);
     options.input_clustered = clustered;
     options.replace_partitions = dynamic_overwrite;
     ProgressBox box;
-    options.progress = [&box](const WriteProgress& p) { box.Set(p); };
+    options.progress = [&box](const iceberg::WriteProgress& p) { box.Set(p); };
     auto result =
         Locked([&] { return Unwrap(table_->Append(*input, options)); }, &box, progress);
     return AppendDict(result);
@@ -606,20 +608,20 @@ class PyTable {
 
   nb::dict Overwrite(nb::handle stream, const std::string& where, const WriteArgs& args) {
     auto input = ImportStream(stream);
-    AppendOptions options = ToAppendOptions(args);
+    iceberg::AppendOptions options = ToAppendOptions(args);
     auto result =
         Locked([&] { return Unwrap(table_->Overwrite(*input, where, options)); });
     return RowLevelDict(result);
   }
 
   nb::dict Delete(const std::string& where, const WriteArgs& args) {
-    AppendOptions options = ToAppendOptions(args);
+    iceberg::AppendOptions options = ToAppendOptions(args);
     return RowLevelDict(Locked([&] { return Unwrap(table_->Delete(where, options)); }));
   }
 
   nb::dict Update(const std::string& set, const std::string& where,
                   const WriteArgs& args) {
-    AppendOptions options = ToAppendOptions(args);
+    iceberg::AppendOptions options = ToAppendOptions(args);
     return RowLevelDict(
         Locked([&] { return Unwrap(table_->Update(where, set, options)); }));
   }
@@ -627,8 +629,8 @@ class PyTable {
   nb::dict Upsert(nb::handle stream, const std::vector<std::string>& keys,
                   bool update_matched, bool insert_unmatched, const WriteArgs& args) {
     auto input = ImportStream(stream);
-    AppendOptions options = ToAppendOptions(args);
-    UpsertOptions upsert;
+    iceberg::AppendOptions options = ToAppendOptions(args);
+    iceberg::UpsertOptions upsert;
     upsert.keys = keys;
     upsert.update_matched = update_matched;
     upsert.insert_unmatched = insert_unmatched;
@@ -638,13 +640,14 @@ class PyTable {
 
   nb::dict Rewrite(const std::string& where, int min_input_files, const WriteArgs& args,
                    bool remove_dangling_deletes) {
-    AppendOptions options = ToAppendOptions(args);
+    iceberg::AppendOptions options = ToAppendOptions(args);
     return RowLevelDict(Locked([&] {
-      RowLevelResult result = Unwrap(table_->Rewrite(where, min_input_files, options));
+      iceberg::RowLevelResult result =
+          Unwrap(table_->Rewrite(where, min_input_files, options));
       if (remove_dangling_deletes && result.committed) {
         // After a rewrite that committed, a second snapshot, as Spark's
         // remove-dangling-deletes makes; the result's commit is the last one made.
-        RowLevelResult removed = Unwrap(table_->RemoveDanglingDeletes());
+        iceberg::RowLevelResult removed = Unwrap(table_->RemoveDanglingDeletes());
         result.delete_files_removed += removed.delete_files_removed;
         if (removed.committed) {
           result.committed = true;
@@ -657,7 +660,7 @@ class PyTable {
 
   nb::dict RewritePositionDeletes(const std::string& where, int min_input_files,
                                   bool rewrite_all, const WriteArgs& args) {
-    RewriteDeletesOptions options;
+    iceberg::RewriteDeletesOptions options;
     options.min_input_files = min_input_files;
     options.rewrite_all = rewrite_all;
     options.options = ToAppendOptions(args).options;
@@ -669,14 +672,14 @@ class PyTable {
                            std::optional<int> retain_last,
                            const std::vector<int64_t>& snapshot_ids, bool clean_files,
                            bool dry_run) {
-    ExpireSnapshotsOptions options;
+    iceberg::ExpireSnapshotsOptions options;
     options.older_than_ms = older_than_ms;
     options.retain_last = retain_last;
     options.snapshot_ids = snapshot_ids;
     options.clean_files = clean_files;
     options.dry_run = dry_run;
     auto report = Locked([&] {
-      auto expired = Unwrap(floe::ExpireSnapshots(*table_, options));
+      auto expired = Unwrap(floe::iceberg::ExpireSnapshots(*table_, options));
       if (!dry_run) Check(table_->Refresh());
       return expired;
     });
@@ -696,12 +699,13 @@ class PyTable {
 
   nb::dict RemoveOrphans(int64_t older_than_ms, bool dry_run, bool any_name,
                          bool no_concurrent_writes) {
-    RemoveOrphanFilesOptions options;
+    iceberg::RemoveOrphanFilesOptions options;
     options.older_than_ms = older_than_ms;
     options.no_concurrent_writes = no_concurrent_writes;
     options.dry_run = dry_run;
     options.any_name = any_name;
-    auto report = Locked([&] { return Unwrap(RemoveOrphanFiles(*table_, options)); });
+    auto report =
+        Locked([&] { return Unwrap(iceberg::RemoveOrphanFiles(*table_, options)); });
     nb::dict out;
     std::vector<std::string> orphans;
     int64_t bytes = 0;
@@ -727,7 +731,7 @@ class PyTable {
                std::optional<int64_t> snapshot_id, std::optional<int64_t> as_of_ms,
                std::optional<int64_t> limit, const std::vector<std::string>& files,
                const std::vector<std::tuple<std::string, int64_t, int64_t>>& splits) {
-    ScanOptions options;
+    iceberg::ScanOptions options;
     options.files = files;
     for (const auto& [path, start, length] : splits) {
       options.splits.push_back({path, start, length});
@@ -744,7 +748,7 @@ class PyTable {
   nb::bytes PlanWrite(const std::map<std::string, std::string>& options, int tasks,
                       int64_t memory_limit, bool clustered,
                       const std::string& row_filter) {
-    WritePlanOptions plan_options;
+    iceberg::WritePlanOptions plan_options;
     plan_options.row_filter = row_filter;
     plan_options.tasks = tasks;
     plan_options.memory_limit = memory_limit;
@@ -758,23 +762,24 @@ class PyTable {
 
   PyCommitter* NewCommitter(const nb::bytes& plan_text, const std::string& operation) {
     std::string text(plan_text.c_str(), plan_text.size());
-    WriteOperation op = ParseOperation(operation);
+    iceberg::WriteOperation op = ParseOperation(operation);
     auto committer = Locked([&] {
-      auto plan = Unwrap(WritePlan::Deserialize(text));
+      auto plan = Unwrap(iceberg::WritePlan::Deserialize(text));
       return Unwrap(table_->NewCommitter(*plan, op));
     });
     return new PyCommitter(std::move(committer));
   }
 
  private:
-  std::shared_ptr<Table> table_;
+  std::shared_ptr<iceberg::Table> table_;
   std::mutex mutex_;
 };
 
 PyTable* LoadTable(PyCatalog& catalog, const std::vector<std::string>& ns,
                    const std::string& name) {
-  auto table = RunReleased(
-      [&] { return Unwrap(Table::Load(catalog.catalog(), ToIdentifier(ns, name))); });
+  auto table = RunReleased([&] {
+    return Unwrap(iceberg::Table::Load(catalog.catalog(), ToIdentifier(ns, name)));
+  });
   return new PyTable(std::move(table));
 }
 
@@ -788,16 +793,17 @@ PyTable* CreateTable(PyCatalog& catalog, const std::vector<std::string>& ns,
   if (!arrow_schema.is_none()) {
     schema = Unwrap(FromArrowSchemaAssigningIds(*ImportSchema(arrow_schema)));
   } else {
-    schema = Unwrap(ParseSchemaText(schema_text));
+    schema = Unwrap(iceberg::ParseSchemaText(schema_text));
   }
-  CreateTableOptions options;
+  iceberg::CreateTableOptions options;
   options.schema = schema;
-  options.spec = Unwrap(ParsePartitionBy(partition_by, *schema));
-  options.sort_order = Unwrap(ParseSortBy(sort_by, *schema));
+  options.spec = Unwrap(iceberg::ParsePartitionBy(partition_by, *schema));
+  options.sort_order = Unwrap(iceberg::ParseSortBy(sort_by, *schema));
   options.properties = properties;
   options.location = location;
   auto table = RunReleased([&] {
-    auto created = Table::Create(catalog.catalog(), ToIdentifier(ns, name), options);
+    auto created =
+        iceberg::Table::Create(catalog.catalog(), ToIdentifier(ns, name), options);
     if (KindOf(created.status()) == ErrorKind::kAlreadyExists)
       Throw(created.status(), "TableAlreadyExists");
     return Unwrap(std::move(created));
@@ -813,10 +819,10 @@ class PyWriteTask {
   PyWriteTask(const nb::bytes& plan_text, int partition_id, int64_t attempt_id) {
     std::string text(plan_text.c_str(), plan_text.size());
     RunReleased([&] {
-      plan_ = Unwrap(WritePlan::Deserialize(text));
+      plan_ = Unwrap(iceberg::WritePlan::Deserialize(text));
       // Only the plan and the storage it names: no catalog.
       io_ = Unwrap(MakeFileIO(plan_->table_location, plan_->properties));
-      task_ = Unwrap(MakeWriteTask(plan_, io_, partition_id, attempt_id));
+      task_ = Unwrap(iceberg::MakeWriteTask(plan_, io_, partition_id, attempt_id));
       if (!plan_->row_filter.empty()) {
         // An overwrite by filter: every row written must match the filter it replaces.
         row_filter_ = RewriteNot(
@@ -836,8 +842,8 @@ class PyWriteTask {
         Throw(MakeError(ErrorKind::kInvalidInput,
                         "the write task was finished or aborted"));
       if (!conformer_ || !conformer_input_->Equals(*input->schema())) {
-        conformer_ = Unwrap(BatchConformer::Make(*input->schema(), plan_->schema,
-                                                 "at " + plan_->table_location));
+        conformer_ = Unwrap(iceberg::BatchConformer::Make(*input->schema(), plan_->schema,
+                                                          "at " + plan_->table_location));
         conformer_input_ = input->schema();
         // Arrow fills a schema's fingerprint caches lazily; fill them before the
         // task's batches share the fields.
@@ -852,9 +858,9 @@ class PyWriteTask {
         if (!batch) break;
         if (batch->num_rows() == 0) continue;
         auto conformed = Unwrap(conformer_->Conform(*batch));
-        auto status = row_filter_
-                          ? CheckRowsMatchFilter(*row_filter_, *conformed, &rows_checked_)
-                          : arrow::Status::OK();
+        auto status = row_filter_ ? iceberg::CheckRowsMatchFilter(
+                                        *row_filter_, *conformed, &rows_checked_)
+                                  : arrow::Status::OK();
         if (status.ok()) status = task_->Write(conformed);
         if (!status.ok()) {
           task_.reset();  // deletes what it wrote
@@ -908,10 +914,10 @@ class PyWriteTask {
 
  private:
   std::mutex mutex_;
-  std::shared_ptr<const WritePlan> plan_;
+  std::shared_ptr<const iceberg::WritePlan> plan_;
   std::shared_ptr<FileIO> io_;
   std::unique_ptr<WriteTask> task_;
-  std::unique_ptr<BatchConformer> conformer_;
+  std::unique_ptr<iceberg::BatchConformer> conformer_;
   std::shared_ptr<arrow::Schema> conformer_input_;
   ExpressionPtr row_filter_;  ///< An overwrite by filter's, bound to the plan's schema.
   int64_t rows_checked_ = 0;
@@ -946,7 +952,7 @@ DeltaHandle OpenDelta(const std::string& path, PyCatalog* catalog,
                     "storage applies to a Delta table given by path; a catalog-managed "
                     "table uses its catalog's properties"));
   }
-  auto id = Unwrap(TableIdentifier::Parse(path));
+  auto id = Unwrap(iceberg::TableIdentifier::Parse(path));
   auto found = Unwrap(FindDeltaTable(catalog->catalog(), id));
   if (!found) {
     Throw(MakeError(ErrorKind::kNoSuchTable, "catalog " + catalog->name() +
@@ -973,7 +979,7 @@ int64_t DeltaCreate(const std::string& path, nb::handle schema,
                         "storage applies to a Delta table given by path; a "
                         "catalog-managed table uses its catalog's properties"));
       }
-      auto id = Unwrap(TableIdentifier::Parse(path));
+      auto id = Unwrap(iceberg::TableIdentifier::Parse(path));
       Unwrap(CreateDeltaTable(catalog->catalog(), id, *arrow_schema, partition_columns,
                               properties, location));
       return 0;
@@ -1182,12 +1188,12 @@ nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> versi
 // one stream of a single column "value".
 nb::capsule ApplyTransformTo(const std::string& schema_json,
                              const std::string& transform_text, nb::handle values) {
-  SchemaPtr schema = Unwrap(SchemaFromJson(schema_json));
+  SchemaPtr schema = Unwrap(iceberg::SchemaFromJson(schema_json));
   if (schema->fields().size() != 1) {
     Throw(MakeError(ErrorKind::kInvalidInput, "a transform's schema has one field"));
   }
   TypePtr type = schema->fields().front().type;
-  auto transform = Unwrap(Transform::Parse(transform_text));
+  auto transform = Unwrap(iceberg::Transform::Parse(transform_text));
   auto input = ImportStream(values);
   if (input->schema()->num_fields() != 1) {
     Throw(MakeError(ErrorKind::kInvalidInput, "a transform takes one column"));
@@ -1197,7 +1203,7 @@ nb::capsule ApplyTransformTo(const std::string& schema_json,
     for (;;) {
       auto batch = Unwrap(input->Next());
       if (!batch) break;
-      auto result = Unwrap(ApplyTransform(transform, *type, batch->column(0)));
+      auto result = Unwrap(iceberg::ApplyTransform(transform, *type, batch->column(0)));
       out.push_back(
           arrow::RecordBatch::Make(arrow::schema({arrow::field("value", result->type())}),
                                    result->length(), {result}));
@@ -1207,7 +1213,7 @@ nb::capsule ApplyTransformTo(const std::string& schema_json,
   std::shared_ptr<arrow::Schema> result_schema;
   if (batches.empty()) {
     auto empty = Unwrap(arrow::MakeEmptyArray(input->schema()->field(0)->type()));
-    auto applied = Unwrap(ApplyTransform(transform, *type, empty));
+    auto applied = Unwrap(iceberg::ApplyTransform(transform, *type, empty));
     result_schema = arrow::schema({arrow::field("value", applied->type())});
   } else {
     result_schema = batches.front()->schema();
@@ -1217,13 +1223,13 @@ nb::capsule ApplyTransformTo(const std::string& schema_json,
 
 nb::dict DescribePlan(const nb::bytes& plan_text) {
   std::string text(plan_text.c_str(), plan_text.size());
-  auto plan = Unwrap(WritePlan::Deserialize(text));
+  auto plan = Unwrap(iceberg::WritePlan::Deserialize(text));
   nb::dict out;
   out["table_location"] = plan->table_location;
   out["operation_id"] = plan->operation_id;
   out["format_version"] = plan->format_version;
   out["mode"] = std::string(WriterModeName(plan->mode));
-  out["distribution"] = std::string(DistributionName(plan->distribution));
+  out["distribution"] = std::string(iceberg::DistributionName(plan->distribution));
   if (plan->base_snapshot_id) {
     out["base_snapshot_id"] = *plan->base_snapshot_id;
   } else {
@@ -1234,7 +1240,8 @@ nb::dict DescribePlan(const nb::bytes& plan_text) {
 
 nb::bytes DerivePlan(const nb::bytes& plan_text, const std::string& part) {
   std::string text(plan_text.c_str(), plan_text.size());
-  std::string derived = Unwrap(WritePlan::Deserialize(text))->Derive(part)->Serialize();
+  std::string derived =
+      Unwrap(iceberg::WritePlan::Deserialize(text))->Derive(part)->Serialize();
   return nb::bytes(derived.data(), derived.size());
 }
 
@@ -1302,8 +1309,8 @@ NB_MODULE(_floe, m) {
   m.def(
       "arrow_schema_of",
       [](const std::string& schema_json) {
-        return ExportSchema(
-            *Unwrap(floe::ToArrowSchema(*Unwrap(floe::SchemaFromJson(schema_json)))));
+        return ExportSchema(*Unwrap(
+            floe::ToArrowSchema(*Unwrap(floe::iceberg::SchemaFromJson(schema_json)))));
       },
       "schema_json"_a);
   m.def(

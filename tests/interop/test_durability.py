@@ -1,5 +1,5 @@
 """Durability on local disk, seen from the system calls (the power-cut sweeps themselves are
-unit tests over a simulated page cache: src/floe/table/power_cut_test.cc).
+unit tests over a simulated page cache: src/floe/iceberg/table/power_cut_test.cc).
 
 Under strace, an append must fsync every file its new snapshot names for the first time (data
 files, manifests, manifest list, metadata file) and every folder they are in, up to the

@@ -12,10 +12,10 @@
 #include "arrow/api.h"
 #include "arrow/compute/initialize.h"
 #include "arrow/util/decimal.h"
-#include "floe/spec/arrow_schema.h"
-#include "floe/spec/arrow_value.h"
-#include "floe/transform/partition_path.h"
-#include "floe/transform/transform_kernels.h"
+#include "floe/iceberg/transform/partition_path.h"
+#include "floe/iceberg/transform/transform_kernels.h"
+#include "floe/types/arrow_schema.h"
+#include "floe/types/arrow_value.h"
 
 namespace {
 
@@ -124,10 +124,10 @@ arrow::Status Run(const std::string& path) {
   for (const auto& item : request["cases"]) {
     ARROW_ASSIGN_OR_RAISE(
         auto type, floe::PrimitiveType::FromString(item["type"].get<std::string>()));
-    ARROW_ASSIGN_OR_RAISE(auto transform,
-                          floe::Transform::Parse(item["transform"].get<std::string>()));
+    ARROW_ASSIGN_OR_RAISE(auto transform, floe::iceberg::Transform::Parse(
+                                              item["transform"].get<std::string>()));
     ARROW_ASSIGN_OR_RAISE(auto input, BuildInput(*type, item["values"]));
-    auto output = floe::ApplyTransform(transform, *type, input);
+    auto output = floe::iceberg::ApplyTransform(transform, *type, input);
     if (!output.ok()) {
       results.push_back(Json{{"error", output.status().message()}});
       continue;
@@ -137,9 +137,9 @@ arrow::Status Run(const std::string& path) {
     for (int64_t row = 0; row < (*output)->length(); ++row) {
       ARROW_ASSIGN_OR_RAISE(auto value,
                             floe::ValueFromArrow(**output, row, *result_type));
-      case_results.push_back(
-          Json{{"value", ToJson(value, *result_type)},
-               {"human", floe::PartitionHumanString(transform, *result_type, value)}});
+      case_results.push_back(Json{{"value", ToJson(value, *result_type)},
+                                  {"human", floe::iceberg::PartitionHumanString(
+                                                transform, *result_type, value)}});
     }
     results.push_back(std::move(case_results));
   }

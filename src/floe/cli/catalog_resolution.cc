@@ -26,9 +26,9 @@ std::string LocalDirectory(const std::string& warehouse) {
 
 }  // namespace
 
-arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags,
-                                             CatalogAccess access) {
-  CatalogOptions options;
+arrow::Result<iceberg::CatalogOptions> ResolveCatalog(const CatalogFlags& flags,
+                                                      CatalogAccess access) {
+  iceberg::CatalogOptions options;
   options.uri = FromEnvironment(flags.uri, "FLOE_CATALOG");
   options.warehouse = FromEnvironment(flags.warehouse, "FLOE_WAREHOUSE");
   options.name = FromEnvironment(flags.name, "FLOE_CATALOG_NAME");

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "floe/catalog/catalog.h"
+#include "floe/iceberg/catalog/catalog.h"
 
 namespace floe::cli {
 
@@ -38,7 +38,7 @@ enum class CatalogAccess {
 /// warehouse given as file:// stays a URI. What may be created follows `access`. A
 /// catalog property not of the form KEY=VALUE gives InvalidInput (its text is not
 /// echoed: it may hold a credential).
-arrow::Result<CatalogOptions> ResolveCatalog(const CatalogFlags& flags,
-                                             CatalogAccess access);
+arrow::Result<iceberg::CatalogOptions> ResolveCatalog(const CatalogFlags& flags,
+                                                      CatalogAccess access);
 
 }  // namespace floe::cli

@@ -10,11 +10,11 @@
 #include <CLI/CLI.hpp>
 
 #include "arrow/status.h"
-#include "floe/catalog/catalog.h"
 #include "floe/cli/catalog_resolution.h"
 #include "floe/cli/commands_delta.h"
 #include "floe/delta/catalog/coordinator.h"
-#include "floe/table/table.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/table/table.h"
 
 namespace floe::cli {
 
@@ -22,9 +22,9 @@ namespace floe::cli {
 struct CommandContext {
   CatalogFlags flags;
   /// Opens the selected catalog (once).
-  arrow::Result<std::shared_ptr<Catalog>> OpenCatalog();
+  arrow::Result<std::shared_ptr<iceberg::Catalog>> OpenCatalog();
   /// Parses `name` (NAMESPACE.TABLE) and loads that table from the selected catalog.
-  arrow::Result<std::shared_ptr<Table>> LoadTable(const std::string& name);
+  arrow::Result<std::shared_ptr<iceberg::Table>> LoadTable(const std::string& name);
   /// The Delta commit coordinator in the selected catalog's database (its tables
   /// created when `create_tables`); InvalidInput when the catalog is not an SQL catalog
   /// (only that one keeps Delta tables).
@@ -42,7 +42,7 @@ struct CommandContext {
   bool read_only = false;
 
  private:
-  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<iceberg::Catalog> catalog_;
 };
 
 /// Adds the catalog flags to `command`, so they work before or after its arguments.
@@ -62,7 +62,7 @@ void OnRead(CLI::App* command, CommandContext* context,
 
 /// How every command that commits ends its line: " as snapshot <id> (<detail>)", with
 /// ", committed on attempt <n>" inside the parentheses after a lost race, and a newline.
-std::string CommittedAs(const CommitReport& commit, const std::string& detail);
+std::string CommittedAs(const iceberg::CommitReport& commit, const std::string& detail);
 
 void RegisterTableCommands(
     CLI::App& app,

@@ -13,7 +13,7 @@
 #include "floe/delta/vacuum.h"
 #include "floe/delta/write.h"
 #include "floe/io/file_io.h"
-#include "floe/spec/arrow_schema.h"
+#include "floe/types/arrow_schema.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"

@@ -1,15 +1,15 @@
 // describe, snapshots, files, tables, namespaces.
 #include <iostream>
 
-#include "floe/catalog/sql_catalog.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/commands_delta.h"
 #include "floe/cli/flags.h"
 #include "floe/cli/output.h"
-#include "floe/manifest/manifest.h"
-#include "floe/scan/table_scan.h"
-#include "floe/table/table.h"
-#include "floe/transform/partition_path.h"
+#include "floe/iceberg/catalog/sql_catalog.h"
+#include "floe/iceberg/manifest/manifest.h"
+#include "floe/iceberg/scan/table_scan.h"
+#include "floe/iceberg/table/table.h"
+#include "floe/iceberg/transform/partition_path.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/secrets.h"
@@ -41,7 +41,7 @@ void PrintFields(const std::vector<NestedField>& fields, int depth) {
   }
 }
 
-std::string SpecText(const PartitionSpec& spec, const Schema& schema) {
+std::string SpecText(const iceberg::PartitionSpec& spec, const Schema& schema) {
   if (spec.fields().empty()) return "unpartitioned";
   std::string text;
   for (const auto& field : spec.fields()) {
@@ -105,10 +105,12 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
       const auto& field = order->fields[i];
       std::cout << (i ? ", " : "") << field.transform.ToString() << "("
                 << Printable(schema->FindColumnName(field.source_id).value_or("?"))
-                << ") " << (field.direction == SortDirection::kAscending ? "asc" : "desc")
+                << ") "
+                << (field.direction == iceberg::SortDirection::kAscending ? "asc"
+                                                                          : "desc")
                 << " "
-                << (field.null_order == NullOrder::kNullsFirst ? "nulls first"
-                                                               : "nulls last");
+                << (field.null_order == iceberg::NullOrder::kNullsFirst ? "nulls first"
+                                                                        : "nulls last");
     }
     std::cout << "\nproperties:\n";
     for (const auto& [key, value] : metadata.properties) {
@@ -176,7 +178,7 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
     if (delta_table) return ListDeltaFiles(*table, version, {}, &*delta_table);
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    ScanOptions options;
+    iceberg::ScanOptions options;
     if (*snapshot >= 0) options.snapshot_id = *snapshot;
     ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(options));
     ARROW_ASSIGN_OR_RAISE(auto tasks, scan->PlanFiles());
@@ -188,7 +190,7 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
       if (!task.spec->fields().empty()) {
         auto type = task.spec->PartitionType(*schema);
         if (type.ok())
-          partition = PartitionToPath(*task.spec, **type, task.file.partition);
+          partition = iceberg::PartitionToPath(*task.spec, **type, task.file.partition);
       }
       std::cout << Printable(task.file.file_path) << "  " << Printable(partition) << "  "
                 << task.file.record_count << " records  " << task.file.file_size_in_bytes
@@ -208,17 +210,17 @@ void RegisterTablesCommand(CLI::App& app, CommandContext* context) {
   auto ns = std::make_shared<std::string>();
   command->add_option("namespace", *ns, "NAMESPACE")->required();
   OnRead(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseNamespace(*ns));
+    ARROW_ASSIGN_OR_RAISE(auto parsed, iceberg::ParseNamespace(*ns));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
     for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
     // Catalog-managed Delta tables, which only an SQL catalog keeps.
-    if (dynamic_cast<SqlCatalog*>(catalog.get()) != nullptr) {
+    if (dynamic_cast<iceberg::SqlCatalog*>(catalog.get()) != nullptr) {
       ARROW_ASSIGN_OR_RAISE(auto coordinator,
                             context->DeltaCoordinator(/*create_tables=*/false));
       ARROW_ASSIGN_OR_RAISE(
           auto delta_tables,
-          coordinator->ListTables(catalog->name(), NamespaceToString(parsed)));
+          coordinator->ListTables(catalog->name(), iceberg::NamespaceToString(parsed)));
       for (const auto& table : delta_tables) {
         std::cout << Printable(table.table_namespace + "." + table.table_name)
                   << "  (Delta)\n";
@@ -247,21 +249,21 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
     context->read_only = create->empty() && drop->empty();
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     if (!create->empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*create));
+      ARROW_ASSIGN_OR_RAISE(auto ns, iceberg::ParseNamespace(*create));
       ARROW_ASSIGN_OR_RAISE(auto values, ParseKeyValues(*properties, "--property"));
       ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, values));
       std::cout << "created namespace " << Printable(*create) << "\n";
       return arrow::Status::OK();
     }
     if (!drop->empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*drop));
-      if (dynamic_cast<SqlCatalog*>(catalog.get()) != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto ns, iceberg::ParseNamespace(*drop));
+      if (dynamic_cast<iceberg::SqlCatalog*>(catalog.get()) != nullptr) {
         // The Iceberg catalog does not see the Delta tables beside its own.
         ARROW_ASSIGN_OR_RAISE(auto coordinator,
                               context->DeltaCoordinator(/*create_tables=*/false));
         ARROW_ASSIGN_OR_RAISE(
             auto delta_tables,
-            coordinator->ListTables(catalog->name(), NamespaceToString(ns)));
+            coordinator->ListTables(catalog->name(), iceberg::NamespaceToString(ns)));
         if (!delta_tables.empty()) {
           return MakeError(ErrorKind::kNamespaceNotEmpty,
                            "namespace " + *drop + " is not empty: it holds Delta table " +
@@ -273,7 +275,7 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
       return arrow::Status::OK();
     }
     if (!show->empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto ns, ParseNamespace(*show));
+      ARROW_ASSIGN_OR_RAISE(auto ns, iceberg::ParseNamespace(*show));
       ARROW_ASSIGN_OR_RAISE(auto values, catalog->LoadNamespaceProperties(ns));
       for (const auto& [key, value] : values) {
         std::cout << Printable(key) << " = " << Printable(PrintableProperty(key, value))
@@ -281,13 +283,13 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
       }
       return arrow::Status::OK();
     }
-    Namespace ns;
+    iceberg::Namespace ns;
     if (!parent->empty()) {
-      ARROW_ASSIGN_OR_RAISE(ns, ParseNamespace(*parent));
+      ARROW_ASSIGN_OR_RAISE(ns, iceberg::ParseNamespace(*parent));
     }
     ARROW_ASSIGN_OR_RAISE(auto namespaces, catalog->ListNamespaces(ns));
     for (const auto& child : namespaces)
-      std::cout << Printable(NamespaceToString(child)) << "\n";
+      std::cout << Printable(iceberg::NamespaceToString(child)) << "\n";
     return arrow::Status::OK();
   });
 }

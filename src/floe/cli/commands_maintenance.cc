@@ -4,21 +4,21 @@
 
 #include "floe/cli/commands.h"
 #include "floe/cli/flags.h"
-#include "floe/table/maintenance.h"
-#include "floe/table/orphan_files.h"
-#include "floe/table/table.h"
+#include "floe/iceberg/table/maintenance.h"
+#include "floe/iceberg/table/orphan_files.h"
+#include "floe/iceberg/table/table.h"
+#include "floe/iceberg/write/row_sorter.h"
+#include "floe/iceberg/write/write_plan.h"
 #include "floe/util/date_time.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
 #include "floe/util/text.h"
-#include "floe/write/row_sorter.h"
-#include "floe/write/write_plan.h"
 
 namespace floe::cli {
 namespace {
 
 // How an append would write the table: computed values only, never a property's text.
-std::string DescribePlan(const WritePlan& plan) {
+std::string DescribePlan(const iceberg::WritePlan& plan) {
   std::ostringstream out;
   out << "  writer: ";
   if (plan.sorts_rows()) {
@@ -27,19 +27,19 @@ std::string DescribePlan(const WritePlan& plan) {
         << (plan.spec->IsUnpartitioned() ? "" : " within partitions")
         << "; a task holds up to "
         << (plan.task_sort_run_bytes > 0 ? plan.task_sort_run_bytes
-                                         : RowSorter::kDefaultRunBytes)
+                                         : iceberg::RowSorter::kDefaultRunBytes)
         << " bytes of rows (a quarter of its share of --memory-limit when given) and "
            "spills sorted runs past that to TMPDIR, merged at the end\n";
   } else if (plan.mode == WriterMode::kUnpartitioned) {
     out << "unpartitioned\n";
   } else if (plan.mode == WriterMode::kFanout &&
-             properties::kSparkFanoutEnabled.Get(plan.properties)) {
+             iceberg::properties::kSparkFanoutEnabled.Get(plan.properties)) {
     out << "fanout (write.spark.fanout.enabled)\n";
   } else {
     out << "fanout, or clustered when the input is declared grouped by partition "
            "(--input-clustered)\n";
   }
-  if (plan.distribution == Distribution::kBySortKey) {
+  if (plan.distribution == iceberg::Distribution::kBySortKey) {
     out << "  tasks (--threads): the rows are split by sort key, each task writing one "
            "key range gathered from every task's rows, as under Spark's range "
            "distribution (write.distribution-mode)\n";
@@ -49,7 +49,7 @@ std::string DescribePlan(const WritePlan& plan) {
   }
   if (!plan.spec->IsUnpartitioned()) {
     out << "  tasks (--threads): "
-        << (plan.distribution == Distribution::kByPartition
+        << (plan.distribution == iceberg::Distribution::kByPartition
                 ? "each partition is written by one task, as under Spark's hash or range "
                   "distribution (write.distribution-mode)\n"
                 : "every task writes the partitions of the rows it gets, as under "
@@ -81,13 +81,15 @@ void RegisterExplainWriteCommand(CLI::App& app, CommandContext* context) {
                       "Write option KEY=VALUE (repeatable), as for append");
   OnRead(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
-    ARROW_ASSIGN_OR_RAISE(PropertyMap overlay, ParseKeyValues(*options, "--option"));
-    GateResult result = loaded->ExplainWrite(overlay);
+    const iceberg::TableIdentifier& id = loaded->id();
+    ARROW_ASSIGN_OR_RAISE(iceberg::PropertyMap overlay,
+                          ParseKeyValues(*options, "--option"));
+    iceberg::GateResult result = loaded->ExplainWrite(overlay);
     if (result.supported()) {
       std::cout << "supported: floe writes " << id.ToString()
                 << " as iceberg-java would\n";
-      ARROW_ASSIGN_OR_RAISE(auto plan, WritePlan::Make(*loaded->metadata(), overlay));
+      ARROW_ASSIGN_OR_RAISE(auto plan,
+                            iceberg::WritePlan::Make(*loaded->metadata(), overlay));
       std::cout << DescribePlan(*plan);
     } else {
       std::cout << "unsupported: floe declines to write " << id.ToString() << ":\n";
@@ -121,15 +123,15 @@ void RegisterRemoveOrphansCommand(CLI::App& app, CommandContext* context) {
                     "Also delete unreferenced files whose names Iceberg writers never "
                     "give (by default they are kept and counted)");
   OnRun(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-    RemoveOrphanFilesOptions options;
+    ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(*table));
+    iceberg::RemoveOrphanFilesOptions options;
     ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
     options.dry_run = *dry_run;
     options.any_name = *any_name;
     options.no_concurrent_writes = *no_concurrent_writes;
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-    ARROW_ASSIGN_OR_RAISE(auto report, RemoveOrphanFiles(*loaded, options));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, iceberg::Table::Load(catalog, id));
+    ARROW_ASSIGN_OR_RAISE(auto report, iceberg::RemoveOrphanFiles(*loaded, options));
     int64_t bytes = 0;
     for (const auto& orphan : report.orphans) {
       std::cout << (*dry_run ? "orphan " : "deleted ") << Printable(orphan.location)
@@ -188,8 +190,8 @@ void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
   command->add_flag("--keep-files", *keep_files,
                     "Expire the snapshots but delete no files");
   OnRun(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
-    ExpireSnapshotsOptions options;
+    ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(*table));
+    iceberg::ExpireSnapshotsOptions options;
     if (!older_than->empty()) {
       ARROW_ASSIGN_OR_RAISE(options.older_than_ms, ParseDurationMs(*older_than));
     }
@@ -199,8 +201,8 @@ void RegisterExpireCommand(CLI::App& app, CommandContext* context) {
     options.dry_run = *dry_run;
     options.clean_files = !*keep_files;
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    ARROW_ASSIGN_OR_RAISE(auto loaded, Table::Load(catalog, id));
-    ARROW_ASSIGN_OR_RAISE(auto report, ExpireSnapshots(*loaded, options));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, iceberg::Table::Load(catalog, id));
+    ARROW_ASSIGN_OR_RAISE(auto report, iceberg::ExpireSnapshots(*loaded, options));
     const char* verb = *dry_run ? "would expire" : "expired";
     for (int64_t snapshot_id : report.expired)
       std::cout << verb << " snapshot " << snapshot_id << "\n";

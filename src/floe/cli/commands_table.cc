@@ -14,12 +14,12 @@
 #include "floe/cli/flags.h"
 #include "floe/cli/input_files.h"
 #include "floe/cli/output.h"
-#include "floe/spec/arrow_schema.h"
-#include "floe/spec/schema_ddl.h"
-#include "floe/spec/sort_order.h"
-#include "floe/table/file_ownership.h"
-#include "floe/table/table.h"
+#include "floe/iceberg/spec/schema_ddl.h"
+#include "floe/iceberg/spec/sort_order.h"
+#include "floe/iceberg/table/file_ownership.h"
+#include "floe/iceberg/table/table.h"
 #include "floe/task/limited_memory_pool.h"
+#include "floe/types/arrow_schema.h"
 #include "floe/util/env.h"
 #include "floe/util/error.h"
 #include "floe/util/text.h"
@@ -125,7 +125,7 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
     return CreateDelta(table, storage, arrow::Schema(std::move(fields)), columns,
                        delta_properties);
   }
-  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(table));
+  ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(table));
   ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
   bool created_namespace = false;
   ARROW_ASSIGN_OR_RAISE(
@@ -133,7 +133,8 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
       CreateDeltaTable(catalog, id, arrow::Schema(std::move(fields)), columns,
                        delta_properties, location, &created_namespace));
   if (created_namespace)
-    std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
+    std::cout << "created namespace " << Printable(iceberg::NamespaceToString(id.ns))
+              << "\n";
   std::cout << "created catalog-managed Delta table " << Printable(id.ToString())
             << " at " << Printable(created.root) << " (version 0)\n";
   return arrow::Status::OK();
@@ -143,8 +144,8 @@ arrow::Status CreateDeltaFromArrow(const std::string& table, const arrow::Schema
 
 namespace {
 
-void PrintRowLevel(const char* verb, const TableIdentifier& id,
-                   const RowLevelResult& result) {
+void PrintRowLevel(const char* verb, const iceberg::TableIdentifier& id,
+                   const iceberg::RowLevelResult& result) {
   if (!result.committed) {
     std::cout << "no row of " << Printable(id.ToString())
               << " matched; nothing committed\n";
@@ -173,7 +174,7 @@ arrow::Status CreateIceberg(const std::string& table, const SchemaPtr& schema,
                             const std::string& partition_by, const std::string& sort_by,
                             const std::vector<std::string>& properties,
                             const std::string& location, CommandContext* context) {
-  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(table));
+  ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(table));
   ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(table));
   if (delta_table) {
     return MakeError(ErrorKind::kAlreadyExists,
@@ -183,22 +184,23 @@ arrow::Status CreateIceberg(const std::string& table, const SchemaPtr& schema,
                          delta_table->root + ")");
   }
   ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-  CreateTableOptions options;
+  iceberg::CreateTableOptions options;
   options.schema = schema;
-  ARROW_ASSIGN_OR_RAISE(options.spec, ParsePartitionBy(partition_by, *schema));
-  ARROW_ASSIGN_OR_RAISE(options.sort_order, ParseSortBy(sort_by, *schema));
+  ARROW_ASSIGN_OR_RAISE(options.spec, iceberg::ParsePartitionBy(partition_by, *schema));
+  ARROW_ASSIGN_OR_RAISE(options.sort_order, iceberg::ParseSortBy(sort_by, *schema));
   ARROW_ASSIGN_OR_RAISE(options.properties, ParseKeyValues(properties, "--property"));
   options.location = location;
   ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(id.ns));
   if (!namespace_exists) ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
-  auto created = Table::Create(catalog, id, options);
+  auto created = iceberg::Table::Create(catalog, id, options);
   if (!created.ok()) {
     // A failed create leaves nothing behind, not even the namespace made for it.
     if (!namespace_exists) (void)catalog->DropNamespace(id.ns);
     return created.status();
   }
   if (!namespace_exists)
-    std::cout << "created namespace " << Printable(NamespaceToString(id.ns)) << "\n";
+    std::cout << "created namespace " << Printable(iceberg::NamespaceToString(id.ns))
+              << "\n";
   std::cout << "created table " << Printable(id.ToString()) << " at "
             << Printable((*created)->metadata()->location) << "\n";
   return arrow::Status::OK();
@@ -269,7 +271,7 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
     }
     if (!schema->empty()) {
       ARROW_ASSIGN_OR_RAISE(std::string text, ReadTextArgument(*schema));
-      ARROW_ASSIGN_OR_RAISE(parsed, ParseSchemaText(text));
+      ARROW_ASSIGN_OR_RAISE(parsed, iceberg::ParseSchemaText(text));
     } else {
       ARROW_ASSIGN_OR_RAISE(parsed, SchemaOfFile(*schema_file));
     }
@@ -284,11 +286,11 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
 
 // An append's progress line on stderr: rewritten in place on a terminal (every 0.2 s),
 // else a line every 2 s; `current_file` is the input file being read.
-std::function<void(const AppendProgress&)> AppendProgressPrinter(
+std::function<void(const iceberg::AppendProgress&)> AppendProgressPrinter(
     const std::string& table, bool tty, Env* env, const std::string* current_file) {
   const int64_t started = env->MonotonicMicros();
   auto last = std::make_shared<int64_t>(started - 10'000'000);
-  return [=](const AppendProgress& progress) {
+  return [=](const iceberg::AppendProgress& progress) {
     const int64_t now = env->MonotonicMicros();
     if (now - *last < (tty ? 200'000 : 2'000'000)) return;
     *last = now;
@@ -388,8 +390,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
                        "--txn applies to Delta tables only, not " + *table);
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
-    AppendOptions append;
+    const iceberg::TableIdentifier& id = loaded->id();
+    iceberg::AppendOptions append;
     append.replace_partitions = *mode == "dynamic-overwrite";
     ARROW_ASSIGN_OR_RAISE(append.options, ParseKeyValues(*options, "--option"));
     append.threads = *threads;
@@ -440,8 +442,8 @@ struct RowLevelWriteFlags {
         ->check(CLI::Range(1, 256));
   }
 
-  arrow::Result<AppendOptions> Read() const {
-    AppendOptions write;
+  arrow::Result<iceberg::AppendOptions> Read() const {
+    iceberg::AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
     write.threads = *threads;
     return write;
@@ -481,7 +483,7 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
                          delta_table ? &*delta_table : nullptr);
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
+    const iceberg::TableIdentifier& id = loaded->id();
     ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
     PrintRowLevel("deleted", id, result);
@@ -490,8 +492,8 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
 }
 
 // How a row-level write that wrote new rows went: "<what> of TABLE: <how>, committed".
-void PrintRowsWritten(const std::string& what, const TableIdentifier& id,
-                      const RowLevelResult& result) {
+void PrintRowsWritten(const std::string& what, const iceberg::TableIdentifier& id,
+                      const iceberg::RowLevelResult& result) {
   std::cout << what << " of " << Printable(id.ToString()) << ": ";
   if (result.delete_files_written > 0) {
     std::cout << "wrote " << result.delete_files_written << " delete file"
@@ -588,7 +590,7 @@ void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
     ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
-    UpsertOptions upsert;
+    iceberg::UpsertOptions upsert;
     for (const auto& key : *on) {
       std::string trimmed = key;
       trimmed.erase(0, trimmed.find_first_not_of(' '));
@@ -625,10 +627,10 @@ void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
 
 // floe rewrite
 // `floe rewrite --position-deletes` of an Iceberg table.
-arrow::Status RewriteIcebergDeletes(Table& table, const std::string& where,
+arrow::Status RewriteIcebergDeletes(iceberg::Table& table, const std::string& where,
                                     int min_input_files, bool rewrite_all,
                                     const std::map<std::string, std::string>& options) {
-  RewriteDeletesOptions rewrite;
+  iceberg::RewriteDeletesOptions rewrite;
   rewrite.min_input_files = min_input_files;
   rewrite.rewrite_all = rewrite_all;
   rewrite.options = options;
@@ -648,8 +650,8 @@ arrow::Status RewriteIcebergDeletes(Table& table, const std::string& where,
 
 // `floe rewrite` of an Iceberg table's data files, then, when asked and the rewrite
 // committed (as Spark's rewrite_data_files), the removal of dangling deletes.
-arrow::Status RewriteIcebergData(Table& table, const std::string& where,
-                                 int min_input_files, const AppendOptions& write,
+arrow::Status RewriteIcebergData(iceberg::Table& table, const std::string& where,
+                                 int min_input_files, const iceberg::AppendOptions& write,
                                  bool remove_dangling) {
   ARROW_ASSIGN_OR_RAISE(auto result, table.Rewrite(where, min_input_files, write));
   const std::string name = table.id().ToString();
@@ -764,7 +766,7 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                        "drops the deletes of files no longer live");
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    AppendOptions write;
+    iceberg::AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
     if (*position_deletes) {
       return RewriteIcebergDeletes(*loaded, *where, *min_input_files, *rewrite_all,
@@ -837,8 +839,8 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
                            : "--where is required");
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    const TableIdentifier& id = loaded->id();
-    AppendOptions write;
+    const iceberg::TableIdentifier& id = loaded->id();
+    iceberg::AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
     write.threads = *threads;
     ARROW_ASSIGN_OR_RAISE(
@@ -863,7 +865,7 @@ std::vector<std::string> ColumnList(const std::string& text) {
 }
 
 // `floe scan --stats` of an Iceberg table: what was pruned and read, on stderr.
-void PrintScanStats(const ScanStats& c) {
+void PrintScanStats(const iceberg::ScanStats& c) {
   std::cerr << "scan stats: manifests=" << c.manifests_total
             << " manifests_skipped=" << c.manifests_skipped
             << " files_planned=" << c.files_planned
@@ -947,7 +949,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       return ScanDelta(arguments);
     }
     ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
-    ScanOptions scan_options;
+    iceberg::ScanOptions scan_options;
     scan_options.columns = ColumnList(*columns);
     scan_options.filter = *where;
     scan_options.metadata_column_filters = true;
@@ -959,7 +961,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
     OutputOptions options = *output;
     if (*limit >= 0) options.limit = *limit;
     // The output never replaces the table's files or the catalog's.
-    options.protected_folders = TableFolders::Of(*loaded->metadata()).Roots();
+    options.protected_folders = iceberg::TableFolders::Of(*loaded->metadata()).Roots();
     options.protected_folders.push_back(loaded->metadata()->location);
     options.protected_files = loaded->catalog()->OwnFiles();
     ARROW_RETURN_NOT_OK(WriteScanOutput(reader, *scan->projection(), options).status());
@@ -975,7 +977,7 @@ void RegisterDropCommand(CLI::App& app, CommandContext* context) {
   auto table = std::make_shared<std::string>();
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   OnRun(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(*table));
+    ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(*table));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
     if (delta_table) {
@@ -998,8 +1000,8 @@ void RegisterRenameCommand(CLI::App& app, CommandContext* context) {
   command->add_option("from", *from, "NAMESPACE.TABLE")->required();
   command->add_option("to", *to, "NAMESPACE.TABLE")->required();
   OnRun(command, context, [=]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto source, TableIdentifier::Parse(*from));
-    ARROW_ASSIGN_OR_RAISE(auto target, TableIdentifier::Parse(*to));
+    ARROW_ASSIGN_OR_RAISE(auto source, iceberg::TableIdentifier::Parse(*from));
+    ARROW_ASSIGN_OR_RAISE(auto target, iceberg::TableIdentifier::Parse(*to));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*from));
     if (delta_table) {

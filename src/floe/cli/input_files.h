@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "arrow/record_batch.h"
-#include "floe/spec/schema.h"
+#include "floe/types/schema.h"
 
 namespace floe::cli {
 

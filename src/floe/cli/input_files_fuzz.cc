@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "floe/cli/input_files.h"
-#include "floe/spec/schema_ddl.h"
+#include "floe/iceberg/spec/schema_ddl.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto schema = *floe::ParseSchemaText(
+  static const auto schema = *floe::iceberg::ParseSchemaText(
       "id long not null, name string, price decimal(9, 2), ts timestamptz, d date, ok "
       "boolean, "
       "score double");

@@ -16,22 +16,23 @@
 
 namespace floe::cli {
 
-arrow::Result<std::shared_ptr<Catalog>> CommandContext::OpenCatalog() {
+arrow::Result<std::shared_ptr<iceberg::Catalog>> CommandContext::OpenCatalog() {
   if (catalog_) return catalog_;
   ARROW_ASSIGN_OR_RAISE(
       auto options,
       ResolveCatalog(flags, read_only ? CatalogAccess::kRead : CatalogAccess::kWrite));
-  auto opened = Catalog::Open(options);
+  auto opened = iceberg::Catalog::Open(options);
   if (!opened.ok())
     return WithContext(opened.status(), "catalog " + RedactUri(options.uri));
   catalog_ = std::move(*opened);
   return catalog_;
 }
 
-arrow::Result<std::shared_ptr<Table>> CommandContext::LoadTable(const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
+arrow::Result<std::shared_ptr<iceberg::Table>> CommandContext::LoadTable(
+    const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(name));
   ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
-  return Table::Load(catalog, id);
+  return iceberg::Table::Load(catalog, id);
 }
 
 arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>>
@@ -42,7 +43,7 @@ CommandContext::DeltaCoordinator(bool create_tables) {
 
 arrow::Result<std::optional<CatalogDeltaTable>> CommandContext::FindDeltaTable(
     const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse(name));
+  ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(name));
   ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
   return floe::FindDeltaTable(catalog, id);
 }
@@ -71,7 +72,7 @@ void OnRead(CLI::App* command, CommandContext* context,
   });
 }
 
-std::string CommittedAs(const CommitReport& commit, const std::string& detail) {
+std::string CommittedAs(const iceberg::CommitReport& commit, const std::string& detail) {
   std::string text =
       " as snapshot " + std::to_string(commit.snapshot->snapshot_id) + " (" + detail;
   if (commit.attempts > 1)

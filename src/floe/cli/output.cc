@@ -15,7 +15,7 @@
 #include "arrow/csv/writer.h"
 #include "arrow/io/file.h"
 #include "arrow/ipc/writer.h"
-#include "floe/spec/arrow_value.h"
+#include "floe/types/arrow_value.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"

@@ -13,7 +13,7 @@
 #include "arrow/result.h"
 #include "floe/delta/log.h"
 #include "floe/expr/expression.h"
-#include "floe/spec/schema.h"
+#include "floe/types/schema.h"
 
 namespace floe::delta {
 

@@ -3,7 +3,7 @@
 
 #include "arrow/result.h"
 #include "floe/expr/expression.h"
-#include "floe/spec/schema.h"
+#include "floe/types/schema.h"
 
 namespace floe {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "floe/spec/type.h"
-#include "floe/spec/value.h"
+#include "floe/types/type.h"
+#include "floe/types/value.h"
 
 namespace floe {
 

@@ -1,30 +1,44 @@
 #include <functional>
 #include <map>
-#include <random>
 
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
-#include "arrow/array/builder_base.h"
 #include "arrow/compute/api.h"
 #include "floe/expr/binder.h"
 #include "floe/expr/evaluators.h"
 #include "floe/expr/parser.h"
 #include "floe/expr/row_filter.h"
-#include "floe/spec/arrow_schema.h"
-#include "floe/spec/arrow_value.h"
-#include "floe/spec/schema_ddl.h"
+#include "floe/testing/random_filters.h"
 #include "floe/testing/temp_directory.h"
-#include "floe/transform/transform_kernels.h"
+#include "floe/types/schema.h"
+#include "floe/types/type.h"
 #include "floe/util/error.h"
 
 namespace floe {
 namespace {
 
+// The schema the schema text "id long, f double, s string, d decimal(9, 2), dt date, ts
+// timestamptz, b boolean, req int not null, st struct<x: int, y: string>, l
+// list<struct<z: int>>, u uuid" reads: the top-level fields 1 to 11, then st's (12, 13),
+// then l's element (14) and its field (15).
 SchemaPtr TestSchema() {
-  return *ParseSchemaText(
-      "id long, f double, s string, d decimal(9, 2), dt date, ts timestamptz, b boolean, "
-      "req int not null, st struct<x: int, y: string>, l list<struct<z: int>>, u uuid");
+  return *Schema::Make(
+      0,
+      {types::Optional(1, "id", types::Long()), types::Optional(2, "f", types::Double()),
+       types::Optional(3, "s", types::String()),
+       types::Optional(4, "d", types::Decimal(9, 2)),
+       types::Optional(5, "dt", types::Date()),
+       types::Optional(6, "ts", types::TimestampTz()),
+       types::Optional(7, "b", types::Boolean()), types::Required(8, "req", types::Int()),
+       types::Optional(9, "st",
+                       types::Struct({types::Optional(12, "x", types::Int()),
+                                      types::Optional(13, "y", types::String())})),
+       types::Optional(
+           10, "l",
+           types::List(14, types::Struct({types::Optional(15, "z", types::Int())}),
+                       /*element_required=*/false)),
+       types::Optional(11, "u", types::Uuid())});
 }
 
 std::string Bound(const std::string& text, const Schema& schema) {
@@ -189,128 +203,19 @@ TEST(FilterBinderTest, RejectsWhatCannotBeAnsweredNamingTheColumn) {
     EXPECT_NE(result.find("bind error"), std::string::npos) << text << ": " << result;
     EXPECT_NE(result.find(expected), std::string::npos) << text << ": " << result;
   }
-  auto unzoned = *ParseSchemaText("t timestamp");
+  // The schema text "t timestamp": one optional column without a zone.
+  auto unzoned = *Schema::Make(0, {types::Optional(1, "t", types::Timestamp())});
   EXPECT_NE(Bound("t = '2024-01-01T00:00:00Z'", *unzoned).find("takes no offset"),
             std::string::npos);
 }
 
 // ---- Property tests: Arrow's Kleene kernels are the oracle. ----
 
-struct Generator {
-  std::mt19937 rng{20261129};
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
-  template <typename T>
-  const T& PickFrom(const std::vector<T>& items) {
-    return items[Pick(static_cast<int>(items.size()))];
-  }
-
-  const std::vector<std::string> longs = {"-3", "-1", "0", "1", "2", "7", "100"};
-  const std::vector<std::string> doubles = {"-1.5", "-0.0",       "0.0",        "0.5",
-                                            "2",    "'Infinity'", "'-Infinity'"};
-  const std::vector<std::string> strings = {"''",  "'a'", "'ab'", "'abc'",
-                                            "'b'", "'ü'", "'a%'"};
-  const std::vector<std::string> decimals = {"-1.25", "0", "1.50", "3", "-0.01"};
-  const std::vector<std::string> dates = {"'1969-12-31'", "'1970-01-01'", "'2024-02-29'",
-                                          "'1900-01-01'"};
-  const std::vector<std::string> stamps = {
-      "'1969-12-31T23:59:59.999999Z'", "'1970-01-01T00:00:00Z'",
-      "'2024-02-29T12:00:00+01:00'", "'1969-12-31T23:00:00Z'"};
-
-  std::string Literal(const std::string& column) {
-    if (column == "id") return PickFrom(longs);
-    if (column == "f") return PickFrom(doubles);
-    if (column == "s") return PickFrom(strings);
-    if (column == "d") return PickFrom(decimals);
-    if (column == "dt") return PickFrom(dates);
-    return PickFrom(stamps);
-  }
-
-  std::string Predicate() {
-    static const std::vector<std::string> columns = {"id", "f", "s", "d", "dt", "ts"};
-    const std::string& column = PickFrom(columns);
-    switch (Pick(12)) {
-      case 0:
-        return column + " IS NULL";
-      case 1:
-        return column + " IS NOT NULL";
-      case 2:
-        return column == "f" ? "f IS NAN" : column + " = " + Literal(column);
-      case 3:
-        return column == "f" ? "f IS NOT NAN" : column + " != " + Literal(column);
-      case 4:
-        return column + " IN (" + Literal(column) + ", " + Literal(column) + ")";
-      case 5:
-        return column + " NOT IN (" + Literal(column) + ", " + Literal(column) + ")";
-      case 6:
-        return column == "s" ? "s LIKE 'a%'" : column + " < " + Literal(column);
-      case 7:
-        return column == "s" ? "s NOT LIKE 'ab%'" : column + " >= " + Literal(column);
-      case 8:
-        return column + " BETWEEN " + Literal(column) + " AND " + Literal(column);
-      default: {
-        static const std::vector<std::string> ops = {"=", "!=", "<", "<=", ">", ">="};
-        return column + " " + PickFrom(ops) + " " + Literal(column);
-      }
-    }
-  }
-
-  std::string Filter(int depth) {
-    if (depth == 0 || Pick(3) == 0) return Predicate();
-    switch (Pick(3)) {
-      case 0:
-        return "(" + Filter(depth - 1) + ") AND (" + Filter(depth - 1) + ")";
-      case 1:
-        return "(" + Filter(depth - 1) + ") OR (" + Filter(depth - 1) + ")";
-      default:
-        return "NOT (" + Filter(depth - 1) + ")";
-    }
-  }
-};
-
-// Rows with nulls, NaN, both zeros, pre-1970 and unicode values.
-std::shared_ptr<arrow::RecordBatch> Rows(const Schema& schema, Generator* gen,
-                                         int count) {
-  auto arrow_schema = *ToArrowSchema(schema);
-  const std::vector<Value> longs = {Value{},    int64_t{-3}, int64_t{-1},
-                                    int64_t{0}, int64_t{1},  int64_t{7}};
-  const std::vector<Value> doubles = {
-      Value{}, -1.5, -0.0,         0.0,
-      0.5,     2.0,  std::nan(""), std::numeric_limits<double>::infinity()};
-  const std::vector<Value> strings = {
-      Value{},           std::string(""),    std::string("a"),
-      std::string("ab"), std::string("abc"), std::string("b"),
-      std::string("ü"),  std::string("a%")};
-  const std::vector<Value> decimals = {Value{},      Decimal{-125}, Decimal{0},
-                                       Decimal{150}, Decimal{300},  Decimal{-1}};
-  const std::vector<Value> dates = {Value{}, int32_t{-1}, int32_t{0}, int32_t{19782},
-                                    int32_t{-25567}};
-  const std::vector<Value> stamps = {Value{},
-                                     int64_t{-1},
-                                     int64_t{0},
-                                     int64_t{1709204400000000},
-                                     int64_t{-3600000000},
-                                     int64_t{-86400000001}};
-  std::vector<const std::vector<Value>*> pools = {&longs,    &doubles, &strings,
-                                                  &decimals, &dates,   &stamps};
-  arrow::ArrayVector columns;
-  for (size_t c = 0; c < pools.size(); ++c) {
-    const auto& field = schema.fields()[c];
-    auto builder = *arrow::MakeBuilder(arrow_schema->field(static_cast<int>(c))->type());
-    for (int r = 0; r < count; ++r) {
-      auto scalar = *ValueToArrowScalar(gen->PickFrom(*pools[c]), *field.type);
-      EXPECT_TRUE(builder->AppendScalar(*scalar).ok());
-    }
-    columns.push_back(*builder->Finish());
-  }
-  arrow::FieldVector fields(arrow_schema->fields().begin(),
-                            arrow_schema->fields().begin() + 6);
-  return arrow::RecordBatch::Make(arrow::schema(fields), count, columns);
-}
-
-SchemaPtr FlatSchema() {
-  return *ParseSchemaText(
-      "id long, f double, s string, d decimal(9, 2), dt date, ts timestamptz");
-}
+using testing::FlatSchema;
+using testing::Generator;
+using testing::Rows;
+using testing::Selected;
+using testing::Summarise;
 
 // The oracle: the parsed tree evaluated as written (NOT as Kleene inversion), each
 // predicate bound on its own.
@@ -341,15 +246,6 @@ arrow::Result<std::shared_ptr<arrow::Array>> Oracle(
   }
 }
 
-std::vector<int64_t> Selected(const arrow::Array& mask) {
-  const auto& booleans = static_cast<const arrow::BooleanArray&>(mask);
-  std::vector<int64_t> rows;
-  for (int64_t i = 0; i < booleans.length(); ++i) {
-    if (booleans.IsValid(i) && booleans.Value(i)) rows.push_back(i);
-  }
-  return rows;
-}
-
 // Pushing NOT down and folding never changes which rows pass.
 TEST(FilterPropertyTest, BoundFiltersSelectWhatTheWrittenFilterSelects) {
   Generator gen;
@@ -365,33 +261,6 @@ TEST(FilterPropertyTest, BoundFiltersSelectWhatTheWrittenFilterSelects) {
     FLOE_ASSIGN_OR_FAIL(auto expected, Oracle(parsed, *schema, batch));
     EXPECT_EQ(Selected(*mask), Selected(*expected)) << bound->ToString();
   }
-}
-
-// Summaries computed from the rows themselves: min/max over non-null non-NaN values,
-// counts.
-ColumnSummary Summarise(const arrow::Array& column, const Type& type, int64_t begin,
-                        int64_t end) {
-  ColumnSummary summary;
-  int64_t nulls = 0;
-  int64_t nans = 0;
-  for (int64_t r = begin; r < end; ++r) {
-    Value value = *ValueFromArrow(column, r, type);
-    if (IsNull(value)) {
-      ++nulls;
-      continue;
-    }
-    if ((std::holds_alternative<double>(value) && std::isnan(std::get<double>(value)))) {
-      ++nans;
-      continue;
-    }
-    if (!summary.lower || CompareValues(value, *summary.lower) < 0) summary.lower = value;
-    if (!summary.upper || CompareValues(value, *summary.upper) > 0) summary.upper = value;
-  }
-  summary.has_null = nulls > 0;
-  summary.all_null = nulls == end - begin;
-  summary.has_nan = nans > 0;
-  summary.all_nan = nans == end - begin;
-  return summary;
 }
 
 // `files` random files of 1 to `max_rows` rows, each with the summaries of its own
@@ -456,174 +325,6 @@ TEST(FilterPropertyTest, StrictMetricsNeverClaimARowThatDoesNotMatch) {
         }
       });
   EXPECT_GT(proved, checked / 50) << "the strict evaluation almost never proved anything";
-}
-
-// Random rows partitioned by the writer's kernels under a spec of every transform, and
-// random filters projected onto it by `project`: `check` gets, for each filter and each
-// partition, the filter's text, its projection, the partition tuple's summaries, the
-// partition's rows and the rows the filter selects.
-using PartitionCheck = std::function<void(
-    const std::string& text, const Expression& projected, const SummaryLookup& lookup,
-    const std::vector<int64_t>& rows, const std::vector<int64_t>& matching)>;
-void ForRandomPartitionsAndFilters(
-    const std::function<ExpressionPtr(const ExpressionPtr&, const PartitionSpec&,
-                                      const Schema&)>& project,
-    const PartitionCheck& check) {
-  Generator gen;
-  auto schema = FlatSchema();
-  auto spec = *ParsePartitionBy(
-      "bucket(4, id), truncate(3, id), identity(f), truncate(1, s), truncate(100, d), "
-      "month(dt), day(dt), day(ts), hour(ts), year(ts)",
-      *schema);
-  auto partition_type = *spec->PartitionType(*schema);
-  for (int round = 0; round < 6; ++round) {
-    auto batch = Rows(*schema, &gen, 300);
-    // Partition tuples by the writer's kernels.
-    std::vector<std::shared_ptr<arrow::Array>> transformed;
-    for (const auto& field : spec->fields()) {
-      int column = 0;
-      while (schema->fields()[column].id != field.source_id) ++column;
-      transformed.push_back(*ApplyTransform(
-          field.transform, *schema->fields()[column].type, batch->column(column)));
-    }
-    std::map<std::string, std::vector<int64_t>> groups;
-    std::map<std::string, std::map<int, ColumnSummary>> summaries;
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string key;
-      std::map<int, ColumnSummary> tuple;
-      for (size_t p = 0; p < transformed.size(); ++p) {
-        const Type& type = *partition_type->fields()[p].type;
-        Value value = *ValueFromArrow(*transformed[p], r, type);
-        key += ValueToString(value, type) + "|";
-        tuple[spec->fields()[p].field_id] = SummaryFromValue(value, type);
-      }
-      groups[key].push_back(r);
-      summaries[key] = std::move(tuple);
-    }
-    for (int i = 0; i < 60; ++i) {
-      std::string text = gen.Filter(2);
-      FLOE_ASSIGN_OR_FAIL(auto bound, Bind(*ParseFilter(text), *schema));
-      ExpressionPtr projected = project(bound, *spec, *schema);
-      ASSERT_NE(projected, nullptr) << text;
-      FLOE_ASSIGN_OR_FAIL(auto mask, EvaluateFilter(*bound, batch));
-      const auto matching = Selected(*mask);
-      for (const auto& [key, rows] : groups) {
-        const auto& tuple = summaries[key];
-        SummaryLookup lookup = [&](int id) -> const ColumnSummary* {
-          auto found = tuple.find(id);
-          return found == tuple.end() ? nullptr : &found->second;
-        };
-        check(text + " -> " + projected->ToString() + " in partition " + key, *projected,
-              lookup, rows, matching);
-      }
-    }
-  }
-}
-
-// The inclusive projection onto a spec never prunes a partition holding a matching row.
-TEST(FilterPropertyTest, PartitionProjectionNeverDropsAMatchingRow) {
-  int pruned = 0;
-  int checked = 0;
-  ForRandomPartitionsAndFilters(
-      [](const ExpressionPtr& bound, const PartitionSpec& spec, const Schema& schema) {
-        auto projected = ProjectInclusive(bound, spec, schema);
-        EXPECT_TRUE(projected.ok()) << projected.status().ToString();
-        return projected.ok() ? *projected : nullptr;
-      },
-      [&](const std::string& what, const Expression& projected,
-          const SummaryLookup& lookup, const std::vector<int64_t>& rows,
-          const std::vector<int64_t>& matching) {
-        ++checked;
-        if (MightMatch(projected, lookup)) return;
-        ++pruned;
-        for (int64_t row : rows) {
-          EXPECT_FALSE(std::binary_search(matching.begin(), matching.end(), row))
-              << what << ": pruned, but row " << row << " matches";
-        }
-      });
-  EXPECT_GT(pruned, checked / 10);
-}
-
-// The strict projection onto a spec never proves a partition that holds a row the filter
-// does not match, and proves some often enough to matter.
-TEST(FilterPropertyTest, StrictPartitionProjectionNeverClaimsARowThatDoesNotMatch) {
-  int proved = 0;
-  int checked = 0;
-  ForRandomPartitionsAndFilters(
-      [](const ExpressionPtr& bound, const PartitionSpec& spec, const Schema& schema) {
-        return ProjectStrict(bound, spec, schema);
-      },
-      [&](const std::string& what, const Expression& projected,
-          const SummaryLookup& lookup, const std::vector<int64_t>& rows,
-          const std::vector<int64_t>& matching) {
-        ++checked;
-        if (!MustMatch(projected, lookup)) return;
-        ++proved;
-        for (int64_t row : rows) {
-          EXPECT_TRUE(std::binary_search(matching.begin(), matching.end(), row))
-              << what << ": proved, but row " << row << " does not match";
-        }
-      });
-  EXPECT_GT(proved, checked / 50) << "the strict projection almost never proved anything";
-}
-
-// The strict projections iceberg-java's TestTimestampsProjection and TestDatesProjection
-// expect (testDayStrictEpoch, testNegativeDayStrictLowerBound, ...): day(ts) bounds fixed
-// for pre-1970 files, day(dt) not; truncate of a long; a bucket keeps only !=.
-TEST(ProjectStrictTest, MatchesIcebergJavasProjections) {
-  auto schema = FlatSchema();
-  auto project = [&](const std::string& partition_by, const std::string& filter) {
-    auto spec = *ParsePartitionBy(partition_by, *schema);
-    auto bound = Bind(*ParseFilter(filter), *schema);
-    EXPECT_TRUE(bound.ok()) << filter;
-    ExpressionPtr projected = ProjectStrict(*bound, *spec, *schema);
-    std::string text = std::string(OperationSymbol(projected->op));
-    for (const auto& value : projected->values) {
-      text += " " + std::to_string(std::holds_alternative<int32_t>(value)
-                                       ? std::get<int32_t>(value)
-                                       : std::get<int64_t>(value));
-    }
-    return text;
-  };
-  const std::string epoch = "TIMESTAMP '1970-01-01 00:00:00'";
-  EXPECT_EQ(project("day(ts)", "ts < " + epoch), "< 0");
-  EXPECT_EQ(project("day(ts)", "ts <= " + epoch), "< 0");
-  EXPECT_EQ(project("day(ts)", "ts > " + epoch), "> 1");
-  EXPECT_EQ(project("day(ts)", "ts >= " + epoch), "> 0");
-  EXPECT_EQ(project("day(ts)", "ts != " + epoch), "!= 0");
-  EXPECT_EQ(OperationSymbol(Operation::kFalse), project("day(ts)", "ts = " + epoch));
-  const std::string before = "TIMESTAMP '1969-01-01 00:00:00'";  // day -365
-  EXPECT_EQ(project("day(ts)", "ts < " + before), "< -365");
-  EXPECT_EQ(project("day(ts)", "ts > " + before), "> -364");
-  EXPECT_EQ(project("day(ts)", "ts >= " + before), "> -365");
-  EXPECT_EQ(project("day(ts)", "ts != " + before), "NOT IN -365 -364");
-  // Dates' day is exact: no fix.
-  EXPECT_EQ(project("day(dt)", "dt >= DATE '1969-01-01'"), "> -366");
-  EXPECT_EQ(project("month(dt)", "dt >= DATE '1969-01-01'"), "> -12");
-  EXPECT_EQ(project("truncate(10, id)", "id <= 59"), "< 60");
-  EXPECT_EQ(project("truncate(10, id)", "id >= 75"), "> 70");
-  EXPECT_EQ(OperationSymbol(Operation::kFalse), project("truncate(10, id)", "id = 5"));
-  EXPECT_EQ(OperationSymbol(Operation::kFalse), project("bucket(4, id)", "id < 5"));
-  EXPECT_EQ(project("bucket(4, id)", "id != 5").substr(0, 2), "!=");
-}
-
-// iceberg-java's inclusive projections of strict bounds through truncate: over longs and
-// decimals the bound closes first (ProjectionUtil.truncateLong: id < 40 plans id_trunc
-// <= 30, not partition 40); over strings it cannot (truncateArray).
-TEST(ProjectInclusiveTest, StrictBoundsThroughTruncateCloseFirstOverIntegers) {
-  auto schema = FlatSchema();
-  auto project = [&](const std::string& partition_by, const std::string& filter) {
-    auto spec = *ParsePartitionBy(partition_by, *schema);
-    auto projected =
-        ProjectInclusive(*Bind(*ParseFilter(filter), *schema), *spec, *schema);
-    EXPECT_TRUE(projected.ok()) << filter;
-    return (*projected)->ToString();
-  };
-  EXPECT_EQ(project("truncate(10, id)", "id < 40"), "id_trunc <= 30");
-  EXPECT_EQ(project("truncate(10, id)", "id > 39"), "id_trunc >= 40");
-  EXPECT_EQ(project("truncate(10, id)", "id <= 40"), "id_trunc <= 40");
-  EXPECT_EQ(project("truncate(100, d)", "d < 3.00"), "d_trunc <= 2.00");
-  EXPECT_EQ(project("truncate(1, s)", "s < 'b'"), "s_trunc <= 'b'");
 }
 
 }  // namespace

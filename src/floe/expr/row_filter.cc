@@ -9,8 +9,8 @@
 #include "arrow/compute/expression.h"
 #include "arrow/compute/initialize.h"
 #include "arrow/extension_type.h"
-#include "floe/spec/arrow_schema.h"
-#include "floe/spec/arrow_value.h"
+#include "floe/types/arrow_schema.h"
+#include "floe/types/arrow_value.h"
 #include "floe/util/error.h"
 
 namespace floe {

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "floe/catalog/sql_catalog.h"
 #include "floe/delta/write.h"
+#include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/io/file_io.h"
 #include "floe/util/error.h"
 #include "floe/util/location.h"
@@ -13,8 +13,8 @@
 namespace floe {
 
 arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
-    const std::shared_ptr<Catalog>& catalog, bool create_tables) {
-  auto* sql = dynamic_cast<SqlCatalog*>(catalog.get());
+    const std::shared_ptr<iceberg::Catalog>& catalog, bool create_tables) {
+  auto* sql = dynamic_cast<iceberg::SqlCatalog*>(catalog.get());
   if (sql == nullptr) {
     return MakeError(ErrorKind::kInvalidInput,
                      "catalog " + catalog->name() +
@@ -25,14 +25,15 @@ arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
 }
 
 arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
-    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id) {
-  const auto* sql = dynamic_cast<const SqlCatalog*>(catalog.get());
+    const std::shared_ptr<iceberg::Catalog>& catalog,
+    const iceberg::TableIdentifier& id) {
+  const auto* sql = dynamic_cast<const iceberg::SqlCatalog*>(catalog.get());
   if (sql == nullptr) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(auto coordinator,
                         DeltaCoordinatorOf(catalog, /*create_tables=*/false));
   ARROW_ASSIGN_OR_RAISE(
-      auto found,
-      coordinator->LookupTable(catalog->name(), NamespaceToString(id.ns), id.name));
+      auto found, coordinator->LookupTable(catalog->name(),
+                                           iceberg::NamespaceToString(id.ns), id.name));
   if (!found) return std::nullopt;
   CatalogDeltaTable table;
   table.name = id.ToString();
@@ -44,7 +45,7 @@ arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
   return table;
 }
 
-arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
+arrow::Status DropDeltaTable(const std::shared_ptr<iceberg::Catalog>& catalog,
                              const CatalogDeltaTable& table) {
   arrow::Status published = table.committer->PublishBacklog();
   if (!published.ok()) {
@@ -57,8 +58,9 @@ arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
   return coordinator->DropTable(table.registered);
 }
 
-arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
-                               const CatalogDeltaTable& from, const TableIdentifier& to) {
+arrow::Status RenameDeltaTable(const std::shared_ptr<iceberg::Catalog>& catalog,
+                               const CatalogDeltaTable& from,
+                               const iceberg::TableIdentifier& to) {
   auto iceberg = catalog->LoadTable(to);
   if (iceberg.ok()) {
     return MakeError(ErrorKind::kAlreadyExists,
@@ -67,18 +69,19 @@ arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
   }
   ARROW_ASSIGN_OR_RAISE(bool namespace_exists, catalog->NamespaceExists(to.ns));
   if (!namespace_exists) {
-    return MakeError(ErrorKind::kNoSuchNamespace,
-                     "namespace " + NamespaceToString(to.ns) + " does not exist");
+    return MakeError(
+        ErrorKind::kNoSuchNamespace,
+        "namespace " + iceberg::NamespaceToString(to.ns) + " does not exist");
   }
   ARROW_ASSIGN_OR_RAISE(auto coordinator,
                         DeltaCoordinatorOf(catalog, /*create_tables=*/false));
   return coordinator->RenameTable(catalog->name(), from.registered.table_namespace,
-                                  from.registered.table_name, NamespaceToString(to.ns),
-                                  to.name);
+                                  from.registered.table_name,
+                                  iceberg::NamespaceToString(to.ns), to.name);
 }
 
 arrow::Result<CatalogDeltaTable> CreateDeltaTable(
-    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id,
+    const std::shared_ptr<iceberg::Catalog>& catalog, const iceberg::TableIdentifier& id,
     const arrow::Schema& schema, const std::vector<std::string>& partition_columns,
     const std::map<std::string, std::string>& properties, const std::string& location,
     bool* created_namespace) {
@@ -102,8 +105,8 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     if (root.empty()) {
       ARROW_ASSIGN_OR_RAISE(root, catalog->DefaultTableLocation(id));
     }
-    ARROW_ASSIGN_OR_RAISE(auto io,
-                          static_cast<const SqlCatalog&>(*catalog).FileIOFor(root));
+    ARROW_ASSIGN_OR_RAISE(
+        auto io, static_cast<const iceberg::SqlCatalog&>(*catalog).FileIOFor(root));
     delta::CreateTableOptions options;
     options.partition_columns = partition_columns;
     options.properties = properties;
@@ -111,7 +114,8 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
     options.table_id = Uuid::Random(catalog->env()).ToString();
     options.committer = std::make_shared<delta::CatalogCommitter>(
         io, coordinator, options.table_id, root,
-        delta::CatalogTableName{catalog->name(), NamespaceToString(id.ns), id.name});
+        delta::CatalogTableName{catalog->name(), iceberg::NamespaceToString(id.ns),
+                                id.name});
     ARROW_RETURN_NOT_OK(delta::CreateTable(io, root, schema, options).status());
     CatalogDeltaTable table;
     table.name = id.ToString();

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "arrow/type.h"
-#include "floe/catalog/catalog.h"
 #include "floe/delta/catalog/catalog_committer.h"
 #include "floe/delta/catalog/coordinator.h"
+#include "floe/iceberg/catalog/catalog.h"
 
 namespace floe {
 
@@ -33,12 +33,12 @@ struct CatalogDeltaTable {
 /// `create_tables`); InvalidInput when `catalog` is not floe's SQL catalog, the only one
 /// that keeps Delta tables.
 arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinatorOf(
-    const std::shared_ptr<Catalog>& catalog, bool create_tables);
+    const std::shared_ptr<iceberg::Catalog>& catalog, bool create_tables);
 
 /// The catalog-managed Delta table `id` of `catalog`; nullopt when it has none of that
 /// name, or keeps no Delta tables (a REST or filesystem catalog).
 arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
-    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id);
+    const std::shared_ptr<iceberg::Catalog>& catalog, const iceberg::TableIdentifier& id);
 
 /// Creates the catalog-managed Delta table `id` at `location` (default: the catalog's
 /// location for the name) with `schema` (Delta's types), `partition_columns` and
@@ -46,7 +46,7 @@ arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(
 /// namespace is created when missing (and dropped again if the create fails);
 /// `created_namespace` says whether it was.
 arrow::Result<CatalogDeltaTable> CreateDeltaTable(
-    const std::shared_ptr<Catalog>& catalog, const TableIdentifier& id,
+    const std::shared_ptr<iceberg::Catalog>& catalog, const iceberg::TableIdentifier& id,
     const arrow::Schema& schema, const std::vector<std::string>& partition_columns,
     const std::map<std::string, std::string>& properties, const std::string& location,
     bool* created_namespace = nullptr);
@@ -54,13 +54,14 @@ arrow::Result<CatalogDeltaTable> CreateDeltaTable(
 /// Drops the catalog-managed Delta table `table` from `catalog`: its ratified commits are
 /// published first (a failure refuses the drop), then its registration and commit rows
 /// go. Its files stay (and, catalog-managed, can no longer be read by path).
-arrow::Status DropDeltaTable(const std::shared_ptr<Catalog>& catalog,
+arrow::Status DropDeltaTable(const std::shared_ptr<iceberg::Catalog>& catalog,
                              const CatalogDeltaTable& table);
 
 /// Renames the catalog-managed Delta table `from` to `to`: AlreadyExists when `to` is an
 /// Iceberg or a Delta table, NoSuchNamespace when its namespace does not exist.
-arrow::Status RenameDeltaTable(const std::shared_ptr<Catalog>& catalog,
-                               const CatalogDeltaTable& from, const TableIdentifier& to);
+arrow::Status RenameDeltaTable(const std::shared_ptr<iceberg::Catalog>& catalog,
+                               const CatalogDeltaTable& from,
+                               const iceberg::TableIdentifier& to);
 
 /// A Delta table's path as floe resolves it, for the command and the Python package
 /// alike: a local path made absolute (from the working directory) and normalised, a URI

@@ -2,47 +2,50 @@
 
 #include <algorithm>
 
-#include "floe/catalog/sql_catalog.h"
-#include "floe/commit/fast_append.h"
-#include "floe/commit/overwrite_files.h"
-#include "floe/manifest/manifest.h"
-#include "floe/manifest/snapshot_manifests.h"
-#include "floe/spec/schema_ddl.h"
-#include "floe/spec/value.h"
+#include "floe/iceberg/catalog/sql_catalog.h"
+#include "floe/iceberg/commit/fast_append.h"
+#include "floe/iceberg/commit/overwrite_files.h"
+#include "floe/iceberg/manifest/manifest.h"
+#include "floe/iceberg/manifest/snapshot_manifests.h"
+#include "floe/iceberg/spec/schema_ddl.h"
+#include "floe/types/value.h"
 
 namespace floe::testing {
 
-arrow::Result<std::shared_ptr<Catalog>> OpenTestCatalog(const std::string& directory) {
+arrow::Result<std::shared_ptr<iceberg::Catalog>> OpenTestCatalog(
+    const std::string& directory) {
   ARROW_ASSIGN_OR_RAISE(auto io, MakeArrowFileIO());
-  CatalogOptions options;
+  iceberg::CatalogOptions options;
   options.warehouse = directory + "/warehouse";
   ARROW_ASSIGN_OR_RAISE(auto database, OpenSqliteDatabase(directory + "/catalog.db"));
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<Catalog> catalog,
-                        SqlCatalog::Make(std::move(database), options, io));
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<iceberg::Catalog> catalog,
+                        iceberg::SqlCatalog::Make(std::move(database), options, io));
   ARROW_RETURN_NOT_OK(catalog->CreateNamespace({"db"}, {}));
   return catalog;
 }
 
 arrow::Result<std::unique_ptr<TableFixture>> TableFixture::Make(
     const std::string& directory, const std::string& schema,
-    const std::string& partition_by, const PropertyMap& properties) {
+    const std::string& partition_by, const iceberg::PropertyMap& properties) {
   auto fixture = std::unique_ptr<TableFixture>(new TableFixture());
   ARROW_ASSIGN_OR_RAISE(fixture->io_, MakeArrowFileIO());
   ARROW_ASSIGN_OR_RAISE(fixture->catalog_, OpenTestCatalog(directory));
   const std::string warehouse = directory + "/warehouse";
-  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseSchemaText(schema));
-  ARROW_ASSIGN_OR_RAISE(auto spec, ParsePartitionBy(partition_by, *parsed));
-  ARROW_ASSIGN_OR_RAISE(auto metadata,
-                        NewTableMetadata(*parsed, *spec, *SortOrder::Unsorted(),
-                                         warehouse + "/db/t", properties));
+  ARROW_ASSIGN_OR_RAISE(auto parsed, iceberg::ParseSchemaText(schema));
+  ARROW_ASSIGN_OR_RAISE(auto spec, iceberg::ParsePartitionBy(partition_by, *parsed));
+  ARROW_ASSIGN_OR_RAISE(
+      auto metadata,
+      iceberg::NewTableMetadata(*parsed, *spec, *iceberg::SortOrder::Unsorted(),
+                                warehouse + "/db/t", properties));
   ARROW_ASSIGN_OR_RAISE(fixture->created_,
                         fixture->catalog_->CreateTable(fixture->id_, *metadata));
   return fixture;
 }
 
-DataFile TableFixture::File(const std::string& name, std::vector<Value> partition,
-                            int64_t records, int64_t min_id, int64_t max_id) const {
-  DataFile file;
+iceberg::DataFile TableFixture::File(const std::string& name,
+                                     std::vector<Value> partition, int64_t records,
+                                     int64_t min_id, int64_t max_id) const {
+  iceberg::DataFile file;
   file.file_path = created_.metadata->location + "/data/" + name;
   // The file exists (empty), as a task's file does: a commit checks every file it adds.
   (void)io_->WriteAll(file.file_path, "");
@@ -62,19 +65,23 @@ DataFile TableFixture::File(const std::string& name, std::vector<Value> partitio
   return file;
 }
 
-arrow::Result<TableState> TableFixture::Load() const { return catalog_->LoadTable(id_); }
+arrow::Result<iceberg::TableState> TableFixture::Load() const {
+  return catalog_->LoadTable(id_);
+}
 
-arrow::Result<TableState> TableFixture::Append(const std::vector<DataFile>& files) {
+arrow::Result<iceberg::TableState> TableFixture::Append(
+    const std::vector<iceberg::DataFile>& files) {
   ARROW_ASSIGN_OR_RAISE(auto base, Load());
-  FastAppend append(target(), /*merge=*/true);
+  iceberg::FastAppend append(target(), /*merge=*/true);
   for (const auto& file : files) append.AddDataFile(file);
   ARROW_ASSIGN_OR_RAISE(auto report, append.Commit(base));
   return report.state;
 }
 
-arrow::Result<TableState> TableFixture::Remove(const std::vector<std::string>& paths) {
+arrow::Result<iceberg::TableState> TableFixture::Remove(
+    const std::vector<std::string>& paths) {
   ARROW_ASSIGN_OR_RAISE(auto base, Load());
-  OverwriteFiles remove(target());
+  iceberg::OverwriteFiles remove(target());
   for (const auto& path : paths) remove.DeleteFile(path);
   ARROW_ASSIGN_OR_RAISE(auto report, remove.Commit(base));
   return report.state;
@@ -85,12 +92,12 @@ arrow::Result<std::vector<std::string>> TableFixture::LiveFiles() const {
   std::vector<std::string> live;
   auto snapshot = state.metadata->CurrentSnapshot();
   if (!snapshot) return live;
-  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadSnapshotManifests(*io_, *snapshot));
+  ARROW_ASSIGN_OR_RAISE(auto manifests, iceberg::ReadSnapshotManifests(*io_, *snapshot));
   for (const auto& manifest : manifests) {
     ARROW_ASSIGN_OR_RAISE(std::string bytes, io_->ReadAll(manifest.manifest_path));
-    ARROW_ASSIGN_OR_RAISE(auto contents, ReadManifest(bytes));
+    ARROW_ASSIGN_OR_RAISE(auto contents, iceberg::ReadManifest(bytes));
     for (const auto& entry : contents.entries) {
-      if (entry.status != EntryStatus::kDeleted) {
+      if (entry.status != iceberg::EntryStatus::kDeleted) {
         live.push_back(entry.data_file.file_path);
       }
     }
