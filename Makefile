@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap bootstrap-demo build-debug build-release demo test unit-test interop-test parity-test python-test spark-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap bootstrap-demo build-debug build-release demo test unit-test interop-test parity-test python-test spark-test example-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -51,8 +51,9 @@ demo: bootstrap-demo $(BUILD_RELEASE)/build.ninja
 
 ## Every test: unit tests (ASan+UBSan debug build), interop tests against pyiceberg/pyarrow,
 ## the parity tests against iceberg-java, the Python package's tests (and examples), and
-## the Spark data source's tests against Spark's Iceberg writer and reader.
-test: unit-test interop-test parity-test python-test spark-test
+## the Spark data source's tests against Spark's Iceberg writer and reader, and the C++
+## example built against the installed library (find_package(floe)).
+test: unit-test interop-test parity-test python-test spark-test example-test
 
 unit-test: build-debug
 	cd $(BUILD_DEBUG) && ctest -j$(JOBS) --output-on-failure
@@ -73,6 +74,10 @@ parity-test: build-debug
 # The package bootstrap installed into .venv (a Release build of floe._floe).
 python-test: bootstrap
 	$(PYTHON) -m pytest -q tests/python
+
+# examples/cpp against the installed package (scripts/example.sh).
+example-test: bootstrap
+	scripts/example.sh
 
 # One local Spark session per test module (pyspark and the Iceberg runtime from bootstrap);
 # tests/spark41 on pyspark 4.1, which bootstrap installs apart.
