@@ -13,7 +13,7 @@
 #include "arrow/array.h"
 #include "arrow/table.h"
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/json_number_internal.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"

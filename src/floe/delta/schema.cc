@@ -15,7 +15,7 @@
 #include "arrow/util/value_parsing.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/json_number_internal.h"
 #include "floe/util/number_text.h"
 

@@ -8,7 +8,7 @@
 #include "floe/util/location.h"
 #include "floe/util/log.h"
 #include "floe/util/number_text.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 #include "floe/util/uuid.h"
 
 namespace floe::delta {

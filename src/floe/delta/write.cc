@@ -27,11 +27,11 @@
 #include "floe/task/write_task.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
-#include "floe/util/first_error.h"
+#include "floe/util/first_error_internal.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
 #include "floe/util/number_text.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
 

@@ -9,7 +9,7 @@
 #include "arrow/array.h"
 #include "arrow/util/decimal.h"
 #include "floe/parquet/file_reader.h"
-#include "floe/task/row_groups.h"
+#include "floe/task/row_groups_internal.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
 #include "floe/util/java_text.h"

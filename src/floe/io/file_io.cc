@@ -23,7 +23,7 @@
 #include "arrow/io/memory.h"
 #include "floe/io/s3_file_io.h"
 #include "floe/util/error.h"
-#include "floe/util/first_error.h"
+#include "floe/util/first_error_internal.h"
 #include "floe/util/log.h"
 #include "floe/util/mutex.h"
 #include "floe/util/secrets.h"

@@ -14,7 +14,7 @@
 #ifdef FLOE_WITH_S3
 #include "arrow/buffer.h"
 #include "arrow/filesystem/s3fs.h"
-#include "floe/io/s3_request.h"
+#include "floe/io/s3_request_internal.h"
 #include "floe/util/text.h"
 #endif
 

@@ -1,4 +1,4 @@
-#include "floe/io/s3_request.h"
+#include "floe/io/s3_request_internal.h"
 
 #include <optional>
 #include <string>

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/json_number_internal.h"
 #include "floe/util/text.h"
 #include "parquet/properties.h"

@@ -1,4 +1,4 @@
-#include "floe/task/partition_dealer.h"
+#include "floe/task/partition_dealer_internal.h"
 
 #include <thread>
 

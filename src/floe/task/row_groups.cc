@@ -1,4 +1,4 @@
-#include "floe/task/row_groups.h"
+#include "floe/task/row_groups_internal.h"
 
 #include <limits>
 #include <unordered_map>

@@ -2,11 +2,11 @@
 
 #include <thread>
 
-#include "floe/task/batch_queue.h"
-#include "floe/task/partition_dealer.h"
+#include "floe/task/batch_queue_internal.h"
+#include "floe/task/partition_dealer_internal.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
-#include "floe/util/first_error.h"
+#include "floe/util/first_error_internal.h"
 
 namespace floe {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
-#include "floe/task/row_groups.h"
+#include "floe/task/row_groups_internal.h"
 #include "floe/task/task_commit.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"

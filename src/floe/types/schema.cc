@@ -1,6 +1,6 @@
 #include "floe/types/schema.h"
 
-#include "floe/util/utf8.h"
+#include "floe/util/utf8_internal.h"
 
 #include <functional>
 #include <set>

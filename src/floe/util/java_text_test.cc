@@ -97,7 +97,7 @@ TEST(DateTimeTest, CivilConversionsOverTheWholeRange) {
 }  // namespace
 }  // namespace floe
 
-#include "floe/util/utf8.h"
+#include "floe/util/utf8_internal.h"
 
 namespace floe {
 namespace {

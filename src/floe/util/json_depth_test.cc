@@ -1,4 +1,4 @@
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "floe/util/murmur3.h"
+#include "floe/util/murmur3_internal.h"
 
 #include <gtest/gtest.h>
 

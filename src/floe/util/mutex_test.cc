@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "floe/util/first_error.h"
+#include "floe/util/first_error_internal.h"
 
 namespace floe {
 namespace {

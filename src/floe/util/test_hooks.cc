@@ -1,4 +1,4 @@
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 #include <algorithm>
 #include <cstdio>

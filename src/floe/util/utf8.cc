@@ -1,4 +1,4 @@
-#include "floe/util/utf8.h"
+#include "floe/util/utf8_internal.h"
 
 #include <cstdint>
 

@@ -7,7 +7,7 @@
 #include "floe/util/error.h"
 #include "floe/util/location.h"
 #include "floe/util/log.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::delta {
 namespace {

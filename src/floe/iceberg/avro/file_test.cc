@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/avro/iceberg_schema.h"
+#include "floe/iceberg/avro/iceberg_schema_internal.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/util/error.h"
 

@@ -1,4 +1,4 @@
-#include "floe/iceberg/avro/iceberg_schema.h"
+#include "floe/iceberg/avro/iceberg_schema_internal.h"
 
 #include <cstdio>
 

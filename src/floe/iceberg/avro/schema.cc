@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/number_text.h"
 
 namespace floe::iceberg::avro {

@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <system_error>
 
-#include "floe/iceberg/catalog/metadata_file.h"
+#include "floe/iceberg/catalog/metadata_file_internal.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
 

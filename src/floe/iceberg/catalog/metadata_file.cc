@@ -1,4 +1,4 @@
-#include "floe/iceberg/catalog/metadata_file.h"
+#include "floe/iceberg/catalog/metadata_file_internal.h"
 
 #include <zlib.h>
 

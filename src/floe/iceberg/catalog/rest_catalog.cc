@@ -13,7 +13,7 @@
 #include "floe/util/mutex.h"
 #include "floe/util/number_text.h"
 #include "floe/util/secrets.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::iceberg {
 namespace {

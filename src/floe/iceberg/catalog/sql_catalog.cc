@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
-#include "floe/iceberg/catalog/metadata_file.h"
+#include "floe/iceberg/catalog/metadata_file_internal.h"
 #include "floe/iceberg/spec/table_properties.h"
 #include "floe/util/error.h"
 #include "floe/util/secrets.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::iceberg {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/catalog/metadata_file.h"
+#include "floe/iceberg/catalog/metadata_file_internal.h"
 #include "floe/iceberg/spec/schema_ddl.h"
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "floe/expr/evaluators.h"
-#include "floe/iceberg/expr/metrics_summaries.h"
+#include "floe/iceberg/expr/metrics_summaries_internal.h"
 #include "floe/iceberg/expr/projection.h"
 #include "floe/iceberg/manifest/delete_index.h"
 #include "floe/iceberg/manifest/snapshot_manifests.h"

@@ -1,4 +1,4 @@
-#include "floe/iceberg/expr/metrics_summaries.h"
+#include "floe/iceberg/expr/metrics_summaries_internal.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include <charconv>
 
-#include "floe/iceberg/avro/iceberg_schema.h"
+#include "floe/iceberg/avro/iceberg_schema_internal.h"
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/manifest/manifest_schema_internal.h"
 #include "floe/iceberg/spec/table_metadata.h"

@@ -12,7 +12,7 @@
 #include "floe/expr/binder.h"
 #include "floe/expr/evaluators.h"
 #include "floe/expr/parser.h"
-#include "floe/iceberg/expr/metrics_summaries.h"
+#include "floe/iceberg/expr/metrics_summaries_internal.h"
 #include "floe/iceberg/expr/projection.h"
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/manifest/snapshot_manifests.h"

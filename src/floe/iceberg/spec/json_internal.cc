@@ -1,6 +1,6 @@
 #include "floe/iceberg/spec/json_internal.h"
 
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/json_number_internal.h"
 
 namespace floe::iceberg::json_internal {

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/util/error.h"
-#include "floe/util/json_depth.h"
+#include "floe/util/json_depth_internal.h"
 #include "floe/util/json_number_internal.h"
 
 namespace floe::iceberg {

@@ -7,7 +7,7 @@
 #include "floe/iceberg/spec/table_metadata.h"
 #include "floe/util/number_text.h"
 #include "floe/util/text.h"
-#include "floe/util/utf8.h"
+#include "floe/util/utf8_internal.h"
 
 namespace floe::iceberg {
 

@@ -1,6 +1,6 @@
 #include "floe/iceberg/spec/table_metadata.h"
 
-#include "floe/util/utf8.h"
+#include "floe/util/utf8_internal.h"
 
 #include <algorithm>
 #include <set>

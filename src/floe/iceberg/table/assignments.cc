@@ -1,4 +1,4 @@
-#include "floe/iceberg/table/assignments.h"
+#include "floe/iceberg/table/assignments_internal.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 // An update's --set parsed and evaluated on a batch: literals and arithmetic of the row's
 // columns, checked against values computed here in plain C++, and the refusals.
-#include "floe/iceberg/table/assignments.h"
+#include "floe/iceberg/table/assignments_internal.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "floe/iceberg/table/delete_file_writing.h"
+#include "floe/iceberg/table/delete_file_writing_internal.h"
 
 #include <algorithm>
 #include <cstdio>

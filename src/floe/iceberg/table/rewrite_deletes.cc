@@ -10,11 +10,11 @@
 #include "floe/iceberg/commit/overwrite_files.h"
 #include "floe/iceberg/scan/delete_files.h"
 #include "floe/iceberg/spec/metadata_columns.h"
-#include "floe/iceberg/table/delete_file_writing.h"
+#include "floe/iceberg/table/delete_file_writing_internal.h"
 #include "floe/iceberg/table/table.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::iceberg {
 namespace {

@@ -8,7 +8,7 @@
 #include "floe/iceberg/table/file_ownership.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::iceberg {
 

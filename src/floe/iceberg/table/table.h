@@ -197,9 +197,9 @@ class Table {
   /// does. `set` is "col = value[, col = value...]" over top-level primitive columns, a
   /// value being a literal converted to its column's type as a filter's literal is (NULL
   /// for optional columns) or arithmetic of the row's numeric columns
-  /// (table/assignments.h, ParseAssignments); a wrong type, an unknown or repeated
-  /// column gives InvalidInput before anything is read, an overflow in a row it updates
-  /// InvalidInput with nothing committed or left behind. By copy-on-write
+  /// (iceberg/table/assignments_internal.h, ParseAssignments); a wrong type, an unknown
+  /// or repeated column gives InvalidInput before anything is read, an overflow in a row
+  /// it updates InvalidInput with nothing committed or left behind. By copy-on-write
   /// (write.update.mode, the default) every data file holding a matching row is rewritten
   /// whole, the matching rows with `set` applied; by merge-on-read the matching rows'
   /// positions go into delete files (as Delete's, DeleteByPositions) and only the updated

@@ -6,12 +6,12 @@
 #include "arrow/type.h"
 #include "floe/iceberg/write/batch_conformer.h"
 #include "floe/iceberg/write/iceberg_task.h"
-#include "floe/iceberg/write/sorted_ranges.h"
+#include "floe/iceberg/write/sorted_ranges_internal.h"
 #include "floe/task/limited_memory_pool.h"
 #include "floe/task/write_driver.h"
 #include "floe/util/error.h"
 #include "floe/util/mutex.h"
-#include "floe/util/test_hooks.h"
+#include "floe/util/test_hooks_internal.h"
 
 namespace floe::iceberg {
 namespace {

@@ -1,4 +1,4 @@
-#include "floe/iceberg/transform/temporal.h"
+#include "floe/iceberg/transform/temporal_internal.h"
 
 #include <limits>
 

@@ -7,12 +7,12 @@
 #include "arrow/builder.h"
 #include "arrow/compute/api.h"
 #include "arrow/util/decimal.h"
-#include "floe/iceberg/transform/temporal.h"
+#include "floe/iceberg/transform/temporal_internal.h"
 #include "floe/types/arrow_schema.h"
 #include "floe/types/value.h"
 #include "floe/util/date_time.h"
 #include "floe/util/error.h"
-#include "floe/util/murmur3.h"
+#include "floe/util/murmur3_internal.h"
 
 namespace floe::iceberg {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "arrow/api.h"
 #include "arrow/util/decimal.h"
-#include "floe/iceberg/transform/temporal.h"
+#include "floe/iceberg/transform/temporal_internal.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/types/arrow_value.h"
 

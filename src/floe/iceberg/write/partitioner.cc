@@ -11,7 +11,7 @@
 #include "arrow/record_batch.h"
 #include "floe/iceberg/transform/partition_path.h"
 #include "floe/iceberg/transform/transform_kernels.h"
-#include "floe/task/row_groups.h"
+#include "floe/task/row_groups_internal.h"
 #include "floe/types/arrow_value.h"
 #include "floe/util/error.h"
 

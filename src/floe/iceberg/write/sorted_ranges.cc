@@ -1,4 +1,4 @@
-#include "floe/iceberg/write/sorted_ranges.h"
+#include "floe/iceberg/write/sorted_ranges_internal.h"
 
 #include <algorithm>
 #include <utility>

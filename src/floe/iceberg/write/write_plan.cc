@@ -7,7 +7,7 @@
 #include "floe/iceberg/spec/metadata_columns.h"
 #include "floe/util/error.h"
 #include "floe/util/json_number_internal.h"
-#include "floe/util/murmur3.h"
+#include "floe/util/murmur3_internal.h"
 #include "floe/util/text.h"
 #include "floe/util/uuid.h"
 

@@ -19,7 +19,7 @@
 #include "floe/iceberg/spec/schema_ddl.h"
 #include "floe/iceberg/spec/sort_order.h"
 #include "floe/iceberg/write/partitioner.h"
-#include "floe/task/row_groups.h"
+#include "floe/task/row_groups_internal.h"
 #include "floe/task/task_commit.h"
 #include "floe/testing/fake_env.h"
 #include "floe/testing/temp_directory.h"
