@@ -15,6 +15,7 @@
 #include "floe/delta/catalog/coordinator.h"
 #include "floe/iceberg/catalog/catalog.h"
 #include "floe/iceberg/table/table.h"
+#include "floe/lakehouse/table_ref.h"
 
 namespace floe::cli {
 
@@ -30,9 +31,12 @@ struct CommandContext {
   /// (only that one keeps Delta tables).
   arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinator(
       bool create_tables);
-  /// The catalog-managed Delta table `name` (NAMESPACE.TABLE) of the selected catalog,
-  /// or nullopt when it has none of that name (an SQL catalog) or keeps none (others).
-  arrow::Result<std::optional<CatalogDeltaTable>> FindDeltaTable(const std::string& name);
+  /// The table `argument` names (NAMESPACE.TABLE in the selected catalog, or a Delta
+  /// table's path), its format decided by the library (lakehouse/table_ref.h): the one
+  /// way every command finds its table.
+  arrow::Result<TableRef> ResolveTable(const std::string& argument);
+  /// The Iceberg table `ref` names, loaded from the selected catalog.
+  arrow::Result<std::shared_ptr<iceberg::Table>> LoadTable(const TableRef& ref);
   /// The storage properties of a table given by path: the --catalog-property values
   /// (InvalidInput for one not of the form KEY=VALUE, its text not echoed).
   arrow::Result<std::map<std::string, std::string>> PathStorage() const;

@@ -178,10 +178,6 @@ std::string FeaturesText(const std::optional<std::vector<std::string>>& features
 
 }  // namespace
 
-bool IsTablePath(const std::string& argument) {
-  return argument.find('/') != std::string::npos;
-}
-
 arrow::Status ScanDelta(const DeltaScanArguments& arguments) {
   ARROW_ASSIGN_OR_RAISE(auto target,
                         Resolve(arguments.path, arguments.storage, arguments.catalog));

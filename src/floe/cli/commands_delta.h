@@ -21,10 +21,6 @@ namespace floe::cli {
 /// storage"). A catalog-managed table uses its catalog's.
 using StorageProperties = std::map<std::string, std::string>;
 
-/// True when a command's table argument is a path or a file: URI (it holds a '/'), not
-/// NAMESPACE.TABLE.
-bool IsTablePath(const std::string& argument);
-
 struct DeltaScanArguments {
   std::string path;
   std::vector<std::string> columns;

@@ -62,13 +62,13 @@ void RegisterDescribeCommand(CLI::App& app, CommandContext* context) {
   command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
       ->required();
   OnRead(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (ref.by_path) {
       ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
       return DescribeDelta(*table, storage);
     }
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return DescribeDelta(*table, {}, &*delta_table);
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    if (ref.catalog_delta) return DescribeDelta(*table, {}, &*ref.catalog_delta);
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     const auto& metadata = *loaded->metadata();
     auto schema = metadata.CurrentSchema();
     std::cout << "table           " << Printable(loaded->id().ToString()) << "\n"
@@ -130,13 +130,13 @@ void RegisterSnapshotsCommand(CLI::App& app, CommandContext* context) {
                    "NAMESPACE.TABLE, or the path of a Delta table (its versions)")
       ->required();
   OnRead(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (ref.by_path) {
       ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
       return ListDeltaVersions(*table, storage);
     }
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return ListDeltaVersions(*table, {}, &*delta_table);
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    if (ref.catalog_delta) return ListDeltaVersions(*table, {}, &*ref.catalog_delta);
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     const auto& metadata = *loaded->metadata();
     if (metadata.snapshots.empty()) std::cout << "(no snapshots)\n";
     for (const auto& snapshot : metadata.snapshots) {
@@ -171,13 +171,14 @@ void RegisterFilesCommand(CLI::App& app, CommandContext* context) {
   OnRead(command, context, [=]() -> arrow::Status {
     const auto version =
         *snapshot >= 0 ? std::optional<int64_t>(*snapshot) : std::nullopt;
-    if (IsTablePath(*table)) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (ref.by_path) {
       ARROW_ASSIGN_OR_RAISE(auto storage, context->PathStorage());
       return ListDeltaFiles(*table, version, storage);
     }
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) return ListDeltaFiles(*table, version, {}, &*delta_table);
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    if (ref.catalog_delta)
+      return ListDeltaFiles(*table, version, {}, &*ref.catalog_delta);
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     iceberg::ScanOptions options;
     if (*snapshot >= 0) options.snapshot_id = *snapshot;
     ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(options));

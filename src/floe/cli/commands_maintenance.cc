@@ -260,9 +260,9 @@ void RegisterVacuumCommand(CLI::App& app, CommandContext* context) {
                     "Allow a --retain shorter than the table's retention (readers of "
                     "recent versions and running writers may still need those files)");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-      if (delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (!ref.by_path) {
+      if (ref.catalog_delta) {
         return MakeError(ErrorKind::kInvalidInput,
                          "Delta table " + *table +
                              " is catalog-managed: the protocol allows vacuum only where "

@@ -175,8 +175,8 @@ arrow::Status CreateIceberg(const std::string& table, const SchemaPtr& schema,
                             const std::vector<std::string>& properties,
                             const std::string& location, CommandContext* context) {
   ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(table));
-  ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(table));
-  if (delta_table) {
+  ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(table));
+  if (const auto& delta_table = ref.catalog_delta) {
     return MakeError(ErrorKind::kAlreadyExists,
                      "table " + id.ToString() +
                          " already exists in the catalog (a catalog-managed Delta "
@@ -238,7 +238,7 @@ void RegisterCreateCommand(CLI::App& app, CommandContext* context) {
       ->check(CLI::IsMember({"iceberg", "delta"}));
   OnRun(command, context, [=]() -> arrow::Status {
     SchemaPtr parsed;
-    const bool by_path = IsTablePath(*table);
+    const bool by_path = IsTablePath(*table);  // (create: a name's format is --format's)
     if (by_path && *format != "delta" && *format != "iceberg") {
       return MakeError(ErrorKind::kInvalidInput, "unknown --format " + *format);
     }
@@ -366,11 +366,9 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
           "isolation-level=serializable|snapshot)")
       ->check(CLI::IsMember({"append", "dynamic-overwrite"}));
   OnRun(command, context, [=]() -> arrow::Status {
-    std::optional<CatalogDeltaTable> delta_table;
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
-    }
-    if (IsTablePath(*table) || delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    const std::optional<CatalogDeltaTable>& delta_table = ref.catalog_delta;
+    if (ref.is_delta()) {
       if (*mode != "append") {
         return MakeError(ErrorKind::kNotSupported,
                          "--mode " + *mode + " is not supported on Delta tables yet");
@@ -389,7 +387,7 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
       return MakeError(ErrorKind::kInvalidInput,
                        "--txn applies to Delta tables only, not " + *table);
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     const iceberg::TableIdentifier& id = loaded->id();
     iceberg::AppendOptions append;
     append.replace_partitions = *mode == "dynamic-overwrite";
@@ -466,11 +464,9 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
       ->required();
   flags.Register(command, "rewritten files");
   OnRun(command, context, [=]() -> arrow::Status {
-    std::optional<CatalogDeltaTable> delta_table;
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
-    }
-    if (IsTablePath(*table) || delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    const std::optional<CatalogDeltaTable>& delta_table = ref.catalog_delta;
+    if (ref.is_delta()) {
       if (!flags.options->empty()) {
         return MakeError(ErrorKind::kInvalidInput,
                          "--option does not apply to a Delta table (" + *table + ")");
@@ -482,7 +478,7 @@ void RegisterDeleteCommand(CLI::App& app, CommandContext* context) {
       return DeleteDelta(*table, storage, *where, *flags.threads,
                          delta_table ? &*delta_table : nullptr);
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     const iceberg::TableIdentifier& id = loaded->id();
     ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Delete(*where, write));
@@ -532,12 +528,14 @@ void RegisterUpdateCommand(CLI::App& app, CommandContext* context) {
       ->required();
   flags.Register(command, "the files written");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (ref.is_delta()) {
       return MakeError(ErrorKind::kNotSupported,
                        "floe update writes Iceberg tables only; " + *table +
-                           " is a path (a Delta table's updates are not written yet)");
+                           (ref.by_path ? " is a path" : " is a Delta table") +
+                           " (a Delta table's updates are not written yet)");
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     ARROW_ASSIGN_OR_RAISE(auto result, loaded->Update(*where, *set, write));
     if (!result.committed) {
@@ -583,12 +581,14 @@ void RegisterUpsertCommand(CLI::App& app, CommandContext* context) {
       ->check(CLI::IsMember({"insert", "ignore"}));
   flags.Register(command, "the files written");
   OnRun(command, context, [=]() -> arrow::Status {
-    if (IsTablePath(*table)) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (ref.is_delta()) {
       return MakeError(ErrorKind::kNotSupported,
                        "floe upsert writes Iceberg tables only; " + *table +
-                           " is a path (a Delta table's upserts are not written yet)");
+                           (ref.by_path ? " is a path" : " is a Delta table") +
+                           " (a Delta table's upserts are not written yet)");
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     ARROW_ASSIGN_OR_RAISE(auto write, flags.Read());
     iceberg::UpsertOptions upsert;
     for (const auto& key : *on) {
@@ -728,11 +728,9 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                     "selected, whatever its size or count (Spark's rewrite-all)");
 
   OnRun(command, context, [=]() -> arrow::Status {
-    std::optional<CatalogDeltaTable> delta_table;
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
-    }
-    if (IsTablePath(*table) || delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    const std::optional<CatalogDeltaTable>& delta_table = ref.catalog_delta;
+    if (ref.is_delta()) {
       if (!options->empty() || min_input->count() > 0 || *remove_dangling ||
           *position_deletes || *rewrite_all) {
         return MakeError(ErrorKind::kInvalidInput,
@@ -765,7 +763,7 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
                        "rewrite of position delete files (--position-deletes) already "
                        "drops the deletes of files no longer live");
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     iceberg::AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
     if (*position_deletes) {
@@ -807,11 +805,9 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
       "Delta tables: an idempotent write APP_ID:VERSION, skipped when the "
       "table's txn for APP_ID is at VERSION or later");
   OnRun(command, context, [=]() -> arrow::Status {
-    std::optional<CatalogDeltaTable> delta_table;
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
-    }
-    const bool is_delta = IsTablePath(*table) || delta_table.has_value();
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    const std::optional<CatalogDeltaTable>& delta_table = ref.catalog_delta;
+    const bool is_delta = ref.is_delta();
     if (!txn->empty() && !is_delta) {
       return MakeError(ErrorKind::kInvalidInput,
                        "--txn applies to Delta tables only, not " + *table);
@@ -838,7 +834,7 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
                                  " needs the rows it replaces"
                            : "--where is required");
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     const iceberg::TableIdentifier& id = loaded->id();
     iceberg::AppendOptions write;
     ARROW_ASSIGN_OR_RAISE(write.options, ParseKeyValues(*options, "--option"));
@@ -924,11 +920,9 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       "Print what was pruned and read (manifests, files, row groups, bytes, "
       "requests, rows) to stderr");
   OnRead(command, context, [=]() -> arrow::Status {
-    std::optional<CatalogDeltaTable> delta_table;
-    if (!IsTablePath(*table)) {
-      ARROW_ASSIGN_OR_RAISE(delta_table, context->FindDeltaTable(*table));
-    }
-    if (IsTablePath(*table) || delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    const std::optional<CatalogDeltaTable>& delta_table = ref.catalog_delta;
+    if (ref.is_delta()) {
       DeltaScanArguments arguments;
       arguments.path = *table;
       arguments.filter = *where;
@@ -948,7 +942,7 @@ void RegisterScanCommand(CLI::App& app, CommandContext* context) {
       arguments.stats = *stats;
       return ScanDelta(arguments);
     }
-    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(*table));
+    ARROW_ASSIGN_OR_RAISE(auto loaded, context->LoadTable(ref));
     iceberg::ScanOptions scan_options;
     scan_options.columns = ColumnList(*columns);
     scan_options.filter = *where;
@@ -979,8 +973,8 @@ void RegisterDropCommand(CLI::App& app, CommandContext* context) {
   OnRun(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(*table));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*table));
-    if (delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    if (const auto& delta_table = ref.catalog_delta) {
       ARROW_RETURN_NOT_OK(DropDeltaTable(catalog, *delta_table));
       std::cout << "dropped Delta table " << Printable(id.ToString())
                 << " (its files stay at " << Printable(delta_table->root) << ")\n";
@@ -1003,15 +997,15 @@ void RegisterRenameCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto source, iceberg::TableIdentifier::Parse(*from));
     ARROW_ASSIGN_OR_RAISE(auto target, iceberg::TableIdentifier::Parse(*to));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    ARROW_ASSIGN_OR_RAISE(auto delta_table, context->FindDeltaTable(*from));
-    if (delta_table) {
+    ARROW_ASSIGN_OR_RAISE(auto source_ref, context->ResolveTable(*from));
+    if (const auto& delta_table = source_ref.catalog_delta) {
       ARROW_RETURN_NOT_OK(RenameDeltaTable(catalog, *delta_table, target));
       std::cout << "renamed Delta table " << source.ToString() << " to "
                 << target.ToString() << "\n";
       return arrow::Status::OK();
     }
-    ARROW_ASSIGN_OR_RAISE(auto target_delta, context->FindDeltaTable(*to));
-    if (target_delta) {
+    ARROW_ASSIGN_OR_RAISE(auto target_ref, context->ResolveTable(*to));
+    if (target_ref.catalog_delta) {
       return MakeError(
           ErrorKind::kAlreadyExists,
           "table " + target.ToString() +

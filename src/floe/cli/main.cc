@@ -41,11 +41,13 @@ CommandContext::DeltaCoordinator(bool create_tables) {
   return DeltaCoordinatorOf(catalog, create_tables);
 }
 
-arrow::Result<std::optional<CatalogDeltaTable>> CommandContext::FindDeltaTable(
-    const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(name));
-  ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
-  return floe::FindDeltaTable(catalog, id);
+arrow::Result<TableRef> CommandContext::ResolveTable(const std::string& argument) {
+  return floe::ResolveTable([this] { return OpenCatalog(); }, argument);
+}
+
+arrow::Result<std::shared_ptr<iceberg::Table>> CommandContext::LoadTable(
+    const TableRef& ref) {
+  return LoadIcebergTable([this] { return OpenCatalog(); }, ref);
 }
 
 arrow::Result<std::map<std::string, std::string>> CommandContext::PathStorage() const {
