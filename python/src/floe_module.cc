@@ -842,8 +842,8 @@ class PyWriteTask {
         Throw(MakeError(ErrorKind::kInvalidInput,
                         "the write task was finished or aborted"));
       if (!conformer_ || !conformer_input_->Equals(*input->schema())) {
-        conformer_ = Unwrap(iceberg::BatchConformer::Make(*input->schema(), plan_->schema,
-                                                          "at " + plan_->table_location));
+        conformer_ = Unwrap(iceberg::MakeBatchConformer(*input->schema(), *plan_->schema,
+                                                        "at " + plan_->table_location));
         conformer_input_ = input->schema();
         // Arrow fills a schema's fingerprint caches lazily; fill them before the
         // task's batches share the fields.
@@ -917,7 +917,7 @@ class PyWriteTask {
   std::shared_ptr<const iceberg::WritePlan> plan_;
   std::shared_ptr<FileIO> io_;
   std::unique_ptr<WriteTask> task_;
-  std::unique_ptr<iceberg::BatchConformer> conformer_;
+  std::unique_ptr<BatchConformer> conformer_;
   std::shared_ptr<arrow::Schema> conformer_input_;
   ExpressionPtr row_filter_;  ///< An overwrite by filter's, bound to the plan's schema.
   int64_t rows_checked_ = 0;

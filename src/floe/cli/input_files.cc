@@ -116,8 +116,8 @@ class InputFilesReader final : public arrow::RecordBatchReader {
                                  ", which writing " + table_name_ + " needs");
           }
         }
-        auto conformer = iceberg::BatchConformer::Make(*current_.reader->schema(),
-                                                       schema_, table_name_);
+        auto conformer = iceberg::MakeBatchConformer(*current_.reader->schema(), *schema_,
+                                                     table_name_);
         if (!conformer.ok())
           return WithContext(conformer.status(), "input file " + path_);
         conformer_ = std::move(*conformer);
@@ -150,7 +150,7 @@ class InputFilesReader final : public arrow::RecordBatchReader {
   size_t next_ = 0;
   std::string path_;
   OpenedFile current_;
-  std::unique_ptr<iceberg::BatchConformer> conformer_;
+  std::unique_ptr<BatchConformer> conformer_;
 };
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "floe/delta/transaction_internal.h"
 #include "floe/delta/write_format.h"
 #include "floe/io/s3_file_io.h"
+#include "floe/task/batch_conformer.h"
 #include "floe/task/limited_memory_pool.h"
 #include "floe/task/task_commit.h"
 #include "floe/task/write_driver.h"
@@ -97,56 +98,6 @@ bool HasFieldMetadata(const arrow::Field& field, std::string_view key) {
   return false;
 }
 
-// The batch with the table's columns, in its order and types, and `target` (the table's
-// fields, one schema object shared by every batch) as its schema.
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> Conform(
-    const std::shared_ptr<arrow::RecordBatch>& batch,
-    const std::shared_ptr<arrow::Schema>& target, const std::string& where) {
-  const arrow::Schema& table = *target;
-  const auto& input = *batch->schema();
-  for (const auto& field : input.fields()) {
-    if (table.GetFieldIndex(field->name()) < 0) {
-      return MakeError(ErrorKind::kInvalidInput, "the input's column " + field->name() +
-                                                     " is not a column of " + where);
-    }
-  }
-  arrow::ArrayVector columns;
-  for (const auto& field : table.fields()) {
-    int index = input.GetFieldIndex(field->name());
-    std::shared_ptr<arrow::Array> column;
-    if (index < 0) {
-      if (!field->nullable()) {
-        return MakeError(ErrorKind::kInvalidInput, "the input has no column " +
-                                                       field->name() + ", which " +
-                                                       where + " requires");
-      }
-      ARROW_ASSIGN_OR_RAISE(column,
-                            arrow::MakeArrayOfNull(field->type(), batch->num_rows()));
-    } else {
-      column = batch->column(index);
-      if (!column->type()->Equals(*field->type())) {
-        auto cast = arrow::compute::Cast(*column, field->type(),
-                                         arrow::compute::CastOptions::Safe());
-        if (!cast.ok()) {
-          return MakeError(ErrorKind::kInvalidInput,
-                           "the input's column " + field->name() + " (" +
-                               column->type()->ToString() + ") does not fit " + where +
-                               "'s type " + field->type()->ToString() + ": " +
-                               cast.status().message());
-        }
-        column = std::move(*cast);
-      }
-      if (!field->nullable() && column->null_count() > 0) {
-        return MakeError(ErrorKind::kInvalidInput, "the input's column " + field->name() +
-                                                       " has nulls; it is NOT NULL in " +
-                                                       where);
-      }
-    }
-    columns.push_back(std::move(column));
-  }
-  return arrow::RecordBatch::Make(target, batch->num_rows(), std::move(columns));
-}
-
 // A predicate write's input to the tasks: the rows of the files it rewrites that the
 // predicate does not select (copied), then, for a replaceWhere, the new rows, every one
 // of which must match the predicate (delta-spark's replaceWhere constraint check).
@@ -194,7 +145,7 @@ class PredicateInput : public arrow::RecordBatchReader {
       *out = batch;
       return arrow::Status::OK();
     }
-    ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target_, where_));
+    ARROW_ASSIGN_OR_RAISE(auto conformed, ConformBatch(*batch, target_, where_));
     ARROW_ASSIGN_OR_RAISE(auto mask, filter_->Evaluate(*conformed));
     const auto& matches = static_cast<const arrow::BooleanArray&>(*mask);
     if (matches.true_count() != matches.length()) {
@@ -297,7 +248,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   driver.what = "the Delta write";
   WriteDriverHooks hooks;
   hooks.conform = [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
-    return Conform(batch, target, where);
+    return ConformBatch(*batch, target, where);
   };
   hooks.fed = [&](int64_t rows) { result->rows += rows; };
   // On an error the tasks go, and their files with them.
@@ -386,7 +337,7 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> CompactBins(
         ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
         if (!batch) break;
         if (batch->num_rows() == 0) continue;
-        ARROW_ASSIGN_OR_RAISE(auto conformed, Conform(batch, target, where));
+        ARROW_ASSIGN_OR_RAISE(auto conformed, ConformBatch(*batch, target, where));
         rows[i] += conformed->num_rows();
         ARROW_RETURN_NOT_OK(tasks[i]->Write(conformed));
       }

@@ -559,7 +559,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadUpsertInput(
     }
   }
   ARROW_ASSIGN_OR_RAISE(auto conformer,
-                        BatchConformer::Make(*input.schema(), schema, table));
+                        MakeBatchConformer(*input.schema(), *schema, table));
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;

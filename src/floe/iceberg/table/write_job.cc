@@ -149,7 +149,7 @@ arrow::Result<WriteJobResult> WriteJob::Run(arrow::RecordBatchReader& input) {
     committer_->Abort();
     return status;
   };
-  auto conformer = BatchConformer::Make(*input.schema(), plan_->schema, table_name_);
+  auto conformer = MakeBatchConformer(*input.schema(), *plan_->schema, table_name_);
   if (!conformer.ok()) return failed(conformer.status());
   // Arrow computes a schema's fingerprints lazily and caches them; compute them here,
   // before the conformed batches (which share this schema) reach the task threads.
