@@ -11,7 +11,7 @@ clang-format --dry-run --Werror "${all[@]}"
 
 # Function lengths may not grow: none over 200 lines, and no more over 100 than today
 # (issue 50 takes that to 15, each a flat table of cases).
-python3 scripts/function_lengths.py --max-over-200 0 --max-over-100 11
+python3 scripts/function_lengths.py --max-over-200 0 --max-over-100 10
 
 # A compile database without precompiled headers (clang cannot read GCC's).
 cmake -S . -B build/lint -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_PCH=OFF \
