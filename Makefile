@@ -105,7 +105,7 @@ fuzz: fuzz-build
 
 ## Formatting and static checks (.clang-format, .clang-tidy).
 format:
-	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc')
+	clang-format -i $$(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc' 'python/*.h' 'examples/*.cc')
 
 lint: bootstrap
 	scripts/lint.sh

@@ -13,9 +13,9 @@
 #include "arrow/api.h"
 #include "floe/delta/scan.h"
 #include "floe/delta/write.h"
-#include "floe/io/file_io.h"
 #include "floe/iceberg/catalog/catalog.h"
 #include "floe/iceberg/table/table.h"
+#include "floe/io/file_io.h"
 #include "floe/types/arrow_schema.h"
 
 namespace {
@@ -52,7 +52,8 @@ bool SameRows(const arrow::Table& written, const arrow::Table& read, const char*
   }
   std::cout << what << ": " << actual->num_rows() << " rows read back, "
             << (same ? "identical" : "DIFFERENT") << "\n";
-  if (!same) std::cout << "written:\n" << expected->ToString() << "read:\n" << actual->ToString();
+  if (!same)
+    std::cout << "written:\n" << expected->ToString() << "read:\n" << actual->ToString();
   return same;
 }
 
@@ -66,7 +67,8 @@ arrow::Result<bool> IcebergRoundTrip(const std::string& warehouse,
   ARROW_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("examples.events"));
   ARROW_RETURN_NOT_OK(catalog->CreateNamespace(id.ns, {}));
   CreateTableOptions create;
-  ARROW_ASSIGN_OR_RAISE(create.schema, floe::FromArrowSchemaAssigningIds(*rows->schema()));
+  ARROW_ASSIGN_OR_RAISE(create.schema,
+                        floe::FromArrowSchemaAssigningIds(*rows->schema()));
   ARROW_ASSIGN_OR_RAISE(auto table, Table::Create(catalog, id, create));
   arrow::TableBatchReader input(*rows);
   ARROW_ASSIGN_OR_RAISE(auto appended, table->Append(input, AppendOptions{}));
