@@ -16,6 +16,7 @@
 #include "floe/iceberg/catalog/catalog.h"
 #include "floe/iceberg/table/table.h"
 #include "floe/io/file_io.h"
+#include "floe/lakehouse/table_ref.h"
 #include "floe/types/arrow_schema.h"
 
 namespace {
@@ -77,7 +78,20 @@ arrow::Result<bool> IcebergRoundTrip(const std::string& warehouse,
   ARROW_ASSIGN_OR_RAISE(auto scan, loaded->NewScan(ScanOptions{}));
   ARROW_ASSIGN_OR_RAISE(auto reader, scan->ToRecordBatchReader());
   ARROW_ASSIGN_OR_RAISE(auto read, reader->ToTable());
-  return SameRows(*rows, *read, "Iceberg table examples.events");
+  if (!SameRows(*rows, *read, "Iceberg table examples.events")) return false;
+  // Any table by name or path, its format decided by floe: the way the floe command
+  // finds its tables.
+  floe::CatalogOpener opener = [&]() -> arrow::Result<std::shared_ptr<Catalog>> {
+    return catalog;
+  };
+  ARROW_ASSIGN_OR_RAISE(auto by_name, floe::ResolveTable(opener, "examples.events"));
+  ARROW_ASSIGN_OR_RAISE(auto by_path,
+                        floe::ResolveTable(opener, warehouse + "/delta_events"));
+  std::cout << "examples.events is " << floe::TableFormatName(by_name.format) << ", "
+            << by_path.delta_root << " is " << floe::TableFormatName(by_path.format)
+            << "\n";
+  return by_name.format == floe::TableFormat::kIceberg &&
+         by_path.format == floe::TableFormat::kDelta;
 }
 
 arrow::Result<bool> DeltaRoundTrip(const std::string& warehouse,
