@@ -14,8 +14,8 @@ namespace {
 class TableRefTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    FLOE_ASSIGN_OR_FAIL(fixture_, testing::TableFixture::Make(directory_.Child("c"),
-                                                              "id long", ""));
+    FLOE_ASSIGN_OR_FAIL(
+        fixture_, testing::TableFixture::Make(directory_.path().string(), "id long", ""));
     auto schema = arrow::schema({arrow::field("id", arrow::int64())});
     FLOE_ASSIGN_OR_FAIL(auto id, iceberg::TableIdentifier::Parse("db.d"));
     FLOE_ASSIGN_OR_FAIL(delta_,

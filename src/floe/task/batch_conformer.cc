@@ -5,6 +5,7 @@
 #include "arrow/array.h"
 #include "arrow/array/util.h"
 #include "arrow/compute/api.h"
+#include "arrow/compute/initialize.h"
 #include "arrow/extension_type.h"
 #include "arrow/record_batch.h"
 #include "arrow/util/decimal.h"
@@ -284,6 +285,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ConformColumns(
 
 arrow::Result<std::unique_ptr<BatchConformer>> BatchConformer::Make(
     const arrow::Schema& input, std::shared_ptr<arrow::Schema> target, std::string what) {
+  // The compute functions conforming calls (casts, is_valid) are registered here, so a
+  // program that never initialised Arrow's compute module conforms as the command does.
+  ARROW_RETURN_NOT_OK(arrow::compute::Initialize());
   ARROW_RETURN_NOT_OK(CheckInput(input, *target, what));
   std::unique_ptr<BatchConformer> conformer(new BatchConformer());
   conformer->target_ = std::move(target);
@@ -304,6 +308,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> BatchConformer::Conform(
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(
     const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& target,
     const std::string& what) {
+  ARROW_RETURN_NOT_OK(arrow::compute::Initialize());
   ARROW_RETURN_NOT_OK(CheckInput(*batch.schema(), *target, what));
   return ConformColumns(batch, target, what);
 }
