@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
+#include "floe/testing/sample_schemas.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/types/arrow_schema.h"
 #include "floe/types/type.h"
@@ -12,19 +13,7 @@
 namespace floe {
 namespace {
 
-SchemaPtr NestedSchema() {
-  auto point = types::Struct({types::Required(5, "x", types::Double()),
-                              types::Optional(6, "y", types::Double())});
-  auto schema = Schema::Make(
-      3,
-      {types::Required(1, "id", types::Long()),
-       types::Optional(2, "points", types::List(4, point, true)),
-       types::Optional(3, "attrs",
-                       types::Map(7, types::String(), 8, types::String(), false)),
-       types::Optional(9, "price", types::Decimal(9, 2))},
-      {1});
-  return *schema;
-}
+using testing::NestedSchema;
 
 TEST(SchemaTest, IndexesFullAndShortNames) {
   auto schema = NestedSchema();

@@ -7,6 +7,7 @@
 #include "floe/iceberg/spec/name_mapping.h"
 #include "floe/iceberg/spec/schema_ddl.h"
 #include "floe/iceberg/spec/table_metadata.h"
+#include "floe/testing/sample_schemas.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/types/schema.h"
 #include "floe/types/type.h"
@@ -15,19 +16,7 @@
 namespace floe::iceberg {
 namespace {
 
-SchemaPtr NestedSchema() {
-  auto point = types::Struct({types::Required(5, "x", types::Double()),
-                              types::Optional(6, "y", types::Double())});
-  auto schema = Schema::Make(
-      3,
-      {types::Required(1, "id", types::Long()),
-       types::Optional(2, "points", types::List(4, point, true)),
-       types::Optional(3, "attrs",
-                       types::Map(7, types::String(), 8, types::String(), false)),
-       types::Optional(9, "price", types::Decimal(9, 2))},
-      {1});
-  return *schema;
-}
+using testing::NestedSchema;
 
 TEST(SchemaTest, JsonRoundTripKeepsEverything) {
   auto schema = NestedSchema();
