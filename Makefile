@@ -14,7 +14,7 @@ PYTHON := .venv/bin/python
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: bootstrap bootstrap-demo build-debug build-release demo test unit-test interop-test parity-test python-test spark-test example-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
+.PHONY: bootstrap bootstrap-demo build-debug build-release demo test unit-test interop-test parity-test python-test spark-test spark-plugin example-test bench-python bench-row-level bench-spark bench-storage test-tsan fuzz-build fuzz-smoke fuzz format lint bench bench-scan bench-commit clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -80,10 +80,17 @@ example-test: bootstrap
 	scripts/example.sh
 
 # One local Spark session per test module (pyspark and the Iceberg runtime from bootstrap);
-# tests/spark41 on pyspark 4.1, which bootstrap installs apart.
+# tests/spark41 on pyspark 4.1, which bootstrap installs apart; the Spark plugin's tests
+# (tests/spark_plugin, the jars bootstrap builds) on both lines.
 spark-test: bootstrap
 	$(PYTHON) -m pytest -q tests/spark
+	$(PYTHON) -m pytest -q tests/spark_plugin
 	PYTHONPATH=$(abspath .venv/pyspark-4.1) $(PYTHON) -m pytest -q tests/spark41
+	PYTHONPATH=$(abspath .venv/pyspark-4.1) $(PYTHON) -m pytest -q tests/spark_plugin
+
+# floe's Spark plugin jars, build/spark/floe-spark-<line>_2.13.jar (also built by bootstrap).
+spark-plugin:
+	scripts/build_spark_plugin.sh
 
 ## ThreadSanitizer over the tests that use threads (a finding fails the run).
 test-tsan: bootstrap $(BUILD_TSAN)/build.ninja

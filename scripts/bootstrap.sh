@@ -90,6 +90,7 @@ fi
 # reference Delta writer and reader tests/interop/test_delta_spark.py checks floe's Delta
 # tables against (Maven, pinned).
 for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
+                org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0 \
                 org.xerial:sqlite-jdbc:3.54.1.0 \
                 io.delta:delta-spark_2.13:4.0.0 \
                 io.delta:delta-storage:4.0.0; do
@@ -99,6 +100,9 @@ for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
     mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory=build/spark-jars
   fi
 done
+
+# floe's Spark plugin, one jar per Spark line (tests/spark_plugin runs it on both).
+scripts/build_spark_plugin.sh
 
 # The S3-compatible server of the storage tests (tests/interop/test_s3.py): s3s-fs, pinned,
 # built by cargo from crates.io.

@@ -44,15 +44,7 @@ def pyiceberg_catalog(catalog, warehouse):
     )
 
 
-def files_under(directory: pathlib.Path) -> dict:
-    """Every regular file below `directory`, with the hash of its bytes."""
-    import hashlib
-
-    return {
-        str(p): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(pathlib.Path(directory).rglob("*"))
-        if p.is_file() and not p.is_symlink()
-    }
+from disk_listing import files_under  # noqa: E402,F401  (tests/data; the modules import it from here)
 
 
 from extremes import EXTREMES_SCHEMA, extremes  # noqa: E402,F401  (tests/data)

@@ -1,0 +1,76 @@
+package org.apache.spark.sql.execution.datasources.v2.floe
+
+import org.apache.spark.TaskContext
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+import org.apache.spark.sql.connector.write.{BatchWrite, PhysicalWriteInfoImpl, Write}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.datasources.v2.WritingSparkTask
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * The logical anchor of [[FloeIcebergWriteExec]]: AQE re-plans the writer from it, so a
+ * re-plan yields the writer alone and never a second committer. It carries the one
+ * BatchWrite both operators share.
+ */
+case class FloeIcebergWriteNode(
+    query: LogicalPlan,
+    batchWrite: BatchWrite,
+    write: Write,
+    writingTask: WritingSparkTask[_],
+    output: Seq[Attribute]) extends UnaryNode {
+  override def child: LogicalPlan = query
+  override def stringArgs: Iterator[Any] = Iterator(query)
+  override def producedAttributes: AttributeSet = outputSet
+  override protected def withNewChildInternal(newChild: LogicalPlan): FloeIcebergWriteNode =
+    copy(query = newChild)
+}
+
+/**
+ * Writes the data files on the executors: one task per input partition runs Spark's own
+ * writing task for this write (iceberg-java's DataWriter, with Spark's row-level projections
+ * for copy-on-write and merge-on-read rows) and emits one row, the task's commit message
+ * ([[CommitMessages]]). A failed task aborts its writer, which deletes the files it wrote.
+ */
+case class FloeIcebergWriteExec(
+    child: SparkPlan,
+    batchWrite: BatchWrite,
+    write: Write,
+    writingTask: WritingSparkTask[_],
+    output: Seq[Attribute]) extends UnaryExecNode {
+
+  private lazy val customMetrics: Map[String, SQLMetric] =
+    write.supportedCustomMetrics().map { metric =>
+      metric.name() -> SQLMetrics.createV2CustomMetric(sparkContext, metric)
+    }.toMap
+
+  override lazy val metrics: Map[String, SQLMetric] = customMetrics
+
+  // Nothing about the write's configuration is printed (FileIO properties can hold secrets).
+  override def stringArgs: Iterator[Any] = Iterator.empty
+  override def producedAttributes: AttributeSet = outputSet
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val input = child.execute()
+    // As Spark's own writer: an input without partitions still runs one (empty) task.
+    val rdd = if (input.partitions.isEmpty) {
+      sparkContext.parallelize(Seq.empty[InternalRow], 1)
+    } else {
+      input
+    }
+    val writerFactory = batchWrite.createBatchWriterFactory(
+      PhysicalWriteInfoImpl(rdd.getNumPartitions))
+    val task = writingTask
+    val taskMetrics = customMetrics
+    rdd.mapPartitions { rows =>
+      val result = task.run(writerFactory, TaskContext.get(), rows,
+        useCommitCoordinator = false, taskMetrics)
+      Iterator.single(CommitMessages.toRow(result.writerCommitMessage, result.numRows))
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): FloeIcebergWriteExec =
+    copy(child = newChild)
+}

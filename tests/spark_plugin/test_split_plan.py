@@ -1,0 +1,474 @@
+"""floe's Spark plugin, the split plan: with spark.floe.iceberg.write.enabled on, every Iceberg
+write Spark plans runs as FloeIcebergCommit (driver, once) over FloeIcebergWrite (executors,
+inside AQE), with iceberg-java still writing the data files in the tasks and iceberg-java's
+BatchWrite committing. Each operation runs on two sibling tables made alike, once with the flag
+off (Spark's own plan) and once on, and the tables must end equal: rows, partition
+directories, every manifest field of every file (but its name and sizes), and the snapshot
+summary. Which plan ran is read from the plugin's CapturedPlans listener."""
+
+import re
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from arrow_compare import differences, sorted_by
+from conftest import SECRET, files_under
+from extremes import EXTREMES_SCHEMA, extremes
+from pyspark import cloudpickle
+
+import floe
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+FLAG = "spark.floe.iceberg.write.enabled"
+REGIONS = ["eu", "us/west", "Zürich", "a=b&c", "東京", "", None, "50%", "tab\there"]
+SCHEMA = EXTREMES_SCHEMA.append(pa.field("region", pa.string()))
+ROWS = 400  # the source; tables start with ids below 300
+PARTITIONING = "bucket(4, id), region"
+
+# The operation each statement plans, as Spark's own operator is named in a plan.
+APPEND, OVERWRITE, DYNAMIC = "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic"
+REPLACE, DELTA = "ReplaceData", "WriteDelta"
+STOCK_NODES = (APPEND, OVERWRITE, DYNAMIC, REPLACE, DELTA)
+
+
+def _data(rows: int = ROWS, start: int = 0) -> pa.Table:
+    table = extremes(start, rows)
+    regions = [REGIONS[i % len(REGIONS)] for i in range(start, start + rows)]
+    return table.append_column(SCHEMA.field("region"), pa.array(regions, pa.string()))
+
+
+@pytest.fixture(scope="module")
+def source(spark, tmp_path_factory):
+    """The view `src`: ROWS rows of extremes (NaN, -0.0, pre-1970 and far-future dates, type
+    extremes, nulls, unicode) and a region that needs escaping in partition paths, in 8
+    partitions."""
+    path = tmp_path_factory.mktemp("source") / "src.parquet"
+    pq.write_table(_data(), path)
+    spark.read.parquet(str(path)).repartition(8, "id").createOrReplaceTempView("src")
+    return path
+
+
+def _plans(spark) -> list:
+    return list(spark._jvm.org.apache.floe.spark.CapturedPlans.drain())
+
+
+def _run(spark, enabled: bool, action) -> list:
+    """Runs `action` with the flag on or off and returns the plans it executed."""
+    _plans(spark)
+    spark.conf.set(FLAG, "true" if enabled else "false")
+    try:
+        action()
+    finally:
+        spark.conf.unset(FLAG)
+    return _plans(spark)
+
+
+def _assert_split(plans: list, name: str, node: str) -> None:
+    text = "\n".join(plans)
+    assert "FloeIcebergCommit" in text and "FloeIcebergWrite" in text, text
+    assert f"floe: floe.{name}: " in text and "through floe's split plan" in text, text
+    assert not any(f"{stock} " in text or f"{stock}\n" in text for stock in STOCK_NODES), text
+    assert node  # the operation Spark would have planned (checked on the stock sibling)
+
+
+def _assert_stock(plans: list, node: str) -> None:
+    text = "\n".join(plans)
+    assert "Floe" not in text and "floe:" not in text, text
+    assert re.search(rf"(^|\W){node}\W", text), text
+
+
+def _create(spark, name: str, mode: str, rows_below: int = 300) -> None:
+    spark.sql(f"DROP TABLE IF EXISTS floe.{name}")
+    spark.sql(
+        f"CREATE TABLE floe.{name} USING iceberg PARTITIONED BY ({PARTITIONING}) "
+        f"TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='{mode}', "
+        f"'write.update.mode'='{mode}', 'write.merge.mode'='{mode}') "
+        f"AS SELECT * FROM src WHERE id < {rows_below}")
+
+
+def _ctas(spark, t):
+    spark.sql(f"DROP TABLE IF EXISTS {t}")
+    spark.sql(f"CREATE TABLE {t} USING iceberg PARTITIONED BY ({PARTITIONING}) "
+              "AS SELECT * FROM src WHERE id % 3 <> 1")
+
+
+def _rtas(spark, t):
+    spark.sql(f"REPLACE TABLE {t} USING iceberg PARTITIONED BY (region) "
+              "AS SELECT * FROM src WHERE id % 5 <> 2")
+
+
+def _static_overwrite(spark, t):
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+    try:
+        spark.sql(f"INSERT OVERWRITE {t} SELECT * FROM src WHERE id % 3 = 0")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+
+
+def _dynamic_overwrite(spark, t):
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        spark.sql(f"INSERT OVERWRITE {t} SELECT * FROM src WHERE id % 3 = 0 AND id > 100")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+
+
+def _merge(spark, t):
+    spark.sql(
+        f"MERGE INTO {t} t USING (SELECT * FROM src WHERE id % 7 = 0 OR id >= 350) u "
+        "ON t.id = u.id "
+        "WHEN MATCHED AND u.id % 2 = 0 THEN DELETE "
+        "WHEN MATCHED THEN UPDATE SET t.i32 = -1, t.s = concat(coalesce(t.s, ''), '✓') "
+        "WHEN NOT MATCHED THEN INSERT *")
+
+
+def _overwrite_where(spark, t):
+    from pyspark.sql import functions as F
+
+    spark.table("src").where("id >= 300").writeTo(t).overwrite(F.col("region") == "eu")
+
+
+# name: (table mode, the operator Spark plans, the statement)
+OPERATIONS = {
+    "insert_into": ("copy-on-write", APPEND,
+                    lambda spark, t: spark.sql(f"INSERT INTO {t} SELECT * FROM src WHERE id >= 300")),
+    "append_api": ("copy-on-write", APPEND,
+                   lambda spark, t: spark.table("src").where("id >= 300").writeTo(t).append()),
+    "insert_overwrite_static": ("copy-on-write", OVERWRITE, _static_overwrite),
+    "overwrite_where_api": ("copy-on-write", OVERWRITE, _overwrite_where),
+    "insert_overwrite_dynamic": ("copy-on-write", DYNAMIC, _dynamic_overwrite),
+    "overwrite_partitions_api": (
+        "copy-on-write", DYNAMIC,
+        lambda spark, t: spark.table("src").where("id % 2 = 0").writeTo(t).overwritePartitions()),
+    "ctas": ("copy-on-write", APPEND, _ctas),
+    "rtas": ("copy-on-write", OVERWRITE, _rtas),
+    "cow_delete": ("copy-on-write", REPLACE,
+                   lambda spark, t: spark.sql(f"DELETE FROM {t} WHERE id % 5 = 0")),
+    "cow_update": ("copy-on-write", REPLACE,
+                   lambda spark, t: spark.sql(f"UPDATE {t} SET s = 'ü\\n' WHERE id % 4 = 1")),
+    "cow_merge": ("copy-on-write", REPLACE, _merge),
+    "mor_delete": ("merge-on-read", DELTA,
+                   lambda spark, t: spark.sql(f"DELETE FROM {t} WHERE id % 5 = 0")),
+    "mor_update": ("merge-on-read", DELTA,
+                   lambda spark, t: spark.sql(f"UPDATE {t} SET s = 'ü\\n' WHERE id % 4 = 1")),
+    "mor_merge": ("merge-on-read", DELTA, _merge),
+}
+
+# With AQE off as well: one operation of each kind.
+AQE_OFF = ["insert_into", "insert_overwrite_dynamic", "ctas", "cow_merge", "mor_merge"]
+
+
+def _location(catalog, name: str) -> str:
+    return catalog.load_table(name).location
+
+
+def _relative(value, location: str):
+    """`value` with the table's location replaced and data file names dropped (in strings
+    and in the bytes of a position delete file's path bounds): file names carry each
+    write's own task and operation ids."""
+    if isinstance(value, str):
+        return re.sub(r"(<table>/data/(.*/)?)[^/]+\.parquet$", r"\1<file>",
+                      value.replace(location, "<table>"))
+    if isinstance(value, (bytes, bytearray)):
+        return re.sub(rb"(<table>/data/(.*/)?)[^/]+\.parquet$", rb"\1<file>",
+                      bytes(value).replace(location.encode(), b"<table>"))
+    if isinstance(value, dict):
+        return {k: _relative(v, location) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_relative(v, location) for v in value]
+    return value
+
+
+# What may differ between the two writers' files: the name, the sizes (and the offsets
+# and metrics derived from them), nothing else.
+UNCOMPARED = {"file_path", "file_size_in_bytes", "column_sizes", "split_offsets",
+              "readable_metrics", "key_metadata", "content_size_in_bytes", "content_offset"}
+
+
+def _files(spark, catalog, name: str) -> list:
+    location = _location(catalog, name)
+    out = []
+    files = spark.table(f"floe.{name}.files")
+    kept = [c for c in files.columns if c == "file_path" or c not in UNCOMPARED]
+    for row in files.select(*kept).collect():
+        values = row.asDict(recursive=True)
+        entry = {k: _relative(v, location) for k, v in values.items() if k not in UNCOMPARED}
+        path = _relative(values["file_path"], location)
+        entry["directory"] = path.rsplit("/", 1)[0]
+        out.append(repr(sorted(entry.items())))
+    return sorted(out)
+
+
+SIZE_KEYS = {"added-files-size", "removed-files-size", "total-files-size"}
+
+
+def _summary(spark, name: str) -> dict:
+    row = spark.sql(f"SELECT operation, summary FROM floe.{name}.snapshots "
+                    "ORDER BY committed_at DESC LIMIT 1").collect()[0]
+    return {"operation": row.operation,
+            **{k: v for k, v in row.summary.items() if k not in SIZE_KEYS}}
+
+
+def _rows(spark, name: str) -> pa.Table:
+    return sorted_by(spark.table(f"floe.{name}").toArrow(), ["id"])
+
+
+def _assert_siblings_equal(spark, catalog, stock: str, split: str) -> None:
+    assert differences(_rows(spark, stock), _rows(spark, split)) == []
+    assert _files(spark, catalog, stock) == _files(spark, catalog, split)
+    assert _summary(spark, stock) == _summary(spark, split)
+
+
+def _siblings(spark, catalog, op: str, aqe: bool) -> None:
+    mode, node, statement = OPERATIONS[op]
+    stem = f"db.{op}_{'aqe' if aqe else 'noaqe'}"
+    stock, split = f"{stem}_spark", f"{stem}_floe"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    for name in (stock, split):
+        _create(spark, name, mode)
+    spark.conf.set("spark.sql.adaptive.enabled", "true" if aqe else "false")
+    try:
+        _assert_stock(_run(spark, False, lambda: statement(spark, f"floe.{stock}")), node)
+        _assert_split(_run(spark, True, lambda: statement(spark, f"floe.{split}")), split, node)
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    _assert_siblings_equal(spark, catalog, stock, split)
+
+
+@pytest.mark.parametrize("op", list(OPERATIONS))
+def test_each_write_through_the_split_plan_equals_sparks_own(spark, catalog, source, op):
+    _siblings(spark, catalog, op, aqe=True)
+
+
+@pytest.mark.parametrize("op", AQE_OFF)
+def test_each_write_through_the_split_plan_equals_sparks_own_without_aqe(spark, catalog,
+                                                                        source, op):
+    _siblings(spark, catalog, op, aqe=False)
+
+
+def _normalised_explain(spark, statement: str) -> str:
+    text = spark.sql(f"EXPLAIN {statement}").collect()[0][0]
+    # Expression and plan ids, and the hash codes in objects' default strings, differ
+    # between any two plannings.
+    return re.sub(r"(#\d+L?|plan_id=\d+|@[0-9a-f]+)", "", text)
+
+
+def test_the_kill_switch_restores_sparks_plan_exactly(spark, source):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, "db.kill_switch", "copy-on-write")
+    statements = ["INSERT INTO floe.db.kill_switch SELECT * FROM src",
+                  "DELETE FROM floe.db.kill_switch WHERE id = 3"]
+    for statement in statements:
+        default = _normalised_explain(spark, statement)  # the flag unset
+        spark.conf.set(FLAG, "true")
+        split = _normalised_explain(spark, statement)
+        spark.conf.set(FLAG, "false")
+        off = _normalised_explain(spark, statement)
+        spark.conf.unset(FLAG)
+        assert "FloeIcebergCommit" in split, split
+        assert off == default and "Floe" not in default, default
+        assert "AppendData" in default or "ReplaceData" in default, default
+
+
+def test_an_unreadable_flag_keeps_sparks_plan_and_says_why(spark, catalog, source):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, "db.bad_flag", "copy-on-write", rows_below=0)
+    spark.conf.set(FLAG, "yes")
+    try:
+        explained = spark.sql(
+            "EXPLAIN EXTENDED INSERT INTO floe.db.bad_flag SELECT * FROM src").collect()[0][0]
+        _plans(spark)
+        spark.sql("INSERT INTO floe.db.bad_flag SELECT * FROM src")
+        plans = _plans(spark)
+    finally:
+        spark.conf.unset(FLAG)
+    reason = "declined: spark.floe.iceberg.write.enabled is not true or false"
+    assert reason in explained and "FloeIcebergCommit" not in explained, explained
+    text = "\n".join(plans)
+    assert "FloeIcebergCommit" not in text and "AppendData" in text, text
+    assert f"floe: AppendData: {reason}" in text, text
+    assert spark.table("floe.db.bad_flag").count() == ROWS
+
+
+def test_a_write_that_is_not_icebergs_is_left_alone(spark, tmp_path):
+    plans = _run(spark, True, lambda: spark.range(20).write.mode("overwrite").parquet(
+        str(tmp_path / "plain")))
+    text = "\n".join(plans)
+    assert "Floe" not in text and "floe:" not in text, text
+    assert spark.read.parquet(str(tmp_path / "plain")).count() == 20
+
+
+def test_no_plan_string_carries_the_catalogs_credentials(spark, source):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, "db.secrets", "merge-on-read", rows_below=100)
+    spark.conf.set(FLAG, "true")
+    try:
+        texts = [spark.sql(f"EXPLAIN {mode} {statement}").collect()[0][0]
+                 for mode in ("EXTENDED", "FORMATTED", "COST")
+                 for statement in ("INSERT INTO floe.db.secrets SELECT * FROM src",
+                                   "DELETE FROM floe.db.secrets WHERE id = 3")]
+        spark.sql("UPDATE floe.db.secrets SET i32 = 0 WHERE id < 10")
+        texts += _plans(spark)
+    finally:
+        spark.conf.unset(FLAG)
+    assert any("FloeIcebergCommit" in t for t in texts)
+    assert not [t for t in texts if SECRET in t]
+
+
+def _fail_in(partition: int, attempts: int):
+    """A mapInArrow function that passes batches through, except in Spark partition
+    `partition` on its first `attempts` attempts, where it raises after the first batch:
+    the write task has rows in hand when its attempt dies."""
+
+    def passthrough(batches):
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        doomed = context.partitionId() == partition and context.attemptNumber() < attempts
+        for k, batch in enumerate(batches):
+            if doomed and k == 1:
+                raise RuntimeError("injected task failure")
+            yield batch
+
+    return passthrough
+
+
+def _failing_input(spark, function):
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10")
+    df = spark.table("src")
+    return df.mapInArrow(function, df.schema)
+
+
+def _data_files(spark, catalog, name: str) -> tuple:
+    """The data and delete files on disk under the table's data folder, and those its
+    current snapshot references."""
+    location = _location(catalog, name).removeprefix("file:")
+    listed = set(files_under(f"{location}/data"))
+    referenced = {r.file_path.removeprefix("file:")
+                  for r in spark.sql(f"SELECT file_path FROM floe.{name}.files").collect()}
+    # Hadoop's local file system keeps a checksum beside each file: `.<name>.crc`.
+    checksums = {p for p in listed if re.search(r"/\.[^/]+\.crc$", p)}
+    guarded = {re.sub(r"/\.([^/]+)\.crc$", r"/\1", p) for p in checksums}
+    assert guarded <= listed, sorted(guarded - listed)  # no checksum outlives its file
+    return listed - checksums, referenced
+
+
+def _settled(directory, seconds: float = 20.0) -> dict:
+    """The listing of `directory` once it stopped changing (tasks a failed job cancelled may
+    still be aborting their writers)."""
+    deadline = time.monotonic() + seconds
+    last = files_under(directory)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = files_under(directory)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, catalog, source):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, "db.retried", "copy-on-write", rows_below=0)
+    try:
+        plans = _run(spark, True, lambda: _failing_input(spark, _fail_in(3, 1)).writeTo(
+            "floe.db.retried").option("distribution-mode", "none").append())
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    _assert_split(plans, "db.retried", APPEND)
+    assert differences(_rows(spark, "db.retried"), sorted_by(
+        spark.table("src").toArrow(), ["id"])) == []
+    on_disk, referenced = _data_files(spark, catalog, "db.retried")
+    assert on_disk == referenced
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
+        spark, catalog, warehouse, source, enabled):
+    """With the split plan the driver deletes the files of the tasks that completed; Spark's
+    own plan (the control: the tasks did complete and write) leaves them behind."""
+    name = f"db.failed_job_{'floe' if enabled else 'spark'}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, name, "copy-on-write", rows_below=100)
+    snapshots = spark.table(f"floe.{name}.snapshots").count()
+    location = _location(catalog, name).removeprefix("file:")
+    before = files_under(location)
+    try:
+        with pytest.raises(Exception, match="injected task failure"):
+            _run(spark, enabled, lambda: _failing_input(spark, _fail_in(5, 99)).writeTo(
+                f"floe.{name}").option("distribution-mode", "none").append())
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    assert spark.table(f"floe.{name}.snapshots").count() == snapshots
+    after = _settled(location)
+    if enabled:
+        assert after == before
+    else:
+        assert set(before) < set(after)  # orphans of the completed tasks
+
+
+def _concurrent_append(warehouse: str, name: str, data: pa.Table, partition: int):
+    """A mapInArrow function whose task for `partition` (first attempt) commits `data` to
+    `name` through floe, between the write's start and its commit."""
+
+    def passthrough(batches):
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        if context.partitionId() == partition and context.attemptNumber() == 0:
+            floe.Catalog(warehouse=warehouse).load_table(name).append(data)
+        yield from batches
+
+    return passthrough
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_concurrent_commit_between_write_and_commit(spark, catalog, warehouse, source,
+                                                      enabled):
+    """An append racing the write: iceberg-java's commit retries and both land. An overwrite
+    validated as serializable against an append into the overwritten partition: iceberg-java's
+    validation fails the write, exactly as on Spark's plan, and its files are deleted."""
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    suffix = "floe" if enabled else "spark"
+    racer = _data(1, start=999)  # region "eu"
+    assert racer["region"].to_pylist() == ["eu"]
+
+    appended = f"db.race_append_{suffix}"
+    _create(spark, appended, "copy-on-write", rows_below=0)  # one (empty) append
+    plans = _run(spark, enabled, lambda: _failing_input(
+        spark, _concurrent_append(str(warehouse), appended, racer, 2)).writeTo(
+            f"floe.{appended}").option("distribution-mode", "none").append())
+    spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    if enabled:
+        _assert_split(plans, appended, APPEND)
+    else:
+        _assert_stock(plans, APPEND)
+    assert spark.table(f"floe.{appended}").count() == ROWS + racer.num_rows
+    assert [r.operation for r in spark.sql(
+        f"SELECT operation FROM floe.{appended}.snapshots ORDER BY committed_at").collect()
+    ] == ["append", "append", "append"]
+
+    overwritten = f"db.race_overwrite_{suffix}"
+    _create(spark, overwritten, "copy-on-write", rows_below=300)
+    base = spark.sql(f"SELECT snapshot_id FROM floe.{overwritten}.snapshots").collect()[0][0]
+    from pyspark.sql import functions as F
+
+    def overwrite():
+        (_failing_input(spark, _concurrent_append(str(warehouse), overwritten, racer, 2))
+         .where("id >= 300").writeTo(f"floe.{overwritten}")
+         .option("isolation-level", "serializable")
+         .option("validate-from-snapshot-id", str(base))
+         .overwrite(F.col("region") == "eu"))
+
+    try:
+        with pytest.raises(Exception, match="Found conflicting files"):
+            _run(spark, enabled, overwrite)
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    # The racer's commit stands; the overwrite's files are gone.
+    assert spark.table(f"floe.{overwritten}").count() == 300 + racer.num_rows
+    on_disk, referenced = _data_files(spark, catalog, overwritten)
+    assert on_disk == referenced
