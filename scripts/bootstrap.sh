@@ -101,9 +101,6 @@ for artifact in org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.11.0 \
   fi
 done
 
-# floe's Spark plugin, one jar per Spark line (tests/spark_plugin runs it on both).
-scripts/build_spark_plugin.sh
-
 # The S3-compatible server of the storage tests (tests/interop/test_s3.py): s3s-fs, pinned,
 # built by cargo from crates.io.
 scripts/install_s3_server.sh >/dev/null
@@ -121,3 +118,7 @@ if ! .venv/bin/python -c 'import floe' 2>/dev/null \
     --no-build-isolation .
   echo "$package_wanted" > "$package_stamp"
 fi
+
+# floe's Spark plugin, one jar per Spark line with floe's native library built from the
+# package's build above (tests/spark_plugin runs it on both lines).
+scripts/build_spark_plugin.sh

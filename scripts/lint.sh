@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mapfile -t all < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc' 'python/*.h' 'examples/*.cc')
+mapfile -t all < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'bench/*.h' 'tests/*.cc' 'tests/*.h' 'python/*.cc' 'python/*.h' 'examples/*.cc' 'spark/native/*.cc')
 echo "clang-format: ${#all[@]} files"
 clang-format --dry-run --Werror "${all[@]}"
 

@@ -1,10 +1,12 @@
-"""floe's Spark plugin, the split plan: with spark.floe.iceberg.write.enabled on, every Iceberg
-write Spark plans runs as FloeIcebergCommit (driver, once) over FloeIcebergWrite (executors,
-inside AQE), with iceberg-java still writing the data files in the tasks and iceberg-java's
-BatchWrite committing. Each operation runs on two sibling tables made alike, once with the flag
-off (Spark's own plan) and once on, and the tables must end equal: rows, partition
-directories, every manifest field of every file (but its name and sizes), and the snapshot
-summary. Which plan ran is read from the plugin's CapturedPlans listener."""
+"""floe's Spark plugin, the split plan: with spark.floe.iceberg.write.enabled on, an Iceberg
+write Spark plans runs as FloeIcebergCommit (driver, once: iceberg-java's BatchWrite.commit)
+over FloeIcebergNativeWrite (executors, inside AQE: floe's native tasks, the rows handed over
+as Arrow) when floe's gate admits it, and keeps Spark's own plan when it does not; with
+spark.floe.iceberg.write.native off, the split plan runs iceberg-java's writer in its tasks
+(FloeIcebergWrite: the plan's shape alone). Each operation runs on two sibling tables made
+alike, once with the flag off (Spark's own plan) and once on, and the tables must end equal:
+rows, partition directories, every manifest field of every file (but its name and sizes), and
+the snapshot summary. Which plan ran is read from the plugin's CapturedPlans listener."""
 
 import re
 import sys
@@ -23,6 +25,7 @@ import floe
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 FLAG = "spark.floe.iceberg.write.enabled"
+NATIVE = "spark.floe.iceberg.write.native"
 REGIONS = ["eu", "us/west", "Zürich", "a=b&c", "東京", "", None, "50%", "tab\there"]
 SCHEMA = EXTREMES_SCHEMA.append(pa.field("region", pa.string()))
 ROWS = 400  # the source; tables start with ids below 300
@@ -55,23 +58,33 @@ def _plans(spark) -> list:
     return list(spark._jvm.org.apache.floe.spark.CapturedPlans.drain())
 
 
-def _run(spark, enabled: bool, action) -> list:
-    """Runs `action` with the flag on or off and returns the plans it executed."""
+def _run(spark, enabled: bool, action, native: bool = True) -> list:
+    """Runs `action` with the flag on or off (and floe's native tasks or iceberg-java's in
+    the split plan) and returns the plans it executed."""
     _plans(spark)
     spark.conf.set(FLAG, "true" if enabled else "false")
+    spark.conf.set(NATIVE, "true" if native else "false")
     try:
         action()
     finally:
         spark.conf.unset(FLAG)
+        spark.conf.unset(NATIVE)
     return _plans(spark)
 
 
-def _assert_split(plans: list, name: str, node: str) -> None:
+def _assert_split(plans: list, name: str, native: bool) -> None:
+    """floe's split plan ran for the write to `name`, with floe's native tasks (and the gate
+    did not decline) or iceberg-java's."""
     text = "\n".join(plans)
-    assert "FloeIcebergCommit" in text and "FloeIcebergWrite" in text, text
-    assert f"floe: floe.{name}: " in text and "through floe's split plan" in text, text
+    assert "FloeIcebergCommit" in text, text
+    if native:
+        assert "FloeIcebergNativeWrite" in text, text
+        assert f"floe: floe.{name}: " in text and "(floe's native tasks)" in text, text
+    else:
+        assert "FloeIcebergWrite" in text and "FloeIcebergNativeWrite" not in text, text
+        assert f"floe: floe.{name}: " in text and "(iceberg-java writer tasks)" in text, text
+    assert "declined" not in text, text
     assert not any(f"{stock} " in text or f"{stock}\n" in text for stock in STOCK_NODES), text
-    assert node  # the operation Spark would have planned (checked on the stock sibling)
 
 
 def _assert_stock(plans: list, node: str) -> None:
@@ -131,7 +144,8 @@ def _overwrite_where(spark, t):
     spark.table("src").where("id >= 300").writeTo(t).overwrite(F.col("region") == "eu")
 
 
-# name: (table mode, the operator Spark plans, the statement)
+# name: (table mode, the operator Spark plans, the statement). Row-level operations
+# (ReplaceData, WriteDelta) are not yet written by floe's native tasks: their gate declines.
 OPERATIONS = {
     "insert_into": ("copy-on-write", APPEND,
                     lambda spark, t: spark.sql(f"INSERT INTO {t} SELECT * FROM src WHERE id >= 300")),
@@ -157,8 +171,13 @@ OPERATIONS = {
     "mor_merge": ("merge-on-read", DELTA, _merge),
 }
 
+NATIVE_OPS = [op for op, (_, node, _) in OPERATIONS.items() if node not in (REPLACE, DELTA)]
+# Each operation with iceberg-java's tasks in the split plan, and the native-eligible ones with
+# floe's native tasks too.
+CASES = [(op, False) for op in OPERATIONS] + [(op, True) for op in NATIVE_OPS]
 # With AQE off as well: one operation of each kind.
-AQE_OFF = ["insert_into", "insert_overwrite_dynamic", "ctas", "cow_merge", "mor_merge"]
+AQE_OFF = [("insert_into", True), ("insert_overwrite_dynamic", True), ("ctas", True),
+           ("insert_into", False), ("cow_merge", False), ("mor_merge", False)]
 
 
 def _location(catalog, name: str) -> str:
@@ -222,9 +241,9 @@ def _assert_siblings_equal(spark, catalog, stock: str, split: str) -> None:
     assert _summary(spark, stock) == _summary(spark, split)
 
 
-def _siblings(spark, catalog, op: str, aqe: bool) -> None:
+def _siblings(spark, catalog, op: str, native: bool, aqe: bool) -> None:
     mode, node, statement = OPERATIONS[op]
-    stem = f"db.{op}_{'aqe' if aqe else 'noaqe'}"
+    stem = f"db.{op}_{'native' if native else 'jvm'}_{'aqe' if aqe else 'noaqe'}"
     stock, split = f"{stem}_spark", f"{stem}_floe"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
     for name in (stock, split):
@@ -232,21 +251,23 @@ def _siblings(spark, catalog, op: str, aqe: bool) -> None:
     spark.conf.set("spark.sql.adaptive.enabled", "true" if aqe else "false")
     try:
         _assert_stock(_run(spark, False, lambda: statement(spark, f"floe.{stock}")), node)
-        _assert_split(_run(spark, True, lambda: statement(spark, f"floe.{split}")), split, node)
+        _assert_split(_run(spark, True, lambda: statement(spark, f"floe.{split}"), native),
+                      split, native)
     finally:
         spark.conf.unset("spark.sql.adaptive.enabled")
     _assert_siblings_equal(spark, catalog, stock, split)
 
 
-@pytest.mark.parametrize("op", list(OPERATIONS))
-def test_each_write_through_the_split_plan_equals_sparks_own(spark, catalog, source, op):
-    _siblings(spark, catalog, op, aqe=True)
+@pytest.mark.parametrize("op,native", CASES)
+def test_each_write_through_the_split_plan_equals_sparks_own(spark, catalog, source, op,
+                                                             native):
+    _siblings(spark, catalog, op, native, aqe=True)
 
 
-@pytest.mark.parametrize("op", AQE_OFF)
+@pytest.mark.parametrize("op,native", AQE_OFF)
 def test_each_write_through_the_split_plan_equals_sparks_own_without_aqe(spark, catalog,
-                                                                        source, op):
-    _siblings(spark, catalog, op, aqe=False)
+                                                                        source, op, native):
+    _siblings(spark, catalog, op, native, aqe=False)
 
 
 def _normalised_explain(spark, statement: str) -> str:
@@ -264,7 +285,11 @@ def test_the_kill_switch_restores_sparks_plan_exactly(spark, source):
     for statement in statements:
         default = _normalised_explain(spark, statement)  # the flag unset
         spark.conf.set(FLAG, "true")
+        # The DELETE's split plan runs iceberg-java's tasks (floe's native gate declines
+        # row-level writes and would leave Spark's plan).
+        spark.conf.set(NATIVE, "false" if statement.startswith("DELETE") else "true")
         split = _normalised_explain(spark, statement)
+        spark.conf.unset(NATIVE)
         spark.conf.set(FLAG, "false")
         off = _normalised_explain(spark, statement)
         spark.conf.unset(FLAG)
@@ -291,6 +316,53 @@ def test_an_unreadable_flag_keeps_sparks_plan_and_says_why(spark, catalog, sourc
     assert "FloeIcebergCommit" not in text and "AppendData" in text, text
     assert f"floe: AppendData: {reason}" in text, text
     assert spark.table("floe.db.bad_flag").count() == ROWS
+
+
+# Each rule of the native gate, declined (the sibling tests are the accepted side: format 2,
+# unsorted, Parquet, the main branch, no Parquet setting in Hadoop's configuration, the
+# table's own properties): (name, table properties, setup statements, session settings, the
+# statement, what the reason says).
+DECLINES = {
+    "format_v3": ("'format-version'='3'", [], {}, "INSERT INTO {t} SELECT * FROM src",
+                  "format-version is 3"),
+    "sorted": ("'format-version'='2'", ["ALTER TABLE {t} WRITE ORDERED BY id"], {},
+               "INSERT INTO {t} SELECT * FROM src", "the table has a sort order"),
+    "orc": ("'write.format.default'='orc'", [], {}, "INSERT INTO {t} SELECT * FROM src",
+            "write-format/write.format.default is not parquet"),
+    "branch": ("'format-version'='2'", ["ALTER TABLE {t} CREATE BRANCH b1"], {},
+               "INSERT INTO {t}.branch_b1 SELECT * FROM src", "the write targets a branch"),
+    "hadoop_parquet_setting": ("'format-version'='2'", [], {"parquet.page.size": "4096"},
+                               "INSERT INTO {t} SELECT * FROM src",
+                               "Hadoop settings parquet.page.size"),
+    "unvetted_property": ("'write.parquet.bloom-filter-enabled.column.id'='true'", [], {},
+                          "INSERT INTO {t} SELECT * FROM src", "floe's gate: unsupported"),
+    "row_level": ("'write.delete.mode'='copy-on-write'", [], {}, "DELETE FROM {t} WHERE id < 5",
+                  "row-level writes"),
+}
+
+
+@pytest.mark.parametrize("case", list(DECLINES))
+def test_each_native_gate_rule_declines_to_sparks_plan_and_says_why(spark, source, case):
+    properties, setup, settings, statement, reason = DECLINES[case]
+    name = f"db.declined_{case}"
+    t = f"floe.{name}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    spark.sql(f"DROP TABLE IF EXISTS {t}")
+    spark.sql(f"CREATE TABLE {t} USING iceberg PARTITIONED BY ({PARTITIONING}) "
+              f"TBLPROPERTIES ({properties}) AS SELECT * FROM src WHERE id < 100")
+    for step in setup:
+        spark.sql(step.format(t=t))
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        plans = _run(spark, True, lambda: spark.sql(statement.format(t=t)))
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    text = "\n".join(plans)
+    assert "FloeIcebergCommit" not in text, text
+    assert re.search(r"floe: (AppendData|ReplaceData): declined: .*" + re.escape(reason),
+                     text), text
 
 
 def test_a_write_that_is_not_icebergs_is_left_alone(spark, tmp_path):
@@ -370,27 +442,30 @@ def _settled(directory, seconds: float = 20.0) -> dict:
     return last
 
 
-def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, catalog, source):
+@pytest.mark.parametrize("native", [True, False])
+def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, catalog, source,
+                                                                     native):
+    name = f"db.retried_{'native' if native else 'jvm'}"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
-    _create(spark, "db.retried", "copy-on-write", rows_below=0)
+    _create(spark, name, "copy-on-write", rows_below=0)
     try:
         plans = _run(spark, True, lambda: _failing_input(spark, _fail_in(3, 1)).writeTo(
-            "floe.db.retried").option("distribution-mode", "none").append())
+            f"floe.{name}").option("distribution-mode", "none").append(), native)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
-    _assert_split(plans, "db.retried", APPEND)
-    assert differences(_rows(spark, "db.retried"), sorted_by(
+    _assert_split(plans, name, native)
+    assert differences(_rows(spark, name), sorted_by(
         spark.table("src").toArrow(), ["id"])) == []
-    on_disk, referenced = _data_files(spark, catalog, "db.retried")
+    on_disk, referenced = _data_files(spark, catalog, name)
     assert on_disk == referenced
 
 
-@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("enabled,native", [(True, True), (True, False), (False, False)])
 def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
-        spark, catalog, warehouse, source, enabled):
+        spark, catalog, warehouse, source, enabled, native):
     """With the split plan the driver deletes the files of the tasks that completed; Spark's
     own plan (the control: the tasks did complete and write) leaves them behind."""
-    name = f"db.failed_job_{'floe' if enabled else 'spark'}"
+    name = f"db.failed_job_{('native' if native else 'jvm') if enabled else 'spark'}"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
     _create(spark, name, "copy-on-write", rows_below=100)
     snapshots = spark.table(f"floe.{name}.snapshots").count()
@@ -399,7 +474,7 @@ def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
     try:
         with pytest.raises(Exception, match="injected task failure"):
             _run(spark, enabled, lambda: _failing_input(spark, _fail_in(5, 99)).writeTo(
-                f"floe.{name}").option("distribution-mode", "none").append())
+                f"floe.{name}").option("distribution-mode", "none").append(), native)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     assert spark.table(f"floe.{name}.snapshots").count() == snapshots
@@ -428,6 +503,7 @@ def _concurrent_append(warehouse: str, name: str, data: pa.Table, partition: int
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_concurrent_commit_between_write_and_commit(spark, catalog, warehouse, source,
                                                       enabled):
+    # With the flag on, floe's native tasks write (the gate admits both writes).
     """An append racing the write: iceberg-java's commit retries and both land. An overwrite
     validated as serializable against an append into the overwritten partition: iceberg-java's
     validation fails the write, exactly as on Spark's plan, and its files are deleted."""
@@ -443,7 +519,7 @@ def test_a_concurrent_commit_between_write_and_commit(spark, catalog, warehouse,
             f"floe.{appended}").option("distribution-mode", "none").append())
     spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     if enabled:
-        _assert_split(plans, appended, APPEND)
+        _assert_split(plans, appended, native=True)
     else:
         _assert_stock(plans, APPEND)
     assert spark.table(f"floe.{appended}").count() == ROWS + racer.num_rows

@@ -25,7 +25,10 @@ object CapturedPlans {
   private val plans = new ConcurrentLinkedQueue[String]()
 
   private def record(qe: QueryExecution, failed: Boolean): Unit = {
-    val plan = qe.executedPlan
+    // A query that failed before it was planned has no plan to record.
+    val plan = try qe.executedPlan catch {
+      case scala.util.control.NonFatal(_) | _: LinkageError => return
+    }
     val floe = org.apache.spark.sql.execution.datasources.v2.floe.FloeIcebergWriteStrategy
       .describe(plan)
     val entry = (if (failed) "FAILED\n" else "") + plan.toString +

@@ -19,9 +19,22 @@ object FloeConf {
    * rather than read as off.
    */
   def writeEnabled(conf: SQLConf): Either[String, Boolean] =
-    conf.getConfString(WriteEnabled, "false").trim.toLowerCase(java.util.Locale.ROOT) match {
+    boolean(conf, WriteEnabled, default = "false")
+
+  /**
+   * With the split plan on, whether its tasks are floe's native ones (the default): a write
+   * the native gate declines then keeps Spark's own plan. Off, the split plan runs
+   * iceberg-java's writer in its tasks (the plan's shape alone, for diagnosis).
+   */
+  val NativeTasks = "spark.floe.iceberg.write.native"
+
+  def nativeTasks(conf: SQLConf): Either[String, Boolean] =
+    boolean(conf, NativeTasks, default = "true")
+
+  private def boolean(conf: SQLConf, key: String, default: String): Either[String, Boolean] =
+    conf.getConfString(key, default).trim.toLowerCase(java.util.Locale.ROOT) match {
       case "true" => Right(true)
       case "false" => Right(false)
-      case _ => Left(s"$WriteEnabled is not true or false")
+      case _ => Left(s"$key is not true or false")
     }
 }

@@ -26,6 +26,7 @@ case class FloeIcebergCommitExec(
     refreshCache: () => Unit,
     table: String,
     operation: String,
+    native: Boolean,
     io: () => FileIO) extends V2CommandExec with UnaryExecNode {
 
   override def child: SparkPlan = query

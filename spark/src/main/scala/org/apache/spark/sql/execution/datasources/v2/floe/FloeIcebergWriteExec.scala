@@ -20,6 +20,7 @@ case class FloeIcebergWriteNode(
     batchWrite: BatchWrite,
     write: Write,
     writingTask: WritingSparkTask[_],
+    native: Option[NativeWrite],
     output: Seq[Attribute]) extends UnaryNode {
   override def child: LogicalPlan = query
   override def stringArgs: Iterator[Any] = Iterator(query)
@@ -29,17 +30,23 @@ case class FloeIcebergWriteNode(
 }
 
 /**
- * Writes the data files on the executors: one task per input partition runs Spark's own
- * writing task for this write (iceberg-java's DataWriter, with Spark's row-level projections
- * for copy-on-write and merge-on-read rows) and emits one row, the task's commit message
- * ([[CommitMessages]]). A failed task aborts its writer, which deletes the files it wrote.
+ * Writes the data files on the executors, one task per input partition, each emitting one
+ * row: the task's commit message ([[CommitMessages]]). With `native` (the gate admitted the
+ * write) a task is floe's ([[NativeWriteTask]]: the rows cross to floe as Arrow); without,
+ * it is Spark's own writing task for this write (iceberg-java's DataWriter, with Spark's
+ * row-level projections for copy-on-write and merge-on-read rows). A failed task deletes
+ * the files it wrote either way.
  */
 case class FloeIcebergWriteExec(
     child: SparkPlan,
     batchWrite: BatchWrite,
     write: Write,
     writingTask: WritingSparkTask[_],
+    native: Option[NativeWrite],
     output: Seq[Attribute]) extends UnaryExecNode {
+
+  override def nodeName: String =
+    if (native.isDefined) "FloeIcebergNativeWrite" else "FloeIcebergWrite"
 
   private lazy val customMetrics: Map[String, SQLMetric] =
     write.supportedCustomMetrics().map { metric =>
@@ -62,12 +69,22 @@ case class FloeIcebergWriteExec(
     }
     val writerFactory = batchWrite.createBatchWriterFactory(
       PhysicalWriteInfoImpl(rdd.getNumPartitions))
-    val task = writingTask
-    val taskMetrics = customMetrics
-    rdd.mapPartitions { rows =>
-      val result = task.run(writerFactory, TaskContext.get(), rows,
-        useCommitCoordinator = false, taskMetrics)
-      Iterator.single(CommitMessages.toRow(result.writerCommitMessage, result.numRows))
+    native match {
+      case Some(NativeWrite(plan, specId, specs)) =>
+        val schema = child.schema
+        val timeZoneId = conf.sessionLocalTimeZone
+        rdd.mapPartitions { rows =>
+          val result = NativeWriteTask.run(plan, rows, schema, timeZoneId, specId, specs)
+          Iterator.single(CommitMessages.toRow(result.message, result.numRows))
+        }
+      case None =>
+        val task = writingTask
+        val taskMetrics = customMetrics
+        rdd.mapPartitions { rows =>
+          val result = task.run(writerFactory, TaskContext.get(), rows,
+            useCommitCoordinator = false, taskMetrics)
+          Iterator.single(CommitMessages.toRow(result.writerCommitMessage, result.numRows))
+        }
     }
   }
 

@@ -35,7 +35,7 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
     case node: FloeIcebergWriteNode =>
       // AQE re-plans the write from its anchor: the writer only, never a second committer.
       FloeIcebergWriteExec(planLater(node.query), node.batchWrite, node.write, node.writingTask,
-        node.output) :: Nil
+        node.native, node.output) :: Nil
     case command: V2WriteCommand if isRecognisedCommand(command) =>
       FloeConf.writeEnabled(session.sessionState.conf) match {
         case Right(false) => Nil
@@ -49,14 +49,18 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
     stock match {
       case Seq(exec: V2ExistingTableWriteExec) if isIcebergWrite(exec.write) =>
         val table = relationName(command)
-        val reason = badFlag.orElse(declineReason(command, exec))
-        reason match {
+        val native = FloeConf.nativeTasks(session.sessionState.conf) match {
+          case Right(false) => Right(None)
+          case Right(true) => NativeGate.check(session, command, exec.write).map(Some(_))
+          case Left(reason) => Left(reason)
+        }
+        badFlag.orElse(declineReason(command, exec)).orElse(native.left.toOption) match {
           case Some(why) =>
             logWarning(s"floe: the Iceberg write to $table keeps Spark's plan: $why")
             exec.setTagValue(DeclinedTag, why)
             exec :: Nil
           case None =>
-            buildSplit(command, exec, table) :: Nil
+            buildSplit(command, exec, table, native.toOption.flatten) :: Nil
         }
       case _ => Nil
     }
@@ -78,18 +82,21 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
     }
   }
 
-  private def buildSplit(command: V2WriteCommand, exec: V2ExistingTableWriteExec, table: String)
-      : SparkPlan = {
+  private def buildSplit(
+      command: V2WriteCommand,
+      exec: V2ExistingTableWriteExec,
+      table: String,
+      native: Option[NativeWrite]): SparkPlan = {
     val batchWrite = exec.write.toBatch // one instance for the writer and the committer
     val message = AttributeReference(MessageColumn, BinaryType, nullable = false)()
     val anchor = FloeIcebergWriteNode(command.query, batchWrite, exec.write, exec.writingTask,
-      Seq(message))
+      native, Seq(message))
     val writer = FloeIcebergWriteExec(exec.query, batchWrite, exec.write, exec.writingTask,
-      Seq(message))
+      native, Seq(message))
     writer.setLogicalLink(anchor)
     val io = icebergTable(command).get
     FloeIcebergCommitExec(writer, batchWrite, exec.write, exec.refreshCache, table,
-      operationName(command), () => io.io())
+      operationName(command), native.isDefined, () => io.io())
   }
 }
 
@@ -149,7 +156,8 @@ object FloeIcebergWriteStrategy {
     def visit(p: SparkPlan): Unit = {
       p match {
         case c: FloeIcebergCommitExec =>
-          lines += s"${c.table}: ${c.operation} through floe's split plan (iceberg-java writer tasks)"
+          val tasks = if (c.native) "floe's native tasks" else "iceberg-java writer tasks"
+          lines += s"${c.table}: ${c.operation} through floe's split plan ($tasks)"
         case e: V2ExistingTableWriteExec =>
           e.getTagValue(DeclinedTag).foreach(why => lines += s"${e.nodeName}: declined: $why")
         case _ =>

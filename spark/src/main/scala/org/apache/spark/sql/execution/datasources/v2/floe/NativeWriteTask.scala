@@ -1,0 +1,177 @@
+package org.apache.spark.sql.execution.datasources.v2.floe
+
+import java.nio.ByteBuffer
+import java.nio.charset.StandardCharsets
+
+import scala.util.control.NonFatal
+
+import org.apache.arrow.c.{ArrowArrayStream, Data}
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.ipc.ArrowReader
+import org.apache.arrow.vector.types.pojo.Schema
+import org.apache.iceberg.{DataFile, ManifestContent, ManifestFile, ManifestFiles, PartitionSpec}
+import org.apache.iceberg.inmemory.InMemoryFileIO
+import org.apache.spark.TaskContext
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.WriterCommitMessage
+import org.apache.spark.sql.execution.arrow.ArrowWriter
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.ArrowUtils
+
+/** A Spark task's rows as Arrow batches, converted in the JVM a batch at a time. */
+private class RowsArrowReader(
+    rows: Iterator[InternalRow],
+    sparkSchema: StructType,
+    timeZoneId: String,
+    batchRows: Int,
+    allocator: BufferAllocator) extends ArrowReader(allocator) {
+  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
+    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+  private var writer: ArrowWriter = _
+  var rowCount = 0L
+
+  override def loadNextBatch(): Boolean = {
+    val root = getVectorSchemaRoot
+    if (writer == null) writer = ArrowWriter.create(root)
+    writer.reset()
+    var n = 0
+    while (n < batchRows && rows.hasNext) {
+      writer.write(rows.next())
+      n += 1
+    }
+    writer.finish()
+    rowCount += n
+    n > 0
+  }
+
+  override def bytesRead(): Long = 0L
+  override protected def closeReadSource(): Unit = ()
+  override protected def readSchema(): Schema = arrowSchema
+}
+
+/**
+ * An executor's native write task: hands the task's rows to floe (Arrow through the C Data
+ * Interface), takes the locations of the files it wrote before anything else (a task failure
+ * listener deletes them should the task fail from then on), decodes the data files from the
+ * message's manifest with iceberg-java's own reader, and wraps them in iceberg-java's
+ * genuine SparkWrite.TaskCommit.
+ */
+object NativeWriteTask extends Logging {
+  private val BatchRows = 8192
+
+  def run(
+      plan: String,
+      rows: Iterator[InternalRow],
+      sparkSchema: StructType,
+      timeZoneId: String,
+      specId: Int,
+      specs: java.util.Map[Integer, PartitionSpec]): CommitMessages.TaskResult = {
+    FloeNative.ensureLoaded()
+    val context = TaskContext.get()
+    val allocator = ArrowUtils.rootAllocator.newChildAllocator(
+      s"floe write task ${context.partitionId()}", 0, Long.MaxValue)
+    try {
+      val reader = new RowsArrowReader(rows, sparkSchema, timeZoneId, BatchRows, allocator)
+      val payload = try {
+        val stream = ArrowArrayStream.allocateNew(allocator)
+        try {
+          Data.exportArrayStream(allocator, reader, stream)
+          FloeNative.writeTask(plan, stream.memoryAddress(), context.partitionId(),
+            context.taskAttemptId())
+        } finally {
+          stream.close()
+        }
+      } finally {
+        reader.close()
+      }
+      val (locations, manifest) = split(payload)
+      // The files are this task's from here until the task succeeds.
+      context.addTaskFailureListener { (_, _) =>
+        val failed = try FloeNative.deleteFiles(plan, locations.toArray) catch {
+          case NonFatal(_) => locations.size
+        }
+        if (failed > 0) {
+          logWarning(s"floe: $failed files of a failed write task could not be deleted")
+        }
+      }
+      val files = decode(manifest, specId, specs)
+      CommitMessages.TaskResult(taskCommit(files), reader.rowCount)
+    } finally {
+      allocator.close()
+    }
+  }
+
+  /** The TaskCommit message: the locations block, then the manifest (DESIGN.md). */
+  private def split(payload: Array[Byte]): (Seq[String], Array[Byte]) = {
+    val buffer = ByteBuffer.wrap(payload) // big-endian
+    val count = buffer.getInt()
+    val locations = (0 until count).map { _ =>
+      val bytes = new Array[Byte](buffer.getInt())
+      buffer.get(bytes)
+      new String(bytes, StandardCharsets.UTF_8)
+    }
+    val manifest = new Array[Byte](buffer.remaining())
+    buffer.get(manifest)
+    (locations, manifest)
+  }
+
+  private def decode(
+      manifest: Array[Byte],
+      specId: Int,
+      specs: java.util.Map[Integer, PartitionSpec]): Array[DataFile] = {
+    if (manifest.isEmpty) return Array.empty
+    val io = new InMemoryFileIO()
+    val path = "memory:/floe-task-manifest.avro"
+    io.addFile(path, manifest)
+    val reader = ManifestFiles.read(TaskManifest(path, manifest.length.toLong, specId), io, specs)
+    try {
+      val out = Array.newBuilder[DataFile]
+      reader.forEach(f => out += f.copy())
+      out.result()
+    } finally {
+      reader.close()
+    }
+  }
+
+  private lazy val taskCommitConstructor = {
+    val c = Class.forName("org.apache.iceberg.spark.source.SparkWrite$TaskCommit")
+      .getDeclaredConstructor(classOf[Array[DataFile]])
+    c.setAccessible(true)
+    c
+  }
+
+  /** iceberg-java's own message for these files, with Spark's output metrics reported. */
+  private def taskCommit(files: Array[DataFile]): WriterCommitMessage = {
+    val commit = taskCommitConstructor.newInstance(files).asInstanceOf[WriterCommitMessage]
+    try {
+      val report = commit.getClass.getDeclaredMethod("reportOutputMetrics")
+      report.setAccessible(true)
+      report.invoke(commit)
+    } catch {
+      case _: NoSuchMethodException =>
+    }
+    commit
+  }
+}
+
+/**
+ * A task's in-memory manifest as iceberg-java's reader needs it described: data, not yet
+ * committed (the snapshot id and sequence numbers are placeholders the reader requires; the
+ * commit assigns the real ones to added files).
+ */
+private case class TaskManifest(path: String, length: Long, partitionSpecId: Int)
+    extends ManifestFile {
+  override def content(): ManifestContent = ManifestContent.DATA
+  override def sequenceNumber(): Long = 0L
+  override def minSequenceNumber(): Long = 0L
+  override def snapshotId(): java.lang.Long = 0L
+  override def addedFilesCount(): Integer = null
+  override def addedRowsCount(): java.lang.Long = null
+  override def existingFilesCount(): Integer = null
+  override def existingRowsCount(): java.lang.Long = null
+  override def deletedFilesCount(): Integer = null
+  override def deletedRowsCount(): java.lang.Long = null
+  override def partitions(): java.util.List[ManifestFile.PartitionFieldSummary] = null
+  override def copy(): ManifestFile = this
+}
