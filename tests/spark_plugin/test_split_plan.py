@@ -241,9 +241,9 @@ def _assert_siblings_equal(spark, catalog, stock: str, split: str) -> None:
     assert _summary(spark, stock) == _summary(spark, split)
 
 
-def _siblings(spark, catalog, op: str, native: bool, aqe: bool) -> None:
+def _siblings(spark, catalog, op: str, native: bool, aqe: bool, tag: str = "") -> None:
     mode, node, statement = OPERATIONS[op]
-    stem = f"db.{op}_{'native' if native else 'jvm'}_{'aqe' if aqe else 'noaqe'}"
+    stem = f"db.{op}_{'native' if native else 'jvm'}_{'aqe' if aqe else 'noaqe'}{tag}"
     stock, split = f"{stem}_spark", f"{stem}_floe"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
     for name in (stock, split):
@@ -268,6 +268,16 @@ def test_each_write_through_the_split_plan_equals_sparks_own(spark, catalog, sou
 def test_each_write_through_the_split_plan_equals_sparks_own_without_aqe(spark, catalog,
                                                                         source, op, native):
     _siblings(spark, catalog, op, native, aqe=False)
+
+
+def test_a_session_time_zone_other_than_utc_changes_nothing(spark, catalog, source):
+    """Spark hands timestamps to floe labelled with the session's zone; the values are
+    instants either way, and the files must be Spark's writer's."""
+    spark.conf.set("spark.sql.session.timeZone", "Asia/Kolkata")
+    try:
+        _siblings(spark, catalog, "append_api", native=True, aqe=True, tag="_kolkata")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
 
 
 def _normalised_explain(spark, statement: str) -> str:

@@ -53,7 +53,13 @@ case class FloeIcebergWriteExec(
       metric.name() -> SQLMetrics.createV2CustomMetric(sparkContext, metric)
     }.toMap
 
-  override lazy val metrics: Map[String, SQLMetric] = customMetrics
+  override lazy val metrics: Map[String, SQLMetric] = customMetrics ++ (
+    if (native.isEmpty) Map.empty
+    else Map(
+      "arrowTime" -> SQLMetrics.createNanoTimingMetric(sparkContext,
+        "time producing the input rows and converting them to Arrow"),
+      "floeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext,
+        "time in floe's write tasks")))
 
   // Nothing about the write's configuration is printed (FileIO properties can hold secrets).
   override def stringArgs: Iterator[Any] = Iterator.empty
@@ -73,8 +79,11 @@ case class FloeIcebergWriteExec(
       case Some(NativeWrite(plan, specId, specs)) =>
         val schema = child.schema
         val timeZoneId = conf.sessionLocalTimeZone
+        val arrowTime = metrics("arrowTime")
+        val floeTime = metrics("floeTime")
         rdd.mapPartitions { rows =>
-          val result = NativeWriteTask.run(plan, rows, schema, timeZoneId, specId, specs)
+          val result = NativeWriteTask.run(plan, rows, schema, timeZoneId, specId, specs,
+            arrowTime, floeTime)
           Iterator.single(CommitMessages.toRow(result.message, result.numRows))
         }
       case None =>

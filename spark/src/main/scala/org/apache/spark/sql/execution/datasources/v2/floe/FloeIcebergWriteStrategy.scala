@@ -158,6 +158,13 @@ object FloeIcebergWriteStrategy {
         case c: FloeIcebergCommitExec =>
           val tasks = if (c.native) "floe's native tasks" else "iceberg-java writer tasks"
           lines += s"${c.table}: ${c.operation} through floe's split plan ($tasks)"
+        case w: FloeIcebergWriteExec if w.native.isDefined =>
+          val arrow = w.metrics("arrowTime").value / 1000000
+          val floe = w.metrics("floeTime").value / 1000000
+          if (arrow + floe > 0) {
+            lines += s"native tasks: input rows to Arrow $arrow ms, floe writing $floe ms " +
+              "(summed over tasks)"
+          }
         case e: V2ExistingTableWriteExec =>
           e.getTagValue(DeclinedTag).foreach(why => lines += s"${e.nodeName}: declined: $why")
         case _ =>

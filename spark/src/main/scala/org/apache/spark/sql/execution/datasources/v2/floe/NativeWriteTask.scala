@@ -16,6 +16,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.WriterCommitMessage
 import org.apache.spark.sql.execution.arrow.ArrowWriter
+import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.ArrowUtils
 
@@ -30,8 +31,14 @@ private class RowsArrowReader(
     errorOnDuplicatedFieldNames = true, largeVarTypes = false)
   private var writer: ArrowWriter = _
   var rowCount = 0L
+  var nanos = 0L
 
   override def loadNextBatch(): Boolean = {
+    val started = System.nanoTime()
+    try fill() finally nanos += System.nanoTime() - started
+  }
+
+  private def fill(): Boolean = {
     val root = getVectorSchemaRoot
     if (writer == null) writer = ArrowWriter.create(root)
     writer.reset()
@@ -66,7 +73,9 @@ object NativeWriteTask extends Logging {
       sparkSchema: StructType,
       timeZoneId: String,
       specId: Int,
-      specs: java.util.Map[Integer, PartitionSpec]): CommitMessages.TaskResult = {
+      specs: java.util.Map[Integer, PartitionSpec],
+      arrowTime: SQLMetric,
+      floeTime: SQLMetric): CommitMessages.TaskResult = {
     FloeNative.ensureLoaded()
     val context = TaskContext.get()
     val allocator = ArrowUtils.rootAllocator.newChildAllocator(
@@ -75,12 +84,16 @@ object NativeWriteTask extends Logging {
       val reader = new RowsArrowReader(rows, sparkSchema, timeZoneId, BatchRows, allocator)
       val payload = try {
         val stream = ArrowArrayStream.allocateNew(allocator)
+        val started = System.nanoTime()
         try {
           Data.exportArrayStream(allocator, reader, stream)
           FloeNative.writeTask(plan, stream.memoryAddress(), context.partitionId(),
             context.taskAttemptId())
         } finally {
           stream.close()
+          // The rows' conversion runs inside floe's call (floe pulls the batches).
+          arrowTime += reader.nanos
+          floeTime += System.nanoTime() - started - reader.nanos
         }
       } finally {
         reader.close()
