@@ -11,9 +11,6 @@ hosts. Rows and files are checked with pyiceberg, which reads the same SQLite ca
 
 import os
 import pathlib
-import signal
-import socket
-import subprocess
 import sys
 import time
 
@@ -21,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import files_under
+from spark_cluster import SPECULATION, standalone_cluster
 from pyspark import cloudpickle
 
 import floe
@@ -33,63 +31,11 @@ ROWS = 4000
 SLOW_PARTITION = 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for(log: pathlib.Path, text: str, process: subprocess.Popen, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in (log.read_text(errors="replace") if log.exists() else ""):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"{log.name} did not say {text!r}:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """spark://127.0.0.1:<port> with a worker on 127.0.0.2 and one on 127.0.0.3."""
-    import pyspark
-
-    home = pathlib.Path(pyspark.__file__).parent
-    spark_class = str(home / "bin" / "spark-class")
-    logs = tmp_path_factory.mktemp("cluster")
-    env = dict(os.environ, SPARK_HOME=str(home), PYSPARK_PYTHON=sys.executable,
-               SPARK_NO_DAEMONIZE="1")
-    port = _free_port()
-    processes = []
-
-    def start(name: str, *args: str) -> tuple[subprocess.Popen, pathlib.Path]:
-        log = logs / name
-        process = subprocess.Popen(
-            [spark_class, *args], env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-            start_new_session=True)
-        processes.append(process)
-        return process, log
-
-    try:
-        master, log = start("master", "org.apache.spark.deploy.master.Master",
-                            "--host", "127.0.0.1", "--port", str(port), "--webui-port", "0")
-        _wait_for(log, "I have been elected leader", master, 120)
-        workers = [
-            start(f"worker-{host}", "org.apache.spark.deploy.worker.Worker",
-                  "--host", host, "--cores", "1", "--memory", "1g", "--webui-port", "0",
-                  "--work-dir", str(logs / f"work-{host}"), f"spark://127.0.0.1:{port}")
-            for host in ("127.0.0.2", "127.0.0.3")
-        ]
-        for worker, log in workers:
-            _wait_for(log, "Successfully registered with master", worker, 120)
-        yield f"spark://127.0.0.1:{port}"
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+    with standalone_cluster(tmp_path_factory.mktemp("cluster")) as master:
+        yield master
 
 
 @pytest.fixture(scope="module")
@@ -104,11 +50,7 @@ def speculative_spark(cluster):
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.pyspark.python", sys.executable)
         .config("spark.executor.memory", "512m")
-        .config("spark.speculation", "true")
-        .config("spark.speculation.interval", "100ms")
-        .config("spark.speculation.multiplier", "1.5")
-        .config("spark.speculation.quantile", "0.5")
-        .config("spark.speculation.minTaskRuntime", "200ms")
+        .config(map=SPECULATION)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .getOrCreate()
