@@ -348,6 +348,9 @@ DECLINES = {
                           "INSERT INTO {t} SELECT * FROM src", "floe's gate: unsupported"),
     "row_level": ("'write.delete.mode'='copy-on-write'", [], {}, "DELETE FROM {t} WHERE id < 5",
                   "row-level writes"),
+    "data_path": ("'format-version'='2'",
+                  ["ALTER TABLE {t} SET TBLPROPERTIES ('write.data.path'='/tmp/floe-elsewhere')"],
+                  {}, "INSERT INTO {t} SELECT * FROM src WHERE id < 0", "write.data.path is set"),
 }
 
 

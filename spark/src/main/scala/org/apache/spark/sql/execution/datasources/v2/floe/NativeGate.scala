@@ -125,6 +125,11 @@ object NativeGate {
     }
     val scheme = Option(new java.net.URI(metadata.location()).getScheme).getOrElse("file")
     if (scheme != "file") reasons += s"a table location of scheme $scheme (local files only yet)"
+    // floe's own gate follows write.data.path (and would admit an object store there), but
+    // the native tasks are handed no storage settings yet and their JVM-side cleanup only
+    // deletes below the table location.
+    val effective = table.properties().asScala ++ writeProperties
+    if (effective.get("write.data.path").exists(_.nonEmpty)) reasons += "write.data.path is set"
     val parquetHadoopKeys = session.sessionState.newHadoopConf().iterator().asScala
       .map(_.getKey).filter(k => k.startsWith("parquet.") && !IgnoredParquetHadoopKeys(k))
       .toSeq.sorted
