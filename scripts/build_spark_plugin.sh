@@ -15,9 +15,9 @@ fi
 prefix="$PWD/build/spark/install"
 cmake --build "$build" --target floe >/dev/null
 cmake --install "$build" --prefix "$prefix" --component development >/dev/null
-if [ ! -f build/spark/native/build.ninja ]; then
+if [ ! -f build/spark/native/compile_commands.json ]; then  # make lint tidies with it
   cmake -S spark/native -B build/spark/native -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 fi
 cmake --build build/spark/native >/dev/null
 mkdir -p build/spark/native-lib

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make lint`: clang-format over every C++ file (no change allowed) and clang-tidy (.clang-tidy)
 # over the C++ sources a change touches: those that differ from origin/main, or, on a clean
-# checkout of main, those of the last commit. `scripts/lint.sh --all` tidies every source.
+# checkout of main, those of the last commit, and always the Spark plugin's JNI library.
+# `scripts/lint.sh --all` tidies every source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,5 +30,16 @@ echo "clang-tidy: ${#changed[@]} changed sources"
 status=0
 for file in "${changed[@]}"; do
   clang-tidy -p build/lint --quiet "$file" 2>/dev/null || { echo "clang-tidy: findings in $file"; status=1; }
+done
+# floe's JNI library for the Spark plugin, with the compile database of its own build
+# (scripts/build_spark_plugin.sh, run by bootstrap, configures it against installed floe).
+for file in spark/native/*.cc; do
+  if [[ -f build/spark/native/compile_commands.json ]]; then
+    clang-tidy -p build/spark/native --quiet "$file" 2>/dev/null ||
+      { echo "clang-tidy: findings in $file"; status=1; }
+  else
+    echo "clang-tidy: build/spark/native has no compile database: run scripts/bootstrap.sh"
+    status=1
+  fi
 done
 exit $status

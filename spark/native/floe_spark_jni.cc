@@ -128,6 +128,8 @@ Java_org_apache_spark_sql_execution_datasources_v2_floe_FloeNative_00024_writeTa
           "java/lang/IllegalArgumentException",
           "floe: a write task needs its partition id and task attempt id"};
     }
+    // The JVM hands the C stream over as its address (Arrow Java's memoryAddress()).
+    // NOLINTNEXTLINE(performance-no-int-to-ptr)
     auto* stream = reinterpret_cast<ArrowArrayStream*>(stream_address);
     auto input = Unwrap(arrow::ImportRecordBatchReader(stream));
     auto plan = Unwrap(iceberg::WritePlan::Deserialize(ToString(env, plan_text)));

@@ -47,14 +47,7 @@ def spark(warehouse):
         SparkSession.builder.master("local[2,4]")
         .appName(f"floe-tests-{pathlib.Path(os.environ.get('PYTEST_CURRENT_TEST', 'x')).stem}")
         .config("spark.jars", f"{ICEBERG_RUNTIME},{SQLITE_JDBC}")
-        .config("spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.floe.type", "jdbc")
-        .config("spark.sql.catalog.floe.uri", f"jdbc:sqlite:{warehouse / 'catalog.db'}")
-        .config("spark.sql.catalog.floe.warehouse", f"file:{warehouse}")
-        # Every read loads the table's current metadata (floe commits behind Spark's back).
-        .config("spark.sql.catalog.floe.cache-enabled", "false")
+        .config(map=spark_session.iceberg_catalog(warehouse))
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
     )
     session = spark_session.start(builder, shuffle_partitions=8, driver_memory="2g")

@@ -16,6 +16,7 @@ import pytest
 from arrow_compare import differences, sorted_by
 from conftest import files_under
 from extremes import EXTREMES_SCHEMA, extremes
+from task_faults import fail_in
 
 import floe
 import floe.spark
@@ -25,6 +26,7 @@ import floe.spark
 from pyspark import cloudpickle  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
+cloudpickle.register_pickle_by_value(sys.modules["task_faults"])
 
 REGIONS = ["eu", "us/west", "Zürich", "a=b&c", "東京", "", None, "50%", "tab\there"]
 SCHEMA = EXTREMES_SCHEMA.append(pa.field("region", pa.string()))
@@ -285,24 +287,6 @@ def test_spark_reads_splits_of_large_files_as_sparks_iceberg_reader_splits_them(
         "floe.db.splits").rdd.getNumPartitions() > 8  # files were split
 
 
-def _fail_in(partition: int, attempts: int):
-    """A mapInArrow function that passes batches through, except in Spark partition
-    `partition` on its first `attempts` attempts, where it raises after the first batch:
-    the write task has rows in hand when its attempt dies."""
-
-    def passthrough(batches):
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        doomed = context.partitionId() == partition and context.attemptNumber() < attempts
-        for k, batch in enumerate(batches):
-            if doomed and k == 1:
-                raise RuntimeError("injected task failure")
-            yield batch
-
-    return passthrough
-
-
 def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, catalog,
                                                                      warehouse, tmp_path):
     catalog.create_namespace_if_not_exists("db")
@@ -310,7 +294,7 @@ def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, cata
     data = _data(400)
     with _small_batches(spark):
         df = _dataframe(spark, tmp_path, data, "retry")
-        df = df.mapInArrow(_fail_in(3, 1), df.schema)
+        df = df.mapInArrow(fail_in(3, 1), df.schema)
         (df.write.format("floe").options(**_options(warehouse)).option(
             "write.distribution-mode", "none").mode("append").save("db.retry"))
     table.refresh()
@@ -325,7 +309,7 @@ def test_a_job_that_fails_after_some_tasks_finished_commits_and_leaves_nothing(
     before = files_under(warehouse)
     with _small_batches(spark):
         df = _dataframe(spark, tmp_path, _data(400), "failed_job")
-        df = df.mapInArrow(_fail_in(5, 99), df.schema)
+        df = df.mapInArrow(fail_in(5, 99), df.schema)
         with pytest.raises(Exception, match="injected task failure"):
             (df.write.format("floe").options(**_options(warehouse))
              .mode("append").save("db.failed_job"))

@@ -54,13 +54,7 @@ def spark(warehouse):
         SparkSession.builder.master("local[2,4]")  # a failed task is retried
         .appName(f"floe-plugin-tests-{line}")
         .config("spark.jars", ",".join(str(j) for j in jars))
-        .config("spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.floe.type", "jdbc")
-        .config("spark.sql.catalog.floe.uri", f"jdbc:sqlite:{warehouse / 'catalog.db'}")
-        .config("spark.sql.catalog.floe.warehouse", f"file:{warehouse}")
-        .config("spark.sql.catalog.floe.cache-enabled", "false")
+        .config(map=spark_session.iceberg_catalog(warehouse))
         .config("spark.sql.catalog.floe.s3.secret-access-key", SECRET)
         .config("spark.sql.queryExecutionListeners", "org.apache.floe.spark.CapturedPlans")
         .config("spark.sql.extendedExplainProviders", "org.apache.floe.spark.FloeExplainInfo")

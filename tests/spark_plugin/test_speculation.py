@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, files_under, spark_line
 from pyspark import cloudpickle
 from spark_cluster import SPECULATION, standalone_cluster
+from spark_session import iceberg_catalog
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -40,13 +41,7 @@ def speculative_spark(tmp_path_factory, warehouse):
             .config("spark.pyspark.python", sys.executable)
             .config("spark.executor.memory", "512m")
             .config("spark.jars", ",".join(str(j) for j in jars))
-            .config("spark.sql.extensions",
-                    "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-            .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
-            .config("spark.sql.catalog.floe.type", "jdbc")
-            .config("spark.sql.catalog.floe.uri", f"jdbc:sqlite:{warehouse / 'catalog.db'}")
-            .config("spark.sql.catalog.floe.warehouse", f"file:{warehouse}")
-            .config("spark.sql.catalog.floe.cache-enabled", "false")
+            .config(map=iceberg_catalog(warehouse))
             .config("spark.sql.queryExecutionListeners", "org.apache.floe.spark.CapturedPlans")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.ui.enabled", "false")

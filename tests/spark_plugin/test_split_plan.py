@@ -8,6 +8,7 @@ alike, once with the flag off (Spark's own plan) and once on, and the tables mus
 rows, partition directories, every manifest field of every file (but its name and sizes), and
 the snapshot summary. Which plan ran is read from the plugin's CapturedPlans listener."""
 
+import pathlib
 import re
 import sys
 import time
@@ -18,11 +19,13 @@ import pytest
 from arrow_compare import differences, sorted_by
 from conftest import SECRET, files_under
 from extremes import EXTREMES_SCHEMA, extremes
+from task_faults import fail_in
 from pyspark import cloudpickle
 
 import floe
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
+cloudpickle.register_pickle_by_value(sys.modules["task_faults"])
 
 FLAG = "spark.floe.iceberg.write.enabled"
 NATIVE = "spark.floe.iceberg.write.native"
@@ -403,24 +406,6 @@ def test_no_plan_string_carries_the_catalogs_credentials(spark, source):
     assert not [t for t in texts if SECRET in t]
 
 
-def _fail_in(partition: int, attempts: int):
-    """A mapInArrow function that passes batches through, except in Spark partition
-    `partition` on its first `attempts` attempts, where it raises after the first batch:
-    the write task has rows in hand when its attempt dies."""
-
-    def passthrough(batches):
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        doomed = context.partitionId() == partition and context.attemptNumber() < attempts
-        for k, batch in enumerate(batches):
-            if doomed and k == 1:
-                raise RuntimeError("injected task failure")
-            yield batch
-
-    return passthrough
-
-
 def _failing_input(spark, function):
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10")
     df = spark.table("src")
@@ -462,7 +447,7 @@ def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, cata
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
     _create(spark, name, "copy-on-write", rows_below=0)
     try:
-        plans = _run(spark, True, lambda: _failing_input(spark, _fail_in(3, 1)).writeTo(
+        plans = _run(spark, True, lambda: _failing_input(spark, fail_in(3, 1)).writeTo(
             f"floe.{name}").option("distribution-mode", "none").append(), native)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
@@ -486,7 +471,7 @@ def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
     before = files_under(location)
     try:
         with pytest.raises(Exception, match="injected task failure"):
-            _run(spark, enabled, lambda: _failing_input(spark, _fail_in(5, 99)).writeTo(
+            _run(spark, enabled, lambda: _failing_input(spark, fail_in(5, 99)).writeTo(
                 f"floe.{name}").option("distribution-mode", "none").append(), native)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
@@ -496,6 +481,97 @@ def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
         assert after == before
     else:
         assert set(before) < set(after)  # orphans of the completed tasks
+
+
+def _late_success(markers: str, failing: int, late: int):
+    """A mapInArrow function for a task that succeeds after its job failed: partition `late`
+    passes its rows through, says it is waiting, and ends only once the job has failed (the
+    test's watcher says so); partition `failing` fails every attempt, once `late` waits."""
+
+    def passthrough(batches):
+        import os
+        import time
+
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        waiting = os.path.join(markers, "late-task-waiting")
+        failed = os.path.join(markers, "job-failed")
+        deadline = time.monotonic() + 60
+        if context.partitionId() == failing:
+            while not os.path.exists(waiting) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.5)  # the late task's JVM side has taken every row by then
+            raise RuntimeError("injected task failure")
+        yield from batches
+        if context.partitionId() == late and context.attemptNumber() == 0:
+            # Every batch sent: the serializer's stream (a caller's `stream`) is flushed, so
+            # the JVM takes every row and waits in its last read, past its last kill check.
+            frame = sys._getframe().f_back
+            while frame is not None and not hasattr(frame.f_locals.get("stream"), "flush"):
+                frame = frame.f_back
+            if frame is None:
+                open(os.path.join(markers, "no-stream"), "w").close()
+            else:
+                frame.f_locals["stream"].flush()
+            open(waiting, "w").close()
+            while not os.path.exists(failed) and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+    return passthrough
+
+
+@pytest.mark.parametrize("enabled,native", [(True, True), (True, False), (False, False)])
+def test_a_task_that_succeeds_after_its_job_failed_leaves_no_files(
+        spark, catalog, source, tmp_path, enabled, native):
+    """A task whose kill (its job failed) arrives after it took its last row: the executor
+    does not interrupt it, lets its writer finish, then reports the task killed, and no one
+    aborts the writer. Spark's own plan (the control) leaves that task's files behind; the
+    split plan finds the task's message on the listener bus and deletes them (a native task
+    sees the kill itself once floe closed its files, and deletes them)."""
+    import threading
+
+    name = f"db.late_task_{('native' if native else 'jvm') if enabled else 'spark'}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, name, "copy-on-write", rows_below=100)
+    snapshots = spark.table(f"floe.{name}.snapshots").count()
+    location = _location(catalog, name).removeprefix("file:")
+    before = files_under(location)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    tracker = spark.sparkContext.statusTracker()
+    known = set(tracker.getJobIdsForGroup())
+    done = threading.Event()
+
+    def watch():  # tells the late task once the write's job has failed
+        while not done.is_set():
+            for job in set(tracker.getJobIdsForGroup()) - known:
+                info = tracker.getJobInfo(job)
+                if info is not None and info.status == "FAILED":
+                    (markers / "job-failed").touch()
+                    return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        with pytest.raises(Exception, match="injected task failure"):
+            _run(spark, enabled, lambda: _failing_input(
+                spark, _late_success(str(markers), failing=5, late=7)).writeTo(
+                    f"floe.{name}").option("distribution-mode", "none").append(), native)
+    finally:
+        done.set()
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    watcher.join()
+    # The late task waited for its job's failure before it ended.
+    assert (markers / "late-task-waiting").exists() and (markers / "job-failed").exists()
+    assert not (markers / "no-stream").exists()
+    assert spark.table(f"floe.{name}.snapshots").count() == snapshots
+    after = _settled(location)
+    if enabled:
+        assert after == before
+    else:
+        assert set(before) < set(after)  # the late task's files: orphans
 
 
 def _concurrent_append(warehouse: str, name: str, data: pa.Table, partition: int):
@@ -539,6 +615,8 @@ def test_a_concurrent_commit_between_write_and_commit(spark, catalog, warehouse,
     assert [r.operation for r in spark.sql(
         f"SELECT operation FROM floe.{appended}.snapshots ORDER BY committed_at").collect()
     ] == ["append", "append", "append"]
+    on_disk, referenced = _data_files(spark, catalog, appended)
+    assert on_disk == referenced  # every task's files committed, none left behind
 
     overwritten = f"db.race_overwrite_{suffix}"
     _create(spark, overwritten, "copy-on-write", rows_below=300)
@@ -561,3 +639,131 @@ def test_a_concurrent_commit_between_write_and_commit(spark, catalog, warehouse,
     assert spark.table(f"floe.{overwritten}").count() == 300 + racer.num_rows
     on_disk, referenced = _data_files(spark, catalog, overwritten)
     assert on_disk == referenced
+
+
+def _message_parts(message: bytes) -> tuple:
+    """A task's commit message (DESIGN.md): the locations block, then the manifest."""
+    count, at = int.from_bytes(message[:4], "big"), 4
+    locations = []
+    for _ in range(count):
+        size = int.from_bytes(message[at:at + 4], "big")
+        locations.append(message[at + 4:at + 4 + size].decode())
+        at += 4 + size
+    return locations, message[at:]
+
+
+def test_tasks_of_one_executor_read_each_its_own_message(spark, catalog):
+    """Two tasks of one executor decode their messages at the same moment (the JVM is
+    shared): each must get its own files. iceberg-java's InMemoryFileIO keeps one map for the
+    whole JVM, so a fixed manifest path there once handed a task its neighbour's files, and
+    iceberg-java's commit, which drops a data file listed twice, then lost the task's rows.
+    And a message naming files its task did not write fails the task."""
+    name = "db.message_decoding"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    spark.sql(f"DROP TABLE IF EXISTS floe.{name}")
+    spark.sql(f"CREATE TABLE floe.{name} (id bigint, s string) USING iceberg")
+    plan = catalog.load_table(name).plan_write(tasks=2)
+    expected, manifests = [], []
+    for task_id in range(2):
+        with floe.WriteTask(plan, partition_id=task_id, attempt_id=0) as task:
+            rows = 10 + task_id
+            task.write(pa.table({"id": pa.array(range(rows), pa.int64()),
+                                 "s": pa.array([f"task {task_id}"] * rows)}))
+            locations, manifest = _message_parts(task.finish())
+        assert len(locations) == 1, locations
+        expected.append(locations[0])
+        manifests.append(manifest)
+
+    jvm = spark._jvm
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        spark._jsparkSession, f"floe.{name}")
+    # The Scala object itself (its package-private methods have no static forwarders).
+    task = getattr(jvm.org.apache.spark.sql.execution.datasources.v2.floe,
+                   "NativeWriteTask$").__getattr__("MODULE$")
+    specs, spec_id = table.specs(), table.spec().specId()
+    import threading
+
+    wrong = []
+
+    def decode(task_id: int) -> None:
+        try:
+            for _ in range(150):
+                files = task.decode(manifests[task_id], spec_id, specs)
+                got = [files[i].location() for i in range(len(files))]
+                if got != [expected[task_id]]:
+                    wrong.append((task_id, got))
+        except Exception as error:  # noqa: BLE001  (reported by the assertion below)
+            wrong.append((task_id, repr(error)))
+
+    threads = [threading.Thread(target=decode, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+
+    files = task.decode(manifests[0], spec_id, specs)
+    own = spark.sparkContext._gateway.new_array(jvm.java.lang.String, 1)
+    own[0] = expected[0]
+    task.checkFiles(files, own, 10, 0)  # its own files, every row: accepted
+    other = spark.sparkContext._gateway.new_array(jvm.java.lang.String, 1)
+    other[0] = expected[1]
+    with pytest.raises(Exception, match="names 1 data files the task did not write"):
+        task.checkFiles(files, other, 10, 0)
+    with pytest.raises(Exception, match="was given 11 rows and its data files hold 10"):
+        task.checkFiles(files, own, 11, 0)
+
+    # And the committer refuses two messages that list one data file.
+    written = getattr(jvm.org.apache.spark.sql.execution.datasources.v2.floe,
+                      "WrittenFiles$").__getattr__("MODULE$")
+    messages = spark.sparkContext._gateway.new_array(
+        jvm.org.apache.spark.sql.connector.write.WriterCommitMessage, 2)
+    messages[0] = task.taskCommit(files)
+    messages[1] = task.taskCommit(task.decode(manifests[1], spec_id, specs))
+    assert written.sharedDataFile(messages).isEmpty()
+    messages[1] = task.taskCommit(task.decode(manifests[0], spec_id, specs))
+    assert written.sharedDataFile(messages).get() == expected[0]
+
+
+def test_a_failed_tasks_cleanup_deletes_only_below_its_table_never_through_a_link(
+        spark, catalog, tmp_path):
+    """The failure listener of a native task hands floe the locations the task opened;
+    floe deletes each only if it is a file below the plan's table location, reached
+    without a symbolic link. Anything else a confused message could name survives: a file
+    beside the table, one in a table whose location merely starts with this one's, one
+    reached through a link inside the table's folder, a path that climbs out with `..`."""
+    name = "db.cleanup_bounds"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    spark.sql(f"DROP TABLE IF EXISTS floe.{name}")
+    spark.sql(f"CREATE TABLE floe.{name} (id bigint) USING iceberg")
+    location = _location(catalog, name).removeprefix("file:")
+    plan = catalog.load_table(name).plan_write().to_bytes().decode()
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.parquet").write_bytes(b"not the table's")
+    sibling = pathlib.Path(location + "-sibling") / "data"
+    sibling.mkdir(parents=True)
+    (sibling / "keep.parquet").write_bytes(b"another table's")
+    data = pathlib.Path(location) / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "linked").symlink_to(outside, target_is_directory=True)
+    own = data / "00000-0-own.parquet"
+    own.write_bytes(b"the task's")
+    before = {**files_under(outside), **files_under(sibling)}
+
+    names = [f"file:{own}", f"file:{outside / 'keep.parquet'}",
+             f"file:{sibling / 'keep.parquet'}", f"file:{data / 'linked' / 'keep.parquet'}",
+             f"file:{data}/../../{pathlib.Path(location).name}-sibling/data/keep.parquet",
+             f"file:{location}"]
+    jvm = spark._jvm
+    locations = spark.sparkContext._gateway.new_array(jvm.java.lang.String, len(names))
+    for i, path in enumerate(names):
+        locations[i] = path
+    native = getattr(jvm.org.apache.spark.sql.execution.datasources.v2.floe,
+                     "FloeNative$").__getattr__("MODULE$")
+    native.ensureLoaded()
+    assert native.deleteFiles(plan, locations) == len(names) - 1
+    assert not own.exists()
+    assert {**files_under(outside), **files_under(sibling)} == before
+    assert (data / "linked").is_symlink()

@@ -2,7 +2,6 @@ package org.apache.spark.sql.execution.datasources.v2.floe
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream, ObjectStreamClass}
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.WriterCommitMessage
 import org.apache.spark.util.Utils
 
@@ -14,12 +13,12 @@ import org.apache.spark.util.Utils
 object CommitMessages {
   final case class TaskResult(message: WriterCommitMessage, numRows: Long)
 
-  def toRow(message: WriterCommitMessage, numRows: Long): InternalRow = {
+  def toBytes(message: WriterCommitMessage, numRows: Long): Array[Byte] = {
     val bytes = new ByteArrayOutputStream()
     val out = new ObjectOutputStream(bytes)
     out.writeObject(TaskResult(message, numRows))
     out.close()
-    InternalRow(bytes.toByteArray)
+    bytes.toByteArray
   }
 
   /** Reads one with the class loader that loaded the write's classes (the session's jars). */

@@ -2,8 +2,9 @@ package org.apache.spark.sql.execution.datasources.v2.floe
 
 import scala.util.control.NonFatal
 
-import org.apache.iceberg.io.FileIO
+import org.apache.iceberg.Table
 import org.apache.spark.TaskContext
+import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.connector.write.{BatchWrite, Write, WriterCommitMessage}
@@ -18,6 +19,9 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * iceberg-java's `BatchWrite.abort` with them, as Spark's own writer does, and then deletes
  * those files through the table's FileIO (iceberg-java's abort leaves them unless a commit
  * failed). A failed commit is iceberg-java's: `BatchWrite.abort` on the genuine messages.
+ * A task attempt that succeeds after its job ended (the job failed, or another attempt of the
+ * task won) has its result dropped by Spark; [[LateTasks]] still sees its message, and its
+ * files are deleted once the job's tasks have ended.
  */
 case class FloeIcebergCommitExec(
     query: SparkPlan,
@@ -27,7 +31,8 @@ case class FloeIcebergCommitExec(
     table: String,
     operation: String,
     native: Boolean,
-    io: () => FileIO) extends V2CommandExec with UnaryExecNode {
+    icebergTable: () => Table,
+    messagesAccumulatorId: Long) extends V2CommandExec with UnaryExecNode {
 
   override def child: SparkPlan = query
   override def output: Seq[Attribute] = Nil
@@ -45,6 +50,46 @@ case class FloeIcebergCommitExec(
   override protected def run(): Seq[InternalRow] = {
     val rdd = query.execute()
     val messages = new Array[WriterCommitMessage](rdd.partitions.length)
+    val tasks = new LateTasks(sparkContext, messagesAccumulatorId)
+    try {
+      runJob(rdd, messages, tasks)
+      WrittenFiles.sharedDataFile(messages).foreach { path =>
+        val cause = new IllegalStateException(
+          s"floe: two tasks of the $operation to $table report the same data file $path")
+        abortAfterJobFailure(messages, tasks, cause)
+        throw cause
+      }
+      try {
+        logInfo(s"floe: committing the $operation to $table (${messages.length} task messages)")
+        try {
+          SparkLineShim.commit(batchWrite, messages, query)
+        } catch {
+          case cause: Throwable =>
+            try batchWrite.abort(messages) catch {
+              case NonFatal(t) => cause.addSuppressed(t)
+            }
+            throw cause
+        }
+      } finally {
+        postDriverMetrics()
+        // Attempts whose result the job dropped (another attempt of their task won): no
+        // commit names their files, whatever became of this one.
+        deleteUnclaimed(tasks, messages, LateTasks.AfterSuccessMs)
+      }
+    } finally {
+      tasks.close()
+    }
+    refreshCache()
+    Nil
+  }
+
+  /** Runs the write's job, taking each task's message as the task finishes. */
+  private def runJob(
+      rdd: RDD[InternalRow],
+      messages: Array[WriterCommitMessage],
+      tasks: LateTasks): Unit = {
+    val previous = sparkContext.getLocalProperty(LateTasks.JobProperty)
+    sparkContext.setLocalProperty(LateTasks.JobProperty, tasks.writeId)
     try {
       sparkContext.runJob(
         rdd,
@@ -54,42 +99,91 @@ case class FloeIcebergCommitExec(
           require(payload.length == 1,
             s"floe: write task $index of $table emitted ${payload.length} commit messages")
           val result = CommitMessages.fromBytes(payload(0))
+          tasks.taken(payload(0))
           messages(index) = result.message
           batchWrite.onDataWriterCommit(result.message)
         })
     } catch {
       case cause: Throwable =>
-        abortAfterJobFailure(messages, cause)
+        abortAfterJobFailure(messages, tasks, cause)
         throw cause
-    }
-    try {
-      logInfo(s"floe: committing the $operation to $table (${messages.length} task messages)")
-      try {
-        SparkLineShim.commit(batchWrite, messages, query)
-      } catch {
-        case cause: Throwable =>
-          try batchWrite.abort(messages) catch {
-            case NonFatal(t) => cause.addSuppressed(t)
-          }
-          throw cause
-      }
     } finally {
-      postDriverMetrics()
+      sparkContext.setLocalProperty(LateTasks.JobProperty, previous)
     }
-    refreshCache()
-    Nil
   }
 
-  private def abortAfterJobFailure(messages: Array[WriterCommitMessage], cause: Throwable): Unit = {
+  /**
+   * After a failed job: iceberg-java's abort, then the deletion of every file a task of this
+   * job reported, from the messages the job took and from attempts that succeeded after the
+   * job had failed (Spark drops their results).
+   */
+  private def abortAfterJobFailure(
+      messages: Array[WriterCommitMessage],
+      tasks: LateTasks,
+      cause: Throwable): Unit = {
     try batchWrite.abort(messages) catch {
       case NonFatal(t) => cause.addSuppressed(t)
     }
-    val files = messages.filter(_ != null).flatMap(WrittenFiles.locations).toSeq
-    if (files.nonEmpty) {
-      logWarning(s"floe: the write to $table failed; deleting the ${files.size} files its " +
-        "completed tasks wrote")
-      WrittenFiles.deleteAll(io(), files, (path, e) =>
-        logWarning(s"floe: could not delete $path after a failed write to $table", e))
+    if (deleteUnclaimed(tasks, Array.empty, LateTasks.AfterFailureMs, messages.toSeq)) {
+      deleteNamedForThisWrite()
+    }
+  }
+
+  /**
+   * Last, once every task of the failed job has ended: the files below the table's data
+   * location named with this write's query id. A task whose writer's abort failed (an
+   * interrupted thread cannot even close the file it must delete) reported them to no one.
+   */
+  private def deleteNamedForThisWrite(): Unit = {
+    try {
+      WrittenFiles.queryId(write).foreach { id =>
+        val files = WrittenFiles.namedFor(icebergTable(), id)
+        if (files.nonEmpty) {
+          logWarning(s"floe: deleting ${files.size} files the failed $operation to $table " +
+            "left behind (named with its query id, reported by no task)")
+          WrittenFiles.deleteAll(icebergTable().io(), files, (path, e) =>
+            logWarning(s"floe: could not delete $path after the $operation to $table", e))
+        }
+      }
+    } catch {
+      case NonFatal(e) => logWarning(s"floe: cleaning up after the $operation to $table", e)
+    }
+  }
+
+  /**
+   * Deletes the files of every message below (`taken`, and each attempt that succeeded, as
+   * [[LateTasks]] saw them once the job's tasks have all ended) that `kept` does not name:
+   * only files this write's own tasks reported are ever deleted. True when every task of the
+   * job had ended.
+   */
+  private def deleteUnclaimed(
+      tasks: LateTasks,
+      kept: Array[WriterCommitMessage],
+      waitMs: Long,
+      taken: Seq[WriterCommitMessage] = Nil): Boolean = {
+    try {
+      val (late, ended) = tasks.awaitEnd(waitMs)
+      if (!ended) {
+        logWarning(s"floe: tasks of the $operation to $table were still running " +
+          s"${waitMs / 1000} s after its job ended; files they finish later are not deleted")
+      }
+      val keep = kept.filter(_ != null).flatMap(WrittenFiles.locations).toSet
+      val reported = (taken.filter(_ != null) ++
+        late.flatMap(bytes => Option(CommitMessages.fromBytes(bytes).message)))
+        .flatMap(WrittenFiles.locations)
+      val files = reported.distinct.filterNot(keep.contains)
+      if (files.nonEmpty) {
+        logWarning(s"floe: deleting ${files.size} files that tasks of the $operation to " +
+          s"$table wrote and no commit names")
+        WrittenFiles.deleteAll(icebergTable().io(), files, (path, e) =>
+          logWarning(s"floe: could not delete $path after the $operation to $table", e))
+      }
+      ended
+    } catch {
+      // Best effort: never replaces the write's own outcome.
+      case NonFatal(e) =>
+        logWarning(s"floe: cleaning up after the $operation to $table", e)
+        false
     }
   }
 

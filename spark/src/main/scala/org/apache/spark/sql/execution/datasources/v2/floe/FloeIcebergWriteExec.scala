@@ -1,6 +1,6 @@
 package org.apache.spark.sql.execution.datasources.v2.floe
 
-import org.apache.spark.TaskContext
+import org.apache.spark.{InterruptibleIterator, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
@@ -21,6 +21,7 @@ case class FloeIcebergWriteNode(
     write: Write,
     writingTask: WritingSparkTask[_],
     native: Option[NativeWrite],
+    messages: MessageAccumulator,
     output: Seq[Attribute]) extends UnaryNode {
   override def child: LogicalPlan = query
   override def stringArgs: Iterator[Any] = Iterator(query)
@@ -35,7 +36,10 @@ case class FloeIcebergWriteNode(
  * write) a task is floe's ([[NativeWriteTask]]: the rows cross to floe as Arrow); without,
  * it is Spark's own writing task for this write (iceberg-java's DataWriter, with Spark's
  * row-level projections for copy-on-write and merge-on-read rows). A failed task deletes
- * the files it wrote either way.
+ * the files it wrote either way. A task reads its rows through Spark's InterruptibleIterator,
+ * so a task killed mid-write (its job failed, or another attempt won) stops and deletes its
+ * files; its message also travels in `messages`, for a task that succeeds too late
+ * ([[LateTasks]]).
  */
 case class FloeIcebergWriteExec(
     child: SparkPlan,
@@ -43,6 +47,7 @@ case class FloeIcebergWriteExec(
     write: Write,
     writingTask: WritingSparkTask[_],
     native: Option[NativeWrite],
+    messages: MessageAccumulator,
     output: Seq[Attribute]) extends UnaryExecNode {
 
   override def nodeName: String =
@@ -65,6 +70,8 @@ case class FloeIcebergWriteExec(
   override def stringArgs: Iterator[Any] = Iterator.empty
   override def producedAttributes: AttributeSet = outputSet
 
+  import FloeIcebergWriteExec.emit
+
   override protected def doExecute(): RDD[InternalRow] = {
     val input = child.execute()
     // As Spark's own writer: an input without partitions still runs one (empty) task.
@@ -81,22 +88,34 @@ case class FloeIcebergWriteExec(
         val timeZoneId = conf.sessionLocalTimeZone
         val arrowTime = metrics("arrowTime")
         val floeTime = metrics("floeTime")
+        val accumulator = messages
         rdd.mapPartitions { rows =>
-          val result = NativeWriteTask.run(plan, rows, schema, timeZoneId, specId, specs,
-            arrowTime, floeTime)
-          Iterator.single(CommitMessages.toRow(result.message, result.numRows))
+          val context = TaskContext.get()
+          val result = NativeWriteTask.run(plan, new InterruptibleIterator(context, rows),
+            schema, timeZoneId, specId, specs, arrowTime, floeTime)
+          emit(accumulator, CommitMessages.toBytes(result.message, result.numRows))
         }
       case None =>
         val task = writingTask
         val taskMetrics = customMetrics
+        val accumulator = messages
         rdd.mapPartitions { rows =>
-          val result = task.run(writerFactory, TaskContext.get(), rows,
+          val context = TaskContext.get()
+          val result = task.run(writerFactory, context, new InterruptibleIterator(context, rows),
             useCommitCoordinator = false, taskMetrics)
-          Iterator.single(CommitMessages.toRow(result.writerCommitMessage, result.numRows))
+          emit(accumulator, CommitMessages.toBytes(result.writerCommitMessage, result.numRows))
         }
     }
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): FloeIcebergWriteExec =
     copy(child = newChild)
+}
+
+private object FloeIcebergWriteExec {
+  /** A task's one output row, its message also handed to the accumulator. */
+  def emit(accumulator: MessageAccumulator, message: Array[Byte]): Iterator[InternalRow] = {
+    accumulator.add(message)
+    Iterator.single(InternalRow(message))
+  }
 }

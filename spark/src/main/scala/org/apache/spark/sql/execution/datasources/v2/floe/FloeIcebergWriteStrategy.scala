@@ -35,7 +35,7 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
     case node: FloeIcebergWriteNode =>
       // AQE re-plans the write from its anchor: the writer only, never a second committer.
       FloeIcebergWriteExec(planLater(node.query), node.batchWrite, node.write, node.writingTask,
-        node.native, node.output) :: Nil
+        node.native, node.messages, node.output) :: Nil
     case command: V2WriteCommand if isRecognisedCommand(command) =>
       FloeConf.writeEnabled(session.sessionState.conf) match {
         case Right(false) => Nil
@@ -89,14 +89,16 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
       native: Option[NativeWrite]): SparkPlan = {
     val batchWrite = exec.write.toBatch // one instance for the writer and the committer
     val message = AttributeReference(MessageColumn, BinaryType, nullable = false)()
+    val messages = new MessageAccumulator // the tasks' messages, for tasks that end late
+    messages.register(session.sparkContext, countFailedValues = true)
     val anchor = FloeIcebergWriteNode(command.query, batchWrite, exec.write, exec.writingTask,
-      native, Seq(message))
+      native, messages, Seq(message))
     val writer = FloeIcebergWriteExec(exec.query, batchWrite, exec.write, exec.writingTask,
-      native, Seq(message))
+      native, messages, Seq(message))
     writer.setLogicalLink(anchor)
-    val io = icebergTable(command).get
+    val target = icebergTable(command).get
     FloeIcebergCommitExec(writer, batchWrite, exec.write, exec.refreshCache, table,
-      operationName(command), native.isDefined, () => io.io())
+      operationName(command), native.isDefined, () => target, messages.id)
   }
 }
 

@@ -10,7 +10,8 @@ import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.ipc.ArrowReader
 import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.iceberg.{DataFile, ManifestContent, ManifestFile, ManifestFiles, PartitionSpec}
-import org.apache.iceberg.inmemory.InMemoryFileIO
+import org.apache.iceberg.inmemory.InMemoryInputFile
+import org.apache.iceberg.io.{FileIO, InputFile, OutputFile}
 import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
@@ -109,6 +110,10 @@ object NativeWriteTask extends Logging {
         }
       }
       val files = decode(manifest, specId, specs)
+      checkFiles(files, locations.toArray, reader.rowCount, context.partitionId())
+      // Killed while floe finished its files (the job failed, or another attempt won): the
+      // files go with the task, as its result would be dropped.
+      context.killTaskIfInterrupted()
       CommitMessages.TaskResult(taskCommit(files), reader.rowCount)
     } finally {
       allocator.close()
@@ -129,21 +134,54 @@ object NativeWriteTask extends Logging {
     (locations, manifest)
   }
 
-  private def decode(
+  /**
+   * The data files of a task's manifest, read by iceberg-java's own reader. The manifest is
+   * served from this task's bytes alone: iceberg-java's InMemoryFileIO keeps its files in one
+   * map shared by the whole JVM, where two tasks of an executor would read each other's.
+   */
+  private[floe] def decode(
       manifest: Array[Byte],
       specId: Int,
       specs: java.util.Map[Integer, PartitionSpec]): Array[DataFile] = {
     if (manifest.isEmpty) return Array.empty
-    val io = new InMemoryFileIO()
     val path = "memory:/floe-task-manifest.avro"
-    io.addFile(path, manifest)
-    val reader = ManifestFiles.read(TaskManifest(path, manifest.length.toLong, specId), io, specs)
+    val reader = ManifestFiles.read(TaskManifest(path, manifest.length.toLong, specId),
+      new TaskManifestIO(path, manifest), specs)
     try {
       val out = Array.newBuilder[DataFile]
       reader.forEach(f => out += f.copy())
       out.result()
     } finally {
       reader.close()
+    }
+  }
+
+  /**
+   * The message must describe this task's own write: every data file is one the task
+   * reported opening, no file twice, and the files hold every row the task was given. A
+   * message that does not fails the task (its files are deleted and the task retried) rather
+   * than committing another task's files in place of its own.
+   */
+  private[floe] def checkFiles(
+      files: Array[DataFile],
+      locations: Array[String],
+      rows: Long,
+      partitionId: Int): Unit = {
+    val opened = locations.toSet
+    val paths = files.map(_.location())
+    val foreign = paths.filterNot(opened.contains)
+    if (foreign.nonEmpty) {
+      throw new IllegalStateException(s"floe: write task $partitionId's commit message names " +
+        s"${foreign.length} data files the task did not write, first ${foreign.head}")
+    }
+    if (paths.distinct.length != paths.length) {
+      throw new IllegalStateException(
+        s"floe: write task $partitionId's commit message names a data file twice")
+    }
+    val recorded = files.map(_.recordCount()).sum
+    if (recorded != rows) {
+      throw new IllegalStateException(s"floe: write task $partitionId was given $rows rows " +
+        s"and its data files hold $recorded")
     }
   }
 
@@ -155,7 +193,7 @@ object NativeWriteTask extends Logging {
   }
 
   /** iceberg-java's own message for these files, with Spark's output metrics reported. */
-  private def taskCommit(files: Array[DataFile]): WriterCommitMessage = {
+  private[floe] def taskCommit(files: Array[DataFile]): WriterCommitMessage = {
     val commit = taskCommitConstructor.newInstance(files).asInstanceOf[WriterCommitMessage]
     try {
       val report = commit.getClass.getDeclaredMethod("reportOutputMetrics")
@@ -187,4 +225,16 @@ private case class TaskManifest(path: String, length: Long, partitionSpecId: Int
   override def deletedRowsCount(): java.lang.Long = null
   override def partitions(): java.util.List[ManifestFile.PartitionFieldSummary] = null
   override def copy(): ManifestFile = this
+}
+
+/** A FileIO that serves one task's manifest, from its bytes, and nothing else. */
+private class TaskManifestIO(path: String, bytes: Array[Byte]) extends FileIO {
+  override def newInputFile(location: String): InputFile = {
+    require(location == path, s"floe: a task's manifest is $path, not $location")
+    new InMemoryInputFile(location, bytes)
+  }
+  override def newOutputFile(location: String): OutputFile =
+    throw new UnsupportedOperationException("floe: a task's manifest is read only")
+  override def deleteFile(location: String): Unit =
+    throw new UnsupportedOperationException("floe: a task's manifest is read only")
 }

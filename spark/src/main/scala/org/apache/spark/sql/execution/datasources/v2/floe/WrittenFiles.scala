@@ -1,9 +1,10 @@
 package org.apache.spark.sql.execution.datasources.v2.floe
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import org.apache.iceberg.ContentFile
-import org.apache.iceberg.io.FileIO
+import org.apache.iceberg.{ContentFile, Table}
+import org.apache.iceberg.io.{FileIO, SupportsPrefixOperations}
 import org.apache.spark.sql.connector.write.WriterCommitMessage
 
 /**
@@ -14,13 +15,40 @@ object WrittenFiles {
   // iceberg-java's task commits: SparkWrite.TaskCommit#files (data files) and
   // SparkPositionDeltaWrite.DeltaTaskCommit#dataFiles/#deleteFiles. Their classes are
   // package-private, so the accessors are found by name; an unknown message lists nothing.
-  private val Accessors = Map(
+  private val DataAccessors = Map(
     "org.apache.iceberg.spark.source.SparkWrite$TaskCommit" -> Seq("files"),
     "org.apache.iceberg.spark.source.SparkPositionDeltaWrite$DeltaTaskCommit" ->
-      Seq("dataFiles", "deleteFiles"))
+      Seq("dataFiles"))
+  private val DeleteAccessors = Map(
+    "org.apache.iceberg.spark.source.SparkPositionDeltaWrite$DeltaTaskCommit" ->
+      Seq("deleteFiles"))
 
-  def locations(message: WriterCommitMessage): Seq[String] = {
-    Accessors.getOrElse(message.getClass.getName, Nil).flatMap { name =>
+  /** Every file the message lists: data files, then delete files. */
+  def locations(message: WriterCommitMessage): Seq[String] =
+    (dataFileLocations(message) ++ listed(message, DeleteAccessors)).distinct
+
+  /**
+   * The message's data files. Each is written by one task alone (delete files are not: the
+   * deletion vectors of one task share a Puffin file).
+   */
+  def dataFileLocations(message: WriterCommitMessage): Seq[String] =
+    listed(message, DataAccessors)
+
+  /**
+   * The first data file two messages both list: a write whose tasks report the same file
+   * has lost track of one task's files, and must not commit.
+   */
+  def sharedDataFile(messages: Array[WriterCommitMessage]): Option[String] = {
+    val seen = scala.collection.mutable.HashSet.empty[String]
+    messages.iterator.filter(_ != null)
+      .flatMap(m => dataFileLocations(m).distinct)
+      .find(path => !seen.add(path))
+  }
+
+  private def listed(
+      message: WriterCommitMessage,
+      accessors: Map[String, Seq[String]]): Seq[String] = {
+    accessors.getOrElse(message.getClass.getName, Nil).flatMap { name =>
       val method = message.getClass.getDeclaredMethod(name)
       method.setAccessible(true)
       method.invoke(message).asInstanceOf[Array[_ <: ContentFile[_]]].toSeq.map(_.location())
@@ -32,4 +60,45 @@ object WrittenFiles {
     paths.foreach { path =>
       try io.deleteFile(path) catch { case NonFatal(e) => onError(path, e) }
     }
+
+  /**
+   * The query id iceberg-java's Spark write puts in every data and delete file name it makes
+   * (`<partition>-<task>-<query id>-...`; floe's native tasks name theirs with it too), read
+   * from SparkWrite's `queryId` or SparkPositionDeltaWrite's write info.
+   */
+  def queryId(write: AnyRef): Option[String] = {
+    def field(owner: AnyRef, name: String): Option[AnyRef] =
+      Iterator.iterate[Class[_]](owner.getClass)(_.getSuperclass).takeWhile(_ != null)
+        .flatMap(c => c.getDeclaredFields.find(_.getName == name)).take(1).toSeq.headOption
+        .map { f => f.setAccessible(true); f.get(owner) }
+    try {
+      field(write, "queryId").collect { case id: String => id }.orElse(
+        field(write, "info").collect {
+          case info: org.apache.spark.sql.connector.write.LogicalWriteInfo => info.queryId()
+        })
+    } catch {
+      case NonFatal(_) => None
+    }
+  }
+
+  /**
+   * Every file below the table's data location whose name carries `queryId` (a UUID only
+   * this write's tasks use), for a job that failed once all its tasks have ended: what a task
+   * wrote and could not delete (a writer's abort that failed, its thread interrupted). Empty
+   * when the FileIO cannot list.
+   */
+  def namedFor(table: Table, queryId: String): Seq[String] = {
+    val properties = table.properties()
+    // Where iceberg-java's location providers put data files, in their order.
+    val root = Seq("write.data.path", "write.object-storage.path", "write.folder-storage.path")
+      .flatMap(k => Option(properties.get(k))).headOption
+      .getOrElse(table.location().stripSuffix("/") + "/data")
+    val marker = s"-$queryId-"
+    table.io() match {
+      case io: SupportsPrefixOperations =>
+        io.listPrefix(root).asScala.map(_.location())
+          .filter(path => path.substring(path.lastIndexOf('/') + 1).contains(marker)).toSeq
+      case _ => Nil
+    }
+  }
 }
