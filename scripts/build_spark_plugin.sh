@@ -20,11 +20,28 @@ if [ ! -f build/spark/native/compile_commands.json ]; then  # make lint tidies w
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 fi
 cmake --build build/spark/native >/dev/null
+rm -rf build/spark/native-lib
 mkdir -p build/spark/native-lib
 cp build/spark/native/libfloe_spark.so build/spark/native-lib/libfloe_spark.so
+# The Arrow C++ libraries it needs (from the pyarrow wheel floe was built with), transitively,
+# go into the jar beside it (its RUNPATH is $ORIGIN); `libraries` lists what the JVM extracts.
+arrow_dir="$(.venv/bin/python -c 'import pyarrow; print(pyarrow.get_library_dirs()[0])')"
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+pending=(build/spark/native-lib/libfloe_spark.so)
+while ((${#pending[@]})); do
+  library="${pending[0]}"
+  pending=("${pending[@]:1}")
+  for name in $(needed "$library"); do
+    if [ -f "$arrow_dir/$name" ] && [ ! -f "build/spark/native-lib/$name" ]; then
+      cp "$arrow_dir/$name" "build/spark/native-lib/$name"
+      pending+=("build/spark/native-lib/$name")
+    fi
+  done
+done
+(cd build/spark/native-lib && ls -1 | grep -v '^libraries$' > libraries)
 
 wanted="$( (find spark -type f -print0 | sort -z | xargs -0 sha256sum; \
-            sha256sum build/spark/native-lib/libfloe_spark.so) | sha256sum | cut -d' ' -f1)"
+            cd build/spark/native-lib && sha256sum -- *) | sha256sum | cut -d' ' -f1)"
 for line in 4.0 4.1; do
   jar="build/spark/floe-spark-${line}_2.13.jar"
   stamp="build/spark/.floe-spark-${line}.sha256"

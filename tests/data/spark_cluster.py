@@ -81,3 +81,17 @@ SPECULATION = {
     "spark.speculation.quantile": "0.5",
     "spark.speculation.minTaskRuntime": "200ms",
 }
+
+
+def assert_speculated(markers: pathlib.Path, partition: int) -> tuple:
+    """The attempts a speculation test's tasks recorded in `markers` (one file per attempt,
+    named `<partition>-<attempt>-<task id>`, holding what the attempt did) show that the
+    first attempt of `partition` stalled and Spark launched a speculative twin of it.
+    Returns the straggler's (partition, attempt, task id)."""
+    attempts = {tuple(int(x) for x in p.name.split("-")): p.read_text()
+                for p in markers.iterdir()}
+    straggler = [key for key in attempts if key[0] == partition and key[1] == 0]
+    twins = [key for key in attempts if key[0] == partition and key[1] > 0]
+    assert straggler and attempts[straggler[0]] == "stalled", attempts
+    assert twins, f"Spark launched no speculative attempt: {attempts}"
+    return straggler[0]

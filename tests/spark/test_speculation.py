@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import files_under
-from spark_cluster import SPECULATION, standalone_cluster
+from spark_cluster import SPECULATION, assert_speculated, standalone_cluster
 from pyspark import cloudpickle
 
 import floe
@@ -119,12 +119,7 @@ def test_a_speculative_twin_wins_and_the_stragglers_files_do_not_survive(
         "db.speculated")
     assert time.monotonic() - started < 300  # the straggler's 600 s were not waited for
 
-    attempts = {tuple(int(x) for x in p.name.split("-")): p.read_text()
-                for p in markers.iterdir()}
-    straggler = [key for key in attempts if key[0] == SLOW_PARTITION and key[1] == 0]
-    twins = [key for key in attempts if key[0] == SLOW_PARTITION and key[1] > 0]
-    assert straggler and attempts[straggler[0]] == "stalled", attempts
-    assert twins, f"Spark launched no speculative attempt: {attempts}"
+    straggler = assert_speculated(markers, SLOW_PARTITION)
 
     table.refresh()
     summary = table.current_snapshot().summary
@@ -141,5 +136,5 @@ def test_a_speculative_twin_wins_and_the_stragglers_files_do_not_survive(
     data_dir = pathlib.Path(table.location.removeprefix("file://").removeprefix("file:"))
     on_disk = set(files_under(data_dir / "data"))
     assert on_disk == referenced
-    straggler_id = straggler[0][2]
+    straggler_id = straggler[2]
     assert not [p for p in on_disk if f"-{straggler_id}-" in pathlib.Path(p).name]

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT, files_under, spark_line
 from pyspark import cloudpickle
-from spark_cluster import SPECULATION, standalone_cluster
+from spark_cluster import SPECULATION, assert_speculated, standalone_cluster
 from spark_session import iceberg_catalog
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -93,12 +93,7 @@ def test_a_speculative_twin_wins_and_the_stragglers_files_do_not_survive(
     plans = "\n".join(spark._jvm.org.apache.floe.spark.CapturedPlans.drain())
     assert "FloeIcebergNativeWrite" in plans and "declined" not in plans, plans
 
-    attempts = {tuple(int(x) for x in p.name.split("-")): p.read_text()
-                for p in markers.iterdir()}
-    straggler = [key for key in attempts if key[0] == SLOW_PARTITION and key[1] == 0]
-    twins = [key for key in attempts if key[0] == SLOW_PARTITION and key[1] > 0]
-    assert straggler and attempts[straggler[0]] == "stalled", attempts
-    assert twins, f"Spark launched no speculative attempt: {attempts}"
+    straggler = assert_speculated(markers, SLOW_PARTITION)
 
     ids = [r.id for r in spark.table("floe.db.speculated").collect()]
     assert sorted(ids) == list(range(ROWS))  # every row exactly once
@@ -114,5 +109,5 @@ def test_a_speculative_twin_wins_and_the_stragglers_files_do_not_survive(
             break
         time.sleep(0.5)
     assert on_disk == referenced
-    straggler_id = straggler[0][2]
+    straggler_id = straggler[2]
     assert not [p for p in on_disk if f"-{straggler_id}-" in pathlib.Path(p).name]

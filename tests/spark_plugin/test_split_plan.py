@@ -458,29 +458,41 @@ def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, cata
     assert on_disk == referenced
 
 
+def _before_a_failing_write(spark, catalog, prefix: str, enabled: bool, native: bool):
+    """A table for a write that will fail: its name, snapshot count, location and listing."""
+    name = f"db.{prefix}_{('native' if native else 'jvm') if enabled else 'spark'}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    _create(spark, name, "copy-on-write", rows_below=100)
+    snapshots = spark.table(f"floe.{name}.snapshots").count()
+    location = _location(catalog, name).removeprefix("file:")
+    return name, snapshots, location, files_under(location)
+
+
+def _assert_left_as_before(spark, name, snapshots, location, before, enabled) -> None:
+    """No snapshot was added; with the split plan the table's folder is byte for byte as
+    before, while Spark's own plan (the control) left files behind."""
+    assert spark.table(f"floe.{name}.snapshots").count() == snapshots
+    after = _settled(location)
+    if enabled:
+        assert after == before
+    else:
+        assert set(before) < set(after)  # orphans
+
+
 @pytest.mark.parametrize("enabled,native", [(True, True), (True, False), (False, False)])
 def test_a_job_that_fails_after_some_tasks_finished_leaves_storage_as_it_was(
         spark, catalog, warehouse, source, enabled, native):
     """With the split plan the driver deletes the files of the tasks that completed; Spark's
     own plan (the control: the tasks did complete and write) leaves them behind."""
-    name = f"db.failed_job_{('native' if native else 'jvm') if enabled else 'spark'}"
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
-    _create(spark, name, "copy-on-write", rows_below=100)
-    snapshots = spark.table(f"floe.{name}.snapshots").count()
-    location = _location(catalog, name).removeprefix("file:")
-    before = files_under(location)
+    name, snapshots, location, before = _before_a_failing_write(spark, catalog, "failed_job",
+                                                                enabled, native)
     try:
         with pytest.raises(Exception, match="injected task failure"):
             _run(spark, enabled, lambda: _failing_input(spark, fail_in(5, 99)).writeTo(
                 f"floe.{name}").option("distribution-mode", "none").append(), native)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
-    assert spark.table(f"floe.{name}.snapshots").count() == snapshots
-    after = _settled(location)
-    if enabled:
-        assert after == before
-    else:
-        assert set(before) < set(after)  # orphans of the completed tasks
+    _assert_left_as_before(spark, name, snapshots, location, before, enabled)
 
 
 def _late_success(markers: str, failing: int, late: int):
@@ -531,12 +543,8 @@ def test_a_task_that_succeeds_after_its_job_failed_leaves_no_files(
     sees the kill itself once floe closed its files, and deletes them)."""
     import threading
 
-    name = f"db.late_task_{('native' if native else 'jvm') if enabled else 'spark'}"
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
-    _create(spark, name, "copy-on-write", rows_below=100)
-    snapshots = spark.table(f"floe.{name}.snapshots").count()
-    location = _location(catalog, name).removeprefix("file:")
-    before = files_under(location)
+    name, snapshots, location, before = _before_a_failing_write(spark, catalog, "late_task",
+                                                                enabled, native)
     markers = tmp_path / "markers"
     markers.mkdir()
     tracker = spark.sparkContext.statusTracker()
@@ -566,12 +574,7 @@ def test_a_task_that_succeeds_after_its_job_failed_leaves_no_files(
     # The late task waited for its job's failure before it ended.
     assert (markers / "late-task-waiting").exists() and (markers / "job-failed").exists()
     assert not (markers / "no-stream").exists()
-    assert spark.table(f"floe.{name}.snapshots").count() == snapshots
-    after = _settled(location)
-    if enabled:
-        assert after == before
-    else:
-        assert set(before) < set(after)  # the late task's files: orphans
+    _assert_left_as_before(spark, name, snapshots, location, before, enabled)
 
 
 def _concurrent_append(warehouse: str, name: str, data: pa.Table, partition: int):
@@ -767,3 +770,26 @@ def test_a_failed_tasks_cleanup_deletes_only_below_its_table_never_through_a_lin
     assert not own.exists()
     assert {**files_under(outside), **files_under(sibling)} == before
     assert (data / "linked").is_symlink()
+
+
+def test_the_jar_carries_the_arrow_it_was_built_with(spark, catalog, source):
+    """floe's native library runs on the Arrow C++ libraries inside the jar (extracted beside
+    it), not on those of the machine that built it: its RUNPATH is its own folder."""
+    name = "db.bundled_arrow"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
+    spark.sql(f"DROP TABLE IF EXISTS floe.{name}")
+    spark.sql(f"CREATE TABLE floe.{name} USING iceberg AS SELECT * FROM src WHERE id < 0")
+    plans = _run(spark, True, lambda: spark.sql(f"INSERT INTO floe.{name} SELECT * FROM src"))
+    _assert_split(plans, name, native=True)
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    mapped = {}
+    for line in pathlib.Path(f"/proc/{pid}/maps").read_text().splitlines():
+        path = line.split()[-1] if len(line.split()) >= 6 else ""
+        if re.search(r"/lib(floe_spark|arrow|parquet|arrow_compute|arrow_s3)\.so", path):
+            mapped[pathlib.Path(path).name] = pathlib.Path(path).parent
+    assert "libfloe_spark.so" in mapped, sorted(mapped)
+    folder = mapped["libfloe_spark.so"]
+    assert folder.name.startswith("floe-spark"), folder
+    for library in ("libarrow.so", "libparquet.so"):
+        found = {n: f for n, f in mapped.items() if n.startswith(library)}
+        assert found and set(found.values()) == {folder}, (library, found)

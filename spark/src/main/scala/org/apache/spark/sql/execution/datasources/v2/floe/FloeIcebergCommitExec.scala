@@ -74,7 +74,9 @@ case class FloeIcebergCommitExec(
         postDriverMetrics()
         // Attempts whose result the job dropped (another attempt of their task won): no
         // commit names their files, whatever became of this one.
-        deleteUnclaimed(tasks, messages, LateTasks.AfterSuccessMs)
+        // The bus is not drained (a slow listener elsewhere must not hold every write up):
+        // attempts this listener has not seen yet are left, as Spark's own plan leaves them.
+        deleteUnclaimed(tasks, messages, LateTasks.AfterSuccessMs, drainBus = false)
       }
     } finally {
       tasks.close()
@@ -124,7 +126,8 @@ case class FloeIcebergCommitExec(
     try batchWrite.abort(messages) catch {
       case NonFatal(t) => cause.addSuppressed(t)
     }
-    if (deleteUnclaimed(tasks, Array.empty, LateTasks.AfterFailureMs, messages.toSeq)) {
+    if (deleteUnclaimed(tasks, Array.empty, LateTasks.AfterFailureMs, drainBus = true,
+        messages.toSeq)) {
       deleteNamedForThisWrite()
     }
   }
@@ -160,9 +163,10 @@ case class FloeIcebergCommitExec(
       tasks: LateTasks,
       kept: Array[WriterCommitMessage],
       waitMs: Long,
+      drainBus: Boolean,
       taken: Seq[WriterCommitMessage] = Nil): Boolean = {
     try {
-      val (late, ended) = tasks.awaitEnd(waitMs)
+      val (late, ended) = tasks.awaitEnd(waitMs, drainBus)
       if (!ended) {
         logWarning(s"floe: tasks of the $operation to $table were still running " +
           s"${waitMs / 1000} s after its job ended; files they finish later are not deleted")

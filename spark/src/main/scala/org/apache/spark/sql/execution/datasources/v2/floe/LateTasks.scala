@@ -79,17 +79,23 @@ private[floe] final class LateTasks(sc: SparkContext, accumulatorId: Long)
   def taken(message: Array[Byte]): Unit = takenByJob.add(ByteBuffer.wrap(message))
 
   /**
-   * Waits, up to `timeoutMs`, until every task the job started has ended and the listener
-   * bus has delivered its end; returns the messages of the attempts that ended with one but
-   * whose results the job did not take, and whether all tasks ended in time.
+   * Waits, up to `timeoutMs`, until every task the job started has ended (and, with
+   * `drainBus`, the listener bus has delivered every event posted so far, so a task that
+   * ended before this call is counted even if the bus lags); returns the messages of the
+   * attempts that ended with one but whose results the job did not take, and whether all
+   * tasks ended in time.
    */
-  def awaitEnd(timeoutMs: Long): (Seq[Array[Byte]], Boolean) = {
+  def awaitEnd(timeoutMs: Long, drainBus: Boolean): (Seq[Array[Byte]], Boolean) = {
     val deadline = System.currentTimeMillis() + timeoutMs
     var ended = false
-    while (!ended && System.currentTimeMillis() < deadline) {
-      try sc.listenerBus.waitUntilEmpty(math.max(1L, deadline - System.currentTimeMillis()))
-      catch { case _: java.util.concurrent.TimeoutException => }
+    var first = true
+    while (!ended && (first || System.currentTimeMillis() < deadline)) {
+      if (drainBus) {
+        try sc.listenerBus.waitUntilEmpty(math.max(1L, deadline - System.currentTimeMillis()))
+        catch { case _: java.util.concurrent.TimeoutException => }
+      }
       ended = running.get() <= 0
+      first = false
       if (!ended) Thread.sleep(50)
     }
     (reported.asScala.toSeq.filterNot(m => takenByJob.contains(ByteBuffer.wrap(m))), ended)
@@ -105,6 +111,6 @@ private[floe] object LateTasks {
   /** How long a committer waits for the tasks of a job that failed to end. */
   val AfterFailureMs = 60000L
 
-  /** And after a job that reported (only attempts another one beat can still run). */
+  /** And after a job that succeeded (only attempts another one beat can still run). */
   val AfterSuccessMs = 10000L
 }
