@@ -458,21 +458,50 @@ def test_a_task_retried_after_failing_mid_write_leaves_its_rows_once(spark, cata
     assert on_disk == referenced
 
 
-def _before_a_failing_write(spark, catalog, prefix: str, enabled: bool, native: bool):
-    """A table for a write that will fail: its name, snapshot count, location and listing."""
+def _listing(location: str) -> dict:
+    """What a failing write may touch: the table's folder, and the folder outside it that a
+    link in its data folder leads to (see `_before_a_failing_write`)."""
+    return {**files_under(location), **files_under(location + "-outside")}
+
+
+def _before_a_failing_write(spark, catalog, prefix: str, enabled: bool, native: bool,
+                            mode: str = "copy-on-write"):
+    """A table for a write that will fail: its name, snapshot count, location and listing.
+    Its data folder also holds what is not this write's, and a cleanup must leave it: a
+    foreign file, a nested table's file named like a task's, and a link to a folder outside
+    the table."""
     name = f"db.{prefix}_{('native' if native else 'jvm') if enabled else 'spark'}"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.db")
-    _create(spark, name, "copy-on-write", rows_below=100)
+    _create(spark, name, mode, rows_below=100)
     snapshots = spark.table(f"floe.{name}.snapshots").count()
     location = _location(catalog, name).removeprefix("file:")
-    return name, snapshots, location, files_under(location)
+    data = pathlib.Path(location) / "data"
+    (data / "foreign.parquet").write_bytes(b"not a task's")
+    nested = data / "nested_table" / "data"
+    nested.mkdir(parents=True)
+    (nested / "00000-0-7d3c9a1e-5b2f-4c8d-9e6a-0f1b2c3d4e5f-0-00001.parquet").write_bytes(
+        b"another table's")
+    outside = pathlib.Path(location + "-outside")
+    outside.mkdir()
+    (outside / "keep.parquet").write_bytes(b"outside the table")
+    (data / "linked").symlink_to(outside, target_is_directory=True)
+    return name, snapshots, location, _listing(location)
 
 
-def _assert_left_as_before(spark, name, snapshots, location, before, enabled) -> None:
-    """No snapshot was added; with the split plan the table's folder is byte for byte as
-    before, while Spark's own plan (the control) left files behind."""
+def _assert_left_as_before(spark, name, snapshots, location, before, enabled,
+                           planted_outside: int = 0) -> None:
+    """No snapshot was added; with the split plan the table's folder (and the folder a link
+    in it leads to) is byte for byte as before, while Spark's own plan (the control) left
+    files behind. A test that put `planted_outside` files in the linked folder (named as this
+    write's, through the link) finds them all there: they are not the table's."""
     assert spark.table(f"floe.{name}.snapshots").count() == snapshots
-    after = _settled(location)
+    _settled(location)
+    after = _listing(location)
+    planted = {p for p in after if pathlib.Path(p).parent == pathlib.Path(location + "-outside")
+               and pathlib.Path(p).name.startswith("left-")}
+    assert len(planted) == planted_outside, sorted(planted)
+    after = {p: h for p, h in after.items() if p not in planted}
+    assert (pathlib.Path(location) / "data" / "linked").is_symlink()
     if enabled:
         assert after == before
     else:
@@ -575,6 +604,68 @@ def test_a_task_that_succeeds_after_its_job_failed_leaves_no_files(
     assert (markers / "late-task-waiting").exists() and (markers / "job-failed").exists()
     assert not (markers / "no-stream").exists()
     _assert_left_as_before(spark, name, snapshots, location, before, enabled)
+
+
+def _leaking_condition(data: str, known: set, failing_id: int):
+    """A DELETE condition (a Python UDF: true for ids divisible by 5) whose task holding
+    `failing_id` fails every attempt, once another task of the write wrote a file (one not in
+    `known`, the names there before): first it
+    leaves files named with the write's query id (taken from that file's name) that no task
+    reports, one beside that file and one in the folder the link `data/linked` leads to."""
+
+    def condition(i):
+        if i != failing_id:
+            return i % 5 == 0
+        import os
+        import re
+        import time
+
+        uuid = re.compile(r"-([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})-")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for folder, _, names in os.walk(data):  # not through the link
+                for n in names:
+                    found = uuid.search(n)
+                    if found and n not in known and not n.startswith((".", "left-")):
+                        for target in (folder, os.path.join(data, "linked")):
+                            with open(os.path.join(target, f"left-{n}"), "wb") as out:
+                                out.write(b"a task's, reported to no one")
+                        raise RuntimeError("injected task failure")
+            time.sleep(0.05)
+        raise RuntimeError("injected task failure: no file of the write appeared")
+
+    return condition
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_failed_merge_on_read_delete_leaves_storage_as_it_was(spark, catalog, source,
+                                                               enabled):
+    """A merge-on-read DELETE whose job fails: the split plan deletes the delete files of the
+    tasks that completed and, named with the write's query id (iceberg-java keeps it in the
+    position-delta write's context), what a failed task wrote and reported to no one; never a
+    file reached through a link, nor anything not named for this write. Spark's own plan (the
+    control) leaves them."""
+    from pyspark.sql.types import BooleanType
+
+    name, snapshots, location, before = _before_a_failing_write(
+        spark, catalog, "failed_mor_delete", enabled, False, mode="merge-on-read")
+    spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES ("
+              "'write.delete.distribution-mode'='none', 'read.split.target-size'='1')")
+    before = _listing(location)  # the properties' metadata file is the table's own
+    spark.udf.register("leaking_condition",
+                       _leaking_condition(
+        f"{location}/data", {pathlib.Path(p).name for p in before}, failing_id=95), BooleanType())
+    with pytest.raises(Exception, match="injected task failure"):
+        _run(spark, enabled, lambda: spark.sql(
+            f"DELETE FROM floe.{name} WHERE leaking_condition(id)"), native=False)
+    plans = _plans(spark)
+    if enabled:
+        assert "FloeIcebergCommit" in "\n".join(plans), plans
+    # Every attempt of the failing task planted one file there (named for a file it saw).
+    attempts = len(files_under(location + "-outside")) - 1
+    assert attempts >= 1
+    _assert_left_as_before(spark, name, snapshots, location, before, enabled,
+                           planted_outside=attempts)
 
 
 def _concurrent_append(warehouse: str, name: str, data: pa.Table, partition: int):

@@ -140,13 +140,9 @@ case class FloeIcebergCommitExec(
   private def deleteNamedForThisWrite(): Unit = {
     try {
       WrittenFiles.queryId(write).foreach { id =>
-        val files = WrittenFiles.namedFor(icebergTable(), id)
-        if (files.nonEmpty) {
-          logWarning(s"floe: deleting ${files.size} files the failed $operation to $table " +
-            "left behind (named with its query id, reported by no task)")
-          WrittenFiles.deleteAll(icebergTable().io(), files, (path, e) =>
-            logWarning(s"floe: could not delete $path after the $operation to $table", e))
-        }
+        deleteReported(WrittenFiles.namedFor(icebergTable(), id),
+          s"the failed $operation to $table left behind (named with its query id, reported by " +
+            "no task)")
       }
     } catch {
       case NonFatal(e) => logWarning(s"floe: cleaning up after the $operation to $table", e)
@@ -175,13 +171,8 @@ case class FloeIcebergCommitExec(
       val reported = (taken.filter(_ != null) ++
         late.flatMap(bytes => Option(CommitMessages.fromBytes(bytes).message)))
         .flatMap(WrittenFiles.locations)
-      val files = reported.distinct.filterNot(keep.contains)
-      if (files.nonEmpty) {
-        logWarning(s"floe: deleting ${files.size} files that tasks of the $operation to " +
-          s"$table wrote and no commit names")
-        WrittenFiles.deleteAll(icebergTable().io(), files, (path, e) =>
-          logWarning(s"floe: could not delete $path after the $operation to $table", e))
-      }
+      deleteReported(reported.distinct.filterNot(keep.contains),
+        s"tasks of the $operation to $table wrote and no commit names")
       ended
     } catch {
       // Best effort: never replaces the write's own outcome.
@@ -190,6 +181,14 @@ case class FloeIcebergCommitExec(
         false
     }
   }
+
+  /** Deletes `files` (this write's own, `why` says how it knows), each failure logged. */
+  private def deleteReported(files: Seq[String], why: String): Unit =
+    if (files.nonEmpty) {
+      logWarning(s"floe: deleting ${files.size} files that $why")
+      WrittenFiles.deleteAll(icebergTable().io(), files, (path, e) =>
+        logWarning(s"floe: could not delete $path after the $operation to $table", e))
+    }
 
   private def postDriverMetrics(): Unit = {
     val updated = write.reportDriverMetrics().toSeq.flatMap { metric =>

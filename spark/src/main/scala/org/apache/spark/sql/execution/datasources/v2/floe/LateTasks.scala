@@ -1,8 +1,9 @@
 package org.apache.spark.sql.execution.datasources.v2.floe
 
 import java.nio.ByteBuffer
+import java.security.MessageDigest
 import java.util.UUID
-import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue}
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
 
 import scala.jdk.CollectionConverters._
@@ -47,7 +48,9 @@ private[floe] final class LateTasks(sc: SparkContext, accumulatorId: Long)
   val writeId: String = UUID.randomUUID().toString
   private val stages = ConcurrentHashMap.newKeySet[Int]()
   private val running = new AtomicInteger
-  private val reported = new ConcurrentLinkedQueue[Array[Byte]]()
+  // Keyed by the message's SHA-256: the driver keeps the bytes of the messages the job did
+  // not take only (those it took are already decoded in the committer's hands).
+  private val reported = new ConcurrentHashMap[ByteBuffer, Array[Byte]]()
   private val takenByJob = ConcurrentHashMap.newKeySet[ByteBuffer]()
 
   sc.addSparkListener(this)
@@ -68,7 +71,10 @@ private[floe] final class LateTasks(sc: SparkContext, accumulatorId: Long)
       // kill arrived while it ran, even once its work is done) still carries its message.
       if (event.taskMetrics != null) {
         event.taskMetrics.withExternalAccums(_.find(_.id == accumulatorId)).foreach { a =>
-          Option(a.value).foreach { case bytes: Array[Byte] => reported.add(bytes) }
+          Option(a.value).foreach { case bytes: Array[Byte] =>
+            val key = LateTasks.digest(bytes)
+            if (!takenByJob.contains(key)) reported.put(key, bytes)
+          }
         }
       }
       running.decrementAndGet()
@@ -76,7 +82,11 @@ private[floe] final class LateTasks(sc: SparkContext, accumulatorId: Long)
   }
 
   /** A message the job took (its result reached the job): not a late one. */
-  def taken(message: Array[Byte]): Unit = takenByJob.add(ByteBuffer.wrap(message))
+  def taken(message: Array[Byte]): Unit = {
+    val key = LateTasks.digest(message)
+    takenByJob.add(key)
+    reported.remove(key)
+  }
 
   /**
    * Waits, up to `timeoutMs`, until every task the job started has ended (and, with
@@ -98,7 +108,7 @@ private[floe] final class LateTasks(sc: SparkContext, accumulatorId: Long)
       first = false
       if (!ended) Thread.sleep(50)
     }
-    (reported.asScala.toSeq.filterNot(m => takenByJob.contains(ByteBuffer.wrap(m))), ended)
+    (reported.asScala.toSeq.collect { case (key, m) if !takenByJob.contains(key) => m }, ended)
   }
 
   override def close(): Unit = sc.removeSparkListener(this)
@@ -113,4 +123,7 @@ private[floe] object LateTasks {
 
   /** And after a job that succeeded (only attempts another one beat can still run). */
   val AfterSuccessMs = 10000L
+
+  private def digest(message: Array[Byte]): ByteBuffer =
+    ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(message))
 }

@@ -64,7 +64,8 @@ object WrittenFiles {
   /**
    * The query id iceberg-java's Spark write puts in every data and delete file name it makes
    * (`<partition>-<task>-<query id>-...`; floe's native tasks name theirs with it too), read
-   * from SparkWrite's `queryId` or SparkPositionDeltaWrite's write info.
+   * from SparkWrite's `queryId` or from SparkPositionDeltaWrite's `context.queryId` (a
+   * merge-on-read write keeps it in its Context). None for any other write.
    */
   def queryId(write: AnyRef): Option[String] = {
     def field(owner: AnyRef, name: String): Option[AnyRef] =
@@ -72,10 +73,8 @@ object WrittenFiles {
         .flatMap(c => c.getDeclaredFields.find(_.getName == name)).take(1).toSeq.headOption
         .map { f => f.setAccessible(true); f.get(owner) }
     try {
-      field(write, "queryId").collect { case id: String => id }.orElse(
-        field(write, "info").collect {
-          case info: org.apache.spark.sql.connector.write.LogicalWriteInfo => info.queryId()
-        })
+      field(write, "queryId").orElse(field(write, "context").flatMap(field(_, "queryId")))
+        .collect { case id: String if id.nonEmpty => id }
     } catch {
       case NonFatal(_) => None
     }
@@ -84,21 +83,50 @@ object WrittenFiles {
   /**
    * Every file below the table's data location whose name carries `queryId` (a UUID only
    * this write's tasks use), for a job that failed once all its tasks have ended: what a task
-   * wrote and could not delete (a writer's abort that failed, its thread interrupted). Empty
-   * when the FileIO cannot list.
+   * wrote and could not delete (a writer's abort that failed, its thread interrupted). On a
+   * local file system a file reached through a symbolic link below that location is not the
+   * table's and is never named. Empty when the FileIO cannot list.
    */
   def namedFor(table: Table, queryId: String): Seq[String] = {
     val properties = table.properties()
     // Where iceberg-java's location providers put data files, in their order.
     val root = Seq("write.data.path", "write.object-storage.path", "write.folder-storage.path")
       .flatMap(k => Option(properties.get(k))).headOption
-      .getOrElse(table.location().stripSuffix("/") + "/data")
+      .getOrElse(table.location().stripSuffix("/") + "/data").stripSuffix("/")
     val marker = s"-$queryId-"
     table.io() match {
       case io: SupportsPrefixOperations =>
         io.listPrefix(root).asScala.map(_.location())
-          .filter(path => path.substring(path.lastIndexOf('/') + 1).contains(marker)).toSeq
+          .filter(path => path.substring(path.lastIndexOf('/') + 1).contains(marker))
+          .filter(path => reachedWithoutLink(root, path)).toSeq
       case _ => Nil
+    }
+  }
+
+  /**
+   * Whether `path`, listed below `root`, is below it on disk too: true for any store without
+   * links (anything but a local path); for a local path, whether its real path is the real
+   * root's with the same relative part (no link between them).
+   */
+  private[floe] def reachedWithoutLink(root: String, path: String): Boolean = {
+    // Locations as Hadoop prints them: the path as on disk, not URI-escaped.
+    val Scheme = "(?s)^([A-Za-z][A-Za-z0-9+.-]*):(.*)$".r
+    def local(location: String): Option[java.nio.file.Path] = location match {
+      case Scheme("file", rest) => Some(java.nio.file.Paths.get("/" + rest.dropWhile(_ == '/')))
+      case Scheme(_, _) => None
+      case _ => Some(java.nio.file.Paths.get(location))
+    }
+    try {
+      (local(root), local(path)) match {
+        case (Some(r), Some(p)) =>
+          val relative = r.normalize().relativize(p.normalize())
+          !relative.startsWith("..") &&
+            p.toRealPath() == r.toRealPath().resolve(relative)
+        case (None, None) => true
+        case _ => false
+      }
+    } catch {
+      case NonFatal(_) => false
     }
   }
 }
