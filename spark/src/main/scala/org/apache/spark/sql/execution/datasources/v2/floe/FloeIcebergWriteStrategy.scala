@@ -51,7 +51,7 @@ case class FloeIcebergWriteStrategy(session: SparkSession) extends SparkStrategy
         val table = relationName(command)
         val native = FloeConf.nativeTasks(session.sessionState.conf) match {
           case Right(false) => Right(None)
-          case Right(true) => NativeGate.check(session, command, exec.write).map(Some(_))
+          case Right(true) => NativeGate.check(session, command, exec).map(Some(_))
           case Left(reason) => Left(reason)
         }
         badFlag.orElse(declineReason(command, exec)).orElse(native.left.toOption) match {
@@ -163,8 +163,12 @@ object FloeIcebergWriteStrategy {
         case w: FloeIcebergWriteExec if w.native.isDefined =>
           val arrow = w.metrics("arrowTime").value / 1000000
           val floe = w.metrics("floeTime").value / 1000000
+          val input =
+            if (FloeIcebergWriteExec.columnarInput(w.child).isDefined) "columnar batches"
+            else "rows"
+          lines += s"native tasks: input as $input"
           if (arrow + floe > 0) {
-            lines += s"native tasks: input rows to Arrow $arrow ms, floe writing $floe ms " +
+            lines += s"native tasks: input to Arrow $arrow ms, floe writing $floe ms " +
               "(summed over tasks)"
           }
         case e: V2ExistingTableWriteExec =>

@@ -7,11 +7,22 @@ import org.apache.iceberg.{FileFormat, HasTableOperations, PartitionSpec, Schema
 import org.apache.iceberg.types.Type.TypeID
 import org.apache.iceberg.types.TypeUtil
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression, OverwritePartitionsDynamic, V2WriteCommand}
+import org.apache.spark.sql.catalyst.ProjectingInternalRow
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression, OverwritePartitionsDynamic, ReplaceData, V2WriteCommand}
+import org.apache.spark.sql.catalyst.util.ReplaceDataProjections
 import org.apache.spark.sql.connector.write.Write
+import org.apache.spark.sql.execution.datasources.v2.{ReplaceDataExec, V2ExistingTableWriteExec}
 
-/** What an executor's native task needs, made on the driver by [[NativeGate]]. */
-case class NativeWrite(plan: String, specId: Int, specs: java.util.Map[Integer, PartitionSpec])
+/**
+ * What an executor's native task needs, made on the driver by [[NativeGate]]. A copy-on-write
+ * rewrite's input rows carry more than the table's columns: `rowProjection` picks the
+ * table's (Spark's own projection for the write, as its writing task applies it).
+ */
+case class NativeWrite(
+    plan: String,
+    specId: Int,
+    specs: java.util.Map[Integer, PartitionSpec],
+    rowProjection: Option[ProjectingInternalRow] = None)
 
 /**
  * The driver's gate for floe's native write tasks: an allow list over the effective
@@ -61,23 +72,33 @@ object NativeGate {
     }
   }
 
-  def check(session: SparkSession, command: V2WriteCommand, write: Write)
+  def check(session: SparkSession, command: V2WriteCommand, exec: V2ExistingTableWriteExec)
       : Either[String, NativeWrite] = {
-    try checkOrThrow(session, command, write) catch {
+    try checkOrThrow(session, command, exec) catch {
       case e @ (NonFatal(_) | _: LinkageError) =>
         Left(s"the write could not be inspected for floe's native tasks (${e.getClass.getSimpleName})")
     }
   }
 
-  private def checkOrThrow(session: SparkSession, command: V2WriteCommand, write: Write)
-      : Either[String, NativeWrite] = {
-    command match {
-      case _: AppendData | _: OverwriteByExpression | _: OverwritePartitionsDynamic =>
-      case _ => return Left("row-level writes (copy-on-write and merge-on-read) are not yet " +
-        "written by floe's native tasks")
-    }
+  private def checkOrThrow(
+      session: SparkSession,
+      command: V2WriteCommand,
+      exec: V2ExistingTableWriteExec): Either[String, NativeWrite] = {
+    val write = exec.write
     if (write.getClass.getName.contains("SparkPositionDeltaWrite")) {
       return Left("merge-on-read writes are not yet written by floe's native tasks")
+    }
+    val rowProjection = (command, exec) match {
+      case (_: AppendData | _: OverwriteByExpression | _: OverwritePartitionsDynamic, _) => None
+      // The rewrite's metadata (_file, _pos) only placed the rows; with row lineage (format
+      // 3) it carries each row's _row_id and _last_updated_sequence_number for the writer,
+      // which floe's tasks do not write yet.
+      case (_: ReplaceData, r: ReplaceDataExec) => r.projections match {
+        case ReplaceDataProjections(rows, metadata)
+            if !metadata.exists(_.schema.fieldNames.contains("_row_id")) => Some(rows)
+        case _ => return Left("the copy-on-write rewrite carries row lineage metadata")
+      }
+      case _ => return Left(s"${command.nodeName} is not written by floe's native tasks")
     }
     FloeNative.loaded match {
       case Left(reason) => return Left(reason)
@@ -151,6 +172,6 @@ object NativeGate {
     } catch {
       case e: IllegalArgumentException => return Left(s"floe's gate: ${e.getMessage}")
     }
-    Right(NativeWrite(plan, specId, table.specs()))
+    Right(NativeWrite(plan, specId, table.specs(), rowProjection))
   }
 }

@@ -16,30 +16,46 @@ import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.WriterCommitMessage
-import org.apache.spark.sql.execution.arrow.ArrowWriter
+import org.apache.spark.sql.execution.arrow.{ArrowWriter, ColumnarArrowCopier}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.ArrowUtils
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
-/** A Spark task's rows as Arrow batches, converted in the JVM a batch at a time. */
-private class RowsArrowReader(
-    rows: Iterator[InternalRow],
-    sparkSchema: StructType,
-    timeZoneId: String,
-    batchRows: Int,
-    allocator: BufferAllocator) extends ArrowReader(allocator) {
-  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
-    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
-  private var writer: ArrowWriter = _
+/** A Spark task's input as Arrow batches, converted in the JVM a batch at a time. */
+private abstract class TaskArrowReader(allocator: BufferAllocator)
+    extends ArrowReader(allocator) {
   var rowCount = 0L
   var nanos = 0L
 
   override def loadNextBatch(): Boolean = {
     val started = System.nanoTime()
-    try fill() finally nanos += System.nanoTime() - started
+    try {
+      val n = fill()
+      rowCount += n
+      n > 0
+    } finally nanos += System.nanoTime() - started
   }
 
-  private def fill(): Boolean = {
+  /** Fills the next batch; its row count (0 at the end). */
+  protected def fill(): Int
+
+  override def bytesRead(): Long = 0L
+  override protected def closeReadSource(): Unit = ()
+}
+
+/** Rows, through Spark's ArrowWriter. */
+private class RowsArrowReader(
+    rows: Iterator[InternalRow],
+    sparkSchema: StructType,
+    timeZoneId: String,
+    batchRows: Int,
+    allocator: BufferAllocator) extends TaskArrowReader(allocator) {
+  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
+    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+  private var writer: ArrowWriter = _
+
+  override protected def fill(): Int = {
     val root = getVectorSchemaRoot
     if (writer == null) writer = ArrowWriter.create(root)
     writer.reset()
@@ -49,12 +65,38 @@ private class RowsArrowReader(
       n += 1
     }
     writer.finish()
-    rowCount += n
-    n > 0
+    n
   }
 
-  override def bytesRead(): Long = 0L
-  override protected def closeReadSource(): Unit = ()
+  override protected def readSchema(): Schema = arrowSchema
+}
+
+/**
+ * A columnar child's batches (a scan's, a cached relation's), copied column by column
+ * ([[ColumnarArrowCopier]]) until a batch holds at least `batchRows` rows.
+ */
+private class BatchesArrowReader(
+    batches: Iterator[ColumnarBatch],
+    ordinals: Array[Int],
+    types: Array[DataType],
+    sparkSchema: StructType,
+    timeZoneId: String,
+    batchRows: Int,
+    allocator: BufferAllocator) extends TaskArrowReader(allocator) {
+  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
+    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+  private var copier: ColumnarArrowCopier = _
+
+  override protected def fill(): Int = {
+    if (copier == null) {
+      copier = new ColumnarArrowCopier(getVectorSchemaRoot, sparkSchema, ordinals, types)
+    }
+    copier.reset()
+    while (copier.count < batchRows && batches.hasNext) copier.append(batches.next())
+    copier.finish()
+    copier.count
+  }
+
   override protected def readSchema(): Schema = arrowSchema
 }
 
@@ -68,9 +110,18 @@ private class RowsArrowReader(
 object NativeWriteTask extends Logging {
   private val BatchRows = 8192
 
+  /** A task's input: its rows, or its columnar child's batches. */
+  sealed trait Input
+  final case class Rows(rows: Iterator[InternalRow]) extends Input
+  /** Batches whose column `ordinals(i)` (of type `types(i)`) is the write's column `i`. */
+  final case class Batches(
+      batches: Iterator[ColumnarBatch],
+      ordinals: Array[Int],
+      types: Array[DataType]) extends Input
+
   def run(
       plan: String,
-      rows: Iterator[InternalRow],
+      input: Input,
       sparkSchema: StructType,
       timeZoneId: String,
       specId: Int,
@@ -82,7 +133,13 @@ object NativeWriteTask extends Logging {
     val allocator = ArrowUtils.rootAllocator.newChildAllocator(
       s"floe write task ${context.partitionId()}", 0, Long.MaxValue)
     try {
-      val reader = new RowsArrowReader(rows, sparkSchema, timeZoneId, BatchRows, allocator)
+      val reader = input match {
+        case Rows(rows) =>
+          new RowsArrowReader(rows, sparkSchema, timeZoneId, BatchRows, allocator)
+        case Batches(batches, ordinals, types) =>
+          new BatchesArrowReader(batches, ordinals, types, sparkSchema, timeZoneId, BatchRows,
+            allocator)
+      }
       val payload = try {
         val stream = ArrowArrayStream.allocateNew(allocator)
         val started = System.nanoTime()
