@@ -31,6 +31,20 @@ LAYOUTS = {"unpartitioned": None, "fanout": "bucket(16, l_orderkey), day(l_shipd
 CODEC = {"write.parquet.compression-codec": "zstd", "write.parquet.compression-level": "3"}
 
 
+def session_settings(warehouse: pathlib.Path) -> dict:
+    """What every Spark benchmark session sets: iceberg-java's JdbcCatalog `floe` over an
+    SQLite file in `warehouse`, UTC, a 6 GiB driver, no UI."""
+    return {
+        "spark.sql.catalog.floe": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.floe.type": "jdbc",
+        "spark.sql.catalog.floe.uri": f"jdbc:sqlite:{warehouse / 'catalog.db'}",
+        "spark.sql.catalog.floe.warehouse": f"file:{warehouse}",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.memory": "6g",
+        "spark.ui.enabled": "false",
+    }
+
+
 def session(warehouse: pathlib.Path):
     import os
 
@@ -42,13 +56,7 @@ def session(warehouse: pathlib.Path):
     spark = (
         SparkSession.builder.master("local[2]").appName("floe-spark-benchmark")
         .config("spark.jars", jars)
-        .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.floe.type", "jdbc")
-        .config("spark.sql.catalog.floe.uri", f"jdbc:sqlite:{warehouse / 'catalog.db'}")
-        .config("spark.sql.catalog.floe.warehouse", f"file:{warehouse}")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "6g")
-        .config("spark.ui.enabled", "false")
+        .config(map=session_settings(warehouse))
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

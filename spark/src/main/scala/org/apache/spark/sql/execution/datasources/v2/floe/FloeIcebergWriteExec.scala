@@ -99,7 +99,8 @@ case class FloeIcebergWriteExec(
     val arrowTime = metrics("arrowTime")
     val floeTime = metrics("floeTime")
     val accumulator = messages
-    def task(input: NativeWriteTask.Input): Iterator[InternalRow] = {
+    // A function value over the values above: the tasks' closures must not carry the plan.
+    val task: NativeWriteTask.Input => Iterator[InternalRow] = { input =>
       val result = NativeWriteTask.run(plan, input, schema, timeZoneId, specId, specs,
         arrowTime, floeTime)
       emit(accumulator, CommitMessages.toBytes(result.message, result.numRows))
