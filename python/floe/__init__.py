@@ -11,6 +11,11 @@ write (``WriteDeclinedError``) before any file exists.
     table.append(arrow_table)                        # any Arrow data: pyarrow, polars, DuckDB
     rows = table.scan(where="ts >= '2024-01-01T00:00:00Z'").to_arrow()
 
+``floe.open_table(name_or_path)`` opens any table floe keeps, as the ``floe`` command
+does: a path is a Delta table (``floe.delta.DeltaTable``), ``NAMESPACE.TABLE`` the
+catalog's catalog-managed Delta table of that name or else its Iceberg table
+(``floe.Table``).
+
 The split write (``Table.plan_write``, ``WriteTask``, ``Table.new_committer``) lets another
 engine's executors run floe's write tasks while one driver commits.
 """
@@ -57,6 +62,7 @@ from ._results import (
     WriteResult,
 )
 from ._write import Committer, WritePlan, WriteTask
+from ._open import open_table
 from .catalog import Catalog, load_catalog
 from .scan import Scan
 from .table import Table, apply_transform
@@ -100,4 +106,5 @@ __all__ = [
     "WriteTask",
     "apply_transform",
     "load_catalog",
+    "open_table",
 ]

@@ -102,16 +102,28 @@ class Catalog:
     # Tables.
 
     def list_tables(self, namespace: NamespaceName) -> list[tuple[str, ...]]:
-        """The tables directly in `namespace`, sorted, as (namespace levels..., name)."""
+        """The tables directly in `namespace` as (namespace levels..., name): its Iceberg
+        tables, sorted, then its catalog-managed Delta tables, sorted (as ``floe tables``
+        lists them; :meth:`resolve_table` tells one's format)."""
         return [(*ns, name) for ns, name in self._catalog.list_tables(namespace_levels(namespace))]
 
     def table_exists(self, identifier: Identifier) -> bool:
-        """True when the table exists."""
+        """True when the name holds a table: an Iceberg table, or a catalog-managed Delta
+        table."""
         ns, name = split_identifier(identifier)
         return bool(self._catalog.table_exists(ns, name))
 
+    def resolve_table(self, identifier: Identifier) -> str:
+        """The format of the table the name holds, as every floe entry point resolves a
+        name: ``"delta"`` for a catalog-managed Delta table, else ``"iceberg"`` (whether or
+        not that Iceberg table exists; :meth:`load_table` says)."""
+        ns, name = split_identifier(identifier)
+        return str(self._catalog.resolve_table(ns, name)["format"])
+
     def load_table(self, identifier: Identifier) -> Table:
-        """Loads a table (NoSuchTableError when it does not exist)."""
+        """Loads an Iceberg table (NoSuchTableError when it does not exist;
+        InvalidInputError when the name holds a catalog-managed Delta table, which
+        :func:`floe.open_table` and :class:`floe.delta.DeltaTable` open)."""
         ns, name = split_identifier(identifier)
         return Table(self, self._catalog.load_table(ns, name))
 
@@ -159,13 +171,14 @@ class Catalog:
         )
 
     def drop_table(self, identifier: Identifier) -> None:
-        """Removes the table from the catalog; its files stay."""
+        """Removes the table from the catalog, whichever its format; its files stay (a
+        catalog-managed Delta table's ratified commits are published first)."""
         ns, name = split_identifier(identifier)
         self._catalog.drop_table(ns, name)
 
     def rename_table(self, from_identifier: Identifier, to_identifier: Identifier) -> None:
-        """Renames a table (its files stay where they are); TableAlreadyExistsError when
-        the new name is taken."""
+        """Renames a table of either format (its files stay where they are);
+        TableAlreadyExistsError when the new name is taken by a table of either format."""
         from_ns, from_name = split_identifier(from_identifier)
         to_ns, to_name = split_identifier(to_identifier)
         self._catalog.rename_table(from_ns, from_name, to_ns, to_name)

@@ -22,6 +22,12 @@ overwrite, read.
     floe.delta.write("lake.events", table, catalog=catalog)
     rows = floe.delta.read("lake.events", catalog=catalog)
 
+    # A handle: the same operations, the table named once (floe.open_table returns one
+    # for a Delta table's path or a catalog-managed table's name).
+    events = floe.delta.DeltaTable("/data/events")
+    events.write(table)
+    rows = events.read(where="region = 'eu'")
+
 A path may be relative (to the current folder, as the ``floe`` command takes it) or a URI
 (``s3://...``, with ``storage=``). By path, every write is one commit: the next
 ``_delta_log/<version>.json``, created only if absent (a lost race re-reads the winners
@@ -52,6 +58,7 @@ from .catalog import Catalog
 
 __all__ = [
     "DeltaFile",
+    "DeltaTable",
     "DeltaSnapshot",
     "DeltaVacuumResult",
     "DeltaVersion",
@@ -531,3 +538,91 @@ def vacuum(
         kept=tuple((str(p), str(r)) for p, r in raw["kept"]),
         failed=tuple((str(p), str(r)) for p, r in raw["failed"]),
     )
+
+
+class DeltaTable:
+    """A Delta table named once: by its path (with `storage` for an object store), or by
+    ``NAMESPACE.TABLE`` with `catalog` (a catalog-managed table). Its methods are this
+    module's functions for that table; nothing is cached, so each reads the table's
+    latest version (or the one it is given). The table must exist
+    (:class:`floe.NoSuchTableError`): create one with :func:`create_table`. :func:`floe.open_table` returns one for a Delta table.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        *,
+        catalog: Catalog | None = None,
+        storage: Mapping[str, str] | None = None,
+    ) -> None:
+        self._table = str(table)
+        self._catalog = catalog
+        self._storage = _storage(storage)
+        _native(catalog)  # checks its type
+        # Checks that it exists (and, by name, that it is a Delta table the catalog keeps).
+        _floe.delta_snapshot(self._table, None, _native(catalog), self._storage)
+
+    @property
+    def table(self) -> str:
+        """The table as given: its path, or its ``NAMESPACE.TABLE`` in :attr:`catalog`."""
+        return self._table
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The catalog that keeps it (a catalog-managed table), else None."""
+        return self._catalog
+
+    def __repr__(self) -> str:
+        where = f", catalog={self._catalog.name!r}" if self._catalog is not None else ""
+        return f"DeltaTable({self._table!r}{where})"
+
+    def _where(self) -> dict[str, Any]:
+        if self._catalog is not None:
+            return {"catalog": self._catalog}
+        return {"storage": self._storage}
+
+    def version(self) -> int:
+        """The latest version."""
+        return self.snapshot().version
+
+    def schema(self) -> pa.Schema:
+        """The latest version's schema, in Arrow's types."""
+        return self.snapshot().schema
+
+    def snapshot(self, version: int | None = None) -> DeltaSnapshot:
+        """As :func:`snapshot`."""
+        return snapshot(self._table, version=version, **self._where())
+
+    def versions(self) -> list[DeltaVersion]:
+        """As :func:`versions`."""
+        return versions(self._table, **self._where())
+
+    def write(self, data: Any, **options: Any) -> DeltaWriteResult:
+        """As :func:`write` (`mode`, `predicate`, `txn`, `threads`, `memory_limit`)."""
+        return write(self._table, data, **options, **self._where())
+
+    def delete(self, predicate: str, **options: Any) -> DeltaWriteResult:
+        """As :func:`delete` (`threads`)."""
+        return delete(self._table, predicate, **options, **self._where())
+
+    def compact(self, **options: Any) -> DeltaWriteResult:
+        """As :func:`compact` (`where`, `min_file_size`, `max_file_size`, `threads`)."""
+        return compact(self._table, **options, **self._where())
+
+    def scan(self, **options: Any) -> pa.RecordBatchReader:
+        """As :func:`scan` (`columns`, `where`, `version`, `as_of`)."""
+        return scan(self._table, **options, **self._where())
+
+    def read(self, **options: Any) -> pa.Table:
+        """As :func:`read` (`columns`, `where`, `version`, `as_of`)."""
+        return read(self._table, **options, **self._where())
+
+    def vacuum(self, **options: Any) -> DeltaVacuumResult:
+        """As :func:`vacuum` (`retention`, `dry_run`, `any_name`, `check_retention`); a
+        catalog-managed table is refused, as there."""
+        if self._catalog is not None:
+            raise InvalidInputError(
+                f"Delta table {self._table} is catalog-managed: only its catalog may "
+                "allow maintenance such as VACUUM"
+            )
+        return vacuum(self._table, **options, storage=self._storage)

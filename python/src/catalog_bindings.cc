@@ -13,6 +13,7 @@
 #include "floe/iceberg/spec/schema_ddl.h"
 #include "floe/iceberg/spec/sort_order.h"
 #include "floe/iceberg/table/table.h"
+#include "floe/lakehouse/table_ref.h"
 #include "floe/types/arrow_schema.h"
 #include "floe/util/error.h"
 
@@ -26,12 +27,35 @@ iceberg::TableIdentifier ToIdentifier(const std::vector<std::string>& ns,
   return iceberg::TableIdentifier{ns, name};
 }
 
+// The table a name resolves to in `catalog`, of either format (lakehouse's one way).
+TableRef Resolve(const PyCatalog& catalog, const std::vector<std::string>& ns,
+                 const std::string& name) {
+  return Unwrap(ResolveCatalogTable(catalog.catalog(), ToIdentifier(ns, name)));
+}
+
 PyTable* LoadTable(PyCatalog& catalog, const std::vector<std::string>& ns,
                    const std::string& name) {
   auto table = RunReleased([&] {
-    return Unwrap(iceberg::Table::Load(catalog.catalog(), ToIdentifier(ns, name)));
+    const TableRef ref = Resolve(catalog, ns, name);
+    return Unwrap(LoadIcebergTable(
+        [&]() -> arrow::Result<std::shared_ptr<iceberg::Catalog>> {
+          return catalog.catalog();
+        },
+        ref));
   });
   return new PyTable(std::move(table));
+}
+
+// What a name resolves to: {"format": "iceberg"|"delta", "name": NAMESPACE.TABLE, "root":
+// a Delta table's location, else ""}.
+nb::dict ResolveName(PyCatalog& catalog, const std::vector<std::string>& ns,
+                     const std::string& name) {
+  const TableRef ref = RunReleased([&] { return Resolve(catalog, ns, name); });
+  nb::dict out;
+  out["format"] = std::string(TableFormatName(ref.format));
+  out["name"] = ref.argument;
+  out["root"] = ref.delta_root;
+  return out;
 }
 
 PyTable* CreateTable(PyCatalog& catalog, const std::vector<std::string>& ns,
@@ -113,21 +137,22 @@ void PyCatalog::UpdateNamespaceProperties(
 
 void PyCatalog::DropNamespace(const std::vector<std::string>& ns) {
   RunReleased([&] {
-    Check(catalog_->DropNamespace(ns));
+    Check(DropCatalogNamespace(catalog_, ns));
     return 0;
   });
 }
 
 std::vector<std::pair<std::vector<std::string>, std::string>> PyCatalog::ListTables(
     const std::vector<std::string>& ns) {
-  auto ids = RunReleased([&] { return Unwrap(catalog_->ListTables(ns)); });
+  auto tables = RunReleased([&] { return Unwrap(ListCatalogTables(catalog_, ns)); });
   std::vector<std::pair<std::vector<std::string>, std::string>> out;
-  for (const auto& id : ids) out.emplace_back(id.ns, id.name);
+  for (const auto& table : tables) out.emplace_back(table.id.ns, table.id.name);
   return out;
 }
 
 bool PyCatalog::TableExists(const std::vector<std::string>& ns, const std::string& name) {
   return RunReleased([&] {
+    if (Resolve(*this, ns, name).is_delta()) return true;
     auto loaded = catalog_->LoadTable(ToIdentifier(ns, name));
     if (KindOf(loaded.status()) == ErrorKind::kNoSuchTable ||
         KindOf(loaded.status()) == ErrorKind::kNoSuchNamespace)
@@ -139,7 +164,7 @@ bool PyCatalog::TableExists(const std::vector<std::string>& ns, const std::strin
 
 void PyCatalog::DropTable(const std::vector<std::string>& ns, const std::string& name) {
   RunReleased([&] {
-    Check(catalog_->DropTable(ToIdentifier(ns, name)));
+    Check(DropCatalogTable(catalog_, Resolve(*this, ns, name)));
     return 0;
   });
 }
@@ -149,8 +174,8 @@ void PyCatalog::RenameTable(const std::vector<std::string>& from_ns,
                             const std::vector<std::string>& to_ns,
                             const std::string& to) {
   RunReleased([&] {
-    auto status =
-        catalog_->RenameTable(ToIdentifier(from_ns, from), ToIdentifier(to_ns, to));
+    auto status = RenameCatalogTable(catalog_, Resolve(*this, from_ns, from),
+                                     ToIdentifier(to_ns, to));
     if (KindOf(status) == ErrorKind::kAlreadyExists) Throw(status, "TableAlreadyExists");
     Check(status);
     return 0;
@@ -176,6 +201,7 @@ void BindCatalog(nb::module_& m) {
       .def("rename_table", &PyCatalog::RenameTable, "from_namespace"_a, "from_name"_a,
            "to_namespace"_a, "to_name"_a)
       .def("load_table", &LoadTable, "namespace"_a, "name"_a)
+      .def("resolve_table", &ResolveName, "namespace"_a, "name"_a)
       .def("create_table", &CreateTable, "namespace"_a, "name"_a, "schema_text"_a,
            "arrow_schema"_a.none(), "partition_by"_a, "sort_by"_a, "properties"_a,
            "location"_a);

@@ -310,3 +310,89 @@ def test_versions_and_vacuum_as_deltalake_chooses_the_files(tmp_path):
         list(range(500, 540))
     with pytest.raises(floe.FloeError, match="no Delta table"):
         floe.delta.versions(str(tmp_path / "nothing"))
+
+
+def test_one_way_to_open_any_table(tmp_path):
+    """floe.open_table and the catalog resolve a name or a path as the floe command does
+    (lakehouse's ResolveTable): a path is a Delta table, a name the catalog's catalog-managed
+    Delta table or else its Iceberg table; drop, rename, list and exists see both formats.
+    Checked against deltalake (a table it wrote and reads back), pyiceberg (the Iceberg
+    table through the same SQLite catalog) and the catalog's own rows (sqlite3)."""
+    import sqlite3
+
+    from deltalake import DeltaTable as RsDeltaTable
+    from deltalake import write_deltalake
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    # A Delta table by path, written by deltalake: opened, read, appended through the handle.
+    by_path = str(tmp_path / "rs events")
+    write_deltalake(by_path, rows(0, 20))
+    opened = floe.open_table(by_path)
+    assert isinstance(opened, floe.delta.DeltaTable) and opened.catalog is None
+    assert opened.version() == 0 and opened.schema() == SCHEMA
+    nan_safe = lambda t: [{k: ("NaN" if v != v else v) for k, v in r.items()}  # noqa: E731
+                          for r in t.sort_by("id").to_pylist()]
+    theirs = RsDeltaTable(by_path).to_pyarrow_table()
+    assert opened.read().schema == theirs.schema and nan_safe(opened.read()) == nan_safe(theirs)
+    assert opened.write(rows(20, 5)).version == 1
+    assert sorted(RsDeltaTable(by_path).to_pyarrow_table().column("id").to_pylist()) == list(range(25))
+    assert [v.version for v in opened.versions()] == [0, 1]
+    with pytest.raises(floe.NoSuchTableError, match="no Delta table"):
+        floe.open_table(str(tmp_path / "nothing here"))
+
+    # A catalog holding an Iceberg table and a catalog-managed Delta table in one namespace.
+    warehouse = tmp_path / "warehouse"
+    catalog = floe.Catalog(warehouse=str(warehouse))
+    catalog.create_namespace("lake")
+    iceberg_table = catalog.create_table("lake.ice", SCHEMA)
+    iceberg_table.append(rows(0, 7))
+    floe.delta.create_table("lake.events", SCHEMA, catalog=catalog)
+    events = floe.open_table("lake.events", catalog=catalog)
+    assert isinstance(events, floe.delta.DeltaTable) and events.table == "lake.events"
+    assert events.write(rows(100, 3)).version == 1
+    assert sorted(events.read().column("id").to_pylist()) == [100, 101, 102]
+    with pytest.raises(floe.InvalidInputError, match="catalog-managed"):
+        events.vacuum(dry_run=True)
+    ice = floe.open_table("lake.ice", catalog=catalog)
+    assert isinstance(ice, floe.Table)
+    assert catalog.resolve_table("lake.ice") == "iceberg"
+    assert catalog.resolve_table("lake.events") == "delta"
+    with pytest.raises(floe.InvalidInputError, match="lake.events is a Delta table"):
+        catalog.load_table("lake.events")
+    with pytest.raises(floe.NoSuchTableError):
+        floe.open_table("lake.missing", catalog=catalog)
+    with pytest.raises(TypeError, match="storage"):
+        floe.open_table("lake.ice", catalog=catalog, storage={"s3.endpoint": "x"})
+    with pytest.raises(TypeError, match="path"):
+        floe.open_table(by_path, catalog=catalog)
+    py_catalog = SqlCatalog(catalog.name, uri=f"sqlite:///{warehouse / 'catalog.db'}",
+                            warehouse=f"file://{warehouse}")
+    assert py_catalog.load_table("lake.ice").scan().to_arrow().num_rows == 7
+
+    assert catalog.list_tables("lake") == [("lake", "ice"), ("lake", "events")]
+    assert catalog.table_exists("lake.events") and catalog.table_exists("lake.ice")
+    assert not catalog.table_exists("lake.missing")
+
+    def registered():
+        db = sqlite3.connect(warehouse / "catalog.db")
+        try:
+            return sorted(db.execute("SELECT table_namespace, table_name FROM floe_delta_tables"))
+        finally:
+            db.close()
+
+    # Rename and drop go to the table's own format; a name taken by the other format is refused.
+    with pytest.raises(floe.TableAlreadyExistsError):
+        catalog.rename_table("lake.ice", "lake.events")
+    catalog.rename_table("lake.events", "lake.renamed")
+    assert registered() == [("lake", "renamed")]
+    assert sorted(floe.open_table("lake.renamed", catalog=catalog).read().column("id").to_pylist()) == [100, 101, 102]
+    with pytest.raises(floe.NoSuchTableError):
+        floe.open_table("lake.events", catalog=catalog)
+    catalog.drop_table("lake.ice")
+    assert py_catalog.list_tables("lake") == []
+    with pytest.raises(floe.NamespaceNotEmptyError, match="renamed"):
+        catalog.drop_namespace("lake")
+    catalog.drop_table("lake.renamed")
+    assert registered() == [] and catalog.list_tables("lake") == []
+    catalog.drop_namespace("lake")
+    assert not catalog.namespace_exists("lake")

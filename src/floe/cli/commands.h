@@ -26,11 +26,6 @@ struct CommandContext {
   arrow::Result<std::shared_ptr<iceberg::Catalog>> OpenCatalog();
   /// Parses `name` (NAMESPACE.TABLE) and loads that table from the selected catalog.
   arrow::Result<std::shared_ptr<iceberg::Table>> LoadTable(const std::string& name);
-  /// The Delta commit coordinator in the selected catalog's database (its tables
-  /// created when `create_tables`); InvalidInput when the catalog is not an SQL catalog
-  /// (only that one keeps Delta tables).
-  arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>> DeltaCoordinator(
-      bool create_tables);
   /// The table `argument` names (NAMESPACE.TABLE in the selected catalog, or a Delta
   /// table's path), its format decided by the library (lakehouse/table_ref.h): the one
   /// way every command finds its table.

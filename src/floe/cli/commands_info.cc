@@ -5,7 +5,6 @@
 #include "floe/cli/commands_delta.h"
 #include "floe/cli/flags.h"
 #include "floe/cli/output.h"
-#include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/scan/table_scan.h"
 #include "floe/iceberg/table/table.h"
@@ -213,19 +212,10 @@ void RegisterTablesCommand(CLI::App& app, CommandContext* context) {
   OnRead(command, context, [=]() -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto parsed, iceberg::ParseNamespace(*ns));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
-    ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(parsed));
-    for (const auto& table : tables) std::cout << Printable(table.ToString()) << "\n";
-    // Catalog-managed Delta tables, which only an SQL catalog keeps.
-    if (dynamic_cast<iceberg::SqlCatalog*>(catalog.get()) != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(auto coordinator,
-                            context->DeltaCoordinator(/*create_tables=*/false));
-      ARROW_ASSIGN_OR_RAISE(
-          auto delta_tables,
-          coordinator->ListTables(catalog->name(), iceberg::NamespaceToString(parsed)));
-      for (const auto& table : delta_tables) {
-        std::cout << Printable(table.table_namespace + "." + table.table_name)
-                  << "  (Delta)\n";
-      }
+    ARROW_ASSIGN_OR_RAISE(auto tables, ListCatalogTables(catalog, parsed));
+    for (const auto& table : tables) {
+      std::cout << Printable(table.id.ToString())
+                << (table.format == TableFormat::kDelta ? "  (Delta)" : "") << "\n";
     }
     return arrow::Status::OK();
   });
@@ -258,20 +248,7 @@ void RegisterNamespacesCommand(CLI::App& app, CommandContext* context) {
     }
     if (!drop->empty()) {
       ARROW_ASSIGN_OR_RAISE(auto ns, iceberg::ParseNamespace(*drop));
-      if (dynamic_cast<iceberg::SqlCatalog*>(catalog.get()) != nullptr) {
-        // The Iceberg catalog does not see the Delta tables beside its own.
-        ARROW_ASSIGN_OR_RAISE(auto coordinator,
-                              context->DeltaCoordinator(/*create_tables=*/false));
-        ARROW_ASSIGN_OR_RAISE(
-            auto delta_tables,
-            coordinator->ListTables(catalog->name(), iceberg::NamespaceToString(ns)));
-        if (!delta_tables.empty()) {
-          return MakeError(ErrorKind::kNamespaceNotEmpty,
-                           "namespace " + *drop + " is not empty: it holds Delta table " +
-                               delta_tables.front().table_name);
-        }
-      }
-      ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns));
+      ARROW_RETURN_NOT_OK(DropCatalogNamespace(catalog, ns));
       std::cout << "dropped namespace " << Printable(*drop) << "\n";
       return arrow::Status::OK();
     }

@@ -974,13 +974,12 @@ void RegisterDropCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto id, iceberg::TableIdentifier::Parse(*table));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto ref, context->ResolveTable(*table));
+    ARROW_RETURN_NOT_OK(DropCatalogTable(catalog, ref));
     if (const auto& delta_table = ref.catalog_delta) {
-      ARROW_RETURN_NOT_OK(DropDeltaTable(catalog, *delta_table));
       std::cout << "dropped Delta table " << Printable(id.ToString())
                 << " (its files stay at " << Printable(delta_table->root) << ")\n";
       return arrow::Status::OK();
     }
-    ARROW_RETURN_NOT_OK(catalog->DropTable(id));
     std::cout << "dropped table " << id.ToString() << "\n";
     return arrow::Status::OK();
   });
@@ -998,20 +997,12 @@ void RegisterRenameCommand(CLI::App& app, CommandContext* context) {
     ARROW_ASSIGN_OR_RAISE(auto target, iceberg::TableIdentifier::Parse(*to));
     ARROW_ASSIGN_OR_RAISE(auto catalog, context->OpenCatalog());
     ARROW_ASSIGN_OR_RAISE(auto source_ref, context->ResolveTable(*from));
-    if (const auto& delta_table = source_ref.catalog_delta) {
-      ARROW_RETURN_NOT_OK(RenameDeltaTable(catalog, *delta_table, target));
+    ARROW_RETURN_NOT_OK(RenameCatalogTable(catalog, source_ref, target));
+    if (source_ref.catalog_delta) {
       std::cout << "renamed Delta table " << source.ToString() << " to "
                 << target.ToString() << "\n";
       return arrow::Status::OK();
     }
-    ARROW_ASSIGN_OR_RAISE(auto target_ref, context->ResolveTable(*to));
-    if (target_ref.catalog_delta) {
-      return MakeError(
-          ErrorKind::kAlreadyExists,
-          "table " + target.ToString() +
-              " already exists in the catalog (a catalog-managed Delta table)");
-    }
-    ARROW_RETURN_NOT_OK(catalog->RenameTable(source, target));
     std::cout << "renamed " << source.ToString() << " to " << target.ToString() << "\n";
     return arrow::Status::OK();
   });

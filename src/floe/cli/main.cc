@@ -35,12 +35,6 @@ arrow::Result<std::shared_ptr<iceberg::Table>> CommandContext::LoadTable(
   return iceberg::Table::Load(catalog, id);
 }
 
-arrow::Result<std::shared_ptr<delta::SqlCommitCoordinator>>
-CommandContext::DeltaCoordinator(bool create_tables) {
-  ARROW_ASSIGN_OR_RAISE(auto catalog, OpenCatalog());
-  return DeltaCoordinatorOf(catalog, create_tables);
-}
-
 arrow::Result<TableRef> CommandContext::ResolveTable(const std::string& argument) {
   return floe::ResolveTable([this] { return OpenCatalog(); }, argument);
 }

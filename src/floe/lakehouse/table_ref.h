@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arrow/result.h"
 #include "floe/iceberg/catalog/catalog.h"
@@ -55,9 +56,42 @@ bool IsTablePath(std::string_view argument);
 arrow::Result<TableRef> ResolveTable(const CatalogOpener& open_catalog,
                                      const std::string& argument);
 
+/// Resolves the name `id` in `catalog` as ResolveTable resolves a name.
+arrow::Result<TableRef> ResolveCatalogTable(
+    const std::shared_ptr<iceberg::Catalog>& catalog, iceberg::TableIdentifier id);
+
 /// The Iceberg table `ref` names, loaded from the catalog; InvalidInput naming the table
 /// when `ref` is a Delta table.
 arrow::Result<std::shared_ptr<iceberg::Table>> LoadIcebergTable(
     const CatalogOpener& open_catalog, const TableRef& ref);
+
+/// A table a catalog keeps, of either format.
+struct CatalogTableEntry {
+  iceberg::TableIdentifier id;
+  TableFormat format = TableFormat::kIceberg;
+};
+
+/// The tables directly in namespace `ns` of `catalog`: its Iceberg tables in the
+/// catalog's order, then the catalog-managed Delta tables by name (only floe's SQL
+/// catalog keeps those).
+arrow::Result<std::vector<CatalogTableEntry>> ListCatalogTables(
+    const std::shared_ptr<iceberg::Catalog>& catalog, const iceberg::Namespace& ns);
+
+/// Removes the table `ref` names from `catalog`, whichever its format (its files stay); a
+/// Delta table's ratified commits are published first. InvalidInput for a table given by
+/// path, which no catalog keeps.
+arrow::Status DropCatalogTable(const std::shared_ptr<iceberg::Catalog>& catalog,
+                               const TableRef& ref);
+
+/// Renames the table `from` names to `to`, whichever its format; AlreadyExists when `to`
+/// is taken by a table of either format.
+arrow::Status RenameCatalogTable(const std::shared_ptr<iceberg::Catalog>& catalog,
+                                 const TableRef& from,
+                                 const iceberg::TableIdentifier& to);
+
+/// Drops the empty namespace `ns`: NamespaceNotEmpty naming a catalog-managed Delta table
+/// it still holds (the Iceberg catalog does not see those), as for an Iceberg table.
+arrow::Status DropCatalogNamespace(const std::shared_ptr<iceberg::Catalog>& catalog,
+                                   const iceberg::Namespace& ns);
 
 }  // namespace floe

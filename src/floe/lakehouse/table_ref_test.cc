@@ -81,5 +81,49 @@ TEST_F(TableRefTest, AnUnknownNameIsNoSuchTableAndABadOneInvalidInput) {
   EXPECT_EQ(KindOf(bad.status()), ErrorKind::kInvalidInput);
 }
 
+TEST_F(TableRefTest, ListDropAndRenameSeeBothFormats) {
+  const auto catalog = fixture_->catalog();
+  FLOE_ASSIGN_OR_FAIL(auto listed, ListCatalogTables(catalog, {"db"}));
+  ASSERT_EQ(listed.size(), 2U);
+  EXPECT_EQ(listed[0].id.ToString(), "db.t");
+  EXPECT_EQ(listed[0].format, TableFormat::kIceberg);
+  EXPECT_EQ(listed[1].id.ToString(), "db.d");
+  EXPECT_EQ(listed[1].format, TableFormat::kDelta);
+
+  // A name taken by the other format is refused; nothing moves.
+  FLOE_ASSIGN_OR_FAIL(auto iceberg_ref, ResolveTable(Opener(), "db.t"));
+  FLOE_ASSIGN_OR_FAIL(auto delta_ref, ResolveTable(Opener(), "db.d"));
+  FLOE_ASSIGN_OR_FAIL(auto d_name, iceberg::TableIdentifier::Parse("db.d"));
+  FLOE_ASSIGN_OR_FAIL(auto t_name, iceberg::TableIdentifier::Parse("db.t"));
+  EXPECT_EQ(KindOf(RenameCatalogTable(catalog, iceberg_ref, d_name)),
+            ErrorKind::kAlreadyExists);
+  EXPECT_EQ(KindOf(RenameCatalogTable(catalog, delta_ref, t_name)),
+            ErrorKind::kAlreadyExists);
+
+  FLOE_ASSIGN_OR_FAIL(auto e_name, iceberg::TableIdentifier::Parse("db.e"));
+  FLOE_ASSERT_OK(RenameCatalogTable(catalog, delta_ref, e_name));
+  FLOE_ASSIGN_OR_FAIL(auto renamed, ResolveTable(Opener(), "db.e"));
+  EXPECT_TRUE(renamed.is_delta());
+  EXPECT_EQ(renamed.delta_root, delta_.root);
+  FLOE_ASSIGN_OR_FAIL(auto gone, ResolveTable(Opener(), "db.d"));
+  EXPECT_FALSE(gone.is_delta());
+
+  // The namespace is not empty while either table is in it.
+  FLOE_ASSERT_OK(DropCatalogTable(catalog, iceberg_ref));
+  const auto not_empty = DropCatalogNamespace(catalog, {"db"});
+  EXPECT_EQ(KindOf(not_empty), ErrorKind::kNamespaceNotEmpty);
+  EXPECT_NE(not_empty.message().find("Delta table e"), std::string::npos);
+  FLOE_ASSERT_OK(DropCatalogTable(catalog, renamed));
+  FLOE_ASSIGN_OR_FAIL(listed, ListCatalogTables(catalog, {"db"}));
+  EXPECT_TRUE(listed.empty());
+  FLOE_ASSERT_OK(DropCatalogNamespace(catalog, {"db"}));
+
+  // A table given by path is no catalog's to drop or rename.
+  FLOE_ASSIGN_OR_FAIL(auto path_ref, ResolveTable(Opener(), directory_.Child("x/y")));
+  EXPECT_EQ(KindOf(DropCatalogTable(catalog, path_ref)), ErrorKind::kInvalidInput);
+  EXPECT_EQ(KindOf(RenameCatalogTable(catalog, path_ref, e_name)),
+            ErrorKind::kInvalidInput);
+}
+
 }  // namespace
 }  // namespace floe
