@@ -68,7 +68,7 @@ private object ColumnCopier {
   def apply(vector: ValueVector, dataType: DataType, source: DataType): ColumnCopier =
     (dataType, source, vector) match {
       case (IntegerType, ByteType | ShortType, v: BaseFixedWidthVector) =>
-        new WideningCopier(v)
+        new WideningCopier(v, source)
       case _ if sameLayout(dataType, source) => ofType(vector, dataType)
       case _ => throw new IllegalArgumentException(
         s"floe: no columnar copy of $source into $dataType")
@@ -160,30 +160,40 @@ private final class FixedWidthCopier(
 }
 
 /**
- * A decimal of at most 18 digits: its unscaled value (a long in Spark) written as Arrow's
- * 16-byte little-endian two's complement, with no BigDecimal per value.
+ * A fixed-width column converted value by value: each non-null value `put` at its row of
+ * the Arrow buffer, the validity bits set after.
  */
-private final class DecimalCopier(vector: DecimalVector, dataType: DecimalType)
-    extends ColumnCopier {
+private abstract class PerValueCopier(vector: BaseFixedWidthVector) extends ColumnCopier {
   override def reset(): Unit = vector.reset()
+
+  /** Writes the column's value `i` (not null) at row `row` of `vector`. */
+  protected def put(column: ColumnVector, i: Int, row: Int): Unit
 
   override def append(column: ColumnVector, n: Int, at: Int): Unit = {
     while (vector.getValueCapacity < at + n) vector.reAlloc()
-    val data = vector.getDataBuffer
     var i = 0
     while (i < n) {
-      if (!column.isNullAt(i)) {
-        val unscaled = column.getDecimal(i, dataType.precision, dataType.scale).toUnscaledLong
-        val at16 = (at + i).toLong * DecimalVector.TYPE_WIDTH
-        data.setLong(at16, unscaled)
-        data.setLong(at16 + 8, if (unscaled < 0) -1L else 0L)
-      }
+      if (!column.isNullAt(i)) put(column, i, at + i)
       i += 1
     }
     ColumnCopier.setValidity(vector, column, n, at)
   }
 
   override def finish(rows: Int): Unit = vector.setValueCount(rows)
+}
+
+/**
+ * A decimal of at most 18 digits: its unscaled value (a long in Spark) written as Arrow's
+ * 16-byte little-endian two's complement, with no BigDecimal per value.
+ */
+private final class DecimalCopier(vector: DecimalVector, dataType: DecimalType)
+    extends PerValueCopier(vector) {
+  override protected def put(column: ColumnVector, i: Int, row: Int): Unit = {
+    val unscaled = column.getDecimal(i, dataType.precision, dataType.scale).toUnscaledLong
+    val at16 = row.toLong * DecimalVector.TYPE_WIDTH
+    vector.getDataBuffer.setLong(at16, unscaled)
+    vector.getDataBuffer.setLong(at16 + 8, if (unscaled < 0) -1L else 0L)
+  }
 }
 
 /** Strings and binary: each value's bytes copied straight into Arrow's data buffer. */
@@ -227,45 +237,20 @@ private final class VarWidthCopier(vector: BaseVariableWidthVector, binary: Bool
 }
 
 /** A byte or short column written as ints (Iceberg has no narrower integer). */
-private final class WideningCopier(vector: BaseFixedWidthVector) extends ColumnCopier {
-  override def reset(): Unit = vector.reset()
+private final class WideningCopier(vector: BaseFixedWidthVector, source: DataType)
+    extends PerValueCopier(vector) {
+  private val isByte = source == ByteType
 
-  override def append(column: ColumnVector, n: Int, at: Int): Unit = {
-    while (vector.getValueCapacity < at + n) vector.reAlloc()
-    val data = vector.getDataBuffer
-    val isByte = column.dataType() == ByteType
-    var i = 0
-    while (i < n) {
-      if (!column.isNullAt(i)) {
-        val value = if (isByte) column.getByte(i).toInt else column.getShort(i).toInt
-        data.setInt((at + i).toLong * 4, value)
-      }
-      i += 1
-    }
-    ColumnCopier.setValidity(vector, column, n, at)
+  override protected def put(column: ColumnVector, i: Int, row: Int): Unit = {
+    val value = if (isByte) column.getByte(i).toInt else column.getShort(i).toInt
+    vector.getDataBuffer.setInt(row.toLong * 4, value)
   }
-
-  override def finish(rows: Int): Unit = vector.setValueCount(rows)
 }
 
 /** Booleans: one bit each in Arrow, one byte each in Spark's vectors. */
-private final class BooleanCopier(vector: BitVector) extends ColumnCopier {
-  override def reset(): Unit = vector.reset()
-
-  override def append(column: ColumnVector, n: Int, at: Int): Unit = {
-    while (vector.getValueCapacity < at + n) vector.reAlloc()
-    val data = vector.getDataBuffer
-    var i = 0
-    while (i < n) {
-      if (!column.isNullAt(i) && column.getBoolean(i)) {
-        BitVectorHelper.setBit(data, (at + i).toLong)
-      }
-      i += 1
-    }
-    ColumnCopier.setValidity(vector, column, n, at)
-  }
-
-  override def finish(rows: Int): Unit = vector.setValueCount(rows)
+private final class BooleanCopier(vector: BitVector) extends PerValueCopier(vector) {
+  override protected def put(column: ColumnVector, i: Int, row: Int): Unit =
+    if (column.getBoolean(i)) BitVectorHelper.setBit(vector.getDataBuffer, row.toLong)
 }
 
 /** Any other type, value by value through Spark's ArrowFieldWriter for the vector. */

@@ -22,9 +22,16 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.ArrowUtils
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-/** A Spark task's input as Arrow batches, converted in the JVM a batch at a time. */
-private abstract class TaskArrowReader(allocator: BufferAllocator)
-    extends ArrowReader(allocator) {
+/**
+ * A Spark task's input as Arrow batches of `sparkSchema`'s Arrow form (as Spark's own
+ * conversion makes it), converted in the JVM a batch at a time.
+ */
+private abstract class TaskArrowReader(
+    sparkSchema: StructType,
+    timeZoneId: String,
+    allocator: BufferAllocator) extends ArrowReader(allocator) {
+  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
+    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
   var rowCount = 0L
   var nanos = 0L
 
@@ -40,6 +47,7 @@ private abstract class TaskArrowReader(allocator: BufferAllocator)
   /** Fills the next batch; its row count (0 at the end). */
   protected def fill(): Int
 
+  override protected def readSchema(): Schema = arrowSchema
   override def bytesRead(): Long = 0L
   override protected def closeReadSource(): Unit = ()
 }
@@ -50,9 +58,7 @@ private class RowsArrowReader(
     sparkSchema: StructType,
     timeZoneId: String,
     batchRows: Int,
-    allocator: BufferAllocator) extends TaskArrowReader(allocator) {
-  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
-    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+    allocator: BufferAllocator) extends TaskArrowReader(sparkSchema, timeZoneId, allocator) {
   private var writer: ArrowWriter = _
 
   override protected def fill(): Int = {
@@ -67,8 +73,6 @@ private class RowsArrowReader(
     writer.finish()
     n
   }
-
-  override protected def readSchema(): Schema = arrowSchema
 }
 
 /**
@@ -82,9 +86,7 @@ private class BatchesArrowReader(
     sparkSchema: StructType,
     timeZoneId: String,
     batchRows: Int,
-    allocator: BufferAllocator) extends TaskArrowReader(allocator) {
-  private val arrowSchema = ArrowUtils.toArrowSchema(sparkSchema, timeZoneId,
-    errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+    allocator: BufferAllocator) extends TaskArrowReader(sparkSchema, timeZoneId, allocator) {
   private var copier: ColumnarArrowCopier = _
 
   override protected def fill(): Int = {
@@ -96,8 +98,6 @@ private class BatchesArrowReader(
     copier.finish()
     copier.count
   }
-
-  override protected def readSchema(): Schema = arrowSchema
 }
 
 /**

@@ -98,17 +98,17 @@ object WrittenFiles {
       case io: SupportsPrefixOperations =>
         io.listPrefix(root).asScala.map(_.location())
           .filter(path => path.substring(path.lastIndexOf('/') + 1).contains(marker))
-          .filter(path => reachedWithoutLink(root, path)).toSeq
+          .filter(reachedWithoutLink(root)).toSeq
       case _ => Nil
     }
   }
 
   /**
-   * Whether `path`, listed below `root`, is below it on disk too: true for any store without
+   * Whether a path listed below `root` is below it on disk too: true for any store without
    * links (anything but a local path); for a local path, whether its real path is the real
-   * root's with the same relative part (no link between them).
+   * root's (resolved once) with the same relative part (no link between them).
    */
-  private[floe] def reachedWithoutLink(root: String, path: String): Boolean = {
+  private[floe] def reachedWithoutLink(root: String): String => Boolean = {
     // Locations as Hadoop prints them: the path as on disk, not URI-escaped.
     val Scheme = "(?s)^([A-Za-z][A-Za-z0-9+.-]*):(.*)$".r
     def local(location: String): Option[java.nio.file.Path] = location match {
@@ -116,12 +116,13 @@ object WrittenFiles {
       case Scheme(_, _) => None
       case _ => Some(java.nio.file.Paths.get(location))
     }
-    try {
-      (local(root), local(path)) match {
+    val localRoot = local(root)
+    lazy val realRoot = localRoot.map(_.toRealPath())
+    path => try {
+      (localRoot, local(path)) match {
         case (Some(r), Some(p)) =>
           val relative = r.normalize().relativize(p.normalize())
-          !relative.startsWith("..") &&
-            p.toRealPath() == r.toRealPath().resolve(relative)
+          !relative.startsWith("..") && p.toRealPath() == realRoot.get.resolve(relative)
         case (None, None) => true
         case _ => false
       }
