@@ -58,7 +58,7 @@ class LineitemReader final : public arrow::RecordBatchReader {
     arrow::Decimal128Builder quantity(money), price(money), discount(money), tax(money);
     arrow::StringBuilder returnflag, linestatus, instruct, mode, comment;
     arrow::Date32Builder shipdate, commitdate, receiptdate;
-    const int32_t base = static_cast<int32_t>(DaysFromCivil(1995, 1, 1));
+    const auto base = static_cast<int32_t>(DaysFromCivil(1995, 1, 1));
     std::string text;
     for (int64_t i = 0; i < count; ++i) {
       int64_t row = next_ + i;

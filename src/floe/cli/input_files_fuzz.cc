@@ -11,16 +11,16 @@
 #include "floe/iceberg/spec/schema_ddl.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto schema = *floe::iceberg::ParseSchemaText(
+  static const auto kSchema = *floe::iceberg::ParseSchemaText(
       "id long not null, name string, price decimal(9, 2), ts timestamptz, d date, ok "
       "boolean, "
       "score double");
-  static const std::string path = "/tmp/floe-fuzz-" + std::to_string(getpid()) + ".csv";
-  FILE* file = std::fopen(path.c_str(), "wb");
+  static const std::string kPath = "/tmp/floe-fuzz-" + std::to_string(getpid()) + ".csv";
+  FILE* file = std::fopen(kPath.c_str(), "wb");
   if (file == nullptr) return 0;
   std::fwrite(data, 1, size, file);
   std::fclose(file);
-  auto reader = floe::cli::OpenInputFiles({path}, "csv", schema, "fuzz.t",
+  auto reader = floe::cli::OpenInputFiles({kPath}, "csv", kSchema, "fuzz.t",
                                           [](const std::string&) {});
   if (!reader.ok()) return 0;
   while (true) {

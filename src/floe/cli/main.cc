@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <signal.h>
+#include <csignal>
 
 #include "arrow/compute/initialize.h"
 #include "floe/cli/commands.h"

@@ -10,20 +10,21 @@
 #include "floe/io/file_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto io = *floe::MakeArrowFileIO();
-  static const std::string root = "memory://fuzz/t";
-  static const bool created = [] {
+  static const auto kIo = *floe::MakeArrowFileIO();
+  static const std::string kRoot = "memory://fuzz/t";
+  static const bool kCreated = [] {
     const std::string first =
         R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})"
         "\n"
         R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},{\"name\":\"p\",\"type\":\"date\",\"nullable\":true,\"metadata\":{}},{\"name\":\"t\",\"type\":\"timestamp\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":["p","t"],"configuration":{}}})"
         "\n";
-    return io->WriteAll(root + "/_delta_log/00000000000000000000.json", first).ok();
+    return kIo->WriteAll(kRoot + "/_delta_log/00000000000000000000.json", first).ok();
   }();
-  if (!created) __builtin_trap();
+  if (!kCreated) __builtin_trap();
   const std::string text(reinterpret_cast<const char*>(data), size);
-  if (!io->WriteAll(root + "/_delta_log/00000000000000000001.json", text).ok()) return 0;
-  auto snapshot = floe::delta::LoadSnapshot(*io, root);
+  if (!kIo->WriteAll(kRoot + "/_delta_log/00000000000000000001.json", text).ok())
+    return 0;
+  auto snapshot = floe::delta::LoadSnapshot(*kIo, kRoot);
   if (snapshot.ok()) {
     (void)floe::delta::CheckReadable(*snapshot);
     auto schema = floe::delta::SchemaFromJson(snapshot->metadata.schema_string);

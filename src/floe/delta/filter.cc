@@ -159,17 +159,17 @@ arrow::Result<DeltaFilter> DeltaFilter::Make(std::shared_ptr<arrow::Schema> tabl
   std::set<int> ids = ReferencedFieldIds(*filter.bound_);
   filter.only_partition_columns_ = true;
   const auto& fields = filter.schema_->fields();
-  for (size_t i = 0; i < fields.size(); ++i) {
+  for (const auto& field : fields) {
     bool read = false;
     for (int id : ids) {
       auto name = filter.schema_->FindColumnName(id);
-      if (name && (*name == fields[i].name || name->rfind(fields[i].name + ".", 0) == 0))
+      if (name && (*name == field.name || name->rfind(field.name + ".", 0) == 0))
         read = true;
     }
     if (!read) continue;
-    filter.columns_.push_back(fields[i].name);
+    filter.columns_.push_back(field.name);
     if (std::find(filter.partition_columns_.begin(), filter.partition_columns_.end(),
-                  fields[i].name) == filter.partition_columns_.end())
+                  field.name) == filter.partition_columns_.end())
       filter.only_partition_columns_ = false;
   }
   std::map<int, std::pair<std::vector<std::string>, TypePtr>> leaves;

@@ -40,7 +40,7 @@ std::string Escaped(const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto io = *floe::MakeArrowFileIO();
+  static const auto kIo = *floe::MakeArrowFileIO();
   const std::string root = "memory://fuzz/names";
   const std::string log = root + "/_delta_log/";
   std::map<std::string, std::string> configuration;
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         line == "." || line == "..") {
       continue;
     }
-    (void)io->WriteAll(log + line, "");
+    (void)kIo->WriteAll(log + line, "");
   }
   for (const auto& [key, value] : configuration) {
     configuration_json += std::string(configuration_json.empty() ? "" : ",") + "\"" +
@@ -72,8 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "\n"
       R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{)" +
       configuration_json + "}}}\n";
-  if (io->WriteAll(log + "00000000000000000000.json", first).ok()) {
-    auto snapshot = floe::delta::LoadSnapshot(*io, root);
+  if (kIo->WriteAll(log + "00000000000000000000.json", first).ok()) {
+    auto snapshot = floe::delta::LoadSnapshot(*kIo, root);
     if (snapshot.ok()) {
       (void)floe::delta::CheckReadable(*snapshot);
       (void)floe::delta::CheckWritable(*snapshot,
@@ -81,13 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)floe::delta::CheckpointInterval(snapshot->metadata.configuration);
       floe::delta::VacuumOptions options;
       options.dry_run = true;
-      (void)floe::delta::Vacuum(io, root, options);
+      (void)floe::delta::Vacuum(kIo, root, options);
     }
-    (void)floe::delta::ListVersions(*io, root);
+    (void)floe::delta::ListVersions(*kIo, root);
   }
   // The next input starts from an empty folder.
-  if (auto listed = io->List(root); listed.ok()) {
-    for (const auto& file : *listed) (void)io->Delete(file.location);
+  if (auto listed = kIo->List(root); listed.ok()) {
+    for (const auto& file : *listed) (void)kIo->Delete(file.location);
   }
   return 0;
 }

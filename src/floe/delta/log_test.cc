@@ -21,7 +21,7 @@ namespace {
 
 constexpr char kRoot[] = "memory://delta/t";
 
-const char* kSchema =
+constexpr const char* kSchema =
     R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
     R"({"name":"region","type":"string","nullable":true,"metadata":{}},)"
     R"({"name":"day","type":"date","nullable":true,"metadata":{}}]})";

@@ -881,7 +881,7 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
     }
   }
   if (!IsolationLevelOf(snapshot.metadata.configuration).ok()) {
-    reasons.push_back(
+    reasons.emplace_back(
         "table property delta.isolationLevel (floe writes at Serializable and "
         "WriteSerializable only)");
   }
@@ -892,7 +892,7 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
       append_only != snapshot.metadata.configuration.end() &&
       // delta-spark reads it with Scala's toBoolean: "TRUE" is append-only too.
       ParseJavaBoolean(append_only->second)) {
-    reasons.push_back(
+    reasons.emplace_back(
         "table property delta.appendOnly (an overwrite or a delete removes "
         "files)");
   }

@@ -194,7 +194,7 @@ std::optional<Comparable> ToComparable(const Bound& bound,
   } else if (std::holds_alternative<int64_t>(bound)) {
     out.number = arrow::Decimal128(std::get<int64_t>(bound));
   } else if (std::holds_alternative<std::string>(bound)) {
-    const std::string& bytes = std::get<std::string>(bound);
+    const auto& bytes = std::get<std::string>(bound);
     if (stats.logical_type && stats.logical_type->is_decimal()) {
       auto decoded =
           arrow::Decimal128::FromBigEndian(reinterpret_cast<const uint8_t*>(bytes.data()),

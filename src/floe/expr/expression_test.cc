@@ -66,8 +66,8 @@ TEST(FilterParserTest, ParsesTheSyntaxAndRoundTrips) {
       {"\"odd name\" = 1 or `x`.y = X'0aFF'", "(\"odd name\" = 1 OR x.y = X'0aFF')"},
       {"true", "TRUE"},
       // Found by fuzz_parser: names that are not plain identifiers print quoted whole.
-      {"5=\".\".\".5\"", "\"...5\" = 5"},
-      {"\"and\" = 1 AND \"1x\".y = 2", "(\"and\" = 1 AND \"1x.y\" = 2)"},
+      {R"(5=".".".5")", "\"...5\" = 5"},
+      {R"("and" = 1 AND "1x".y = 2)", R"(("and" = 1 AND "1x.y" = 2))"},
       {"b = true", "b = true"},
   };
   for (const auto& [text, expected] : cases) {

@@ -36,13 +36,13 @@ floe::SchemaPtr FuzzSchema() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto schema = FuzzSchema();
+  static const auto kSchema = FuzzSchema();
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto parsed = floe::ParseFilter(text);
   if (!parsed.ok()) return 0;
   auto printed = (*parsed)->ToString();
   if (!floe::ParseFilter(printed).ok()) __builtin_trap();
-  auto bound = floe::Bind(*parsed, *schema);
+  auto bound = floe::Bind(*parsed, *kSchema);
   if (bound.ok()) {
     auto rewritten = floe::RewriteNot(*bound);
     (void)rewritten->ToString();

@@ -12,9 +12,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cstdio>
 
 #include "arrow/buffer.h"
 #include "arrow/filesystem/localfs.h"

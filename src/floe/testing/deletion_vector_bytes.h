@@ -24,9 +24,9 @@ inline std::string Be32(uint32_t v) {
 /// The magic number and `bitmap` framed: big-endian length, the bytes, big-endian CRC-32.
 inline std::string Blob(const std::string& bitmap) {
   std::string body = std::string("\xD1\xD3\x39\x64", 4) + bitmap;
-  uint32_t crc = static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
-                                             reinterpret_cast<const Bytef*>(body.data()),
-                                             static_cast<uInt>(body.size())));
+  auto crc = static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
+                                         reinterpret_cast<const Bytef*>(body.data()),
+                                         static_cast<uInt>(body.size())));
   return Be32(static_cast<uint32_t>(body.size())) + body + Be32(crc);
 }
 

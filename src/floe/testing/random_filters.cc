@@ -24,8 +24,8 @@ std::string Generator::Literal(const std::string& column) {
 }
 
 std::string Generator::Predicate() {
-  static const std::vector<std::string> columns = {"id", "f", "s", "d", "dt", "ts"};
-  const std::string& column = PickFrom(columns);
+  static const std::vector<std::string> kColumns = {"id", "f", "s", "d", "dt", "ts"};
+  const std::string& column = PickFrom(kColumns);
   switch (Pick(12)) {
     case 0:
       return column + " IS NULL";
@@ -46,8 +46,8 @@ std::string Generator::Predicate() {
     case 8:
       return column + " BETWEEN " + Literal(column) + " AND " + Literal(column);
     default: {
-      static const std::vector<std::string> ops = {"=", "!=", "<", "<=", ">", ">="};
-      return column + " " + PickFrom(ops) + " " + Literal(column);
+      static const std::vector<std::string> kOps = {"=", "!=", "<", "<=", ">", ">="};
+      return column + " " + PickFrom(kOps) + " " + Literal(column);
     }
   }
 }

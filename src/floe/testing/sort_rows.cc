@@ -5,7 +5,7 @@
 namespace floe::testing {
 
 std::vector<SortRow> MakeSortRows(int64_t start, int64_t count, int32_t distinct) {
-  static const char* kStrings[] = {"b", "a", "é", "ab"};
+  static const char* const kStrings[] = {"b", "a", "é", "ab"};
   std::vector<SortRow> rows;
   for (int64_t i = start; i < start + count; ++i) {
     SortRow row{i, std::nullopt, std::nullopt};

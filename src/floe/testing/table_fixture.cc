@@ -1,6 +1,7 @@
 #include "floe/testing/table_fixture.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/iceberg/commit/fast_append.h"
@@ -27,7 +28,7 @@ arrow::Result<std::shared_ptr<iceberg::Catalog>> OpenTestCatalog(
 arrow::Result<std::unique_ptr<TableFixture>> TableFixture::Make(
     const std::string& directory, const std::string& schema,
     const std::string& partition_by, const iceberg::PropertyMap& properties) {
-  auto fixture = std::unique_ptr<TableFixture>(new TableFixture());
+  auto fixture = std::make_unique<TableFixture>();
   ARROW_ASSIGN_OR_RAISE(fixture->io_, MakeArrowFileIO());
   ARROW_ASSIGN_OR_RAISE(fixture->catalog_, OpenTestCatalog(directory));
   const std::string warehouse = directory + "/warehouse";

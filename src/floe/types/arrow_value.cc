@@ -148,7 +148,7 @@ namespace {
 // Variable-length bytes in a key: their length first, so keys of several columns cannot
 // run into each other.
 void AppendSizedKey(std::string_view view, std::string* key) {
-  uint32_t size = static_cast<uint32_t>(view.size());
+  auto size = static_cast<uint32_t>(view.size());
   key->append(reinterpret_cast<const char*>(&size), sizeof(size));
   key->append(view.data(), view.size());
 }
@@ -191,7 +191,7 @@ void AppendValueKey(const arrow::Array& array, int64_t row, std::string* key) {
       // Fixed-width values: the raw bytes.
       const auto& fixed = static_cast<const arrow::FixedWidthType&>(*array.type());
       int width = fixed.bit_width() / 8;
-      const uint8_t* values = array.data()->GetValues<uint8_t>(1, 0);
+      const auto* values = array.data()->GetValues<uint8_t>(1, 0);
       key->append(reinterpret_cast<const char*>(values + (array.offset() + row) * width),
                   static_cast<size_t>(width));
       return;

@@ -212,11 +212,11 @@ struct Container {
 void EncodeContainer(Container* container) {
   const auto& values = container->values;
   std::vector<std::pair<uint16_t, uint16_t>> runs;  // start, length - 1
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!runs.empty() && values[i] == runs.back().first + runs.back().second + 1) {
+  for (const uint16_t value : values) {
+    if (!runs.empty() && value == runs.back().first + runs.back().second + 1) {
       ++runs.back().second;
     } else {
-      runs.emplace_back(values[i], 0);
+      runs.emplace_back(value, 0);
     }
   }
   const size_t plain = values.size() <= 4096 ? 2 * values.size() : 8192;

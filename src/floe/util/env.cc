@@ -62,7 +62,7 @@ class PosixEnv final : public Env {
 }  // namespace
 
 Env* Env::Default() {
-  static PosixEnv* env = new PosixEnv();  // never destroyed: threads may outlive main
+  static auto* env = new PosixEnv();  // never destroyed: threads may outlive main
   return env;
 }
 

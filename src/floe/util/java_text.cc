@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <locale.h>
+#include <clocale>
 
 namespace floe {
 namespace {
@@ -139,8 +139,8 @@ std::vector<char16_t> Utf16Units(std::string_view text) {
 // tables.
 locale_t Utf8Locale() {
   static locale_t locale = [] {
-    locale_t created = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
-    return created ? created : newlocale(LC_CTYPE_MASK, "C", static_cast<locale_t>(0));
+    locale_t created = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
+    return created ? created : newlocale(LC_CTYPE_MASK, "C", nullptr);
   }();
   return locale;
 }

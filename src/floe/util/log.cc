@@ -12,7 +12,7 @@ namespace floe {
 namespace {
 
 int Threshold() {
-  static const int threshold = [] {
+  static const int kThreshold = [] {
     auto setting = Env::Default()->GetVar("FLOE_LOG");
     if (!setting) return static_cast<int>(LogLevel::kWarning);
     if (*setting == "debug") return static_cast<int>(LogLevel::kDebug);
@@ -20,7 +20,7 @@ int Threshold() {
     if (*setting == "off") return 100;
     return static_cast<int>(LogLevel::kWarning);
   }();
-  return threshold;
+  return kThreshold;
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ arrow::Result<std::string> Compress(Codec codec, int level, std::string_view inp
       output.resize(static_cast<size_t>(written));
       if (codec == Codec::kSnappy) {
         // Avro's snappy blocks end with the CRC-32 of the uncompressed data, big-endian.
-        uint32_t crc =
+        auto crc =
             static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(input.data()),
                                         static_cast<uInt>(input.size())));
         for (int shift = 24; shift >= 0; shift -= 8)
@@ -154,7 +154,7 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
       if (!written.ok() || static_cast<uint64_t>(*written) != length) {
         return Corrupt("corrupt snappy block");
       }
-      uint32_t crc =
+      auto crc =
           static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(output.data()),
                                       static_cast<uInt>(output.size())));
       if (crc != ReadBigEndian32(input.data() + input.size() - 4)) {
@@ -168,7 +168,7 @@ arrow::Result<std::string> Decompress(Codec codec, std::string_view input) {
       std::string output;
       std::string buffer(65536, '\0');
       const auto* next = reinterpret_cast<const uint8_t*>(input.data());
-      int64_t left = static_cast<int64_t>(input.size());
+      auto left = static_cast<int64_t>(input.size());
       while (!decompressor->IsFinished()) {
         auto result =
             decompressor->Decompress(left, next, static_cast<int64_t>(buffer.size()),

@@ -610,7 +610,7 @@ struct RestCatalog::Impl {
         if (!credential.is_object()) continue;
         auto prefix = credential.find("prefix");
         if (prefix == credential.end() || !prefix->is_string()) continue;
-        const std::string& text = prefix->get_ref<const std::string&>();
+        const auto& text = prefix->get_ref<const std::string&>();
         if (location.compare(0, text.size(), text) == 0 &&
             (best == nullptr || text.size() > best_length)) {
           best = &credential;

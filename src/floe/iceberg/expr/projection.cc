@@ -163,8 +163,8 @@ arrow::Result<ExpressionPtr> ProjectPredicate(const Expression& predicate,
 // The length of `text` in UTF-16 code units, as Java's String.length() counts it.
 size_t Utf16Length(const std::string& text) {
   size_t length = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(text[i]);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
     if ((byte & 0xC0) == 0x80) continue;  // a continuation byte
     length += byte >= 0xF0 ? 2 : 1;       // four bytes: a surrogate pair
   }

@@ -280,7 +280,7 @@ arrow::Status ManifestWriter::Add(const ManifestEntry& entry) {
     }
   }
   avro::RecordDatum record;
-  const StructType& file_type =
+  const auto& file_type =
       static_cast<const StructType&>(*entry_type_->FieldById(kDataFileId)->type);
   for (const auto& field : entry_type_->fields()) {
     switch (field.id) {

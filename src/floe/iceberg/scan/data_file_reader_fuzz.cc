@@ -11,25 +11,25 @@
 #include "floe/iceberg/spec/schema_ddl.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto schema = *floe::iceberg::ParseSchemaText(
+  static const auto kSchema = *floe::iceberg::ParseSchemaText(
       "id long, s struct<a: int, b: string>, l list<struct<x: double, y: string>>, "
       "m map<string, int>, d decimal(9, 2), ts timestamptz");
-  static const auto io = *floe::MakeArrowFileIO();
-  static const auto filter = floe::RewriteNot(
-      *floe::Bind(*floe::ParseFilter("id > 3 OR s.a IS NULL OR d < 1.5"), *schema));
+  static const auto kIo = *floe::MakeArrowFileIO();
+  static const auto kFilter = floe::RewriteNot(
+      *floe::Bind(*floe::ParseFilter("id > 3 OR s.a IS NULL OR d < 1.5"), *kSchema));
   const std::string location = "memory://fuzz/data.parquet";
-  if (!io->WriteAll(location, std::string(reinterpret_cast<const char*>(data), size))
+  if (!kIo->WriteAll(location, std::string(reinterpret_cast<const char*>(data), size))
            .ok())
     return 0;
   floe::iceberg::DataFile file;
   file.file_path = location;
   file.record_count = 1;
   floe::iceberg::DataFileReadOptions options;
-  options.read_schema = schema;
-  options.output_schema = floe::SelectFields(*schema, {1, 7, 10});
-  options.filter = filter;
+  options.read_schema = kSchema;
+  options.output_schema = floe::SelectFields(*kSchema, {1, 7, 10});
+  options.filter = kFilter;
   auto reader = floe::iceberg::ReadDataFile(
-      io, file, options, *floe::iceberg::PartitionSpec::Unpartitioned(), nullptr);
+      kIo, file, options, *floe::iceberg::PartitionSpec::Unpartitioned(), nullptr);
   if (!reader.ok()) return 0;
   for (int i = 0; i < 64; ++i) {
     std::shared_ptr<arrow::RecordBatch> batch;

@@ -16,13 +16,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 0 && data[0] % 2 == 1) {
     std::string body("\xD1\xD3\x39\x64", 4);
     body.append(reinterpret_cast<const char*>(data) + 1, size - 1);
-    uint32_t length = static_cast<uint32_t>(body.size());
+    auto length = static_cast<uint32_t>(body.size());
     for (int shift = 24; shift >= 0; shift -= 8)
       blob.push_back(static_cast<char>(length >> shift));
     blob += body;
-    uint32_t crc = static_cast<uint32_t>(
-        crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()),
-              static_cast<uInt>(body.size())));
+    auto crc = static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
+                                           reinterpret_cast<const Bytef*>(body.data()),
+                                           static_cast<uInt>(body.size())));
     for (int shift = 24; shift >= 0; shift -= 8)
       blob.push_back(static_cast<char>(crc >> shift));
   } else {

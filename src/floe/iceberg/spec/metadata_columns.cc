@@ -10,7 +10,7 @@ namespace floe::iceberg {
 namespace {
 
 const std::vector<NestedField>& MetadataColumns() {
-  static const std::vector<NestedField> columns = [] {
+  static const std::vector<NestedField> kColumns = [] {
     auto field = [](int id, const char* name, TypeId type, bool required) {
       NestedField column;
       column.id = id;
@@ -36,7 +36,7 @@ const std::vector<NestedField>& MetadataColumns() {
               false),
     };
   }();
-  return columns;
+  return kColumns;
 }
 
 }  // namespace

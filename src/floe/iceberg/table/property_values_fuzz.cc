@@ -30,7 +30,7 @@
 namespace {
 
 const std::vector<std::string>& Keys() {
-  static const std::vector<std::string> keys = {
+  static const std::vector<std::string> kKeys = {
       "write.target-file-size-bytes",
       "write.delete.target-file-size-bytes",
       "write.parquet.row-group-size-bytes",
@@ -60,15 +60,15 @@ const std::vector<std::string>& Keys() {
       "write.metadata.previous-versions-max",
       "format-version",
   };
-  return keys;
+  return kKeys;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto schema =
+  static const auto kSchema =
       *floe::iceberg::ParseSchemaText("id long not null, price double, s string");
-  static const auto spec = *floe::iceberg::ParsePartitionBy("bucket(4, id)", *schema);
+  static const auto kSpec = *floe::iceberg::ParsePartitionBy("bucket(4, id)", *kSchema);
   floe::iceberg::PropertyMap properties;
   std::istringstream lines(std::string(reinterpret_cast<const char*>(data), size));
   for (std::string line; std::getline(lines, line);) {
@@ -95,11 +95,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const char* op : {" = ", " < ", " >= "}) {
         if (auto filter = floe::ParseFilter(column + std::string(op) + value);
             filter.ok())
-          (void)floe::Bind(*filter, *schema);
+          (void)floe::Bind(*filter, *kSchema);
       }
     }
   }
-  auto metadata = floe::iceberg::NewTableMetadata(*schema, *spec,
+  auto metadata = floe::iceberg::NewTableMetadata(*kSchema, *kSpec,
                                                   *floe::iceberg::SortOrder::Unsorted(),
                                                   "memory://fuzz/t", properties);
   if (metadata.ok()) {

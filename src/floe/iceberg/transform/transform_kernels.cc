@@ -116,7 +116,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input,
     case TypeId::kInt: {
       arrow::Int32Builder builder;
       ARROW_RETURN_NOT_OK(builder.Reserve(rows));
-      const int32_t* values = input.data()->GetValues<int32_t>(1);
+      const auto* values = input.data()->GetValues<int32_t>(1);
       for (int64_t row = 0; row < rows; ++row) {
         if (input.IsNull(row)) {
           builder.UnsafeAppendNull();
@@ -129,7 +129,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> Truncate(const arrow::Array& input,
     case TypeId::kLong: {
       arrow::Int64Builder builder;
       ARROW_RETURN_NOT_OK(builder.Reserve(rows));
-      const int64_t* values = input.data()->GetValues<int64_t>(1);
+      const auto* values = input.data()->GetValues<int64_t>(1);
       for (int64_t row = 0; row < rows; ++row) {
         if (input.IsNull(row)) {
           builder.UnsafeAppendNull();
@@ -191,12 +191,12 @@ arrow::Result<std::shared_ptr<arrow::Array>> Temporal(
     const arrow::Array& input, TypeId type, TimeGranularity granularity,
     const std::shared_ptr<arrow::DataType>& result_type) {
   if (type == TypeId::kDate) {
-    const int32_t* days = input.data()->GetValues<int32_t>(1);
+    const auto* days = input.data()->GetValues<int32_t>(1);
     return IntResults(input, result_type, [&](int64_t row) -> arrow::Result<int32_t> {
       return TransformDays(days[row], granularity);
     });
   }
-  const int64_t* values = input.data()->GetValues<int64_t>(1);
+  const auto* values = input.data()->GetValues<int64_t>(1);
   const int64_t per_second =
       (type == TypeId::kTimestampNs || type == TypeId::kTimestampTzNs) ? 1000000000
                                                                        : 1000000;

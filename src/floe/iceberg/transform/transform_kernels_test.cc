@@ -21,7 +21,7 @@ std::shared_ptr<arrow::Array> Make(std::shared_ptr<arrow::DataType> type,
 
 std::vector<int32_t> Ints(const std::shared_ptr<arrow::Array>& array) {
   std::vector<int32_t> values;
-  const int32_t* raw = array->data()->GetValues<int32_t>(1);
+  const auto* raw = array->data()->GetValues<int32_t>(1);
   for (int64_t i = 0; i < array->length(); ++i) values.push_back(raw[i]);
   return values;
 }

@@ -119,10 +119,11 @@ void LimitFieldIds(const Type& type, size_t limit, std::vector<int>* ids) {
 MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& properties,
                                   const SortOrder& sort_order) {
   MetricsConfig config;
-  const MetricsMode kDefault = MetricsMode::Truncate(16);
+  const MetricsMode default_mode = MetricsMode::Truncate(16);
   auto default_text = properties.find(std::string(properties::kMetricsDefault.key));
   if (default_text != properties.end()) {
-    config.default_mode_ = MetricsMode::Parse(default_text->second).value_or(kDefault);
+    config.default_mode_ =
+        MetricsMode::Parse(default_text->second).value_or(default_mode);
   } else {
     int64_t limit = properties::kMetricsMaxInferredColumns.Get(properties);
     if (limit < 0) limit = properties::kMetricsMaxInferredColumns.default_value;
@@ -135,12 +136,12 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
     }
     const StructType table_columns(std::move(own));
     if (CountProjectedIds(table_columns) <= limit) {
-      config.default_mode_ = kDefault;
+      config.default_mode_ = default_mode;
     } else {
       config.default_mode_ = MetricsMode::None();
       std::vector<int> ids;
       LimitFieldIds(table_columns, static_cast<size_t>(limit), &ids);
-      for (int id : ids) config.column_modes_[id] = kDefault;
+      for (int id : ids) config.column_modes_[id] = default_mode;
     }
   }
   if (config.default_mode_.kind == MetricsMode::Kind::kNone ||
@@ -149,7 +150,7 @@ MetricsConfig MetricsConfig::Make(const Schema& schema, const PropertyMap& prope
     // order.
     for (const auto& field : sort_order.fields) {
       if (field.transform.PreservesOrder())
-        config.column_modes_[field.source_id] = kDefault;
+        config.column_modes_[field.source_id] = default_mode;
     }
   }
   const std::string prefix(properties::kMetricsColumnPrefix);

@@ -57,7 +57,7 @@ arrow::Status SortedRanges::Split() {
         return order.CompareRows(first_keys_[a.run], a.row, first_keys_[b.run], b.row) <
                0;
       });
-  const int64_t parts = static_cast<int64_t>(sorters_.size());
+  const auto parts = static_cast<int64_t>(sorters_.size());
   int64_t before = 0;  // rows of the batches sorted before the sample
   int64_t next = 1;    // the next range whose start is to be picked
   for (const SplitKey& sample : samples) {
