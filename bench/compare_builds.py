@@ -19,6 +19,7 @@ Prints each arm's median for both builds and the ratio new/old, and writes the t
 
 import argparse
 import json
+import shlex
 import pathlib
 import statistics
 import subprocess
@@ -75,13 +76,19 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", type=pathlib.Path)
     parser.add_argument("--only", default="",
-                        help="run only the arms whose name contains this text (e.g. fanout)")
+                        help="run only the arms whose name contains one of these comma-separated "
+                             "texts (e.g. fanout, or write,scan)")
     args = parser.parse_args()
     builds = {"old": args.old.resolve(), "new": args.new.resolve()}
     samples = {}
 
+    wanted = args.only.split(",")
+
+    def chosen(arm):
+        return any(text in arm for text in wanted)
+
     def sample(arm, measure):
-        if args.only not in arm:
+        if not chosen(arm):
             return
         for _ in range(args.repeat):
             for name in ("old", "new"):
@@ -96,7 +103,7 @@ def main():
         table = work / "scan"
         table.mkdir()
         scan_arms = ("scan all columns (s)", "scan l_extendedprice (s)")
-        if any(args.only in arm for arm in scan_arms):
+        if any(chosen(arm) for arm in scan_arms):
             run_json([builds["new"] / "floe_write_benchmark", "--arm", "floe", "--layout",
                       "unpartitioned", "--rows", args.rows, "--out", table])
         sample(scan_arms[0], lambda b: scan_seconds(b, table, ""))
@@ -109,7 +116,7 @@ def main():
              "",
              f"`.venv/bin/python bench/compare_builds.py --old {args.old} --new {args.new} "
              f"--rows {args.rows} --repeat {args.repeat}"
-             + (f" --only {args.only}" if args.only else "") + "`",
+             + (f" --only {shlex.quote(args.only)}" if args.only else "") + "`",
              "",
              "| arm | old median | new median | new / old | old range | new range |",
              "|---|---|---|---|---|---|"]
