@@ -8,7 +8,7 @@ BUILD_FUZZ := build/fuzz
 FUZZ_TARGETS := parser table_metadata manifest task_commit schema_ddl names input_files data_file_reader name_mapping deletion_vector delta_log log_names property_values
 SECONDS ?= 300
 # The tests that run threads: parallel write tasks, concurrent committers, the catalog race.
-TSAN_TESTS := TableTest.*:WriteDriverTest.*:MutexTest.*:FirstErrorTest.*:PartitionDealerTest.*:SplitWriteTest.*:CommitRetryTest.*:SortedRangesTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*:DeltaWriteTest.Parallel*:DeltaWriteTest.ALostRace*:FileIOTest.WriteIfAbsent*
+TSAN_TESTS := TableTest.*:WriteDriverTest.*:DefaultWriteTasksTest.*:DeltaWriteTest.DefaultTasks*:MutexTest.*:FirstErrorTest.*:PartitionDealerTest.*:SplitWriteTest.*:CommitRetryTest.*:SortedRangesTest.*:SqlCatalogTest.TwoHandles*:FaultInjectionTest.*:CommitterTest.*:DeltaWriteTest.Parallel*:DeltaWriteTest.ALostRace*:FileIOTest.WriteIfAbsent*
 PYTHON := .venv/bin/python
 # Arrow's wheel libraries are not instrumented; their containers trip ASan's container checks.
 export ASAN_OPTIONS ?= detect_container_overflow=0:detect_leaks=1:abort_on_error=0

@@ -27,6 +27,7 @@ bench/results/delta.{json,md}.
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import shutil
 import statistics
@@ -69,6 +70,11 @@ def floe_append(path, data, partition_by, threads=1):
 
     floe.delta.create_table(path, data.schema, partition_by=partition_by)
     return timed(lambda: floe.delta.write(path, data, threads=threads))
+
+
+def floe_append_default(path, data, partition_by):
+    """floe at the defaults a user gets: no threads= (one task per core)."""
+    return floe_append(path, data, partition_by, threads=None)
 
 
 def floe_append_2(path, data, partition_by):
@@ -200,9 +206,10 @@ def main() -> None:
         for layout, partition_by in (("unpartitioned", []), ("partitioned by region", ["region"])):
             if "append" not in parts:
                 break
-            runs = {"floe": [], "floe 2 threads": [], "deltalake": []}
+            runs = {"floe default": [], "floe": [], "floe 2 threads": [], "deltalake": []}
             for attempt in range(args.repeat):
-                for engine, append in (("floe", floe_append), ("floe 2 threads", floe_append_2),
+                for engine, append in (("floe default", floe_append_default),
+                                       ("floe", floe_append), ("floe 2 threads", floe_append_2),
                                        ("deltalake", deltalake_append)):
                     path = str(work / f"append-{engine.replace(' ', '-')}-{attempt}")
                     runs[engine].append(append(path, data, partition_by))
@@ -247,15 +254,23 @@ def main() -> None:
         f"{results['versions']['deltalake']}; 2 cores; median of {args.repeat}; "
         f"{datetime.date.today()}). Ratios > 1 mean floe is faster.",
         "",
-        "| append (one version) | floe s (1 task) | floe s (2 tasks) | deltalake s | "
-        "floe rows/s (2 tasks) | ratio 1 task | ratio 2 tasks |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        f"| append (one version) | floe s (default: {os.cpu_count()} tasks) | floe s (1 task) | "
+        "floe s (2 tasks) | deltalake s | floe rows/s (default) | ratio at defaults | "
+        "ratio 1 task | ratio 2 tasks |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for layout, r in results["append"].items():
         two = r["floe 2 threads"]
-        lines.append(f"| {layout} | {r['floe']:.2f} | {two:.2f} | {r['deltalake']:.2f} | "
-                     f"{args.rows / two:,.0f} | {r['deltalake'] / r['floe']:.2f}x | "
-                     f"{r['deltalake'] / two:.2f}x |")
+        default = r.get("floe default")
+        if default is None:  # results of a run before the default arm existed
+            at_defaults = speed = default_cell = ""
+        else:
+            default_cell = f"{default:.2f}"
+            at_defaults = f"{r['deltalake'] / default:.2f}x"
+            speed = f"{args.rows / default:,.0f}"
+        lines.append(f"| {layout} | {default_cell} | {r['floe']:.2f} | {two:.2f} | "
+                     f"{r['deltalake']:.2f} | {speed} | {at_defaults} | "
+                     f"{r['deltalake'] / r['floe']:.2f}x | {r['deltalake'] / two:.2f}x |")
     lines += ["", "| commit latency (one-row appends) | writers | median ms | p90 ms | total s | "
               "ratio (median) |", "| --- | --- | --- | --- | --- | --- |"]
     for writers in (1, 8):

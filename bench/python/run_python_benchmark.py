@@ -8,7 +8,7 @@ before any timer starts) is appended by
 and level (write.parquet.compression-codec / -level set on both tables):
   unpartitioned; clustered by day(l_shipdate) (the input is grouped by day: floe is told so
   with input_clustered=True); fanout by bucket(16, l_orderkey) + day(l_shipdate).
-floe appends with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
+floe appends at its defaults (no threads=: one task per core), with threads=1 and threads=2. Then each reads its own unpartitioned table whole,
 both read pyiceberg's unpartitioned table whole (the same files: floe through pyiceberg's
 SQLite catalog), and each reads its clustered table with a projected, filtered scan
 (3 columns, the last quarter of the days). Each append runs three times and each scan five,
@@ -29,6 +29,7 @@ allocations, floe's and pyarrow's alike), and the ratios.
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -84,7 +85,8 @@ catalog.create_namespace_if_not_exists("b")
 table = catalog.create_table("b." + sys.argv[3], data.schema, partition_by=sys.argv[4] or None,
                              properties=json.loads(sys.argv[5]))
 started, cpu, split = time.perf_counter(), time.process_time(), cpu_split()
-result = table.append(data, threads=int(sys.argv[6]), input_clustered=sys.argv[7] == "1")
+# threads 0 is floe's default (None: one task per core).
+result = table.append(data, threads=int(sys.argv[6]) or None, input_clustered=sys.argv[7] == "1")
 report(time.perf_counter() - started, time.process_time() - cpu, split, files=result.data_files)
 """
 
@@ -211,7 +213,8 @@ def main():
             # Each arm runs WRITE_REPEATS times, the arms alternating, and the median run is
             # kept (see SCAN_REPEATS). Every run writes a table of its own; the scans read
             # the first run's.
-            arms = (("floe", 1), ("floe", 2), ("pyiceberg", 1))
+            # floe at its defaults (threads 0: one task per core), and at 1 and 2 threads.
+            arms = (("floe", 0), ("floe", 1), ("floe", 2), ("pyiceberg", 1))
             runs = {arm: [] for arm in arms}
             for repeat in range(WRITE_REPEATS):
                 for engine, threads in arms:
@@ -296,14 +299,17 @@ def write_report(args, results, floe_version, pyiceberg_version):
     def cell(r, key):
         return f"{r[key]:,.0f}" if key in r else ""
 
+    def threads_label(r):
+        return f"default ({os.cpu_count()})" if r["threads"] == 0 else str(r["threads"])
+
     for r in results:
         if "error" in r:
-            lines.append(f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | "
+            lines.append(f"| {r['op']} | {r['layout']} | {r['engine']} | {threads_label(r)} | "
                          f"error: {r['error']} | | | | | | | | |")
             continue
         rows = r.get("rows", args.rows)
         lines.append(
-            f"| {r['op']} | {r['layout']} | {r['engine']} | {r['threads']} | {r['seconds']:.2f} | "
+            f"| {r['op']} | {r['layout']} | {r['engine']} | {threads_label(r)} | {r['seconds']:.2f} | "
             f"{rows / r['seconds']:,.0f} | {rows / max(r['cpu_seconds'], 1e-9):,.0f} | "
             f"{r['user_seconds']:.2f} | {r['system_seconds']:.2f} | "
             f"{r['peak_rss_mb']:,.0f} | {cell(r, 'extra_rss_mb')} | {cell(r, 'arrow_peak_mb')} | "
@@ -314,8 +320,15 @@ def write_report(args, results, floe_version, pyiceberg_version):
         py = find("append", layout, "pyiceberg", 1)
         one = find("append", layout, "floe", 1)
         two = find("append", layout, "floe", 2)
+        default = find("append", layout, "floe", 0)
         if not (py and one and two) or any("error" in r for r in (py, one, two)):
             continue
+        if default and "error" not in default:
+            lines.append(
+                f"- append {layout}, floe at its defaults ({os.cpu_count()} tasks, no threads=): "
+                f"{py['seconds'] / default['seconds']:.2f}x pyiceberg (runs: floe "
+                f"{default.get('all_seconds')} s, pyiceberg {py.get('all_seconds')} s; "
+                f"{default.get('files')} files)")
         lines.append(
             f"- append {layout}: floe 1 thread {py['seconds'] / one['seconds']:.2f}x pyiceberg, "
             f"2 threads {py['seconds'] / two['seconds']:.2f}x; floe 2 threads vs 1: "

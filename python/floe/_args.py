@@ -79,16 +79,19 @@ def duration_ms(value: Duration, what: str) -> int:
     return ms
 
 
-def thread_count(threads: int) -> int:
+def thread_count(threads: int | None) -> int:
+    """The write tasks to run; None (the default) is 0, one per core."""
+    if threads is None:
+        return 0
     if isinstance(threads, bool) or not isinstance(threads, int):
-        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+        raise TypeError(f"threads must be an int or None, not {type(threads).__name__}")
     if not 1 <= threads <= 256:
-        raise ValueError(f"threads must be between 1 and 256, not {threads}")
+        raise ValueError(f"threads must be between 1 and 256 (or None: one per core), not {threads}")
     return threads
 
 
 def write_args(
-    options: Mapping[str, Any] | None, threads: int, memory_limit: int | str | None
+    options: Mapping[str, Any] | None, threads: int | None, memory_limit: int | str | None
 ) -> Any:
     args = _floe.WriteArgs()
     args.options = string_options(options)

@@ -51,7 +51,7 @@ from typing import Any
 import pyarrow as pa
 
 from . import _floe
-from ._args import Duration, byte_size, duration_ms, thread_count
+from ._args import Duration, byte_size, duration_ms, string_options, thread_count
 from ._arrow import reader_from_capsule, schema_capsule, schema_from_capsule, stream_capsule
 from ._errors import InvalidInputError
 from .catalog import Catalog
@@ -219,6 +219,17 @@ def create_table(
     )
 
 
+def _column_names(names: Sequence[str] | str | None, what: str) -> list[str]:
+    """Column names given as a sequence of str (or one str, as deltalake takes it)."""
+    if names is None:
+        return []
+    if isinstance(names, str):
+        return [names]
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(f"{what} takes column names (str), not {names!r}")
+    return list(names)
+
+
 def _txn(txn: tuple[str, int] | str | None) -> tuple[str, int | None]:
     """``txn`` as (application id, version): a tuple, or the command's "APP_ID:VERSION"."""
     if txn is None:
@@ -250,12 +261,22 @@ def write(
     mode: str = "append",
     predicate: str | None = None,
     txn: tuple[str, int] | str | None = None,
-    threads: int = 1,
+    threads: int | None = None,
     memory_limit: int | str | None = None,
     catalog: Catalog | None = None,
     storage: Mapping[str, str] | None = None,
+    partition_by: Sequence[str] | str | None = None,
+    properties: Mapping[str, str] | None = None,
 ) -> DeltaWriteResult:
     """Writes the rows of `data` into the Delta table at `path` as one new version.
+
+    When there is no Delta table at `path` yet, the write creates it, as deltalake's
+    ``write_deltalake`` does: with `data`'s columns, partitioned by `partition_by` and with
+    the table `properties` (as for :func:`create_table`), in one version 0 holding the
+    rows. When the table is there, `partition_by`, if given, must be its partition columns
+    (:class:`floe.InvalidInputError` otherwise) and `properties` are refused. A writer that
+    creates the table first fails this write with :class:`floe.AlreadyExistsError`,
+    nothing committed. A catalog-managed table is created with :func:`create_table`.
 
     `data` is any Arrow data (a pyarrow Table, RecordBatchReader or RecordBatch, a polars
     DataFrame, a DuckDB relation, a pandas DataFrame). Columns are matched by name and cast
@@ -275,9 +296,10 @@ def write(
     nothing is written (``skipped`` is true); otherwise the marker is committed with the
     rows, in the same version.
 
-    `threads` (1 to 256, as for Iceberg tables) write tasks run in parallel; with more than
-    one, each partition's rows are written by one task. `memory_limit` (bytes, or text such
-    as ``"1G"``) bounds what their Parquet writers hold together, as for Iceberg tables:
+    `threads` (1 to 256; by default one per core, as for Iceberg tables) write tasks run in
+    parallel; with more than one, each partition's rows are written by one task.
+    `memory_limit` (bytes, or text such as ``"1G"``) bounds what their Parquet writers hold
+    together, as for Iceberg tables:
     open files write their row groups early to stay within half of it, and a write that
     needs more fails with a :class:`floe.FloeError` saying so, nothing committed.
 
@@ -289,6 +311,13 @@ def write(
         raise InvalidInputError(f"mode must be 'append' or 'overwrite', not {mode!r}")
     if predicate is not None and not isinstance(predicate, str):
         raise TypeError(f"predicate must be a str, not {type(predicate).__name__}")
+    create_by = None
+    if catalog is None:
+        create_by = _column_names(partition_by, "partition_by")
+    elif partition_by is not None or properties is not None:
+        raise InvalidInputError(
+            f"partition_by and properties create a Delta table by path; catalog-managed "
+            f"{path} is created with floe.delta.create_table")
     raw = _floe.delta_write(
         str(path),
         stream_capsule(data),
@@ -300,6 +329,8 @@ def write(
         _storage(storage),
         predicate,  # "" is refused by the write, never read as "every row"
         memory_limit=byte_size(memory_limit, "memory_limit"),
+        create_partition_by=create_by,
+        create_properties=string_options(properties, "properties"),
     )
     return _write_result(raw)
 
@@ -308,7 +339,7 @@ def delete(
     path: str,
     predicate: str,
     *,
-    threads: int = 1,
+    threads: int | None = None,
     catalog: Catalog | None = None,
     storage: Mapping[str, str] | None = None,
 ) -> DeltaWriteResult:
@@ -348,7 +379,7 @@ def compact(
     where: str | None = None,
     min_file_size: int = 1 << 30,
     max_file_size: int = 1 << 30,
-    threads: int = 1,
+    threads: int | None = None,
     catalog: Catalog | None = None,
     storage: Mapping[str, str] | None = None,
 ) -> DeltaWriteResult:
@@ -359,7 +390,7 @@ def compact(
     as ``OPTIMIZE ... WHERE``), the files smaller than `min_file_size` bytes are sorted by
     size and packed into bins of at most `max_file_size` bytes (both 1 GiB by default, as
     delta-spark's); each bin of two or more files is rewritten into one file by one write
-    task, `threads` bins at a time. Adds and removes carry ``dataChange`` false, and the
+    task, `threads` bins at a time (by default one per core). Adds and removes carry ``dataChange`` false, and the
     commit is ``OPTIMIZE`` at ``SnapshotIsolation``: a concurrent append never conflicts
     with it; a concurrent remove of a file it compacts fails it, committing nothing and
     leaving no file it wrote. When no bin needs rewriting nothing is committed

@@ -163,7 +163,7 @@ class Table:
         self,
         data: Any,
         *,
-        threads: int = 1,
+        threads: int | None = None,
         options: Mapping[str, str] | None = None,
         memory_limit: int | str | None = None,
         progress: Progress = None,
@@ -178,8 +178,10 @@ class Table:
         column, an unknown column or an unsafe cast raises InvalidInputError before any
         file exists).
 
-        - ``threads``: parallel write tasks; on a partitioned table each partition is
-          written by one task (Spark's default hash distribution).
+        - ``threads``: parallel write tasks (1 to 256); on a partitioned table each
+          partition is written by one task (Spark's default hash distribution). By default
+          (None) one per core, the tasks after the first joining in as the input passes
+          128 Ki rows a task, so a small input still makes one task's files.
         - ``options``: per-write options overlaid on the table properties, as
           iceberg-java's write options (``write.parquet.compression-codec``, ...).
         - ``memory_limit``: bytes the tasks may use together (``2**30`` or ``"1G"``); a
@@ -203,7 +205,7 @@ class Table:
         data: Any,
         where: str | None = None,
         *,
-        threads: int = 1,
+        threads: int | None = None,
         options: Mapping[str, str] | None = None,
         memory_limit: int | str | None = None,
         progress: Progress = None,
@@ -236,7 +238,7 @@ class Table:
     def _write(
         self,
         data: Any,
-        threads: int,
+        threads: int | None,
         options: Mapping[str, str] | None,
         memory_limit: int | str | None,
         progress: Progress,
@@ -254,7 +256,7 @@ class Table:
         return WriteResult._of(raw)
 
     def delete(
-        self, where: str, *, threads: int = 1, options: Mapping[str, str] | None = None
+        self, where: str, *, threads: int | None = None, options: Mapping[str, str] | None = None
     ) -> RowLevelResult:
         """Deletes the rows matching `where`. By copy-on-write (the default): files whose
         rows all match are removed, files with some matching rows are rewritten without
@@ -272,7 +274,7 @@ class Table:
         set: str | Mapping[str, Any],
         where: str,
         *,
-        threads: int = 1,
+        threads: int | None = None,
         options: Mapping[str, str] | None = None,
     ) -> RowLevelResult:
         """Sets columns of the rows matching `where`, as Spark's UPDATE does. `set` is
@@ -300,7 +302,7 @@ class Table:
         when_matched_update_all: bool = True,
         when_not_matched_insert_all: bool = True,
         *,
-        threads: int = 1,
+        threads: int | None = None,
         options: Mapping[str, str] | None = None,
     ) -> RowLevelResult:
         """Replaces the rows whose key `data` has and inserts its other rows, as Spark's

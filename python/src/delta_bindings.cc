@@ -103,7 +103,9 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
                     int threads, PyCatalog* catalog,
                     const std::map<std::string, std::string>& storage,
                     const std::optional<std::string>& predicate, int64_t min_file_size,
-                    int64_t max_file_size, int64_t memory_limit) {
+                    int64_t max_file_size, int64_t memory_limit,
+                    const std::optional<std::vector<std::string>>& create_partition_by,
+                    const std::map<std::string, std::string>& create_properties) {
   if (mode != "append" && mode != "overwrite" && mode != "delete" && mode != "compact") {
     Throw(MakeError(ErrorKind::kInvalidInput,
                     "mode must be 'append' or 'overwrite', not '" + mode + "'"));
@@ -136,6 +138,12 @@ nb::dict DeltaWrite(const std::string& path, nb::handle data, const std::string&
     options.threads = threads;
     options.memory_limit = memory_limit;
     options.committer = table.committer;
+    if (create_partition_by) {
+      delta::CreateTableOptions create;
+      create.partition_columns = *create_partition_by;
+      create.properties = create_properties;
+      options.create_if_missing = std::move(create);
+    }
     return Unwrap(delta::Write(table.io, table.root, *input, options));
   });
   nb::dict out;
@@ -293,7 +301,9 @@ void BindDelta(nb::module_& m) {
         "app_version"_a.none(), "threads"_a, "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(),
         "predicate"_a.none() = nb::none(), "min_file_size"_a = int64_t{1} << 30,
-        "max_file_size"_a = int64_t{1} << 30, "memory_limit"_a = 0);
+        "max_file_size"_a = int64_t{1} << 30, "memory_limit"_a = 0,
+        "create_partition_by"_a.none() = nb::none(),
+        "create_properties"_a = std::map<std::string, std::string>());
   m.def("delta_scan", &DeltaScanStream, "path"_a, "columns"_a, "version"_a.none(),
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");

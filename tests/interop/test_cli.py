@@ -188,8 +188,9 @@ def test_append_and_scan_hold_one_row_group_at_a_time(floe, tmp_path):
         path = tmp_path / f"{name}.parquet"
         write_blobs(path, rows)
         floe.run("create", f"db.{name}", "--schema", "id long not null, payload binary")
-        # Row groups of 4 MiB, so the data file has many, as the input does.
-        peak, printed, _ = peak_mb("append", f"db.{name}", path,
+        # Row groups of 4 MiB, so the data file has many, as the input does; one task (the
+        # default runs one per core past 128 Ki rows, each buffering its own row group).
+        peak, printed, _ = peak_mb("append", f"db.{name}", path, "--threads", "1",
                                    "--option", "write.parquet.row-group-size-bytes=4194304")
         assert printed.startswith(f"appended {rows:,} rows in 1 data file"), printed
         peaks[("append", name)] = peak

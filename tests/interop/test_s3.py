@@ -140,7 +140,8 @@ def test_a_multipart_sized_data_file_uploads_whole(s3_floe, tmp_path):
     path = write(tmp_path / "big.parquet", table)
     s3_floe.run("create", "db.big", "--schema-from", path,
                 "--property", "write.parquet.compression-codec=uncompressed")
-    s3_floe.run("append", "db.big", path)
+    # One task (the default runs one per core past 128 Ki rows): one file past 16 MiB.
+    s3_floe.run("append", "db.big", path, "--threads", "1")
     stored = {key: size for key, size in s3_floe.objects("/db/big/data").items()}
     assert len(stored) == 1 and max(stored.values()) > 16 << 20, stored
     same_rows(read_pyiceberg(s3_floe.pyiceberg(), "db.big"), table)

@@ -507,8 +507,10 @@ def test_parity(case: Case, floe, harness, tmp_path):
     # Small row groups reach floe as many batches (so a memory limit gives several runs).
     pq.write_table(data, input_path, row_group_size=1000 if case.append_args else None)
 
-    # floe writes: one task (partition id 0, attempt 0); the writer must run, not decline.
-    append = ["append", table_name, input_path, *case.append_args]
+    # floe writes: one task (partition id 0, attempt 0), as iceberg-java's writer here, so
+    # that the files pair up by name (the default would run one task per core); the writer
+    # must run, not decline.
+    append = ["append", table_name, input_path, "--threads", "1", *case.append_args]
     if case.mode == "clustered":
         append.append("--input-clustered")
     if case.expect_failure:

@@ -396,3 +396,72 @@ def test_one_way_to_open_any_table(tmp_path):
     assert registered() == [] and catalog.list_tables("lake") == []
     catalog.drop_namespace("lake")
     assert not catalog.namespace_exists("lake")
+
+
+def test_a_write_to_a_path_with_no_table_creates_it_as_write_deltalake_does(tmp_path):
+    """floe.delta.write(path, data, partition_by=[...]) where no table is yet creates it in
+    one version 0 holding the rows, as deltalake's write_deltalake does; deltalake reads
+    it (partition columns, schema, rows) and appends to it; a later write asking for other
+    partition columns is refused, nothing written. A table write_deltalake created is
+    appended to the same way. Without threads= the write used the machine's cores: every
+    row once, in no more files than tasks per partition."""
+    import os
+
+    path = str(tmp_path / "fresh")
+    data = rows(0, 40)
+    done = floe.delta.write(path, data, partition_by=["region"])
+    assert done.version == 0
+    theirs = deltalake.DeltaTable(path)
+    assert theirs.version() == 0
+    assert theirs.metadata().partition_columns == ["region"]
+    log = [json.loads(line) for line in open(os.path.join(path, "_delta_log", "0" * 20 + ".json"))]
+    assert [next(iter(action)) for action in log[:3]] == ["commitInfo", "protocol", "metaData"]
+    assert log[0]["commitInfo"]["operation"] == "WRITE"
+    assert sorted(theirs.to_pyarrow_table().column("id").to_pylist()) == list(range(40))
+    assert pa.schema(theirs.schema().to_arrow()).names == SCHEMA.names
+    deltalake.write_deltalake(path, rows(40, 5), mode="append")
+    assert floe.delta.write(path, rows(45, 5), partition_by="region").version == 2
+    before = sorted(str(p) for p in (tmp_path / "fresh").rglob("*"))
+    with pytest.raises(floe.InvalidInputError, match=r"partitioned by \[region\], not \[day\]"):
+        floe.delta.write(path, rows(50, 5), partition_by=["day"])
+    with pytest.raises(floe.InvalidInputError, match="properties"):
+        floe.delta.write(path, rows(50, 5), properties={"delta.appendOnly": "true"})
+    assert sorted(str(p) for p in (tmp_path / "fresh").rglob("*")) == before
+    assert sorted(deltalake.DeltaTable(path).to_pyarrow_table().column("id").to_pylist()) == list(range(50))
+
+    # A table deltalake created, unpartitioned, at its defaults.
+    rs_made = str(tmp_path / "rs")
+    deltalake.write_deltalake(rs_made, rows(0, 10))
+    assert floe.delta.write(rs_made, rows(10, 10)).version == 1
+    assert sorted(deltalake.DeltaTable(rs_made).to_pyarrow_table().column("id").to_pylist()) == list(range(20))
+
+    # Unpartitioned and created with properties; a large input at the default task count.
+    big = str(tmp_path / "big")
+    many = 3 * 128 * 1024
+    large = pa.table({"id": pa.array(range(many), pa.int64()),
+                      "name": pa.array([f"n{i % 97}" for i in range(many)])})
+    written = floe.delta.write(big, large, properties={"delta.appendOnly": "true"})
+    assert written.version == 0 and written.rows == many
+    assert 1 <= written.files_added <= (os.cpu_count() or 1)
+    rs = deltalake.DeltaTable(big)
+    assert rs.metadata().configuration == {"delta.appendOnly": "true"}
+    assert sorted(rs.to_pyarrow_table().column("id").to_pylist()) == list(range(many))
+
+
+def test_a_failed_write_to_a_path_with_no_table_creates_nothing(tmp_path):
+    """An input that fails midway, or a column Delta cannot hold, leaves no table and no
+    file where the write would have created one; deltalake finds no table there."""
+    path = tmp_path / "never"
+
+    def failing():
+        yield from rows(0, 50).to_batches(max_chunksize=10)
+        raise RuntimeError("the source broke")
+
+    broken = pa.RecordBatchReader.from_batches(SCHEMA, failing())
+    with pytest.raises(Exception, match="the source broke"):
+        floe.delta.write(str(path), broken, partition_by=["region"])
+    with pytest.raises(floe.FloeError):
+        floe.delta.write(str(path), pa.table({"id": [1], "d": pa.array([1], pa.duration("s"))}))
+    left = [p for p in path.rglob("*") if p.is_file()] if path.exists() else []
+    assert left == []
+    assert not deltalake.DeltaTable.is_deltatable(str(path))

@@ -148,3 +148,28 @@ def test_table_api_describes_the_table(catalog, pyiceberg_catalog):
     assert table.current_snapshot() is None and table.snapshots() == []
     assert table.metadata["format-version"] == 2
     assert isinstance(floe.__version__, str)
+
+
+def test_appends_use_the_cores_by_default_and_pyiceberg_reads_them(catalog, pyiceberg_catalog):
+    """Without `threads`, an append runs one task per core (os.cpu_count()), the tasks after
+    the first joining in as the input passes 128 Ki rows a task. An unpartitioned sorted
+    table splits its rows into one key range per task (whichever task took which batch), so
+    the file count says how many tasks ran: a small input in many batches is one file, as
+    with threads=1; a large one a file per task. pyiceberg reads every row."""
+    import os
+
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.t", pa.schema([("id", pa.int64()), ("name", pa.string())]),
+                                 sort_by="id")
+    small = pa.table({"id": list(range(3000)), "name": [f"n{i % 17}" for i in range(3000)]})
+    result = table.append(pa.Table.from_batches(small.to_batches(max_chunksize=30)))
+    assert result.data_files == 1
+    rows = 4 * 128 * 1024
+    ids = pa.array(range(3000, 3000 + rows), pa.int64())
+    large = pa.table({"id": pc.multiply(ids, -1), "name": pc.cast(ids, pa.string())})
+    result = table.append(large)
+    assert result.rows == rows
+    assert result.data_files == min(os.cpu_count() or 1, 4)
+    assert table.append(large, threads=1).data_files == 1  # the same input, one task
+    both = pa.concat_tables([small, large, large])
+    assert_same(read_pyiceberg(pyiceberg_catalog, "db.t"), both)

@@ -55,12 +55,13 @@ arrow::Status CreateDelta(const std::string& path, const StorageProperties& stor
                           const std::map<std::string, std::string>& properties);
 /// `floe append PATH FILES` and `floe overwrite PATH FILES` (the whole table, or with
 /// `predicate` the rows it selects: a replaceWhere; a blank one is refused); `txn`
-/// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run,
-/// their Parquet writers within `memory_limit` bytes together (0: no limit).
+/// ("APP_ID:VERSION", or empty) makes the write idempotent; `threads` write tasks run (0:
+/// one per core), their Parquet writers within `memory_limit` bytes together (0: no
+/// limit).
 arrow::Status WriteDelta(const std::string& path, const StorageProperties& storage,
                          const std::vector<std::string>& files,
                          const std::string& input_format, bool overwrite,
-                         const std::string& txn = "", int threads = 1,
+                         const std::string& txn = "", int threads = 0,
                          const CatalogDeltaTable* catalog = nullptr,
                          const std::optional<std::string>& predicate = std::nullopt,
                          int64_t memory_limit = 0);

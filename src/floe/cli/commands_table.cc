@@ -335,7 +335,7 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
   auto table = std::make_shared<std::string>();
   auto files = std::make_shared<std::vector<std::string>>();
   auto options = std::make_shared<std::vector<std::string>>();
-  auto threads = std::make_shared<int>(1);
+  auto threads = std::make_shared<int>(0);  // 0: one per core
   auto input_format = std::make_shared<std::string>("auto");
   auto clustered = std::make_shared<bool>(false);
   auto memory_limit = std::make_shared<std::string>();
@@ -347,7 +347,8 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
   command->add_option(
       "--option", *options,
       "Write option KEY=VALUE overlaid on the table properties (repeatable)");
-  command->add_option("--threads", *threads, "Parallel write tasks")
+  command
+      ->add_option("--threads", *threads, "Parallel write tasks (default: one per core)")
       ->check(CLI::Range(1, 256));
   command->add_option("--input-format", *input_format, "auto, parquet or csv");
   command->add_flag("--input-clustered", *clustered,
@@ -430,13 +431,15 @@ void RegisterAppendCommand(CLI::App& app, CommandContext* context) {
 struct RowLevelWriteFlags {
   std::shared_ptr<std::vector<std::string>> options =
       std::make_shared<std::vector<std::string>>();
-  std::shared_ptr<int> threads = std::make_shared<int>(1);
+  std::shared_ptr<int> threads = std::make_shared<int>(0);  // 0: one per core
 
   void Register(CLI::App* command, const char* files) const {
     command->add_option(
         "--option", *options,
         std::string("Write option KEY=VALUE for ") + files + " (repeatable)");
-    command->add_option("--threads", *threads, "Parallel write tasks")
+    command
+        ->add_option("--threads", *threads,
+                     "Parallel write tasks (default: one per core)")
         ->check(CLI::Range(1, 256));
   }
 
@@ -687,7 +690,7 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
   auto min_input_files = std::make_shared<int>(5);
   auto min_file_size = std::make_shared<int64_t>(int64_t{1} << 30);
   auto max_file_size = std::make_shared<int64_t>(int64_t{1} << 30);
-  auto threads = std::make_shared<int>(1);
+  auto threads = std::make_shared<int>(0);  // 0: one per core
   command->add_option("table", *table, "NAMESPACE.TABLE, or the path of a Delta table")
       ->required();
   command->add_option("--where", *where,
@@ -708,7 +711,9 @@ void RegisterRewriteCommand(CLI::App& app, CommandContext* context) {
       "--max-file-size", *max_file_size,
       "Delta tables: the most bytes of files compacted into one (default 1 GiB)");
   auto* threads_option =
-      command->add_option("--threads", *threads, "Delta tables: bins written at once")
+      command
+          ->add_option("--threads", *threads,
+                       "Delta tables: bins written at once (default: one per core)")
           ->check(CLI::Range(1, 256));
   auto remove_dangling = std::make_shared<bool>(false);
   command->add_flag("--remove-dangling-deletes", *remove_dangling,
@@ -783,7 +788,7 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto where = std::make_shared<std::string>();
   auto options = std::make_shared<std::vector<std::string>>();
-  auto threads = std::make_shared<int>(1);
+  auto threads = std::make_shared<int>(0);  // 0: one per core
   auto input_format = std::make_shared<std::string>("auto");
   command->add_option("table", *table, "NAMESPACE.TABLE")->required();
   command->add_option("files", *files, "Input files (.parquet or .csv)")->required();
@@ -796,7 +801,8 @@ void RegisterOverwriteCommand(CLI::App& app, CommandContext* context) {
   command->add_option(
       "--option", *options,
       "Write option KEY=VALUE (repeatable), e.g. isolation-level=snapshot");
-  command->add_option("--threads", *threads, "Parallel write tasks")
+  command
+      ->add_option("--threads", *threads, "Parallel write tasks (default: one per core)")
       ->check(CLI::Range(1, 256));
   command->add_option("--input-format", *input_format, "auto, parquet or csv");
   auto txn = std::make_shared<std::string>();

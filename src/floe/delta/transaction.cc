@@ -135,16 +135,19 @@ std::string CommitText(const WriteTransaction& txn, const DeltaWriteResult& resu
       OJson{{"operation", txn.compact                               ? "OPTIMIZE"
                           : options.mode == DeltaWriteMode::kDelete ? "DELETE"
                                                                     : "WRITE"},
-            {"operationParameters", OperationParameters(txn)},
-            {"readVersion", txn.read->version},
-            // A commit that changes no data takes SnapshotIsolation (delta-spark's
-            // canDowngradeToSnapshotIsolation).
-            {"isolationLevel", txn.compact ? "SnapshotIsolation" : txn.isolation},
-            {"isBlindAppend", txn.blind_append},
-            {"operationMetrics", OperationMetrics(txn, result)},
-            {"engineInfo", EngineInfo()},
-            {"txnId", txn_id}});
-  std::string text = Dump({{"commitInfo", commit_info}}) + "\n" + txn.adds;
+            {"operationParameters", OperationParameters(txn)}});
+  // A commit that creates its table read no version.
+  if (txn.create_actions.empty()) commit_info["readVersion"] = txn.read->version;
+  commit_info.update(OJson{
+      // A commit that changes no data takes SnapshotIsolation (delta-spark's
+      // canDowngradeToSnapshotIsolation).
+      {"isolationLevel", txn.compact ? "SnapshotIsolation" : txn.isolation},
+      {"isBlindAppend", txn.blind_append},
+      {"operationMetrics", OperationMetrics(txn, result)},
+      {"engineInfo", EngineInfo()},
+      {"txnId", txn_id}});
+  std::string text =
+      Dump({{"commitInfo", commit_info}}) + "\n" + txn.create_actions + txn.adds;
   if (txn.idempotent) {
     OJson action = {{"appId", options.app_id},
                     {"version", *options.app_version},
@@ -315,6 +318,11 @@ arrow::Status CommitTransaction(const WriteTransaction& txn,
       acknowledge();
       result->version = version;
       return arrow::Status::OK();
+    }
+    if (!txn.create_actions.empty()) {
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "a Delta table was created at " + txn.root +
+                           " by another writer first; nothing was committed");
     }
     // Lost the race: read every version committed since, fail on a real conflict.
     ARROW_RETURN_NOT_OK(CheckWinners(txn, &version, &previous_timestamp));

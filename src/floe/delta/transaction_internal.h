@@ -66,6 +66,10 @@ struct WriteTransaction {
   /// options->app_id and app_version are set: the commit carries a txn action.
   bool idempotent = false;
 
+  /// A write that creates its table: the new table's protocol and metaData actions (JSON
+  /// lines), committed as version 0 with the rows; empty otherwise.
+  std::string create_actions;
+
   /// The add actions (JSON lines), the files they name and their sizes.
   std::string adds;
   std::vector<std::string> written;

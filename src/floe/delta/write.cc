@@ -221,12 +221,13 @@ arrow::Result<PredicateMatch> MatchPredicate(const std::shared_ptr<FileIO>& io,
 
 // Writes the input's batches (conformed to the table's columns) with
 // `options.threads` write tasks (DriveWriteTasks: a partitioned table's partitions dealt
-// to one task each, big batches in 128 Ki-row slices) and returns them unfinished. On any
-// error every task is destroyed, deleting every file it wrote.
+// to one task each, big batches in 128 Ki-row slices, the tasks after the first joining
+// in as the input passes `rows_per_task` rows a task when that is not 0) and returns them
+// unfinished. On any error every task is destroyed, deleting every file it wrote.
 arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
     const std::shared_ptr<const WriteFormat>& format, arrow::RecordBatchReader& input,
     const std::shared_ptr<arrow::Schema>& schema, bool partitioned,
-    const std::string& where, const DeltaWriteOptions& options,
+    const std::string& where, const DeltaWriteOptions& options, int64_t rows_per_task,
     DeltaWriteResult* result) {
   const int threads = std::max(1, options.threads);
   std::vector<std::unique_ptr<WriteTask>> tasks;
@@ -243,7 +244,8 @@ arrow::Result<std::vector<std::unique_ptr<WriteTask>>> RunTasks(
   (void)target->metadata_fingerprint();
   WriteDriverOptions driver;
   driver.share_partitions = partitioned;
-  driver.slice_rows = 128 * 1024;
+  driver.slice_rows = kDefaultTaskRows;
+  driver.rows_per_task = rows_per_task;
   driver.skip_empty_batches = true;
   driver.what = "the Delta write";
   WriteDriverHooks hooks;
@@ -761,19 +763,34 @@ arrow::Status CommitTasks(const std::vector<std::unique_ptr<WriteTask>>& tasks,
   return arrow::Status::OK();
 }
 
-}  // namespace
+// A new table's version 0 but its commitInfo: its protocol and metaData actions (JSON
+// lines) and the same as a snapshot holds them, for CreateTable and a write that creates
+// the table it writes (DeltaWriteOptions::create_if_missing).
+struct NewTable {
+  std::string actions;
+  Protocol protocol;
+  Metadata metadata;
+  bool ict = false;     // in-commit timestamps
+  OJson configuration;  // metaData.configuration
+};
 
-arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
-                                   const std::string& table_root,
-                                   const arrow::Schema& schema,
-                                   const CreateTableOptions& options) {
-  const std::string root = StripTrailingSlash(table_root);
-  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
-  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
-  if (exists) {
-    return MakeError(ErrorKind::kAlreadyExists,
-                     "a Delta table already exists at " + root);
+Protocol ProtocolOf(const OJson& json) {
+  Protocol protocol;
+  protocol.min_reader_version = json.at("minReaderVersion").get<int>();
+  protocol.min_writer_version = json.at("minWriterVersion").get<int>();
+  if (json.contains("readerFeatures")) {
+    protocol.reader_features = json.at("readerFeatures").get<std::vector<std::string>>();
   }
+  if (json.contains("writerFeatures")) {
+    protocol.writer_features = json.at("writerFeatures").get<std::vector<std::string>>();
+  }
+  return protocol;
+}
+
+// Validates a new table's columns, partition columns and properties, and makes its
+// protocol and metadata (created at `now`).
+arrow::Result<NewTable> MakeNewTable(const std::string& root, const arrow::Schema& schema,
+                                     const CreateTableOptions& options, int64_t now) {
   ARROW_RETURN_NOT_OK(CheckNewTableColumns(schema));
   ARROW_ASSIGN_OR_RAISE(std::string schema_string, SchemaToJson(schema));
   // Partition columns: validated by the write format's own rules.
@@ -789,50 +806,132 @@ arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
   std::set<std::string> features;
   if (HasNtz(*arrow::struct_(schema.fields()))) features.insert("timestampNtz");
   bool catalog_managed = false;
-  bool ict = false;
+  NewTable table;
   ARROW_ASSIGN_OR_RAISE(
-      OJson configuration,
-      NewTableConfiguration(options, &features, &catalog_managed, &ict));
+      table.configuration,
+      NewTableConfiguration(options, &features, &catalog_managed, &table.ict));
   const OJson protocol = NewTableProtocol(&features);
+  OJson metadata = {{"id", options.table_id.empty() ? Uuid::Random(options.env).ToString()
+                                                    : options.table_id}};
+  if (!options.name.empty()) metadata["name"] = options.name;
+  if (!options.description.empty()) metadata["description"] = options.description;
+  metadata["format"] = {{"provider", "parquet"}, {"options", OJson::object()}};
+  metadata["schemaString"] = schema_string;
+  metadata["partitionColumns"] = options.partition_columns;
+  metadata["configuration"] = table.configuration;
+  metadata["createdTime"] = now;
+  table.actions =
+      Dump({{"protocol", protocol}}) + "\n" + Dump({{"metaData", metadata}}) + "\n";
+  table.protocol = ProtocolOf(protocol);
+  table.metadata.id = metadata["id"].get<std::string>();
+  table.metadata.name = options.name;
+  table.metadata.description = options.description;
+  table.metadata.schema_string = schema_string;
+  table.metadata.partition_columns = options.partition_columns;
+  for (const auto& [key, value] : table.configuration.items()) {
+    table.metadata.configuration[key] = value.get<std::string>();
+  }
+  table.metadata.created_time_ms = now;
+  return table;
+}
+
+std::string Listed(const std::vector<std::string>& names) {
+  std::string text = "[";
+  for (const auto& name : names) text += (text.size() > 1 ? ", " : "") + name;
+  return text + "]";
+}
+
+// The snapshot a write reads: the table's latest; or, with create_if_missing and no table
+// at `root`, the new table's (version -1: its protocol and metadata, no file), its
+// version 0's protocol and metaData actions in `*created`.
+arrow::Result<Snapshot> ReadOrCreate(FileIO& io, const std::string& root,
+                                     Committer& committer, const arrow::Schema& input,
+                                     const DeltaWriteOptions& options,
+                                     std::optional<NewTable>* created) {
+  const auto& create = options.create_if_missing;
+  if (create) {
+    if (options.mode != DeltaWriteMode::kAppend &&
+        options.mode != DeltaWriteMode::kOverwrite) {
+      return MakeError(
+          ErrorKind::kInvalidInput,
+          "only an append or an overwrite creates the Delta table it writes");
+    }
+    ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(io, root));
+    if (!exists) {
+      if (create->catalog_managed) {
+        return MakeError(ErrorKind::kInvalidInput,
+                         "a catalog-managed Delta table is created through its catalog, "
+                         "not by a write to " +
+                             root);
+      }
+      CreateTableOptions create_options = *create;
+      create_options.env = options.env;  // the write's machine names and dates the table
+      ARROW_ASSIGN_OR_RAISE(NewTable table, MakeNewTable(root, input, create_options,
+                                                         options.env->NowMillis()));
+      *created = std::move(table);
+      Snapshot snapshot;
+      snapshot.table_root = root;
+      snapshot.protocol = (*created)->protocol;
+      snapshot.metadata = (*created)->metadata;
+      return snapshot;
+    }
+  }
+  // A catalog-managed table's log is the published files plus its catalog's tail.
+  SnapshotOptions read_options;
+  ARROW_ASSIGN_OR_RAISE(read_options.tail, committer.Tail());
+  ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(io, root, read_options));
+  if (create && !create->properties.empty()) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "table properties apply to the table a write creates; Delta table " +
+                         root + " exists");
+  }
+  // As write_deltalake: partition columns asked for must be the table's.
+  if (create && !create->partition_columns.empty() &&
+      create->partition_columns != read.metadata.partition_columns) {
+    return MakeError(ErrorKind::kInvalidInput,
+                     "Delta table " + root + " is partitioned by " +
+                         Listed(read.metadata.partition_columns) + ", not " +
+                         Listed(create->partition_columns) + " as the write asks");
+  }
+  return read;
+}
+
+}  // namespace
+
+arrow::Result<int64_t> CreateTable(const std::shared_ptr<FileIO>& io,
+                                   const std::string& table_root,
+                                   const arrow::Schema& schema,
+                                   const CreateTableOptions& options) {
+  const std::string root = StripTrailingSlash(table_root);
+  ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
+  ARROW_ASSIGN_OR_RAISE(bool exists, IsDeltaTable(*io, root));
+  if (exists) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "a Delta table already exists at " + root);
+  }
   Env* env = options.env;
   const int64_t now = env->NowMillis();
+  ARROW_ASSIGN_OR_RAISE(NewTable table, MakeNewTable(root, schema, options, now));
   // With in-commit timestamps, delta-spark writes inCommitTimestamp first and the same
   // value as timestamp.
   OJson commit_info = OJson::object();
-  if (ict) commit_info["inCommitTimestamp"] = now;
+  if (table.ict) commit_info["inCommitTimestamp"] = now;
   commit_info["timestamp"] = now;
   commit_info.update(OJson{{"operation", "CREATE TABLE"},
                            {"operationParameters",
                             {{"isManaged", "false"},
                              {"description", options.description},
                              {"partitionBy", PartitionByText(options.partition_columns)},
-                             {"properties", Dump(configuration)}}},
+                             {"properties", Dump(table.configuration)}}},
                            {"isolationLevel", "Serializable"},
                            {"isBlindAppend", true},
                            {"operationMetrics", OJson::object()},
                            {"engineInfo", EngineInfo()},
                            {"txnId", Uuid::Random(env).ToString()}});
-  OJson metadata = {
-      {"id", options.table_id.empty() ? Uuid::Random(env).ToString() : options.table_id}};
-  if (!options.name.empty()) metadata["name"] = options.name;
-  if (!options.description.empty()) metadata["description"] = options.description;
-  metadata["format"] = {{"provider", "parquet"}, {"options", OJson::object()}};
-  metadata["schemaString"] = schema_string;
-  metadata["partitionColumns"] = options.partition_columns;
-  metadata["configuration"] = configuration;
-  metadata["createdTime"] = now;
-  std::string text = Dump({{"commitInfo", commit_info}}) + "\n" +
-                     Dump({{"protocol", protocol}}) + "\n" +
-                     Dump({{"metaData", metadata}}) + "\n";
-  Protocol created;
-  for (const auto& feature : features) {
-    if (!created.writer_features) created.writer_features.emplace();
-    created.writer_features->push_back(feature);
-  }
-  if (catalog_managed)
-    created.reader_features = std::vector<std::string>{"catalogManaged"};
+  std::string text = Dump({{"commitInfo", commit_info}}) + "\n" + table.actions;
   auto committer = CommitterOr(options.committer, io);
-  CommitMetadata commit(root, 0, CommitTypeOf(created, /*create=*/true), now, -1, env);
+  CommitMetadata commit(root, 0, CommitTypeOf(table.protocol, /*create=*/true), now, -1,
+                        env);
   auto response = committer->Commit(text, commit);
   ARROW_RETURN_NOT_OK(response.status());
   if (std::holds_alternative<Conflict>(*response)) {
@@ -924,26 +1023,30 @@ arrow::Status CheckWritable(const Snapshot& snapshot, DeltaWriteMode mode) {
 arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
                                       const std::string& table_root,
                                       arrow::RecordBatchReader& input,
-                                      const DeltaWriteOptions& options) {
+                                      const DeltaWriteOptions& given) {
   const std::string root = StripTrailingSlash(table_root);
-  Env* env = options.env;
+  Env* env = given.env;
   ARROW_RETURN_NOT_OK(CheckDeltaStorage(*io, root));
-  if (options.threads < 1 || options.threads > kMaxWriteThreads) {
-    return MakeError(ErrorKind::kInvalidInput,
-                     "a write to Delta table " + root + " runs 1 to " +
-                         std::to_string(kMaxWriteThreads) + " tasks, not " +
-                         std::to_string(options.threads));
+  if (given.threads < 0 || given.threads > kMaxWriteThreads) {
+    return MakeError(ErrorKind::kInvalidInput, "a write to Delta table " + root +
+                                                   " runs 1 to " +
+                                                   std::to_string(kMaxWriteThreads) +
+                                                   " tasks (0: one per core), not " +
+                                                   std::to_string(given.threads));
   }
+  // The task count resolved: the default is one per core, joining in as the input grows.
+  DeltaWriteOptions options = given;
+  const int64_t rows_per_task = given.threads == 0 ? kDefaultTaskRows : 0;
+  if (given.threads == 0) options.threads = DefaultWriteTasks(given.memory_limit);
   auto committer = CommitterOr(options.committer, io);
-  // A catalog-managed table's log is the published files plus its catalog's tail.
-  SnapshotOptions read_options;
-  ARROW_ASSIGN_OR_RAISE(read_options.tail, committer->Tail());
-  ARROW_ASSIGN_OR_RAISE(Snapshot read, LoadSnapshot(*io, root, read_options));
+  std::optional<NewTable> created;
+  ARROW_ASSIGN_OR_RAISE(Snapshot read, ReadOrCreate(*io, root, *committer,
+                                                    *input.schema(), options, &created));
   const bool compact = options.mode == DeltaWriteMode::kCompact;
   ARROW_RETURN_NOT_OK(CheckPredicate(options, root));
   const bool by_predicate = options.predicate.has_value() && !compact;
   if (options.mode != DeltaWriteMode::kAppend) ARROW_RETURN_NOT_OK(CheckReadable(read));
-  const CommitType commit_type = CommitTypeOf(read.protocol, /*create=*/false);
+  const CommitType commit_type = CommitTypeOf(read.protocol, created.has_value());
   ARROW_RETURN_NOT_OK(ValidateCommitType(*committer, commit_type, root));
   ARROW_RETURN_NOT_OK(CheckWritable(read, options.mode));
   ARROW_ASSIGN_OR_RAISE(auto schema, SchemaFromJson(read.metadata.schema_string));
@@ -990,7 +1093,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
     PredicateInput* replaced = replacement.input.get();
     ARROW_ASSIGN_OR_RAISE(tasks, RunTasks(format, replaced ? *replaced : input, schema,
                                           !read.metadata.partition_columns.empty(), where,
-                                          options, &result));
+                                          options, rows_per_task, &result));
     if (replaced) {
       result.rows_copied = replaced->rows_copied();
       result.rows -= result.rows_copied;
@@ -1012,6 +1115,7 @@ arrow::Result<DeltaWriteResult> Write(const std::shared_ptr<FileIO>& io,
   txn.idempotent = idempotent;
   txn.filter = match.filter.get();
   txn.files_read = &match.read;
+  if (created) txn.create_actions = created->actions;
   ARROW_RETURN_NOT_OK(CommitTasks(tasks, match.removed, bins, &txn, &result));
   return result;
 }

@@ -19,6 +19,7 @@
 #include "floe/delta/committer.h"
 #include "floe/delta/log.h"
 #include "floe/io/file_io.h"
+#include "floe/task/write_driver.h"
 #include "floe/util/env.h"
 
 namespace floe::delta {
@@ -58,7 +59,7 @@ enum class DeltaWriteMode { kAppend, kOverwrite, kDelete, kCompact };
 
 /// The most write tasks one write runs (as the floe command and the Python package cap
 /// an Iceberg write's).
-inline constexpr int kMaxWriteThreads = 256;
+inline constexpr int kMaxWriteThreads = kMaxWriteTasks;
 
 struct DeltaWriteOptions {
   DeltaWriteMode mode = DeltaWriteMode::kAppend;
@@ -74,9 +75,12 @@ struct DeltaWriteOptions {
   /// keeps losing is still making room for others, never conflicting.
   int max_attempts = 10'000'000;
   int64_t target_file_size = int64_t{128} << 20;
-  /// Parallel write tasks (threads), 1 to kMaxWriteThreads. With more than one, each
-  /// partition's rows go to one task, as Spark's hash distribution sends them.
-  int threads = 1;
+  /// Parallel write tasks (threads), 1 to kMaxWriteThreads; 0 (the default): one per core
+  /// (DefaultWriteTasks), the tasks after the first joining in as the input grows past
+  /// kDefaultTaskRows rows a task, so that a small input is one task's files. With more
+  /// than one, each partition's rows go to one task, as Spark's hash distribution sends
+  /// them.
+  int threads = 0;
   /// Bytes the write tasks' Parquet writers may hold together (0: no limit). Each task's
   /// open files write out their row groups early to stay within its share of half of it;
   /// past the limit the write fails, saying so, with nothing committed.
@@ -92,6 +96,13 @@ struct DeltaWriteOptions {
   int64_t min_file_size = int64_t{1} << 30;
   /// Commits the version; a FilesystemCommitter over the FileIO when unset.
   std::shared_ptr<Committer> committer;
+  /// When no Delta table is at the root: an append or overwrite creates it, with the
+  /// input's columns and these options, in the same version 0 as its rows (as delta-rs's
+  /// write_deltalake does; a catalog-managed table is refused: it is created through its
+  /// catalog). A table that is there is written as it is, unless these partition columns
+  /// are given and are not its own (InvalidInput). A concurrent creator of the table
+  /// fails the write (AlreadyExists), nothing committed.
+  std::optional<CreateTableOptions> create_if_missing;
   /// Write a checkpoint after committing a version that is a multiple of
   /// delta.checkpointInterval (10 when unset). A failed checkpoint is logged, never an
   /// error: the commit stands.
@@ -126,8 +137,9 @@ struct DeltaCompactOptions {
   /// A bin's most input bytes, and its output file's target size (optimize.maxFileSize,
   /// 1 GiB).
   int64_t max_file_size = int64_t{1} << 30;
-  /// Bins written at once (each bin by one write task, into one file).
-  int threads = 1;
+  /// Bins written at once (each bin by one write task, into one file); 0 (the default):
+  /// one per core.
+  int threads = 0;
   int64_t memory_limit = 0;  ///< As DeltaWriteOptions::memory_limit.
   int max_attempts = 10'000'000;
   std::shared_ptr<Committer> committer;

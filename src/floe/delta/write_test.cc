@@ -140,7 +140,7 @@ TEST(DeltaWriteTest, TheTaskCountIsBounded) {
   const std::string root = directory.Child("t");
   ASSERT_TRUE(CreateTable(io, root, *TableSchema()).ok());
   const auto before = *io->List(root);
-  for (int threads : {0, -1, kMaxWriteThreads + 1}) {
+  for (int threads : {-1, kMaxWriteThreads + 1}) {
     DeltaWriteOptions options;
     options.threads = threads;
     auto rows = Rows(0, 5);
@@ -148,6 +148,126 @@ TEST(DeltaWriteTest, TheTaskCountIsBounded) {
     EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidInput) << threads;
   }
   EXPECT_EQ(io->List(root)->size(), before.size());
+}
+
+// Without `threads` (0) a write runs one task per core, the tasks after the first joining
+// in as the input grows past kDefaultTaskRows rows a task: a small input in many batches
+// is one task's file, as a one-task write makes it; a large one every row once, in at
+// most a file per task.
+TEST(DeltaWriteTest, DefaultTasksFollowTheCoresAndTheInput) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("t");
+  ASSERT_TRUE(CreateTable(io, root, *TableSchema()).ok());
+  const DeltaWriteOptions defaults;
+  ASSERT_EQ(defaults.threads, 0);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int b = 0; b < 40; ++b) batches.push_back(*Rows(b * 25, 25)->Next());
+  auto small = *arrow::RecordBatchReader::Make(batches, TableSchema());
+  FLOE_ASSIGN_OR_FAIL(auto one, Write(io, root, *small, defaults));
+  EXPECT_EQ(one.rows, 1000);
+  EXPECT_EQ(one.files_added, 1);
+  const int64_t rows = 4 * kDefaultTaskRows;
+  FLOE_ASSIGN_OR_FAIL(auto many, Write(io, root, *Rows(1000, rows), defaults));
+  EXPECT_EQ(many.rows, rows);
+  EXPECT_GE(many.files_added, 1);
+  EXPECT_LE(many.files_added, DefaultWriteTasks(0));
+  FLOE_ASSIGN_OR_FAIL(auto scan, DeltaScan::Make(io, root));
+  FLOE_ASSIGN_OR_FAIL(auto reader, scan->ToRecordBatchReader());
+  FLOE_ASSIGN_OR_FAIL(auto table, reader->ToTable());
+  EXPECT_EQ(table->num_rows(), 1000 + rows);
+}
+
+// A write to a path with no table creates it (create_if_missing), as delta-rs's
+// write_deltalake does: one version 0 holding the protocol, the metadata (the input's
+// columns, the partition columns asked for) and the rows. A table that is there keeps its
+// own: other partition columns, or properties, are refused before any file is written.
+TEST(DeltaWriteTest, AWriteCreatesTheTableItWritesWhenThereIsNone) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("new");
+  DeltaWriteOptions options;
+  options.create_if_missing.emplace();
+  options.create_if_missing->partition_columns = {"region"};
+  FLOE_ASSIGN_OR_FAIL(auto created, Write(io, root, *Rows(0, 30), options));
+  EXPECT_EQ(created.version, 0);
+  EXPECT_EQ(created.rows, 30);
+  EXPECT_EQ(created.files_added, 3);
+  FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, root));
+  EXPECT_EQ(snapshot.version, 0);
+  EXPECT_EQ(snapshot.metadata.partition_columns, std::vector<std::string>{"region"});
+  EXPECT_EQ(snapshot.protocol.min_reader_version, 1);
+  EXPECT_EQ(snapshot.protocol.min_writer_version, 2);
+  EXPECT_EQ(Referenced(snapshot), DataFiles(*io, root));
+  FLOE_ASSIGN_OR_FAIL(auto log,
+                      io->ReadAll(root + "/_delta_log/00000000000000000000.json"));
+  EXPECT_NE(log.find(R"("operation":"WRITE")"), std::string::npos) << log;
+  EXPECT_EQ(log.find("readVersion"), std::string::npos) << log;
+  EXPECT_NE(log.find(R"({"protocol":)"), std::string::npos) << log;
+  EXPECT_NE(log.find(R"({"metaData":)"), std::string::npos) << log;
+
+  // The table is there now: written as it is.
+  FLOE_ASSIGN_OR_FAIL(auto appended, Write(io, root, *Rows(30, 30), options));
+  EXPECT_EQ(appended.version, 1);
+  const auto before = *io->List(root);
+  DeltaWriteOptions other = options;
+  other.create_if_missing->partition_columns = {"name"};
+  auto refused = Write(io, root, *Rows(60, 3), other);
+  EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidInput);
+  EXPECT_NE(refused.status().message().find("partitioned by [region], not [name]"),
+            std::string::npos)
+      << refused.status().ToString();
+  DeltaWriteOptions properties;
+  properties.create_if_missing.emplace();
+  properties.create_if_missing->properties = {{"delta.appendOnly", "true"}};
+  EXPECT_EQ(KindOf(Write(io, root, *Rows(60, 3), properties).status()),
+            ErrorKind::kInvalidInput);
+  DeltaWriteOptions deleting = options;
+  deleting.mode = DeltaWriteMode::kDelete;
+  deleting.predicate = "id = 1";
+  EXPECT_EQ(KindOf(Write(io, directory.Child("none"), *Rows(0, 1), deleting).status()),
+            ErrorKind::kInvalidInput);
+  EXPECT_EQ(io->List(root)->size(), before.size());
+  // Without create_if_missing a missing table is still an error.
+  EXPECT_EQ(KindOf(Write(io, directory.Child("none"), *Rows(0, 1), {}).status()),
+            ErrorKind::kNoSuchTable);
+  EXPECT_TRUE(io->List(directory.Child("none"))->empty());
+}
+
+// Another writer creates the table between this write's files and its commit: the write
+// fails with AlreadyExists, its files deleted, the other writer's table untouched.
+TEST(DeltaWriteTest, ALostRaceToCreateTheTableCommitsNothingAndLeavesNoFile) {
+  testing::TempDirectory directory;
+  auto io = *MakeArrowFileIO();
+  const std::string root = directory.Child("raced");
+  class CreatingFirst final : public Committer {
+   public:
+    CreatingFirst(std::shared_ptr<FileIO> io, std::string root)
+        : io_(std::move(io)), root_(std::move(root)), inner_(io_) {}
+    arrow::Result<CommitResponse> Commit(const std::string& actions,
+                                         const CommitMetadata& metadata) override {
+      ARROW_RETURN_NOT_OK(CreateTable(io_, root_, *TableSchema()).status());
+      return inner_.Commit(actions, metadata);
+    }
+    bool IsCatalogCommitter() const override { return false; }
+    arrow::Status Publish(const PublishMetadata& metadata) override {
+      return inner_.Publish(metadata);
+    }
+
+   private:
+    std::shared_ptr<FileIO> io_;
+    std::string root_;
+    FilesystemCommitter inner_;
+  };
+  DeltaWriteOptions options;
+  options.create_if_missing.emplace();
+  options.committer = std::make_shared<CreatingFirst>(io, root);
+  auto lost = Write(io, root, *Rows(0, 30), options);
+  EXPECT_EQ(KindOf(lost.status()), ErrorKind::kAlreadyExists) << lost.status().ToString();
+  FLOE_ASSIGN_OR_FAIL(auto snapshot, LoadSnapshot(*io, root));
+  EXPECT_EQ(snapshot.version, 0);
+  EXPECT_TRUE(snapshot.files.empty());
+  EXPECT_TRUE(DataFiles(*io, root).empty());
 }
 
 TEST(DeltaWriteTest, ParallelTasksWriteEveryRowOnce) {

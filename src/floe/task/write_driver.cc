@@ -1,5 +1,6 @@
 #include "floe/task/write_driver.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "floe/task/batch_queue_internal.h"
@@ -32,19 +33,20 @@ class DriverRun {
   }
 
   arrow::Status Run(arrow::RecordBatchReader& input) {
-    std::vector<std::thread> workers;
     if (threaded_) {
-      for (size_t i = 0; i < tasks_.size(); ++i) {
-        BatchQueue* queue = queues_[share_ ? i : 0].get();
-        workers.push_back(StartOperationThread(
-            [this, i, queue] { RunTask(static_cast<int>(i), queue); }));
-      }
+      const bool grow = !share_ && options_.rows_per_task > 0;
+      StartTasks(grow ? 1 : tasks_.size());
     }
     if (auto fed = Feed(input); !fed.ok()) Fail(fed);
     for (auto& queue : queues_) queue->Close();
     if (error_.ok() && hooks_.input_done) hooks_.input_done();
     if (threaded_) {
-      for (auto& worker : workers) worker.join();
+      // Tasks that were not taking rows take none now: they finish at once.
+      for (size_t i = workers_.size(); i < tasks_.size(); ++i) {
+        workers_.push_back(
+            StartOperationThread([this, i] { TaskDone(static_cast<int>(i)); }));
+      }
+      for (auto& worker : workers_) worker.join();
     } else {
       TaskDone(0);
     }
@@ -56,6 +58,15 @@ class DriverRun {
     if (!error_.Record(status)) return;
     for (auto& queue : queues_) queue->Cancel();
     if (hooks_.cancel) hooks_.cancel();
+  }
+
+  // Starts the tasks' threads up to task `count`.
+  void StartTasks(size_t count) {
+    for (size_t i = workers_.size(); i < count; ++i) {
+      BatchQueue* queue = queues_[share_ ? i : 0].get();
+      workers_.push_back(StartOperationThread(
+          [this, i, queue] { RunTask(static_cast<int>(i), queue); }));
+    }
   }
 
   // Reads the input to its end (or the first error, or a cancelled queue: a task failed,
@@ -76,12 +87,26 @@ class DriverRun {
         const int64_t step = options_.slice_rows > 0 ? options_.slice_rows : rows;
         for (int64_t offset = 0; offset < rows || offset == 0; offset += step) {
           auto slice = step >= rows ? conformed : conformed->Slice(offset, step);
+          const int64_t slice_rows = slice->num_rows();
           if (!Push(std::move(slice))) return arrow::Status::OK();
+          Grow(slice_rows);
           if (step >= rows) break;
         }
       }
       if (hooks_.fed) hooks_.fed(conformed->num_rows());
     }
+  }
+
+  // Starts the next tasks (rows_per_task) now that `rows` more rows were handed on.
+  void Grow(int64_t rows) {
+    fed_rows_ += rows;
+    if (share_ || options_.rows_per_task <= 0) return;
+    size_t running = workers_.size();
+    while (running < tasks_.size() &&
+           fed_rows_ > options_.rows_per_task * static_cast<int64_t>(running)) {
+      ++running;
+    }
+    StartTasks(running);
   }
 
   // False when a queue was cancelled.
@@ -125,10 +150,25 @@ class DriverRun {
   const bool share_;
   std::unique_ptr<PartitionDealer> dealer_;
   std::vector<std::unique_ptr<BatchQueue>> queues_;
+  std::vector<std::thread> workers_;
+  int64_t fed_rows_ = 0;  // rows handed to the tasks so far
   FirstError error_;
 };
 
 }  // namespace
+
+int MachineCores() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(cores, kMaxWriteTasks));
+}
+
+int DefaultWriteTasks(int64_t memory_limit, int cores) {
+  int64_t tasks = std::clamp(cores, 1, kMaxWriteTasks);
+  if (memory_limit > 0) {
+    tasks = std::min(tasks, memory_limit / kMinDefaultTaskMemory);
+  }
+  return static_cast<int>(std::max<int64_t>(1, tasks));
+}
 
 arrow::Status DriveWriteTasks(const std::vector<WriteTask*>& tasks,
                               arrow::RecordBatchReader& input,

@@ -16,6 +16,22 @@
 
 namespace floe {
 
+/// The most tasks one write runs.
+inline constexpr int kMaxWriteTasks = 256;
+/// A default write's tasks leave each other at least this much of its memory limit.
+inline constexpr int64_t kMinDefaultTaskMemory = int64_t{64} << 20;
+/// A default write starts another task only once the input read so far has this many rows
+/// for each task running (WriteDriverOptions::rows_per_task).
+inline constexpr int64_t kDefaultTaskRows = int64_t{128} << 10;
+
+/// The machine's cores (std::thread::hardware_concurrency; 1 when it cannot tell).
+int MachineCores();
+
+/// The tasks a write runs when its caller does not say how many (threads 0): one per
+/// core, at most kMaxWriteTasks, and, under a memory limit (`memory_limit` > 0), no more
+/// than leave each task kMinDefaultTaskMemory of it; at least 1.
+int DefaultWriteTasks(int64_t memory_limit, int cores = MachineCores());
+
 /// How the tasks share the input.
 struct WriteDriverOptions {
   /// Each partition to one task (PartitionDealer), so that a partition's files come from
@@ -28,6 +44,12 @@ struct WriteDriverOptions {
   /// this many rows, so every task has rows to write and the split of one slice overlaps
   /// the writing of the last; 0 hands batches whole.
   int64_t slice_rows = 0;
+  /// With more than one task and share_partitions off: the tasks after the first take
+  /// rows one at a time, each once the input read so far has more than this many rows for
+  /// each task taking rows, so that a small input is written by one task, as a one-task
+  /// write writes it (0: every task takes rows from the start). A task that never took
+  /// rows still finishes (task_done) once the input ends.
+  int64_t rows_per_task = 0;
   /// Input batches with no rows are dropped before they are conformed.
   bool skip_empty_batches = false;
   /// Names the work in the Cancelled error ("writing table db.t").

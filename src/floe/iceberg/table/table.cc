@@ -6,6 +6,7 @@
 #include "floe/iceberg/commit/fast_append.h"
 #include "floe/iceberg/spec/location_provider.h"
 #include "floe/iceberg/table/file_ownership.h"
+#include "floe/task/write_driver.h"
 #include "floe/util/cancel.h"
 #include "floe/util/error.h"
 #include "floe/util/test_hooks_internal.h"
@@ -219,7 +220,8 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
   // Plan time: the gate ran; now everything the tasks need. Nothing is written yet.
   WritePlanOptions plan_options;
   plan_options.input_clustered = options.input_clustered;
-  plan_options.tasks = std::max(1, options.threads);
+  plan_options.tasks = options.threads == 0 ? DefaultWriteTasks(options.memory_limit)
+                                            : std::max(1, options.threads);
   plan_options.memory_limit = options.memory_limit;
   plan_options.env = commit_target().env;
   plan_options.row_lineage = row_lineage;
@@ -230,6 +232,7 @@ arrow::Result<AppendResult> Table::Write(arrow::RecordBatchReader& input,
       LocationProvider(plan->table_location, plan->properties).data_location());
   WriteJobOptions job_options;
   job_options.threads = plan_options.tasks;
+  if (options.threads == 0) job_options.rows_per_task = kDefaultTaskRows;
   job_options.memory_limit = options.memory_limit;
   job_options.progress = options.progress;
   job_options.check_rows = check_rows;

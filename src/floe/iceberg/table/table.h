@@ -37,8 +37,10 @@ struct AppendOptions {
   /// Per-write options overlaid on the table's properties (as iceberg-java's write
   /// options).
   PropertyMap options;
-  /// Write tasks run in parallel, each on its own thread.
-  int threads = 1;
+  /// Write tasks run in parallel, each on its own thread; 0 (the default): one per core
+  /// (DefaultWriteTasks), the tasks after the first joining in as the input grows past
+  /// kDefaultTaskRows rows a task, so that a small input is one task's files.
+  int threads = 0;
   /// The input arrives grouped by partition (then the clustered writer may be used).
   bool input_clustered = false;
   /// Bytes the write tasks may allocate together (0: no limit). Past it a task fails with

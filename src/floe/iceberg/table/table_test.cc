@@ -14,6 +14,7 @@
 #include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/iceberg/spec/schema_ddl.h"
 #include "floe/iceberg/spec/sort_order.h"
+#include "floe/task/write_driver.h"
 #include "floe/testing/temp_directory.h"
 #include "floe/types/arrow_schema.h"
 #include "floe/util/cancel.h"
@@ -55,11 +56,12 @@ class TableTest : public ::testing::Test {
 
   std::shared_ptr<Table> CreateTable(const std::shared_ptr<Catalog>& catalog,
                                      PropertyMap properties,
-                                     const std::string& sort_by = "") {
+                                     const std::string& sort_by = "",
+                                     const std::string& partition_by = "region") {
     EXPECT_TRUE(catalog->CreateNamespace({"db"}, {}).ok());
     CreateTableOptions create;
     create.schema = *ParseSchemaText("id long not null, region string");
-    create.spec = *ParsePartitionBy("region", *create.schema);
+    create.spec = *ParsePartitionBy(partition_by, *create.schema);
     create.sort_order = *ParseSortBy(sort_by, *create.schema);
     create.properties = std::move(properties);
     auto table = Table::Create(catalog, {{"db"}, "t"}, create);
@@ -154,6 +156,49 @@ TEST_F(TableTest, WithoutDistributionEveryTaskWritesWhatItGets) {
   std::set<int64_t> ids;
   EXPECT_EQ(CountRows(table, &ids), 20000);
   EXPECT_EQ(ids.size(), 20000u);
+}
+
+// Without `threads` a write runs one task per core (DefaultWriteTasks), the tasks after
+// the first joining in as the input grows: a small input is one task's file, as a
+// one-task write makes it; a large one on an unpartitioned sorted table is one key range
+// per task (a split that does not depend on which task took which batch); a memory limit
+// with room for one task's share runs one.
+TEST_F(TableTest, DefaultTasksFollowTheCoresTheInputAndTheMemoryLimit) {
+  auto catalog = OpenCatalog();
+  auto sorted = CreateTable(catalog, {}, "id", /*partition_by=*/"");
+  const AppendOptions defaults;
+  ASSERT_EQ(defaults.threads, 0);
+  FLOE_ASSIGN_OR_FAIL(auto small, sorted->Append(*Rows(*sorted, 0, 5000, 100), defaults));
+  EXPECT_EQ(small.data_files, 1);
+  const int64_t rows = 4 * kDefaultTaskRows;
+  FLOE_ASSIGN_OR_FAIL(auto large,
+                      sorted->Append(*Rows(*sorted, 5000, rows, 50000), defaults));
+  EXPECT_EQ(large.rows, rows);
+  EXPECT_EQ(large.data_files, std::min(DefaultWriteTasks(0), 4));
+  AppendOptions limited;
+  limited.memory_limit = kMinDefaultTaskMemory * 3 / 2;
+  FLOE_ASSIGN_OR_FAIL(auto one,
+                      sorted->Append(*Rows(*sorted, 5000 + rows, rows, 50000), limited));
+  EXPECT_EQ(one.data_files, 1);
+  std::set<int64_t> ids;
+  EXPECT_EQ(CountRows(sorted, &ids), 5000 + 2 * rows);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(5000 + 2 * rows));
+}
+
+// Unsorted and unpartitioned, by default: a small input in many batches is one file; a
+// large one at most a file per task, every row once.
+TEST_F(TableTest, DefaultTasksWriteASmallInputAsOneFile) {
+  auto catalog = OpenCatalog();
+  auto plain = CreateTable(catalog, {}, "", "");
+  FLOE_ASSIGN_OR_FAIL(auto batches, plain->Append(*Rows(*plain, 0, 5000, 10), {}));
+  EXPECT_EQ(batches.data_files, 1);
+  const int64_t rows = 4 * kDefaultTaskRows;
+  FLOE_ASSIGN_OR_FAIL(auto many, plain->Append(*Rows(*plain, 5000, rows, 50000), {}));
+  EXPECT_GE(many.data_files, 1);
+  EXPECT_LE(many.data_files, DefaultWriteTasks(0));
+  std::set<int64_t> ids;
+  EXPECT_EQ(CountRows(plain, &ids), 5000 + rows);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(5000 + rows));
 }
 
 // Parallel tasks on a sorted table each sort what they write, with or without sharing

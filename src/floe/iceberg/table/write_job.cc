@@ -38,10 +38,10 @@ class JobRun {
     // Tasks that split an unpartitioned sorted table's rows by key each sort what they
     // are given, then write one key range gathered from every task's rows.
     if (threads > 1 && plan_.distribution == Distribution::kBySortKey) {
-      ARROW_ASSIGN_OR_RAISE(
-          ranges_,
-          SortedRanges::Make(plan_.schema, plan_.spec, plan_.sort_order,
-                             plan_.task_sort_run_bytes, threads, pool, options_.env));
+      ARROW_ASSIGN_OR_RAISE(ranges_,
+                            SortedRanges::Make(plan_.schema, plan_.spec, plan_.sort_order,
+                                               plan_.task_sort_run_bytes, threads, pool,
+                                               options_.env, options_.rows_per_task));
       for (int i = 0; i < threads; ++i) tasks_[i]->HoldRowsIn(ranges_->Part(i));
     }
     if (plan_.sorts_rows()) {
@@ -63,6 +63,9 @@ class JobRun {
     for (auto& task : tasks_) tasks.push_back(task.get());
     WriteDriverOptions options;
     options.share_partitions = plan_.distribution == Distribution::kByPartition;
+    // Big batches in slices, so that every task has rows to write.
+    options.slice_rows = kDefaultTaskRows;
+    options.rows_per_task = options_.rows_per_task;
     options.what = "writing table " + table_name;
     WriteDriverHooks hooks;
     hooks.conform = [&](const std::shared_ptr<arrow::RecordBatch>& batch) {

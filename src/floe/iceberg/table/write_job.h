@@ -52,6 +52,12 @@ struct WriteJobOptions {
   /// Tasks, each on its own thread (1: the calling thread writes). Make the plan with the
   /// same number (WritePlanOptions::tasks), so that its budgets are the tasks' shares.
   int threads = 1;
+  /// Tasks after the first take rows only once the input has more than this many rows
+  /// for each task already taking them (WriteDriverOptions::rows_per_task), and an
+  /// unpartitioned sorted table's rows are split into no more key ranges than leave
+  /// each this many rows: a small input is written as by one task. 0: every task from the
+  /// start. Set for a write whose task count is the default (DefaultWriteTasks).
+  int64_t rows_per_task = 0;
   /// Bytes the tasks may allocate together (0: no limit), as the plan was made for
   /// (WritePlanOptions::memory_limit). Past it a task fails with an error saying so.
   int64_t memory_limit = 0;

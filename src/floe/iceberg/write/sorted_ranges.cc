@@ -11,7 +11,8 @@ namespace floe::iceberg {
 
 arrow::Result<std::shared_ptr<SortedRanges>> SortedRanges::Make(
     const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
-    int64_t run_bytes, int parts, arrow::MemoryPool* pool, Env* env) {
+    int64_t run_bytes, int parts, arrow::MemoryPool* pool, Env* env,
+    int64_t min_range_rows) {
   if (parts < 1) return arrow::Status::Invalid("a range split needs at least one part");
   std::shared_ptr<SortedRanges> ranges(new SortedRanges());
   for (int i = 0; i < parts; ++i) {
@@ -24,6 +25,7 @@ arrow::Result<std::shared_ptr<SortedRanges>> SortedRanges::Make(
     ranges->sorters_.push_back(std::move(sorter));
   }
   ranges->bounds_.resize(static_cast<size_t>(parts));
+  ranges->min_range_rows_ = min_range_rows;
   return ranges;
 }
 
@@ -57,7 +59,11 @@ arrow::Status SortedRanges::Split() {
         return order.CompareRows(first_keys_[a.run], a.row, first_keys_[b.run], b.row) <
                0;
       });
-  const auto parts = static_cast<int64_t>(sorters_.size());
+  auto parts = static_cast<int64_t>(sorters_.size());
+  if (min_range_rows_ > 0) {
+    parts =
+        std::clamp<int64_t>((total + min_range_rows_ - 1) / min_range_rows_, 1, parts);
+  }
   int64_t before = 0;  // rows of the batches sorted before the sample
   int64_t next = 1;    // the next range whose start is to be picked
   for (const SplitKey& sample : samples) {

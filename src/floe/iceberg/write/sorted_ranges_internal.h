@@ -31,12 +31,14 @@ namespace floe::iceberg {
 /// wait for it.
 class SortedRanges : public std::enable_shared_from_this<SortedRanges> {
  public:
-  /// `parts` >= 1; the table must be sorted (InvalidInput otherwise). See RowSorter::Make
-  /// for the rest.
+  /// `parts` >= 1; the table must be sorted (InvalidInput otherwise). With
+  /// `min_range_rows` > 0, the rows are split into no more ranges than leave each that
+  /// many rows (the later parts' ranges are empty). See RowSorter::Make for the rest.
   static arrow::Result<std::shared_ptr<SortedRanges>> Make(
       const SchemaPtr& schema, const PartitionSpecPtr& spec, const SortOrderPtr& order,
       int64_t run_bytes, int parts,
-      arrow::MemoryPool* pool = arrow::default_memory_pool(), Env* env = Env::Default());
+      arrow::MemoryPool* pool = arrow::default_memory_pool(), Env* env = Env::Default(),
+      int64_t min_range_rows = 0);
   SortedRanges(const SortedRanges&) = delete;
   SortedRanges& operator=(const SortedRanges&) = delete;
 
@@ -62,6 +64,7 @@ class SortedRanges : public std::enable_shared_from_this<SortedRanges> {
   arrow::Status Split() FLOE_REQUIRES(mutex_);
 
   std::vector<std::unique_ptr<RowSorter>> sorters_;
+  int64_t min_range_rows_ = 0;
   Mutex mutex_;
   CondVar changed_;  // split_ or cancelled_ set
   int sealed_ FLOE_GUARDED_BY(mutex_) = 0;
