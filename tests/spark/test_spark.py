@@ -677,7 +677,7 @@ def test_rewrites_keep_row_lineage_as_sparks_iceberg_writer_keeps_it(spark, cata
         # One task: the files' order in the manifest, which assigns their first row ids,
         # is then the same in both tables.
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)
 
     def lineage(name):
         return spark.sql(f"SELECT id, region, v, _row_id, _last_updated_sequence_number "
@@ -773,7 +773,7 @@ def test_copy_on_write_deletes_apply_delete_files_as_sparks_writer_does(spark, c
         ids = list(range(start, start + 300))
         data = pa.table({"id": ids, "region": [REGIONS[i % 3] for i in ids]}, schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same file order, so row ids, in both
     for name in names:
         spark.sql(f"ALTER TABLE floe.{name} SET TBLPROPERTIES "
                   "('write.delete.mode' = 'merge-on-read')")
@@ -889,7 +889,7 @@ def _append_regions(tables, schema):
         data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids]},
                         schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same file order, so row ids, in both
 
 
 def _merge_on_read_siblings(catalog, stem: str, version: int, partitioned=True,
@@ -963,7 +963,7 @@ def _transformed_siblings(spark, catalog, spec, stem):
         data = pa.table({"id": ids, "ts": [start + datetime.timedelta(hours=3 * (i % 100))
                                            for i in ids]}, schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same files, in the same order, in both
     keys = ["operation", "added-delete-files", "removed-delete-files",
             "added-position-deletes", "deleted-data-files", "deleted-records",
             "total-delete-files", "total-position-deletes", "total-records",
@@ -1063,7 +1063,7 @@ def test_remove_dangling_deletes_as_sparks_rewrite_data_files_does(spark, catalo
         data = pa.table({"id": ids, "region": [regions[i % region_count] for i in ids]},
                         schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same files, in the same order, in both
         if start == 300:
             for name in names:
                 spark.sql(f"DELETE FROM floe.{name} WHERE id % 10 = 7")
@@ -1132,7 +1132,7 @@ def test_rewrite_position_deletes_as_sparks_rewrite_position_delete_files_does(
         data = pa.table({"id": ids, "region": [regions[i % region_count] for i in ids]},
                         schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same files, in the same order, in both
     for name in names:
         spark.sql(f"DELETE FROM floe.{name} WHERE id % 10 = 6 OR id % 10 = 7")
         spark.sql(f"CALL floe.system.rewrite_data_files(table => '{name}', "
@@ -1392,7 +1392,7 @@ def _sibling_row_level_tables(catalog, prefix, version, properties, partitioned=
         data = pa.table({"id": ids, "region": [REGIONS[i % len(REGIONS)] for i in ids],
                          "amount": [i / 4 for i in ids]}, schema=schema)
         for table in tables:
-            table.append(data)
+            table.append(data, threads=1)  # one task: the same file order, so row ids, in both
     return names, tables, schema
 
 
