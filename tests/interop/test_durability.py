@@ -19,6 +19,10 @@ from conftest import FLOE
 # strace comes from scripts/bootstrap.sh; without it these tests fail rather than skip.
 
 SYNC = re.compile(r"^\d+\s+f(?:data)?sync\(\d+<(?P<path>[^>]*)>\)\s+=\s+0")
+# With several threads syncing at once (a write's tasks), strace splits a call in two lines:
+# "PID fsync(FD<path> <unfinished ...>" and later "PID <... fsync resumed>) = 0".
+UNFINISHED = re.compile(r"^(?P<pid>\d+)\s+f(?:data)?sync\(\d+<(?P<path>[^>]*)>\s+<unfinished \.\.\.>")
+RESUMED = re.compile(r"^(?P<pid>\d+)\s+<\.\.\. f(?:data)?sync resumed>\s*\)\s+=\s+0")
 
 
 def input_file(tmp_path: pathlib.Path) -> pathlib.Path:
@@ -40,11 +44,15 @@ def traced_append(floe, tmp_path, *extra):
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr
-    synced = []
+    synced = []  # in the order the calls returned
+    pending = {}  # pid -> the path of its unfinished call
     for line in trace.read_text().splitlines():
-        match = SYNC.match(line)
-        if match:
+        if match := SYNC.match(line):
             synced.append(match["path"])
+        elif match := UNFINISHED.match(line):
+            pending[match["pid"]] = match["path"]
+        elif (match := RESUMED.match(line)) and match["pid"] in pending:
+            synced.append(pending.pop(match["pid"]))
     return synced
 
 
