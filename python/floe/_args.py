@@ -86,7 +86,9 @@ def thread_count(threads: int | None) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise TypeError(f"threads must be an int or None, not {type(threads).__name__}")
     if not 1 <= threads <= 256:
-        raise ValueError(f"threads must be between 1 and 256 (or None: one per core), not {threads}")
+        raise ValueError(
+            f"threads must be between 1 and 256 (or None: one per core), not {threads}"
+        )
     return threads
 
 

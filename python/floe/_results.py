@@ -85,8 +85,8 @@ class RowLevelResult(_Committed):
     rows_updated: int = 0
     #: Input rows of an upsert whose key no table row had (among ``rows``).
     rows_inserted: int = 0
-    #: Delete files a merge-on-read delete, update or upsert wrote (one per data file it deleted from:
-    #: deletion vectors on format v3, position delete files on v2), or that
+    #: Delete files a merge-on-read delete, update or upsert wrote (one per data file it
+    #: deleted from: deletion vectors on format v3, position delete files on v2), or that
     #: ``rewrite_position_deletes`` wrote.
     delete_files: int = 0
     #: Delete files a rewrite removed: the deletion vectors of the files it replaced, and

@@ -59,7 +59,9 @@ class Catalog:
         self, namespace: NamespaceName, properties: Mapping[str, str] | None = None
     ) -> None:
         """Creates a namespace (NamespaceAlreadyExistsError when it exists)."""
-        self._catalog.create_namespace(namespace_levels(namespace), string_options(properties, "properties"))
+        self._catalog.create_namespace(
+            namespace_levels(namespace), string_options(properties, "properties")
+        )
 
     def create_namespace_if_not_exists(
         self, namespace: NamespaceName, properties: Mapping[str, str] | None = None

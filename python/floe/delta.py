@@ -180,7 +180,7 @@ def create_table(
     path: str,
     schema: pa.Schema,
     *,
-    partition_by: Sequence[str] = (),
+    partition_by: Sequence[str] | str = (),
     properties: Mapping[str, str] | None = None,
     catalog: Catalog | None = None,
     location: str | None = None,
@@ -191,7 +191,7 @@ def create_table(
     `schema` is a ``pyarrow.Schema`` (byte, short, int, long, float, double, decimal128,
     boolean, string, binary, date32, timestamp in microseconds with a zone (Delta's
     ``timestamp``) or without (``timestamp_ntz``), struct, list, map). `partition_by`
-    names columns; `properties` become the table's configuration
+    names columns (one str is one column); `properties` become the table's configuration
     (``delta.feature.<name>=supported`` requests a table feature). Raises
     :class:`floe.AlreadyExistsError` when `path` holds a Delta table already.
 
@@ -210,7 +210,7 @@ def create_table(
         _floe.delta_create(
             str(path),
             schema_capsule(schema),
-            list(partition_by),
+            _column_names(partition_by, "partition_by"),
             dict(properties or {}),
             _native(catalog),
             "" if location is None else str(location),
@@ -390,12 +390,12 @@ def compact(
     as ``OPTIMIZE ... WHERE``), the files smaller than `min_file_size` bytes are sorted by
     size and packed into bins of at most `max_file_size` bytes (both 1 GiB by default, as
     delta-spark's); each bin of two or more files is rewritten into one file by one write
-    task, `threads` bins at a time (by default one per core). Adds and removes carry ``dataChange`` false, and the
-    commit is ``OPTIMIZE`` at ``SnapshotIsolation``: a concurrent append never conflicts
-    with it; a concurrent remove of a file it compacts fails it, committing nothing and
-    leaving no file it wrote. When no bin needs rewriting nothing is committed
-    (``skipped``). The old files stay on storage (older versions read them) until
-    ``floe vacuum PATH`` deletes them after the table's retention period.
+    task, `threads` bins at a time (by default one per core). Adds and removes carry
+    ``dataChange`` false, and the commit is ``OPTIMIZE`` at ``SnapshotIsolation``: a
+    concurrent append never conflicts with it; a concurrent remove of a file it compacts
+    fails it, committing nothing and leaving no file it wrote. When no bin needs rewriting
+    nothing is committed (``skipped``). The old files stay on storage (older versions read
+    them) until ``floe vacuum PATH`` deletes them after the table's retention period.
     """
     if where is not None and not isinstance(where, str):
         raise TypeError(f"where must be a str, not {type(where).__name__}")
@@ -576,7 +576,8 @@ class DeltaTable:
     ``NAMESPACE.TABLE`` with `catalog` (a catalog-managed table). Its methods are this
     module's functions for that table; nothing is cached, so each reads the table's
     latest version (or the one it is given). The table must exist
-    (:class:`floe.NoSuchTableError`): create one with :func:`create_table`. :func:`floe.open_table` returns one for a Delta table.
+    (:class:`floe.NoSuchTableError`): create one with :func:`create_table`.
+    :func:`floe.open_table` returns one for a Delta table.
     """
 
     def __init__(

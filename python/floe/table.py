@@ -293,7 +293,8 @@ class Table:
         ``write.update.isolation-level``. No match commits nothing;
         ``RowLevelResult.rows_updated`` counts the rows changed."""
         args = write_args(options, threads, None)
-        return RowLevelResult._of(self._table.update(assignments_text(set), where_text(where, True), args))
+        updated = self._table.update(assignments_text(set), where_text(where, True), args)
+        return RowLevelResult._of(updated)
 
     def upsert(
         self,

@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import os
 
 import pyarrow as pa
 import pytest
@@ -61,6 +62,16 @@ def test_create_write_read_and_time_travel(tmp_path):
     assert replaced.files_removed == 8
     assert sorted(floe.delta.read(path).column("id").to_pylist()) == [100, 101, 102, 103]
     assert deltalake.DeltaTable(path).version() == 3
+
+
+def test_create_table_takes_one_partition_column_as_a_str(tmp_path):
+    # As write_deltalake takes partition_by="region": one column, not one per character.
+    path = str(tmp_path / "one")
+    assert floe.delta.create_table(path, SCHEMA, partition_by="region") == 0
+    assert deltalake.DeltaTable(path).metadata().partition_columns == ["region"]
+    with pytest.raises(TypeError, match="partition_by takes column names"):
+        floe.delta.create_table(str(tmp_path / "bad"), SCHEMA, partition_by=[1])
+    assert not os.path.exists(tmp_path / "bad")
 
 
 def test_errors_are_the_packages_exceptions(tmp_path):

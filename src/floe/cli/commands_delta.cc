@@ -258,10 +258,7 @@ arrow::Status DescribeDelta(const std::string& path, const StorageProperties& st
   } else {
     std::cout << "schema          " << Printable(schema.status().message()) << "\n";
   }
-  std::string columns;
-  for (const auto& column : metadata.partition_columns) {
-    columns += (columns.empty() ? "" : ", ") + column;
-  }
+  const std::string columns = JoinText(metadata.partition_columns);
   std::cout << "partitioned by  " << Printable(columns.empty() ? "(none)" : columns)
             << "\n"
             << "properties:\n";

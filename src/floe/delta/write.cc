@@ -836,9 +836,7 @@ arrow::Result<NewTable> MakeNewTable(const std::string& root, const arrow::Schem
 }
 
 std::string Listed(const std::vector<std::string>& names) {
-  std::string text = "[";
-  for (const auto& name : names) text += (text.size() > 1 ? ", " : "") + name;
-  return text + "]";
+  return "[" + JoinText(names) + "]";
 }
 
 // The snapshot a write reads: the table's latest; or, with create_if_missing and no table

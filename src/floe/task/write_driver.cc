@@ -159,7 +159,7 @@ class DriverRun {
 
 int MachineCores() {
   const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(cores, kMaxWriteTasks));
+  return cores == 0 ? 1 : static_cast<int>(cores);
 }
 
 int DefaultWriteTasks(int64_t memory_limit, int cores) {

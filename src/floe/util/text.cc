@@ -139,4 +139,13 @@ arrow::Result<int64_t> ParseByteSize(std::string_view text) {
   return value * multiplier;
 }
 
+std::string JoinText(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) text += separator;
+    text += parts[i];
+  }
+  return text;
+}
+
 }  // namespace floe

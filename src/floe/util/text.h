@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arrow/result.h"
 
@@ -30,6 +31,10 @@ std::string Printable(std::string_view text);
 /// first `limit` bytes (never splitting a UTF-8 character) followed by "... (N bytes)",
 /// so that a 10,000-character expression does not drown the message. Not made Printable.
 std::string ShortenForMessage(std::string_view text, size_t limit = 120);
+
+/// `parts` joined with `separator` between them ("a, b, c" for ", "); empty for none.
+std::string JoinText(const std::vector<std::string>& parts,
+                     std::string_view separator = ", ");
 
 /// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024, an
 /// optional "i" and trailing "B", any case): "512M", "512MiB", "2g", "1048576". Anything

@@ -38,5 +38,12 @@ TEST(ByteSizeTest, ParsesBinaryUnitsInEverySpelling) {
   }
 }
 
+TEST(TextTest, JoinsPartsWithTheSeparatorBetweenThem) {
+  EXPECT_EQ(JoinText({}), "");
+  EXPECT_EQ(JoinText({"a"}), "a");
+  EXPECT_EQ(JoinText({"a", "", "c"}), "a, , c");
+  EXPECT_EQ(JoinText({"x", "y"}, "/"), "x/y");
+}
+
 }  // namespace
 }  // namespace floe

@@ -12,6 +12,7 @@
 #include "floe/iceberg/table/file_ownership.h"
 #include "floe/util/error.h"
 #include "floe/util/log.h"
+#include "floe/util/text.h"
 
 namespace floe::iceberg {
 
@@ -71,8 +72,7 @@ arrow::Result<ExpirePlan> PlanExpiration(const TableMetadata& base,
           "table " + id.ToString() + " has no snapshot " + std::to_string(snapshot_id));
     }
     if (auto found = heads.find(snapshot_id); found != heads.end()) {
-      std::string names;
-      for (const auto& name : found->second) names += (names.empty() ? "" : ", ") + name;
+      const std::string names = JoinText(found->second);
       return MakeError(ErrorKind::kValidationFailed,
                        "cannot expire snapshot " + std::to_string(snapshot_id) + " of " +
                            id.ToString() + ": still referenced by refs: " + names);
