@@ -513,6 +513,7 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> DeltaWriteFormat::SplitIm
   }
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int index : partition_indices_) columns.push_back(batch->column(index));
+  ARROW_ASSIGN_OR_RAISE(auto codes, ValueCodes(columns, batch->num_rows()));
   arrow::Status failure;
   auto result = GroupRowsByKey(
       data, count, only,
@@ -543,7 +544,7 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> DeltaWriteFormat::SplitIm
         }
         return std::any(std::move(partition));
       },
-      owner);
+      owner, codes ? &*codes : nullptr);
   ARROW_RETURN_NOT_OK(failure);
   return result;
 }

@@ -17,6 +17,19 @@
 
 namespace floe {
 
+/// Each row's code, rows of equal values in `columns` (bit for bit; nulls equal) sharing
+/// one: codes numbered 0, 1, ... in order of their first row.
+struct RowCodes {
+  std::vector<int32_t> of_row;     // each row's code
+  std::vector<int64_t> first_row;  // each code's first row
+};
+
+/// The codes of `rows` rows of `columns` (Arrow's hashing, a dictionary encoding of each
+/// column, combined); nullopt when a column's type is not one Arrow hashes. Far cheaper
+/// than a key per row: a split then makes one key per code.
+arrow::Result<std::optional<RowCodes>> ValueCodes(
+    const std::vector<std::shared_ptr<arrow::Array>>& columns, int64_t rows);
+
 /// `batch`'s rows grouped by key, groups in order of their first row and rows in input
 /// order within a group, each group in the output `owner` chooses (null:
 /// PartitionShare::OwnerOf(key, count)); with
@@ -25,12 +38,14 @@ namespace floe {
 /// `partition_of(row)` describes the partition of a group from its first row (called once
 /// per group). Groups whose rows are contiguous are zero-copy slices of `batch`;
 /// otherwise each group holds `batch` and the indices of its rows (PartitionRows::take),
-/// gathered by the thread that writes it: splitting copies no row.
+/// gathered by the thread that writes it: splitting copies no row. With `codes` (of
+/// the columns the key is made of: ValueCodes), `key_of` is called once per code, at its
+/// first row, not once per row; codes of equal keys are one group.
 arrow::Result<std::vector<std::vector<PartitionRows>>> GroupRowsByKey(
     const std::shared_ptr<arrow::RecordBatch>& batch, int count, std::optional<int> only,
     const std::function<void(int64_t row, std::string* key)>& key_of,
     const std::function<arrow::Result<std::any>(int64_t row)>& partition_of,
-    const PartitionOwner& owner = nullptr);
+    const PartitionOwner& owner = nullptr, const RowCodes* codes = nullptr);
 
 /// Gathers the rows of `groups` still to be taken (PartitionRows::take) in place: one
 /// Take for each run of groups whose indices follow one another in one index array (as

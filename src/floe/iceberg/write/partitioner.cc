@@ -87,6 +87,7 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
                                                            *source_types_[i], source));
     values.push_back(std::move(transformed));
   }
+  ARROW_ASSIGN_OR_RAISE(auto codes, ValueCodes(values, batch->num_rows()));
   return GroupRowsByKey(
       batch, count, only,
       [&](int64_t row, std::string* key) {
@@ -102,7 +103,7 @@ arrow::Result<std::vector<std::vector<PartitionRows>>> Partitioner::SplitShares(
         }
         return std::any(std::move(tuple));
       },
-      owner);
+      owner, codes ? &*codes : nullptr);
 }
 
 }  // namespace floe::iceberg
