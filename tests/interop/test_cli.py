@@ -140,7 +140,11 @@ def test_explain_write_describes_the_plan_append_follows(floe, tmp_path):
 
     floe.run("create", "db.flat", "--schema", SCHEMA)
     flat = floe.run("explain-write", "db.flat").stdout
-    assert "writer: unpartitioned" in flat and "tasks" not in flat
+    assert "writer: unpartitioned" in flat and "tasks (--threads)" not in flat
+    cores = os.cpu_count()
+    assert f"tasks: {cores} by default (one per core" in flat
+    assert "each after the first starting once the input has 131072 rows" in flat
+    assert "each after the first" not in explained  # partitions dealt: every task at once
 
 
 def test_append_and_scan_hold_one_row_group_at_a_time(floe, tmp_path):

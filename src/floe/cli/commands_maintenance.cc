@@ -9,6 +9,7 @@
 #include "floe/iceberg/table/table.h"
 #include "floe/iceberg/write/row_sorter.h"
 #include "floe/iceberg/write/write_plan.h"
+#include "floe/task/write_driver.h"
 #include "floe/util/date_time.h"
 #include "floe/util/duration.h"
 #include "floe/util/error.h"
@@ -55,6 +56,15 @@ std::string DescribePlan(const iceberg::WritePlan& plan) {
                 : "every task writes the partitions of the rows it gets, as under "
                   "write.distribution-mode none\n");
   }
+  const int tasks = DefaultWriteTasks(/*memory_limit=*/0);
+  out << "  tasks: " << tasks
+      << " by default (one per core; under --memory-limit, at most"
+      << " one per " << (kMinDefaultTaskMemory >> 20) << " MiB of it)";
+  if (plan.distribution != iceberg::Distribution::kByPartition) {
+    out << ", each after the first starting once the input has " << kDefaultTaskRows
+        << " rows for every task running";
+  }
+  out << "; --threads N runs N\n";
   const ParquetSettings& parquet = plan.parquet;
   out << "  files: roll at " << plan.target_file_size_bytes << " bytes; row groups of "
       << parquet.row_group_size_bytes << " bytes; pages of " << parquet.page_size_bytes
