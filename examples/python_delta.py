@@ -56,7 +56,7 @@ print(
 )
 
 snapshot = floe.delta.snapshot(str(path))
-print(f"snapshot version {snapshot.version}: {len(snapshot.files)} files")
+print(f"snapshot version {snapshot.version}: {snapshot.add_actions.num_rows} files")
 eu_now = floe.delta.read(str(path), where="region = 'eu'")  # skips other regions' files
 eu_before = floe.delta.read(str(path), where="region = 'eu'", version=6)  # time travel
 print(f"eu rows: {eu_now.num_rows} now, {eu_before.num_rows} at version 6")

@@ -120,7 +120,7 @@ class Catalog:
         name: ``"delta"`` for a catalog-managed Delta table, else ``"iceberg"`` (whether or
         not that Iceberg table exists; :meth:`load_table` says)."""
         ns, name = split_identifier(identifier)
-        return str(self._catalog.resolve_table(ns, name)["format"])
+        return self._catalog.resolve_table(ns, name)
 
     def load_table(self, identifier: Identifier) -> Table:
         """Loads an Iceberg table (NoSuchTableError when it does not exist;

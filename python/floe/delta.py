@@ -44,6 +44,7 @@ A catalog-managed table is refused by path, as the protocol says.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,10 +126,28 @@ class DeltaSnapshot:
     partition_columns: Sequence[str]
     properties: Mapping[str, str]
     schema: pa.Schema
-    files: Sequence[DeltaFile]
+    #: The live files, one row per add action in path order, as deltalake's
+    #: ``get_add_actions(flatten=False)``: ``path`` (as the log spells it), ``location``
+    #: (the file), ``size_bytes``, ``modification_time``, ``data_change``,
+    #: ``partition_values`` (a map; a null partition's value is null), ``stats`` (the
+    #: add's JSON statistics, null when it has none) and ``has_deletion_vector``.
+    add_actions: pa.Table
     #: None when floe reads this version exactly; otherwise why not (a reader feature
     #: floe does not apply yet, named).
     unreadable_reason: str | None
+
+    @functools.cached_property
+    def files(self) -> Sequence[DeltaFile]:
+        """The live files as objects, made from :attr:`add_actions` when first asked for
+        (a table of many files is cheaper to take as :attr:`add_actions`)."""
+        columns = self.add_actions.select(["location", "size_bytes", "partition_values",
+                                           "stats"]).to_pydict()
+        return tuple(
+            DeltaFile(path=location, size=size, partition_values=dict(values), stats=stats)
+            for location, size, values, stats in zip(
+                columns["location"], columns["size_bytes"], columns["partition_values"],
+                columns["stats"])
+        )
 
 
 @dataclass(frozen=True)
@@ -511,15 +530,7 @@ def snapshot(
         partition_columns=tuple(raw["partition_columns"]),
         properties=dict(raw["properties"]),
         schema=schema_from_capsule(raw["schema"]),
-        files=tuple(
-            DeltaFile(
-                path=str(f["path"]),
-                size=int(f["size"]),
-                partition_values=dict(f["partition_values"]),
-                stats=f["stats"],
-            )
-            for f in raw["files"]
-        ),
+        add_actions=reader_from_capsule(raw["add_actions"]).read_all(),
         unreadable_reason=raw["readable"],
     )
 
@@ -590,9 +601,9 @@ class DeltaTable:
         self._table = str(table)
         self._catalog = catalog
         self._storage = _storage(storage)
-        _native(catalog)  # checks its type
-        # Checks that it exists (and, by name, that it is a Delta table the catalog keeps).
-        _floe.delta_snapshot(self._table, None, _native(catalog), self._storage)
+        # Checks that it exists (and, by name, that it is a Delta table the catalog keeps):
+        # its log is listed, no version read.
+        _floe.delta_check(self._table, _native(catalog), self._storage)
 
     @property
     def table(self) -> str:

@@ -48,14 +48,10 @@ PyTable* LoadTable(PyCatalog& catalog, const std::vector<std::string>& ns,
 
 // What a name resolves to: {"format": "iceberg"|"delta", "name": NAMESPACE.TABLE, "root":
 // a Delta table's location, else ""}.
-nb::dict ResolveName(PyCatalog& catalog, const std::vector<std::string>& ns,
-                     const std::string& name) {
+std::string ResolveName(PyCatalog& catalog, const std::vector<std::string>& ns,
+                        const std::string& name) {
   const TableRef ref = RunReleased([&] { return Resolve(catalog, ns, name); });
-  nb::dict out;
-  out["format"] = std::string(TableFormatName(ref.format));
-  out["name"] = ref.argument;
-  out["root"] = ref.delta_root;
-  return out;
+  return std::string(TableFormatName(ref.format));
 }
 
 PyTable* CreateTable(PyCatalog& catalog, const std::vector<std::string>& ns,

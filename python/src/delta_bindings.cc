@@ -207,6 +207,19 @@ nb::list DeltaVersions(const std::string& path, PyCatalog* catalog,
   return out;
 }
 
+// NoSuchTable unless `path` (or the catalog's name) holds a Delta table: its log is
+// listed, no version read.
+void DeltaCheck(const std::string& path, PyCatalog* catalog,
+                const std::map<std::string, std::string>& storage) {
+  RunReleased([&] {
+    DeltaHandle table = OpenDelta(path, catalog, storage);
+    if (!table.committer && !Unwrap(delta::IsDeltaTable(*table.io, table.root))) {
+      Throw(MakeError(ErrorKind::kNoSuchTable, "no Delta table at " + table.root));
+    }
+    return true;
+  });
+}
+
 nb::dict DeltaVacuum(const std::string& path, std::optional<int64_t> retention_ms,
                      bool dry_run, bool any_name, bool check_retention,
                      const std::map<std::string, std::string>& storage) {
@@ -260,28 +273,10 @@ nb::dict DeltaSnapshotInfo(const std::string& path, std::optional<int64_t> versi
   out["properties"] = snapshot.metadata.configuration;
   out["schema"] =
       ExportSchema(*Unwrap(delta::SchemaFromJson(snapshot.metadata.schema_string)));
-  nb::list files;
-  for (const auto& file : snapshot.files) {
-    nb::dict entry;
-    entry["path"] = file.location;
-    entry["size"] = file.size;
-    nb::dict values;
-    for (const auto& [name, value] : file.partition_values) {
-      if (value) {
-        values[name.c_str()] = *value;
-      } else {
-        values[name.c_str()] = nb::none();
-      }
-    }
-    entry["partition_values"] = values;
-    if (file.stats) {
-      entry["stats"] = *file.stats;
-    } else {
-      entry["stats"] = nb::none();
-    }
-    files.append(entry);
-  }
-  out["files"] = files;
+  // The files cross as one Arrow batch, not one Python object each.
+  auto adds = Unwrap(delta::AddActionsBatch(snapshot));
+  out["add_actions"] =
+      ExportStream(Unwrap(arrow::RecordBatchReader::Make({adds}, adds->schema())));
   auto readable = delta::CheckReadable(snapshot);
   if (readable.ok()) {
     out["readable"] = nb::none();
@@ -308,6 +303,8 @@ void BindDelta(nb::module_& m) {
         "as_of_ms"_a.none(), "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>(), "where"_a = "");
   m.def("delta_versions", &DeltaVersions, "path"_a, "catalog"_a.none() = nb::none(),
+        "storage"_a = std::map<std::string, std::string>());
+  m.def("delta_check", &DeltaCheck, "path"_a, "catalog"_a.none() = nb::none(),
         "storage"_a = std::map<std::string, std::string>());
   m.def("delta_vacuum", &DeltaVacuum, "path"_a, "retention_ms"_a.none(), "dry_run"_a,
         "any_name"_a, "check_retention"_a,

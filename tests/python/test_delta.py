@@ -64,6 +64,44 @@ def test_create_write_read_and_time_travel(tmp_path):
     assert deltalake.DeltaTable(path).version() == 3
 
 
+def test_a_snapshots_files_cross_as_arrow_as_deltalakes_add_actions(tmp_path):
+    """snapshot().add_actions holds every live file once, as deltalake's get_add_actions
+    lists them (path, size, modification time, partition values, stats), with a null
+    partition, a unicode one and one that needs escaping; files are made from it."""
+    path = str(tmp_path / "adds")
+    floe.delta.create_table(path, SCHEMA, partition_by=["region"])
+    data = rows(0, 30)
+    regions = pa.array([None, "é/ü", "a b%"] * 10, pa.string())
+    data = data.set_column(data.schema.get_field_index("region"), "region", regions)
+    floe.delta.write(path, data)
+    deltalake.write_deltalake(path, rows(30, 6), mode="append")
+    floe.delta.delete(path, "id < 3")
+    snap = floe.delta.snapshot(path)
+    adds = snap.add_actions
+    assert isinstance(adds, pa.Table) and adds.column_names == [
+        "path", "location", "size_bytes", "modification_time", "data_change",
+        "partition_values", "stats", "has_deletion_vector"]
+    theirs = pa.table(deltalake.DeltaTable(path).get_add_actions(flatten=True))
+    ours = {row["path"]: row for row in adds.to_pylist()}
+    assert sorted(ours) == sorted(theirs.column("path").to_pylist())
+    for index, name in enumerate(theirs.column("path").to_pylist()):
+        row = ours[name]
+        assert row["size_bytes"] == theirs.column("size_bytes")[index].as_py()
+        stamp = theirs.column("modification_time")[index].as_py()  # ms since the epoch
+        assert round(row["modification_time"].timestamp() * 1000) == stamp
+        assert dict(row["partition_values"]) == {
+            "region": theirs.column("partition.region")[index].as_py()}
+        assert json.loads(row["stats"])["numRecords"] == theirs.column("num_records")[index].as_py()
+        assert os.path.exists(row["location"]) and row["has_deletion_vector"] is False
+    everyone = {None, "é/ü", "a b%", "eu", "us/west", "ünï"}
+    assert {v for row in ours.values() for _, v in row["partition_values"]} == everyone
+    files = snap.files
+    assert len(files) == adds.num_rows and snap.files is files  # made once
+    assert sorted(f.path for f in files) == sorted(adds.column("location").to_pylist())
+    assert {f.partition_values["region"] for f in files} == everyone
+    assert sum(f.size for f in files) == pa.compute.sum(adds.column("size_bytes")).as_py()
+
+
 def test_create_table_takes_one_partition_column_as_a_str(tmp_path):
     # As write_deltalake takes partition_by="region": one column, not one per character.
     path = str(tmp_path / "one")

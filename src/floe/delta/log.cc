@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/array.h"
+#include "arrow/builder.h"
 #include "arrow/table.h"
 #include "floe/util/error.h"
 #include "floe/util/json_depth_internal.h"
@@ -1148,6 +1149,62 @@ arrow::Status CheckReadable(const Snapshot& snapshot) {
   // Deletion vectors (inline, beside the data, or by absolute path) are applied by
   // DeltaScan.
   return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> AddActionsBatch(
+    const Snapshot& snapshot) {
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+  arrow::StringBuilder paths(pool);
+  arrow::StringBuilder locations(pool);
+  arrow::Int64Builder sizes(pool);
+  auto time_type = arrow::timestamp(arrow::TimeUnit::MILLI, "UTC");
+  arrow::TimestampBuilder times(time_type, pool);
+  arrow::BooleanBuilder data_changes(pool);
+  auto keys = std::make_shared<arrow::StringBuilder>(pool);
+  auto values = std::make_shared<arrow::StringBuilder>(pool);
+  arrow::MapBuilder partitions(pool, keys, values);
+  arrow::StringBuilder stats(pool);
+  arrow::BooleanBuilder deletion_vectors(pool);
+  const auto rows = static_cast<int64_t>(snapshot.files.size());
+  for (arrow::ArrayBuilder* builder : std::initializer_list<arrow::ArrayBuilder*>{
+           &paths, &locations, &sizes, &times, &data_changes, &partitions, &stats,
+           &deletion_vectors}) {
+    ARROW_RETURN_NOT_OK(builder->Reserve(rows));
+  }
+  for (const AddFile& file : snapshot.files) {
+    ARROW_RETURN_NOT_OK(paths.Append(file.path));
+    ARROW_RETURN_NOT_OK(locations.Append(file.location));
+    ARROW_RETURN_NOT_OK(sizes.Append(file.size));
+    ARROW_RETURN_NOT_OK(times.Append(file.modification_time_ms));
+    ARROW_RETURN_NOT_OK(data_changes.Append(file.data_change));
+    ARROW_RETURN_NOT_OK(partitions.Append());
+    for (const auto& [name, value] : file.partition_values) {
+      ARROW_RETURN_NOT_OK(keys->Append(name));
+      ARROW_RETURN_NOT_OK(value ? values->Append(*value) : values->AppendNull());
+    }
+    ARROW_RETURN_NOT_OK(file.stats ? stats.Append(*file.stats) : stats.AppendNull());
+    ARROW_RETURN_NOT_OK(deletion_vectors.Append(file.deletion_vector.has_value()));
+  }
+  arrow::ArrayVector columns(8);
+  ARROW_RETURN_NOT_OK(paths.Finish(&columns[0]));
+  ARROW_RETURN_NOT_OK(locations.Finish(&columns[1]));
+  ARROW_RETURN_NOT_OK(sizes.Finish(&columns[2]));
+  ARROW_RETURN_NOT_OK(times.Finish(&columns[3]));
+  ARROW_RETURN_NOT_OK(data_changes.Finish(&columns[4]));
+  ARROW_RETURN_NOT_OK(partitions.Finish(&columns[5]));
+  ARROW_RETURN_NOT_OK(stats.Finish(&columns[6]));
+  ARROW_RETURN_NOT_OK(deletion_vectors.Finish(&columns[7]));
+  auto schema = arrow::schema({
+      arrow::field("path", arrow::utf8(), false),
+      arrow::field("location", arrow::utf8(), false),
+      arrow::field("size_bytes", arrow::int64(), false),
+      arrow::field("modification_time", time_type, false),
+      arrow::field("data_change", arrow::boolean(), false),
+      arrow::field("partition_values", columns[5]->type(), false),
+      arrow::field("stats", arrow::utf8()),
+      arrow::field("has_deletion_vector", arrow::boolean(), false),
+  });
+  return arrow::RecordBatch::Make(std::move(schema), rows, std::move(columns));
 }
 
 }  // namespace floe::delta

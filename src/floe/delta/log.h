@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/record_batch.h"
 #include "arrow/result.h"
 #include "floe/io/file_io.h"
 
@@ -164,6 +165,15 @@ struct SnapshotOptions {
 /// Reading what the snapshot says is the caller's: CheckReadable says whether floe can.
 arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                      const SnapshotOptions& options = {});
+
+/// The live files of `snapshot` as one Arrow batch, one row per add in path order
+/// (deltalake's `get_add_actions`, unflattened): `path` (as the log spells it),
+/// `location` (the file), `size_bytes`, `modification_time` (timestamp[ms, UTC]),
+/// `data_change`, `partition_values` (map<string, string>, a null value for a null
+/// partition), `stats` (the JSON text, null when the add has none) and
+/// `has_deletion_vector`.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> AddActionsBatch(
+    const Snapshot& snapshot);
 
 /// What one commit did, for a writer that lost the race to it.
 struct CommitActions {
