@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -112,15 +114,20 @@ struct Replay {
   bool in_sidecar = false;  // a sidecar naming another sidecar is refused
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
-  std::map<std::string, AddFile> files;  // by location and deletion vector id
+  // By location and deletion vector id (FileKey); ordered once, at the end.
+  std::unordered_map<std::string, AddFile> files;
   std::map<std::string, AppTransaction> apps;
-  std::map<std::string, RemoveFile> tombstones;  // by the same key as files
-  std::optional<int64_t> in_commit_timestamp;    // of the last commit applied
+  std::unordered_map<std::string, RemoveFile> tombstones;  // by the same key as files
+  std::optional<int64_t> in_commit_timestamp;              // of the last commit applied
 };
+
+std::string DeletionVectorId(const std::optional<DeletionVector>& dv) {
+  return dv ? dv->UniqueId() : std::string();
+}
 
 std::string FileKey(const std::string& location,
                     const std::optional<DeletionVector>& dv) {
-  return location + '\n' + (dv ? dv->UniqueId() : std::string());
+  return location + '\n' + DeletionVectorId(dv);
 }
 
 // A log path (a URI reference, encoded) as a location: absolute ones as they are,
@@ -664,6 +671,7 @@ arrow::Status ApplyCheckpointAdds(const arrow::StructArray& add, const std::stri
   auto stats = children.Of(add, "stats");
   auto dv = children.Of(add, "deletionVector");
   auto tags = children.Of(add, "tags");
+  replay->files.reserve(replay->files.size() + static_cast<size_t>(add.length()));
   for (int64_t row = 0; row < add.length(); ++row) {
     if (add.IsNull(row)) continue;
     AddFile file;
@@ -974,6 +982,24 @@ arrow::Status SetSnapshotTimestamp(FileIO& io, const Listing& listing,
 
 }  // namespace
 
+// The values of `by_key` (adds or removes by FileKey) ordered by path, then location and
+// deletion vector id.
+template <typename File>
+std::vector<File> InPathOrder(std::unordered_map<std::string, File>& by_key) {
+  std::vector<File*> order;
+  order.reserve(by_key.size());
+  for (auto& [key, file] : by_key) order.push_back(&file);
+  std::sort(order.begin(), order.end(), [](const File* a, const File* b) {
+    if (a->path != b->path) return a->path < b->path;
+    if (a->location != b->location) return a->location < b->location;
+    return DeletionVectorId(a->deletion_vector) < DeletionVectorId(b->deletion_vector);
+  });
+  std::vector<File> files;
+  files.reserve(order.size());
+  for (File* file : order) files.push_back(std::move(*file));
+  return files;
+}
+
 arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                      const SnapshotOptions& options) {
   std::string root = StripTrailingSlash(table_root);
@@ -1024,14 +1050,10 @@ arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
   snapshot.metadata = std::move(*replay.metadata);
   for (const auto& [app, txn] : replay.apps) snapshot.app_versions[app] = txn.version;
   snapshot.app_transactions = std::move(replay.apps);
-  snapshot.tombstones.reserve(replay.tombstones.size());
-  for (auto& [key, remove] : replay.tombstones)
-    snapshot.tombstones.push_back(std::move(remove));
+  // Ordered by pointer, each moved once (an AddFile is many strings and maps).
+  snapshot.tombstones = InPathOrder(replay.tombstones);
   ARROW_RETURN_NOT_OK(SetSnapshotTimestamp(io, listing, replay, &snapshot));
-  snapshot.files.reserve(replay.files.size());
-  for (auto& [key, file] : replay.files) snapshot.files.push_back(std::move(file));
-  std::sort(snapshot.files.begin(), snapshot.files.end(),
-            [](const AddFile& a, const AddFile& b) { return a.path < b.path; });
+  snapshot.files = InPathOrder(replay.files);
   return snapshot;
 }
 
