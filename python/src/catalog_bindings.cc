@@ -46,8 +46,7 @@ PyTable* LoadTable(PyCatalog& catalog, const std::vector<std::string>& ns,
   return new PyTable(std::move(table));
 }
 
-// What a name resolves to: {"format": "iceberg"|"delta", "name": NAMESPACE.TABLE, "root":
-// a Delta table's location, else ""}.
+// The format of the table a name resolves to: "iceberg" or "delta".
 std::string ResolveName(PyCatalog& catalog, const std::vector<std::string>& ns,
                         const std::string& name) {
   const TableRef ref = RunReleased([&] { return Resolve(catalog, ns, name); });

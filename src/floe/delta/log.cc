@@ -980,8 +980,6 @@ arrow::Status SetSnapshotTimestamp(FileIO& io, const Listing& listing,
   return arrow::Status::OK();
 }
 
-}  // namespace
-
 // The values of `by_key` (adds or removes by FileKey) ordered by path, then location and
 // deletion vector id.
 template <typename File>
@@ -999,6 +997,8 @@ std::vector<File> InPathOrder(std::unordered_map<std::string, File>& by_key) {
   for (File* file : order) files.push_back(std::move(*file));
   return files;
 }
+
+}  // namespace
 
 arrow::Result<Snapshot> LoadSnapshot(FileIO& io, const std::string& table_root,
                                      const SnapshotOptions& options) {
